@@ -1,0 +1,158 @@
+"""The ``gryb-companion`` command: one entry point, one subcommand per job.
+
+Exit codes follow one convention everywhere: 0 success (or "yes"), 1 a well-formed "no" (e.g. not a
+GRYB), 2 bad input, with the reason on stderr and nothing on stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from . import __version__
+from . import board_text, gryb
+from . import node as nd
+from .node import NodeError
+from .space import MoveKind, space
+
+EXIT_OK, EXIT_NO, EXIT_BAD_INPUT = 0, 1, 2
+
+
+class UsageError(Exception):
+    """Bad input on the command line; reported on stderr with exit code 2."""
+
+
+def _depth(text: str) -> int:
+    try:
+        depth = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"depth must be a whole number, not {text!r}") from None
+    if not 1 <= depth <= nd.MAX_DEPTH:
+        raise argparse.ArgumentTypeError(f"depth must be from 1 to {nd.MAX_DEPTH}, not {depth}")
+    return depth
+
+
+def _board_options(parser: argparse.ArgumentParser, headless: bool = True, periodic: bool = False) -> None:
+    parser.add_argument("--depth", type=_depth, default=nd.STANDARD_DEPTH,
+                        help="levels below the head node: 4 standard (341 nodes), 5 Giant, 6 Super Giant")
+    if headless:
+        parser.add_argument("--headless", action="store_true", help="play without the head node 0")
+    if periodic:
+        parser.add_argument("--periodic", action="store_true",
+                            help="periodic space: up from the top level reaches the bottom level and back")
+
+
+def _print_json(value) -> None:
+    print(json.dumps(value, separators=(",", ":")))
+
+
+# -- rules ----------------------------------------------------------------------------------------
+
+
+def _rules_moves(args) -> int:
+    board = space(args.depth, args.headless, args.periodic)
+    starts = board.parse_many(args.nodes) if args.nodes else board.nodes
+    result = {board.name(n): sorted(board.names(board.target_mask(args.kind, n))) for n in starts}
+    _print_json(result)
+    return EXIT_OK
+
+
+def _gryb_answer(names: list[str], depth: int, big_endian: bool) -> dict:
+    if len(names) != 4:
+        raise UsageError(f"a GRYB is four nodes; got {len(names)}: {' '.join(names) or '(none)'}")
+    found = gryb.check([nd.parse(n, depth) for n in names])
+    if found is None:
+        return {"valid": False, "levels": [], "points": 0, "quadrangle": False}
+    return {"valid": True, "levels": list(found.levels), "points": found.points(depth, big_endian),
+            "quadrangle": found.quadrangle}
+
+
+def _rules_gryb(args) -> int:
+    if not args.stdin:
+        answer = _gryb_answer(args.nodes, args.depth, args.big_endian)
+        _print_json(answer)
+        return EXIT_OK if answer["valid"] else EXIT_NO
+    if args.nodes:
+        raise UsageError("give the nodes either as arguments or on stdin (--stdin), not both")
+    status = EXIT_OK
+    for number, line in enumerate(sys.stdin, start=1):
+        try:
+            _print_json(_gryb_answer(line.split(), args.depth, args.big_endian))
+        except (UsageError, NodeError) as err:
+            # One output line per input line, so answers stay aligned with the questions.
+            _print_json({"error": str(err)})
+            print(f"gryb-companion: line {number}: {err}", file=sys.stderr)
+            status = EXIT_BAD_INPUT
+    return status
+
+
+def _rules_count(args) -> int:
+    board = space(args.depth, args.headless)
+    quadrangles = sum(1 for n in board.nodes if nd.LEVEL[n] < args.depth)
+    if args.headless:
+        quadrangles += 1  # the top quadrangle G R Y B is still on a headless board
+    _print_json({"nodes": len(board.nodes), "quadrangles": quadrangles, "grybs": gryb.count(args.depth)})
+    return EXIT_OK
+
+
+def _rules_position(args) -> int:
+    _print_json(list(nd.position(nd.parse(args.node, args.depth), args.depth)))
+    return EXIT_OK
+
+
+def _board(args) -> int:
+    print(board_text.render(args.depth))
+    return EXIT_OK
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="gryb-companion", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    rules = commands.add_parser("rules", help="settle rules questions: moves, GRYBs, counts, positions")
+    rules_commands = rules.add_subparsers(dest="rules_command", required=True, metavar="QUESTION")
+
+    moves = rules_commands.add_parser("moves", help="where one move of a kind reaches, as JSON")
+    moves.add_argument("--kind", required=True, choices=[k.value for k in MoveKind])
+    _board_options(moves, periodic=True)
+    moves.add_argument("nodes", nargs="*", metavar="NODE", help="start nodes (default: every node)")
+    moves.set_defaults(run=_rules_moves)
+
+    is_gryb = rules_commands.add_parser("gryb", help="is this a GRYB? levels and points, as JSON")
+    is_gryb.add_argument("nodes", nargs="*", metavar="NODE")
+    _board_options(is_gryb, headless=False)
+    is_gryb.add_argument("--big-endian", action="store_true", help="score from the bottom level up")
+    is_gryb.add_argument("--stdin", action="store_true", help="read four names a line, answer a JSON line each")
+    is_gryb.set_defaults(run=_rules_gryb)
+
+    count = rules_commands.add_parser("count", help="nodes, quadrangles and GRYBs of a board, as JSON")
+    _board_options(count)
+    count.set_defaults(run=_rules_count)
+
+    position = rules_commands.add_parser("position", help="a node's [x, y] on the board grid")
+    position.add_argument("node", metavar="NODE")
+    _board_options(position, headless=False)
+    position.set_defaults(run=_rules_position)
+
+    board = commands.add_parser("board", help="print the board as the bandanna lays it out")
+    _board_options(board, headless=False)
+    board.set_defaults(run=_board)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.run(args)
+    except (UsageError, NodeError) as err:
+        print(f"gryb-companion: {err}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except BrokenPipeError:
+        return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())
