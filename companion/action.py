@@ -1,0 +1,123 @@
+"""Actions: the small value objects a game record is made of, with a text notation from the manuals.
+
+=================  ============================  =============================================
+notation           action                        example
+=================  ============================  =============================================
+``NODE``           place a stone                 ``R``, ``GGBY``, ``0``
+``FROM-TO``        move a stone                  ``R-RG``, ``GRYY-GRRY``
+``A,B-C,D``        move a line or shape          ``GR,GRY-R,RY`` (stone i goes from A_i to C_i)
+``xNODE``          remove (lift) a stone         ``xRG``
+``pass``           pass (when nothing is legal)
+``end``            end the turn early
+``roll:C``         the colour die shows C        ``roll:Y``
+``roll:@NODE``     the node die shows NODE       ``roll:@GGBY``
+=================  ============================  =============================================
+
+Parsing needs the board (node names depend on its depth); printing does not. See docs/notation.md.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import node as nd
+from .node import COLOURS, Node, NodeError
+
+PLACE, MOVE, REMOVE, PASS, END, ROLL = "place", "move", "remove", "pass", "end", "roll"
+
+
+class NotationError(ValueError):
+    """Text that is not an action in the notation; the message says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    kind: str
+    targets: tuple[Node, ...] = ()
+    sources: tuple[Node, ...] = ()
+    colour: str | None = None
+
+    # -- constructors ---------------------------------------------------------------------------
+    @staticmethod
+    def place(node: Node) -> Action:
+        return Action(PLACE, (node,))
+
+    @staticmethod
+    def move(source: Node, target: Node) -> Action:
+        return Action(MOVE, (target,), (source,))
+
+    @staticmethod
+    def block(sources: tuple[Node, ...], targets: tuple[Node, ...]) -> Action:
+        return Action(MOVE, tuple(targets), tuple(sources))
+
+    @staticmethod
+    def remove(node: Node) -> Action:
+        return Action(REMOVE, (node,))
+
+    @staticmethod
+    def roll_colour(colour: str) -> Action:
+        return Action(ROLL, colour=colour)
+
+    @staticmethod
+    def roll_node(node: Node) -> Action:
+        return Action(ROLL, (node,))
+
+    # -- accessors ------------------------------------------------------------------------------
+    @property
+    def target(self) -> Node:
+        return self.targets[0]
+
+    @property
+    def source(self) -> Node:
+        return self.sources[0]
+
+    @property
+    def is_roll(self) -> bool:
+        return self.kind == ROLL
+
+    def __str__(self) -> str:
+        names = nd.NODE_NAMES
+        if self.kind == PLACE:
+            return names[self.targets[0]]
+        if self.kind == MOVE:
+            return ",".join(names[n] for n in self.sources) + "-" + ",".join(names[n] for n in self.targets)
+        if self.kind == REMOVE:
+            return "x" + names[self.targets[0]]
+        if self.kind == ROLL:
+            return f"roll:{self.colour}" if self.colour else f"roll:@{names[self.targets[0]]}"
+        return self.kind
+
+    @staticmethod
+    def parse(text: str, depth: int = nd.STANDARD_DEPTH, headless: bool = False) -> Action:
+        """Read one action; raise NotationError (a ValueError) with the reason."""
+        raw = text.strip()
+        if not raw:
+            raise NotationError("empty action: write a node to place, FROM-TO to move, xNODE to remove, or pass")
+
+        def node(name: str) -> Node:
+            try:
+                return nd.parse(name, depth, headless)
+            except NodeError as err:
+                raise NotationError(f"{raw!r}: {err}") from None
+
+        if raw in (PASS, END):
+            return Action(raw)
+        if raw.startswith("roll:"):
+            face = raw[5:]
+            if face.startswith("@"):
+                return Action.roll_node(node(face[1:]))
+            if len(face) == 1 and face in COLOURS:
+                return Action.roll_colour(face)
+            raise NotationError(f"{raw!r}: a colour die shows G, R, Y or B (a node die: roll:@NODE)")
+        if raw.startswith("x"):
+            return Action.remove(node(raw[1:]))
+        if "-" in raw:
+            left, _, right = raw.partition("-")
+            sources = tuple(node(n) for n in left.split(","))
+            targets = tuple(node(n) for n in right.split(","))
+            if len(sources) != len(targets):
+                raise NotationError(f"{raw!r}: {len(sources)} stones move but {len(targets)} targets are given")
+            if len(set(sources)) != len(sources):
+                raise NotationError(f"{raw!r}: a stone is named twice")
+            return Action(MOVE, targets, sources)
+        return Action.place(node(raw))

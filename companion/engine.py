@@ -1,0 +1,429 @@
+"""The game engine: one base class every GRYB game builds on. Pure: no I/O, no clock, no randomness.
+
+A game is a mutable position with a history (python-chess's ``push``/``pop`` over snapshots):
+
+- ``legal_actions()`` lists what the side to move may do. While a die game waits for its roll, the
+  side to move is *chance* (``is_chance``) and the legal actions are the die's faces, all equally
+  likely: the die is an input, rolled outside the engine (``companion.die``) and recorded as an action.
+- ``apply(action)`` accepts only a legal action; anything else raises :class:`IllegalAction` with a
+  reason a player can read, and changes nothing.
+- ``undo()`` / ``redo()`` step through the history; every state field is an immutable value, so a
+  snapshot is a tuple of references and undo restores it exactly.
+
+A game subclass sets class metadata, its :class:`Option` s, and overrides the hooks ``setup``,
+``_actions``, ``_apply`` and (for good messages) ``_reason``. Register it with :func:`register`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar, Iterable
+
+from . import gryb as gryb_mod
+from . import node as nd
+from .action import END, MOVE, PASS, PLACE, REMOVE, ROLL, Action, NotationError
+from .node import COLOURS, Bitboard, Node
+from .space import GameSpace, bits, space
+
+COLOUR_NAMES = {"G": "green", "R": "red", "Y": "yellow", "B": "blue"}
+NO_DIE, COLOUR_DIE, NODE_DIE = "none", "colour", "node"
+
+
+class IllegalAction(ValueError):
+    """An action the rules do not allow now; ``reason`` is a sentence for the player."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+class OptionError(ValueError):
+    """A game option that does not exist or has a value it cannot take."""
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option of a game, with the manuals' default."""
+
+    name: str
+    default: Any
+    help: str
+    choices: tuple | None = None
+    minimum: int | None = None
+    maximum: int | None = None
+
+    def convert(self, value: Any) -> Any:
+        """Turn a value (possibly text from the command line) into the option's type, or raise OptionError."""
+        kind = type(self.default)
+        if kind is bool:
+            if isinstance(value, str):
+                lowered = value.strip().lower()
+                if lowered in ("1", "true", "yes", "on"):
+                    value = True
+                elif lowered in ("0", "false", "no", "off"):
+                    value = False
+                else:
+                    raise OptionError(f"option {self.name} is true or false, not {value!r}")
+            if not isinstance(value, bool):
+                raise OptionError(f"option {self.name} is true or false, not {value!r}")
+        elif kind is int:
+            try:
+                value = int(value)
+            except (TypeError, ValueError):
+                raise OptionError(f"option {self.name} is a whole number, not {value!r}") from None
+            if (self.minimum is not None and value < self.minimum) or (
+                self.maximum is not None and value > self.maximum
+            ):
+                raise OptionError(f"option {self.name} must be from {self.minimum} to {self.maximum}, not {value}")
+        else:
+            value = str(value)
+        if self.choices is not None and value not in self.choices:
+            raise OptionError(f"option {self.name} is one of {', '.join(map(str, self.choices))}, not {value!r}")
+        return value
+
+    def describe(self) -> dict:
+        out = {"name": self.name, "default": self.default, "help": self.help}
+        if self.choices is not None:
+            out["choices"] = list(self.choices)
+        if self.minimum is not None:
+            out["minimum"] = self.minimum
+        if self.maximum is not None:
+            out["maximum"] = self.maximum
+        return out
+
+
+TURN_LIMIT = Option("turn_limit", 300, "the game is a draw after this many turns without a winner", minimum=10,
+                    maximum=100000)
+
+
+class Game:
+    """Base class of every game. Subclasses override the hooks; see the module docstring."""
+
+    id: ClassVar[str] = ""
+    name: ClassVar[str] = ""
+    source: ClassVar[str] = ""
+    summary: ClassVar[str] = ""
+    min_players: ClassVar[int] = 2
+    max_players: ClassVar[int] = 2
+    die: ClassVar[str] = NO_DIE
+    options: ClassVar[tuple[Option, ...]] = (TURN_LIMIT,)
+    moves_per_turn: ClassVar[int] = 1
+    # Extra state fields of a subclass (each holding an immutable value), saved and restored by undo.
+    extra_fields: ClassVar[tuple[str, ...]] = ()
+
+    _BASE_FIELDS = ("stones", "to_move", "phase", "roll", "in_hand", "captured", "scores", "moves_left",
+                    "over", "winners", "last", "turn", "grybs", "pending")
+
+    def __init__(self, players: int = 2, **options: Any):
+        if not isinstance(players, int) or not self.min_players <= players <= self.max_players:
+            span = f"{self.min_players}" if self.min_players == self.max_players else \
+                f"{self.min_players} to {self.max_players}"
+            raise OptionError(f"{self.name} is for {span} players, not {players}")
+        self.players = players
+        known = {o.name: o for o in self.options}
+        for key in options:
+            if key not in known:
+                raise OptionError(f"{self.name} has no option {key!r}; its options: {', '.join(known) or 'none'}")
+        self.settings: dict[str, Any] = {
+            name: (opt.convert(options[name]) if name in options else opt.default) for name, opt in known.items()
+        }
+        self.space: GameSpace = self.make_space()
+        self.grybs_index = gryb_mod.index(self.space)
+        self._fields = self._BASE_FIELDS + self.extra_fields
+        self.history: list[tuple[Action, tuple]] = []
+        self.redo_stack: list[Action] = []
+        # State (immutable values only).
+        self.stones: tuple[Bitboard, ...] = (0,) * players
+        self.to_move = 0
+        self.phase = "play"
+        self.roll: str | Node | None = None
+        self.in_hand: tuple[int, ...] = (0,) * players
+        self.captured: tuple[int, ...] = (0,) * players
+        self.scores: tuple[int, ...] = (0,) * players
+        self.moves_left = self.moves_per_turn
+        self.over = False
+        self.winners: tuple[int, ...] = ()
+        self.last: tuple[Node, ...] = ()
+        self.turn = 0
+        self.grybs: tuple[gryb_mod.Gryb, ...] = ()
+        self.pending = 0
+        self.setup()
+
+    # -- hooks for subclasses -------------------------------------------------------------------
+
+    def make_space(self) -> GameSpace:
+        return space(self.settings.get("depth", nd.STANDARD_DEPTH), self.settings.get("headless", False))
+
+    def setup(self) -> None:
+        """Set the starting position (stones in hand, residents, phase)."""
+
+    def _actions(self) -> list[Action]:
+        """The legal actions of the side to move, the roll (if any) already made. MUST override."""
+        raise NotImplementedError
+
+    def _apply(self, action: Action) -> None:
+        """Change the state for a legal action (turn changes included). MUST override."""
+        raise NotImplementedError
+
+    def _reason(self, action: Action) -> str | None:
+        """Why ``action`` is illegal, for a message; None to fall back to the generic reasons. MAY override."""
+        return None
+
+    def needs_roll(self) -> bool:
+        """Whether the side to move must roll before acting. Die games roll once a turn by default."""
+        return self.die != NO_DIE and self.roll is None and self.pending == 0
+
+    def roll_faces(self) -> list[Action]:
+        """The faces the die can show now, all equally likely. Node-die games MAY override."""
+        if self.die == COLOUR_DIE:
+            return [Action.roll_colour(c) for c in COLOURS]
+        return [Action.roll_node(n) for n in bits(self.roll_node_mask())]
+
+    def roll_node_mask(self) -> Bitboard:
+        """Nodes the node die may show (re-rolling until one is free is the same as picking a free one)."""
+        return self.space.all & ~self.occupied
+
+    def stone_kind(self, node: Node) -> str:
+        return "stone"
+
+    # -- the public interface -------------------------------------------------------------------
+
+    @property
+    def is_chance(self) -> bool:
+        return not self.over and self.needs_roll()
+
+    def legal_actions(self) -> list[Action]:
+        if self.over:
+            return []
+        if self.needs_roll():
+            return self.roll_faces()
+        actions = self._actions()
+        return actions if actions else [Action(PASS)]
+
+    def chance_outcomes(self) -> list[tuple[Action, float]]:
+        faces = self.roll_faces() if self.is_chance else []
+        return [(face, 1.0 / len(faces)) for face in faces]
+
+    def apply(self, action: Action | str) -> None:
+        if isinstance(action, str):
+            action = self.parse(action)
+        if action not in self.legal_actions():
+            raise IllegalAction(self.why_illegal(action))
+        self._push(action)
+        self.redo_stack.clear()
+
+    push = apply
+
+    def _push(self, action: Action) -> None:
+        """Apply an action known to be legal (search and replay use this after their own checks)."""
+        self.history.append((action, self._snapshot()))
+        if action.kind == ROLL:
+            self.roll = action.colour if action.colour else action.targets[0]
+        elif action.kind == PASS:
+            self.last = ()
+            self.end_turn()
+        else:
+            self._apply(action)
+
+    def undo(self) -> Action:
+        if not self.history:
+            raise IllegalAction("there is nothing to undo")
+        action, snapshot = self.history.pop()
+        self._restore(snapshot)
+        self.redo_stack.append(action)
+        return action
+
+    pop = undo
+
+    def redo(self) -> Action:
+        if not self.redo_stack:
+            raise IllegalAction("there is nothing to redo")
+        action = self.redo_stack.pop()
+        self._push(action)
+        return action
+
+    def parse(self, text: str) -> Action:
+        try:
+            return Action.parse(text, self.space.depth, self.space.headless)
+        except NotationError as err:
+            raise IllegalAction(str(err)) from None
+
+    def state_key(self) -> tuple:
+        """Everything that defines the position (for tests of undo and replay, and repetition)."""
+        return self._snapshot()
+
+    def _snapshot(self) -> tuple:
+        return tuple(getattr(self, f) for f in self._fields)
+
+    def _restore(self, snapshot: tuple) -> None:
+        for f, value in zip(self._fields, snapshot):
+            setattr(self, f, value)
+
+    # -- reasons -----------------------------------------------------------------------------------
+
+    def why_illegal(self, action: Action) -> str:
+        if self.over:
+            return "the game is over"
+        if self.needs_roll():
+            if action.kind == ROLL:
+                return f"the die cannot show {str(action)[5:]} now"
+            return "roll the die first"
+        if action.kind == ROLL:
+            return "the die has been rolled this turn"
+        if any(t not in self.space for t in action.targets + action.sources):
+            return "that node is not on this board"
+        reason = self._reason(action)
+        if reason:
+            return reason
+        if action.kind == PASS:
+            return "you can move, so you may not pass"
+        occupied = self.occupied
+        if action.kind == MOVE:
+            for s in action.sources:
+                if self.owner(s) is None:
+                    return f"there is no stone on {nd.name(s)}"
+                if self.owner(s) != self.to_move:
+                    return f"the stone on {nd.name(s)} is not yours"
+        if action.kind in (PLACE, MOVE):
+            for t in action.targets:
+                if occupied >> t & 1 and t not in action.sources:
+                    return f"{nd.name(t)} is occupied"
+            if isinstance(self.roll, str):
+                wrong = [t for t in action.targets if nd.focus(t) != self.roll]
+                if wrong:
+                    colour = COLOUR_NAMES[self.roll]
+                    return f"you rolled {self.roll}: move onto a {colour} node, and {nd.name(wrong[0])} is not one"
+        if action.kind == REMOVE and self.owner(action.target) is None:
+            return f"there is no stone on {nd.name(action.target)}"
+        if action.kind == END:
+            return "you cannot end your turn now"
+        return f"{action} is not a legal move now"
+
+    # -- helpers for subclasses ---------------------------------------------------------------------
+
+    @property
+    def occupied(self) -> Bitboard:
+        m = 0
+        for s in self.stones:
+            m |= s
+        return m
+
+    @property
+    def empty(self) -> Bitboard:
+        return self.space.all & ~self.occupied
+
+    def owner(self, node: Node) -> int | None:
+        for player, mask in enumerate(self.stones):
+            if mask >> node & 1:
+                return player
+        return None
+
+    def set_stones(self, player: int, mask: Bitboard) -> None:
+        stones = list(self.stones)
+        stones[player] = mask
+        self.stones = tuple(stones)
+
+    def add_to(self, field: str, player: int, amount: int) -> None:
+        values = list(getattr(self, field))
+        values[player] += amount
+        setattr(self, field, tuple(values))
+
+    def end_turn(self) -> None:
+        """Hand the turn to the next player; a draw when the turn limit is reached."""
+        self.to_move = (self.to_move + 1) % self.players
+        self.roll = None
+        self.moves_left = self.moves_per_turn
+        self.turn += 1
+        if self.turn >= self.settings.get("turn_limit", TURN_LIMIT.default) * self.players:
+            self.finish(())
+
+    def use_move(self) -> None:
+        """Count one move of a multi-move turn; the turn ends when none are left."""
+        self.moves_left -= 1
+        if self.moves_left <= 0 and not self.over:
+            self.end_turn()
+
+    def finish(self, winners: Iterable[int], points: Iterable[int] | None = None) -> None:
+        self.over = True
+        self.winners = tuple(winners)
+        if points is not None:
+            self.scores = tuple(points)
+
+    def gryb_points(self, found: gryb_mod.Gryb) -> int:
+        return found.points(self.space.depth, self.settings.get("big_endian", False))
+
+    # -- reporting ------------------------------------------------------------------------------------
+
+    @property
+    def winner(self) -> int | None:
+        return self.winners[0] if len(self.winners) == 1 else None
+
+    def state_dict(self) -> dict:
+        """The position as JSON-able data (the CLI prints it, the web page and renderer read it)."""
+        stones = {}
+        for player, mask in enumerate(self.stones):
+            for n in bits(mask):
+                stones[nd.name(n)] = {"player": player, "kind": self.stone_kind(n)}
+        roll = self.roll if isinstance(self.roll, str) or self.roll is None else nd.name(self.roll)
+        return {
+            "game": self.id,
+            "to_move": None if self.over else self.to_move,
+            "phase": self.phase,
+            "die": roll,
+            "awaiting_roll": self.is_chance,
+            "moves_left": self.moves_left,
+            "stones": stones,
+            "in_hand": list(self.in_hand),
+            "captured": list(self.captured),
+            "scores": list(self.scores),
+            "last": [nd.name(n) for n in self.last],
+            "grybs": [{"nodes": g.names(), "levels": list(g.levels), "points": self.gryb_points(g)}
+                      for g in self.grybs],
+            "over": self.over,
+            "winner": self.winner,
+            "winners": list(self.winners),
+            "turn": self.turn,
+        }
+
+    @classmethod
+    def describe(cls) -> dict:
+        return {
+            "id": cls.id,
+            "name": cls.name,
+            "source": cls.source,
+            "summary": cls.summary,
+            "players": {"min": cls.min_players, "max": cls.max_players},
+            "die": cls.die,
+            "options": [o.describe() for o in cls.options],
+        }
+
+
+# -- registry ---------------------------------------------------------------------------------------
+
+_REGISTRY: dict[str, type[Game]] = {}
+
+
+def register(cls: type[Game]) -> type[Game]:
+    if not cls.id or cls.id in _REGISTRY:
+        raise ValueError(f"game id {cls.id!r} is empty or taken")
+    _REGISTRY[cls.id] = cls
+    return cls
+
+
+class UnknownGame(LookupError):
+    pass
+
+
+def find(game_id: str) -> type[Game]:
+    from . import variants  # noqa: F401  (importing the package registers every game)
+
+    try:
+        return _REGISTRY[game_id]
+    except KeyError:
+        raise UnknownGame(f"no game {game_id!r}; known games: {', '.join(sorted(_REGISTRY))}") from None
+
+
+def catalogue() -> list[type[Game]]:
+    from . import variants  # noqa: F401
+
+    return list(_REGISTRY.values())
