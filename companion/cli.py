@@ -11,7 +11,8 @@ import json
 import sys
 
 from . import __version__
-from . import board_text, gryb
+from . import board_text, engine, gryb
+from .die import Die
 from . import node as nd
 from .node import NodeError
 from .space import MoveKind, space
@@ -106,6 +107,74 @@ def _board(args) -> int:
     return EXIT_OK
 
 
+# -- games ----------------------------------------------------------------------------------------
+
+
+def _variants(args) -> int:
+    _print_json([cls.describe() for cls in engine.catalogue()])
+    return EXIT_OK
+
+
+def _options(pairs: list[str]) -> dict[str, str]:
+    options = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise UsageError(f"--option takes KEY=VALUE, not {pair!r}")
+        options[key.strip()] = value.strip()
+    return options
+
+
+def _play(args) -> int:
+    """Play a game from stdin (one action a line) or with random legal actions; a JSON state line each."""
+    import random
+
+    try:
+        cls = engine.find(args.game)
+        game = cls(args.players if args.players is not None else cls.min_players, **_options(args.option))
+    except (engine.UnknownGame, engine.OptionError) as err:
+        raise UsageError(str(err.args[0] if err.args else err)) from None
+    rolled = Die(args.seed)
+
+    def show(action) -> None:
+        state = game.state_dict()
+        state["action"] = str(action)
+        _print_json(state)
+
+    def step(action) -> None:
+        game.apply(action)
+        show(action)
+
+    if args.random is not None:
+        chooser = random.Random(args.seed) if args.seed is not None else random.SystemRandom()
+        for _ in range(args.random):
+            if game.over:
+                break
+            step(rolled.roll(game) if game.is_chance else chooser.choice(game.legal_actions()))
+        return EXIT_OK
+
+    for number, line in enumerate(sys.stdin, start=1):
+        text = line.split("#", 1)[0].strip()
+        if not text:
+            continue
+        try:
+            action = game.parse(text)
+            # The die and forced passes advance by themselves, so a script names only players' choices;
+            # an explicit roll or pass in the input is applied as written.
+            while not game.over and action.kind not in ("roll", "pass"):
+                if game.is_chance:
+                    step(rolled.roll(game))
+                elif [str(a) for a in game.legal_actions()] == ["pass"]:
+                    step(game.legal_actions()[0])
+                else:
+                    break
+            step(action)
+        except engine.IllegalAction as err:
+            print(f"gryb-companion: line {number}: {text}: {err.reason}", file=sys.stderr)
+            return EXIT_BAD_INPUT
+    return EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="gryb-companion", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
@@ -135,6 +204,17 @@ def build_parser() -> argparse.ArgumentParser:
     position.add_argument("node", metavar="NODE")
     _board_options(position, headless=False)
     position.set_defaults(run=_rules_position)
+
+    variants = commands.add_parser("variants", help="the games, with their options, as JSON")
+    variants.set_defaults(run=_variants)
+
+    play = commands.add_parser("play", help="play a game: actions from stdin, a JSON state line per action")
+    play.add_argument("game", metavar="GAME", help="a game id from 'gryb-companion variants'")
+    play.add_argument("--players", type=int, help="number of players (default: the game's minimum)")
+    play.add_argument("--seed", type=int, help="seed the die (and the random player) for a repeatable game")
+    play.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a game option")
+    play.add_argument("--random", type=int, metavar="N", help="play N random legal actions instead of stdin")
+    play.set_defaults(run=_play)
 
     board = commands.add_parser("board", help="print the board as the bandanna lays it out")
     _board_options(board, headless=False)

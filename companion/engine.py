@@ -112,7 +112,7 @@ class Game:
     extra_fields: ClassVar[tuple[str, ...]] = ()
 
     _BASE_FIELDS = ("stones", "to_move", "phase", "roll", "in_hand", "captured", "scores", "moves_left",
-                    "over", "winners", "last", "turn", "grybs", "pending")
+                    "over", "winners", "last", "turn", "grybs", "pending", "last_roll")
 
     def __init__(self, players: int = 2, **options: Any):
         if not isinstance(players, int) or not self.min_players <= players <= self.max_players:
@@ -147,6 +147,7 @@ class Game:
         self.turn = 0
         self.grybs: tuple[gryb_mod.Gryb, ...] = ()
         self.pending = 0
+        self.last_roll: str | Node | None = None
         self.setup()
 
     # -- hooks for subclasses -------------------------------------------------------------------
@@ -218,7 +219,7 @@ class Game:
         """Apply an action known to be legal (search and replay use this after their own checks)."""
         self.history.append((action, self._snapshot()))
         if action.kind == ROLL:
-            self.roll = action.colour if action.colour else action.targets[0]
+            self.roll = self.last_roll = action.colour if action.colour else action.targets[0]
         elif action.kind == PASS:
             self.last = ()
             self.end_turn()
@@ -285,14 +286,15 @@ class Game:
                 if self.owner(s) != self.to_move:
                     return f"the stone on {nd.name(s)} is not yours"
         if action.kind in (PLACE, MOVE):
-            for t in action.targets:
-                if occupied >> t & 1 and t not in action.sources:
-                    return f"{nd.name(t)} is occupied"
+            # The roll first: in a die game it is what the player most needs to hear.
             if isinstance(self.roll, str):
                 wrong = [t for t in action.targets if nd.focus(t) != self.roll]
                 if wrong:
                     colour = COLOUR_NAMES[self.roll]
                     return f"you rolled {self.roll}: move onto a {colour} node, and {nd.name(wrong[0])} is not one"
+            for t in action.targets:
+                if occupied >> t & 1 and t not in action.sources:
+                    return f"{nd.name(t)} is occupied"
         if action.kind == REMOVE and self.owner(action.target) is None:
             return f"there is no stone on {nd.name(action.target)}"
         if action.kind == END:
@@ -364,7 +366,8 @@ class Game:
         for player, mask in enumerate(self.stones):
             for n in bits(mask):
                 stones[nd.name(n)] = {"player": player, "kind": self.stone_kind(n)}
-        roll = self.roll if isinstance(self.roll, str) or self.roll is None else nd.name(self.roll)
+        shown = self.roll if self.roll is not None else self.last_roll
+        roll = shown if isinstance(shown, str) or shown is None else nd.name(shown)
         return {
             "game": self.id,
             "to_move": None if self.over else self.to_move,

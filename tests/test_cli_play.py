@@ -1,0 +1,83 @@
+"""`gryb-companion variants` and `play`, run as real processes."""
+
+import json
+import subprocess
+import sys
+
+
+def run(*args, stdin=""):
+    return subprocess.run([sys.executable, "-m", "companion.cli", *args], input=stdin, capture_output=True,
+                          text=True, timeout=120)
+
+
+def lines(done):
+    return [json.loads(line) for line in done.stdout.splitlines()]
+
+
+def test_variants_lists_every_game_with_its_metadata():
+    games = json.loads(run("variants").stdout)
+    ids = {g["id"] for g in games}
+    assert {"ez-gryb", "drangles", "hyper-drangles", "sumo-drangles"} <= ids
+    for g in games:
+        assert g["name"] and g["source"] and g["die"] in ("none", "colour", "node")
+        assert 2 <= g["players"]["min"] <= g["players"]["max"] <= 4
+        assert all({"name", "default", "help"} <= set(o) for o in g["options"])
+
+
+def test_play_from_stdin_prints_a_state_line_per_action():
+    script = "roll:G\nG\nroll:G\npass\nroll:R\nR\nroll:R\npass\nroll:Y\nY\nroll:Y\npass\nroll:B\nB\n"
+    done = run("play", "ez-gryb", stdin=script)
+    assert done.returncode == 0, done.stderr
+    states = lines(done)
+    assert len(states) == 14
+    last = states[-1]
+    assert last["over"] and last["winner"] == 0 and last["scores"] == [1, 0]
+    assert last["die"] == "B" and last["action"] == "B"
+    assert set(last["stones"]) == {"G", "R", "Y", "B"}
+    assert last["stones"]["G"] == {"player": 0, "kind": "stone"}
+    assert {"to_move", "phase", "die", "stones", "scores", "over", "winner"} <= set(states[0])
+
+
+def test_play_rolls_the_seeded_die_itself_when_the_script_names_only_moves():
+    first = run("play", "drangles", stdin="0\n0-G\n0\n0-R\n")
+    assert [s["action"] for s in lines(first)] == ["0", "0-G", "0", "0-R"]
+    a = run("play", "ez-gryb", "--seed", "5", stdin="pass\n")
+    b = run("play", "ez-gryb", "--seed", "5", stdin="pass\n")
+    assert a.stdout == b.stdout
+
+
+def test_illegal_action_prints_the_states_before_it_then_the_reason_and_exits_2():
+    done = run("play", "drangles", stdin="0\n0-G\n0\n0-GG\n")
+    assert done.returncode == 2
+    assert len(lines(done)) == 3
+    assert "line 4: 0-GG: 0 to GG is not one move (down, sideways)" in done.stderr
+
+
+def test_unparsable_action_exits_2():
+    done = run("play", "drangles", stdin="0\nQQ\n")
+    assert done.returncode == 2 and len(lines(done)) == 1
+    assert "'Q' is not one of the colours" in done.stderr
+
+
+def test_random_games_are_repeatable_with_a_seed_and_end():
+    a = run("play", "ez-gryb", "--seed", "11", "--random", "100000")
+    b = run("play", "ez-gryb", "--seed", "11", "--random", "100000")
+    assert a.returncode == 0 and a.stdout == b.stdout
+    assert lines(a)[-1]["over"]
+
+
+def test_options_and_players():
+    done = run("play", "ez-gryb", "--option", "depth=5", "--option", "stones=4", "--random", "3", "--seed", "1")
+    assert done.returncode == 0 and lines(done)[-1]["in_hand"][0] <= 4
+
+
+def test_bad_game_option_or_player_count_exit_2_with_a_message():
+    for args, message in [
+        (["play", "chess"], "no game 'chess'"),
+        (["play", "ez-gryb", "--option", "depth=9"], "depth must be from 2 to 6"),
+        (["play", "ez-gryb", "--option", "colour=red"], "has no option 'colour'"),
+        (["play", "ez-gryb", "--option", "depth"], "KEY=VALUE"),
+        (["play", "ez-gryb", "--players", "3"], "for 2 players"),
+    ]:
+        done = run(*args)
+        assert done.returncode == 2 and done.stdout == "" and message in done.stderr, (args, done.stderr)

@@ -1,0 +1,65 @@
+"""The electronic die is fair: 100k rolls pass a chi-square test of uniformity (and a biased die fails)."""
+
+import math
+import random
+
+import pytest
+
+from companion import node as nd
+from companion.die import Die
+from companion.engine import find
+
+ROLLS = 100_000
+
+
+def chi_square(counts, expected):
+    return sum((c - expected) ** 2 / expected for c in counts)
+
+
+def critical(dof, z=4.753):
+    """Chi-square quantile by Wilson-Hilferty; z = 4.753 is p = 1e-6, so a fair die fails once a million runs."""
+    return dof * (1 - 2 / (9 * dof) + z * math.sqrt(2 / (9 * dof))) ** 3
+
+
+def colour_counts(roll):
+    counts = dict.fromkeys("GRYB", 0)
+    for _ in range(ROLLS):
+        counts[roll()] += 1
+    return list(counts.values())
+
+
+@pytest.mark.parametrize("seed", [None, 1234])  # the OS random source by default, and seeded
+def test_colour_die_is_uniform(seed):
+    die = Die(seed)
+    assert chi_square(colour_counts(die.colour), ROLLS / 4) < critical(3)
+
+
+def test_the_chi_square_test_catches_a_biased_die():
+    rng = random.Random(5)
+    biased = lambda: rng.choices("GRYB", weights=[26, 25, 25, 24])[0]  # noqa: E731  1 % bias
+    assert chi_square(colour_counts(biased), ROLLS / 4) > critical(3)
+
+
+def test_node_die_is_uniform_over_the_bottom_level():
+    die = Die()
+    counts = [0] * 256
+    first = nd.first_of_level(4)
+    for _ in range(ROLLS):
+        counts[die.node(4) - first] += 1
+    assert chi_square(counts, ROLLS / 256) < critical(255)
+
+
+def test_node_die_over_the_whole_board_and_bad_levels():
+    die = Die(3)
+    rolls = {die.node() for _ in range(20_000)}
+    assert rolls == set(range(341))
+    with pytest.raises(ValueError, match="level must be"):
+        die.node(5)
+
+
+def test_seeded_dice_repeat_and_game_rolls_are_faces_of_the_game():
+    a, b = Die(42), Die(42)
+    assert [a.colour() for _ in range(50)] == [b.colour() for _ in range(50)]
+    game = find("ez-gryb")()
+    face = Die(1).roll(game)
+    assert face in game.legal_actions() and face.is_roll
