@@ -187,6 +187,11 @@ class Game:
     def stone_kind(self, node: Node) -> str:
         return "stone"
 
+    def deadlocked(self) -> bool:
+        """Whether no player can ever act again whatever the die shows (checked after a pass; the game is
+        then a draw). Games whose positions can lock up MAY override."""
+        return False
+
     # -- the public interface -------------------------------------------------------------------
 
     @property
@@ -200,6 +205,15 @@ class Game:
             return self.roll_faces()
         actions = self._actions()
         return actions if actions else [Action(PASS)]
+
+    def random_action(self, rng) -> Action:
+        """A uniformly random legal action, for playouts. Games MAY override with a faster way."""
+        return rng.choice(self.legal_actions())
+
+    def push_legal(self, action: Action) -> None:
+        """Apply an action taken from ``legal_actions()``/``random_action`` without checking it again."""
+        self._push(action)
+        self.redo_stack.clear()
 
     def chance_outcomes(self) -> list[tuple[Action, float]]:
         faces = self.roll_faces() if self.is_chance else []
@@ -223,6 +237,8 @@ class Game:
         elif action.kind == PASS:
             self.last = ()
             self.end_turn()
+            if not self.over and self.deadlocked():
+                self.finish(())
         else:
             self._apply(action)
 

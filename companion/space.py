@@ -137,6 +137,9 @@ class GameSpace:
         self.level_masks: tuple[Bitboard, ...] = tuple(
             mask_of(n for n in self.nodes if nd.LEVEL[n] == lvl) for lvl in range(depth + 1)
         )
+        self.focus_masks: dict[str, Bitboard] = {
+            c: mask_of(n for n in self.nodes if nd.focus(n) == c) for c in COLOURS
+        }
         self.bottom: Bitboard = self.level_masks[depth]
         self.top: Bitboard = self.level_masks[1]
         self._targets: dict[MoveKind, tuple[tuple[Node, ...], ...]] = {}

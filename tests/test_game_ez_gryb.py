@@ -93,3 +93,28 @@ def test_game_over_refuses_everything():
     assert game.legal_actions() == []
     with pytest.raises(IllegalAction, match="the game is over"):
         game.apply("roll:G")
+
+
+def test_a_position_where_nobody_can_ever_move_is_a_draw_at_once():
+    from companion.space import mask_of
+
+    game = EZ(stones=4)
+    space = game.space
+    game.set_stones(0, mask_of(space.parse_many(["GGGG", "RRRR"])))
+    game.set_stones(1, mask_of(space.parse_many(["YYYY", "BBBB"])))
+    game.in_hand = (0, 0)
+    game.apply("roll:G")
+    game.apply("pass")
+    assert game.over and game.winners == () and game.state_dict()["winner"] is None
+
+
+def test_a_stuck_player_alone_is_not_a_draw():
+    from companion.space import mask_of
+
+    game = EZ(stones=4)
+    game.set_stones(0, mask_of(game.space.parse_many(["GGGG"])))
+    game.set_stones(1, mask_of(game.space.parse_many(["GGGR"])))  # beside GGGG: a capture is possible
+    game.in_hand = (0, 0)
+    game.apply("roll:Y")
+    game.apply("pass")
+    assert not game.over

@@ -29,25 +29,36 @@ class EZGryb(Game):
         self.in_hand = (self.settings["stones"],) * self.players
 
     def _actions(self) -> list[Action]:
-        colour = self.roll
         board = self.space
         me = self.stones[self.to_move]
         occupied = self.occupied
-        theirs = occupied & ~me
+        on_colour = board.focus_masks[self.roll]
+        free = on_colour & ~occupied
+        theirs = on_colour & occupied & ~me
         actions = []
-        if self.in_hand[self.to_move]:
-            entry = nd.from_loci(colour)
-            if not occupied >> entry & 1:
-                actions.append(Action.place(entry))
+        if self.in_hand[self.to_move] and free & board.top:
+            actions.append(Action.place((free & board.top).bit_length() - 1))
+        down, sideways = board.target_mask, board.target_mask
         for s in bits(me):
-            child = board.target_mask(MoveKind.DOWN, s)
-            for t in bits(child & ~occupied):
-                if nd.focus(t) == colour:
-                    actions.append(Action.move(s, t))
-            for t in bits(board.target_mask(MoveKind.SIDEWAYS, s) & theirs):
-                if nd.focus(t) == colour:
-                    actions.append(Action.move(s, t))
+            for t in bits(down(MoveKind.DOWN, s) & free):
+                actions.append(Action.move(s, t))
+            for t in bits(sideways(MoveKind.SIDEWAYS, s) & theirs):
+                actions.append(Action.move(s, t))
         return actions
+
+    def deadlocked(self) -> bool:
+        # Stones only go down, so once no player can enter, go down or capture whatever the roll, no
+        # player ever can again: a draw now rather than passing until the turn limit.
+        board = self.space
+        occupied = self.occupied
+        for player, mine in enumerate(self.stones):
+            if self.in_hand[player] and board.top & ~occupied:
+                return False
+            theirs = occupied & ~mine
+            for s in bits(mine):
+                if board.target_mask(MoveKind.DOWN, s) & ~occupied or board.target_mask(MoveKind.SIDEWAYS, s) & theirs:
+                    return False
+        return True
 
     def _reason(self, action: Action) -> str | None:
         if action.kind == PLACE and nd.level(action.target) != 1:
