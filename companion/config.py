@@ -1,0 +1,235 @@
+"""The companion's configuration: one TOML file, every key checked, built-in defaults for the simulator.
+
+A broken or contradictory file stops the program with a message naming the key and the problem
+(:class:`ConfigError`); nothing starts half-configured.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+DEFAULT_PATH = Path("/etc/gryb-companion/config.toml")
+BOARD_COLOURS = {"G": (0, 160, 60), "R": (220, 30, 30), "Y": (240, 200, 0), "B": (20, 70, 220)}
+
+
+MIN_DISTANCE = 120  # sum of channel differences: below this two glows are easily confused
+
+
+def _distance(a: tuple[int, int, int], b: tuple[int, int, int]) -> int:
+    return sum(abs(x - y) for x, y in zip(a, b))
+
+
+class ConfigError(ValueError):
+    """A configuration problem; the message names the key."""
+
+
+def _rgb(text: str) -> tuple[int, int, int]:
+    if not (isinstance(text, str) and len(text) == 7 and text[0] == "#"):
+        raise ValueError(f"a colour is written #RRGGBB, not {text!r}")
+    try:
+        return tuple(int(text[i:i + 2], 16) for i in (1, 3, 5))  # type: ignore[return-value]
+    except ValueError:
+        raise ValueError(f"a colour is written #RRGGBB, not {text!r}") from None
+
+
+@dataclass(frozen=True)
+class Leds:
+    driver: str = "sim"  # "sim" or "ws281x"
+    layout: str = "panels-32x32"  # a shipped layout name or a path to a layout file
+    interface: str = "spi"  # "spi" (GPIO10, no root) or "pwm" (GPIO18, needs /dev/mem)
+    strip: str = "GRB"  # "GRB" (WS2812B) or "GRBW" (SK6812 RGBW)
+    brightness: float = 0.5
+    night_brightness: float = 0.08
+    budget_ma: int = 4000
+    fps: int = 30
+
+    def check(self) -> None:
+        _choice("leds.driver", self.driver, ("sim", "ws281x"))
+        _choice("leds.interface", self.interface, ("spi", "pwm"))
+        _choice("leds.strip", self.strip, ("GRB", "GRBW"))
+        _span("leds.brightness", self.brightness, 0.0, 1.0)
+        _span("leds.night_brightness", self.night_brightness, 0.0, 1.0)
+        _span("leds.budget_ma", self.budget_ma, 100, 60000)
+        _span("leds.fps", self.fps, 1, 120)
+        if self.night_brightness > self.brightness:
+            raise ConfigError("leds.night_brightness is brighter than leds.brightness: night mode would dazzle")
+
+
+@dataclass(frozen=True)
+class Serial:
+    url: str = "sim"  # "sim" runs the emulated Pico; else a pyserial URL such as /dev/ttyACM0
+
+    def check(self) -> None:
+        if not self.url:
+            raise ConfigError("serial.url is empty: give /dev/ttyACM0 (or another pyserial URL), or sim")
+
+
+@dataclass(frozen=True)
+class Panel:
+    driver: str = "sim"  # "sim" (gpiozero MockFactory) or "gpio"
+    roll: int = 17
+    ok: int = 27
+    undo: int = 22
+    buzzer: int = 13
+    status_led: int = 6
+    hold_time: float = 1.0
+    bounce_time: float = 0.05
+    sounds: bool = True
+
+    def check(self) -> None:
+        _choice("panel.driver", self.driver, ("sim", "gpio"))
+        pins = {}
+        for name in ("roll", "ok", "undo", "buzzer", "status_led"):
+            pin = getattr(self, name)
+            _span(f"panel.{name}", pin, 0, 27)
+            if pin in pins:
+                raise ConfigError(f"panel.{name} uses GPIO{pin}, already used by panel.{pins[pin]}")
+            if pin in (10, 18):
+                raise ConfigError(f"panel.{name} uses GPIO{pin}, which drives the LEDs (SPI MOSI / PWM)")
+            pins[pin] = name
+        _span("panel.hold_time", self.hold_time, 0.2, 10.0)
+        _span("panel.bounce_time", self.bounce_time, 0.0, 0.5)
+
+
+@dataclass(frozen=True)
+class Web:
+    host: str = "127.0.0.1"
+    port: int = 8080
+
+    def check(self) -> None:
+        _span("web.port", self.port, 1, 65535)
+        if not self.host:
+            raise ConfigError("web.host is empty: give an address such as 0.0.0.0 or 127.0.0.1")
+
+
+@dataclass(frozen=True)
+class Players:
+    # Stones glow in these: distinct from the board's G/R/Y/B and from each other, and told apart by
+    # colour-blind players too (white, cyan, magenta, violet differ in lightness as well as hue).
+    colours: tuple[str, ...] = ("#FFFFFF", "#FF00C8", "#00E5FF", "#9A00FF")
+    names: tuple[str, ...] = ("Player 1", "Player 2", "Player 3", "Player 4")
+
+    def check(self) -> None:
+        if len(self.colours) != 4 or len(self.names) != 4:
+            raise ConfigError("players.colours and players.names need one entry for each of 4 seats")
+        seen = {}
+        for i, text in enumerate(self.colours):
+            try:
+                rgb = _rgb(text)
+            except ValueError as err:
+                raise ConfigError(f"players.colours[{i}]: {err}") from None
+            for other, j in seen.items():
+                if _distance(rgb, other) < MIN_DISTANCE:
+                    raise ConfigError(f"players.colours[{i}] {text} is too close to players.colours[{j}]")
+            for letter, board in BOARD_COLOURS.items():
+                if _distance(rgb, board) < MIN_DISTANCE:
+                    raise ConfigError(f"players.colours[{i}] {text} is too close to the board's {letter} nodes")
+            seen[rgb] = i
+
+    def rgb(self, seat: int) -> tuple[int, int, int]:
+        return _rgb(self.colours[seat])
+
+
+@dataclass(frozen=True)
+class State:
+    dir: str = ""  # empty: $STATE_DIRECTORY (systemd) or ~/.local/state/gryb-companion
+
+    def path(self) -> Path:
+        if self.dir:
+            return Path(self.dir)
+        if os.environ.get("STATE_DIRECTORY"):
+            return Path(os.environ["STATE_DIRECTORY"].split(":")[0])
+        base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+        return Path(base) / "gryb-companion"
+
+    def check(self) -> None:
+        pass
+
+
+@dataclass(frozen=True)
+class Config:
+    leds: Leds = field(default_factory=Leds)
+    serial: Serial = field(default_factory=Serial)
+    panel: Panel = field(default_factory=Panel)
+    web: Web = field(default_factory=Web)
+    players: Players = field(default_factory=Players)
+    state: State = field(default_factory=State)
+
+    def check(self) -> Config:
+        for section in fields(self):
+            getattr(self, section.name).check()
+        return self
+
+
+def _choice(key: str, value: Any, choices: tuple) -> None:
+    if value not in choices:
+        raise ConfigError(f"{key} is one of {', '.join(map(str, choices))}, not {value!r}")
+
+
+def _span(key: str, value: Any, low: float, high: float) -> None:
+    if isinstance(value, bool) or not low <= value <= high:
+        raise ConfigError(f"{key} must be from {low} to {high}, not {value!r}")
+
+
+def _section(cls, name: str, data: Any):
+    if not isinstance(data, dict):
+        raise ConfigError(f"[{name}] must be a table of keys")
+    known = {f.name: f for f in fields(cls)}
+    values = {}
+    for key, value in data.items():
+        if key not in known:
+            raise ConfigError(f"{name}.{key} is not a setting; [{name}] has {', '.join(known)}")
+        expected = type(getattr(cls(), key))
+        if expected is tuple:
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise ConfigError(f"{name}.{key} must be a list of strings")
+            value = tuple(value)
+        elif expected is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        elif not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
+            raise ConfigError(f"{name}.{key} must be {expected.__name__}, not {type(value).__name__} {value!r}")
+        values[key] = value
+    return cls(**values)
+
+
+def from_dict(data: dict) -> Config:
+    sections = {f.name: f.default_factory for f in fields(Config)}  # type: ignore[misc]
+    built = {}
+    for name, value in data.items():
+        if name not in sections:
+            raise ConfigError(f"[{name}] is not a section; sections are {', '.join(sections)}")
+        built[name] = _section(type(sections[name]()), name, value)
+    return Config(**built).check()
+
+
+def load(path: str | os.PathLike | None, sim: bool = False) -> Config:
+    """Read the config file; with ``sim`` and no file, the built-in simulator defaults."""
+    if path is None:
+        if sim:
+            return Config().check()
+        path = DEFAULT_PATH
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"no config file at {path}") from None
+    except OSError as err:
+        raise ConfigError(f"cannot read {path}: {err.strerror}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise ConfigError(f"{path} is not valid TOML: {err}") from None
+    config = from_dict(data)
+    if sim:
+        config = simulated(config)
+    return config
+
+
+def simulated(config: Config) -> Config:
+    """Every backend the simulator, whatever the file says about hardware."""
+    return replace(config, leds=replace(config.leds, driver="sim"), serial=replace(config.serial, url="sim"),
+                   panel=replace(config.panel, driver="sim"))

@@ -1,0 +1,161 @@
+"""What the LEDs show: a pure function of the game, the table, the effects under way and the time.
+
+``render(...)`` returns a :class:`Picture`: a colour per lit node and a row of status pixels. The
+runtime hands it to the LED surface; the web page draws the same picture. Nothing here touches
+hardware or reads a clock: the time is an argument, so animations are testable frame by frame.
+
+The look, as players at the table want it:
+- stones glow in their player's colour; the stone last moved glows brighter and its old node keeps a
+  faint trail;
+- the selected stone breathes, the nodes it may go to pulse softly in the mover's colour;
+- chores (a stone to lift, put back or swap) blink fast until pressed;
+- an illegal press flashes that node red for a moment;
+- a new GRYB lights its four nodes gold for three seconds, then they stay bright;
+- the die: a short tumble through G R Y B (under a second), then the result on the status pixels;
+- the status pixels show whose turn it is; at the end, the winner's colour sweeps the board.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from . import node as nd
+from .config import BOARD_COLOURS
+from .engine import Game
+from .node import Node
+from .space import bits
+from .table import LIFT, Table
+
+RGB = tuple[int, int, int]
+OFF: RGB = (0, 0, 0)
+GOLD: RGB = (255, 190, 40)
+ALARM: RGB = (255, 0, 0)
+STATUS_PIXELS = 8
+DIE_SECONDS = 0.8
+FLASH_SECONDS = 0.4
+GRYB_SECONDS = 3.0
+
+
+@dataclass
+class Effects:
+    """Time-stamped effects the runtime starts; the renderer draws them while they last."""
+
+    flash: tuple[Node | None, float] | None = None  # an illegal press: node (or None) and when
+    die_started: float | None = None  # when the die animation began
+    gryb_started: float | None = None  # when the newest GRYB was formed
+    ended: float | None = None  # when the game ended
+    night: bool = False
+
+    def busy(self, now: float) -> bool:
+        """Whether something is still moving (the runtime keeps drawing frames while it is)."""
+        return any(
+            t is not None and now - t < span
+            for t, span in (
+                (self.flash[1] if self.flash else None, FLASH_SECONDS),
+                (self.die_started, DIE_SECONDS),
+                (self.gryb_started, GRYB_SECONDS),
+                (self.ended, 4.0),
+            )
+        )
+
+
+@dataclass
+class Picture:
+    nodes: dict[Node, RGB] = field(default_factory=dict)
+    status: list[RGB] = field(default_factory=lambda: [OFF] * STATUS_PIXELS)
+    animating: bool = False
+
+    def to_dict(self) -> dict:
+        return {"nodes": {nd.name(n): "#%02x%02x%02x" % c for n, c in self.nodes.items()},
+                "status": ["#%02x%02x%02x" % c for c in self.status]}
+
+
+def scale(colour: RGB, factor: float) -> RGB:
+    factor = max(0.0, min(1.0, factor))
+    return (round(colour[0] * factor), round(colour[1] * factor), round(colour[2] * factor))
+
+
+def pulse(now: float, period: float, low: float = 0.25) -> float:
+    return low + (1 - low) * (0.5 + 0.5 * math.sin(2 * math.pi * now / period))
+
+
+def blink(now: float, hz: float) -> bool:
+    return int(now * hz * 2) % 2 == 0
+
+
+def render(game: Game, table: Table, colours: list[RGB], effects: Effects, now: float) -> Picture:
+    picture = Picture()
+    lit = picture.nodes
+    mover = game.to_move
+
+    for player, mask in enumerate(game.stones):
+        for n in bits(mask):
+            lit[n] = scale(colours[player], 0.55)
+    if game.last:
+        *trail, landed = game.last
+        owner = game.owner(landed)
+        for n in trail:
+            if game.owner(n) is None and owner is not None:
+                lit[n] = scale(colours[owner], 0.08)
+        if owner is not None:
+            lit[landed] = colours[owner]
+
+    for g in game.grybs:
+        glow = GOLD if effects.gryb_started is not None and now - effects.gryb_started < GRYB_SECONDS \
+            and blink(now, 2) else colours[game.owner(g.nodes[0])] if game.owner(g.nodes[0]) is not None else GOLD
+        for n in g.nodes:
+            lit[n] = glow
+
+    tumbling = effects.die_started is not None and now - effects.die_started < DIE_SECONDS
+    for n in table.picks:
+        lit[n] = scale(colours[mover], pulse(now, 1.2, 0.35))
+    if not tumbling:  # the targets for a roll appear once the die has settled
+        for n in bits(table.targets()):
+            lit[n] = scale(colours[mover], 0.35 * pulse(now, 1.5, 0.2))
+
+    for chore in table.chores:
+        who = chore.before if chore.kind == LIFT else chore.after
+        lit[chore.node] = colours[who] if blink(now, 4) else OFF
+
+    if effects.flash is not None and now - effects.flash[1] < FLASH_SECONDS and effects.flash[0] is not None:
+        lit[effects.flash[0]] = ALARM
+
+    picture.status = _status(game, colours, effects, now)
+    if game.over and game.winners and effects.ended is not None:
+        _sweep(game, lit, colours[game.winners[0]], now - effects.ended)
+    picture.animating = effects.busy(now) or bool(table.picks) or bool(table.chores) or bool(table.targets())
+    if effects.night:
+        for n, c in lit.items():
+            lit[n] = scale(c, 0.4)
+    return picture
+
+
+def _status(game: Game, colours: list[RGB], effects: Effects, now: float) -> list[RGB]:
+    status = [OFF] * STATUS_PIXELS
+    if game.over:
+        fill = colours[game.winners[0]] if game.winners else (90, 90, 90)
+        return [fill if blink(now, 1) else scale(fill, 0.3)] * STATUS_PIXELS
+    turn = colours[game.to_move]
+    for i in range(STATUS_PIXELS // 2):
+        status[i] = turn
+    if effects.die_started is not None and now - effects.die_started < DIE_SECONDS:
+        tumble = "GRYB"[int((now - effects.die_started) * 12) % 4]
+        shown = BOARD_COLOURS[tumble]
+    elif isinstance(game.last_roll, str) and (game.roll is not None or not game.is_chance):
+        shown = BOARD_COLOURS[game.last_roll]
+    elif game.is_chance:
+        shown = scale(turn, pulse(now, 1.0, 0.1))  # waiting for ROLL
+    else:
+        shown = OFF
+    for i in range(STATUS_PIXELS // 2, STATUS_PIXELS):
+        status[i] = shown
+    return status
+
+
+def _sweep(game: Game, lit: dict[Node, RGB], colour: RGB, since: float) -> None:
+    """The winner's colour washes over the board from the head node down, level by level."""
+    reached = min(game.space.depth, int(since * 3))
+    for n in game.space.nodes:
+        if nd.level(n) <= reached and n not in lit:
+            lit[n] = scale(colour, 0.2)

@@ -1,0 +1,373 @@
+"""The companion runtime: one thread owns the game; hardware callbacks and web requests only enqueue.
+
+    inputs (node presses, ROLL/OK/UNDO, the phone) -> queue -> runtime thread -> table/engine
+                                                              -> store (committed first)
+                                                              -> renderer -> frame sink (LEDs)
+                                                              -> change feed (web page)
+
+Every accepted action is committed to SQLite before the board shows it. On start the newest game is
+rebuilt from its events, so a power cut loses nothing that was acknowledged. Hardware is reached only
+through the callables passed in (``frame_sink``, ``sound``), so the same loop runs on the Pi, on the
+simulator and in tests.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from concurrent.futures import Future
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from .config import Config
+from .die import Die
+from .engine import Game, IllegalAction, OptionError, UnknownGame, find
+from .renderer import Effects, Picture, render
+from .series import Series, SeriesError
+from .store import ACTION, UNDO, Store
+from .table import Feedback, Table
+
+log = logging.getLogger(__name__)
+
+BRIGHTNESS_STEPS = (1.0, 0.6, 0.3, 0.12)
+DEFAULT_GAME = "ez-gryb"
+
+
+class CommandError(ValueError):
+    """A command the runtime refuses (bad game id, bad option, bad node); the message says why."""
+
+
+@dataclass
+class _Command:
+    name: str
+    args: tuple
+    future: Future
+
+
+class Runtime:
+    def __init__(self, config: Config, store: Store, *, die: Die | None = None,
+                 frame_sink: Callable[[Picture], None] | None = None,
+                 sound: Callable[[str], None] | None = None,
+                 clock: Callable[[], float] = time.monotonic, wall: Callable[[], float] = time.time,
+                 watchdog: Callable[[], Any] | None = None, watchdog_every: float | None = None):
+        self.config = config
+        self.store = store
+        self.die = die or Die()
+        self.frame_sink = frame_sink or (lambda picture: None)
+        self.sound = sound or (lambda kind: None)
+        self.clock = clock
+        self.wall = wall
+        self.watchdog = watchdog
+        self.watchdog_every = watchdog_every
+        self.colours = [config.players.rgb(i) for i in range(4)]
+        self.effects = Effects()
+        self.menu = False
+        self.brightness = float(store.setting("brightness", config.leds.brightness))
+        self.effects.night = bool(store.setting("night", False))
+        self._queue: queue.Queue[_Command | None] = queue.Queue()
+        self._listeners: list[queue.Queue] = []
+        self._listeners_lock = threading.Lock()
+        self._snapshot: dict = {}
+        self._version = 0
+        self._thread: threading.Thread | None = None
+        self.game_id: int | None = None
+        self.series: Series | None = None
+        self.series_id: int | None = None
+        self.table: Table
+        self._restore()
+        self._publish()
+
+    # -- start and stop -------------------------------------------------------------------------
+
+    def _restore(self) -> None:
+        row = self.store.current_game()
+        if row is None:
+            self._start_game(DEFAULT_GAME, 2, {}, None, None)
+            return
+        try:
+            game = self.store.replay(row)
+        except (ValueError, UnknownGame) as err:
+            log.error("game %s could not be replayed (%s); starting a new game", row.id, err)
+            self._start_game(DEFAULT_GAME, 2, {}, None, None)
+            return
+        self.game_id = row.id
+        self.table = Table(game, list(row.names))
+        self._logged = len(game.history)
+        self._grybs_seen = game.grybs
+        if row.series_id is not None:
+            data = self.store.series(row.series_id)
+            if data is not None:
+                self.series, self.series_id = Series.from_dict(data), row.series_id
+        log.info("restored game %s (%s) after %d actions", row.id, row.game, len(game.history))
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._loop, name="gryb-runtime", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._queue.put(None)
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    # -- the thread-safe interface (everything below only enqueues) -----------------------------
+
+    def submit(self, name: str, *args) -> Future:
+        future: Future = Future()
+        self._queue.put(_Command(name, args, future))
+        return future
+
+    def call(self, name: str, *args, timeout: float = 10.0):
+        """Submit and wait for the result (web requests and tests)."""
+        return self.submit(name, *args).result(timeout)
+
+    def press(self, node_name: str) -> Future:
+        return self.submit("press", node_name)
+
+    def snapshot(self) -> dict:
+        return self._snapshot
+
+    def subscribe(self) -> queue.Queue:
+        q: queue.Queue = queue.Queue(maxsize=64)
+        with self._listeners_lock:
+            self._listeners.append(q)
+        return q
+
+    def unsubscribe(self, q: queue.Queue) -> None:
+        with self._listeners_lock:
+            if q in self._listeners:
+                self._listeners.remove(q)
+
+    # -- the loop ---------------------------------------------------------------------------------
+
+    def _loop(self) -> None:
+        frame_period = 1.0 / self.config.leds.fps
+        next_ping = self.clock()
+        picture = self._draw()
+        while True:
+            timeout = frame_period if picture.animating else 1.0
+            if self.watchdog_every:
+                timeout = min(timeout, max(0.0, next_ping - self.clock()))
+            try:
+                command = self._queue.get(timeout=timeout)
+            except queue.Empty:
+                command = _Command("tick", (), Future())
+            if command is None:
+                break
+            try:
+                result = self._handle(command)
+                command.future.set_result(result)
+            except Exception as err:  # a command must never kill the loop; the caller gets the error
+                if not isinstance(err, (CommandError, IllegalAction)):
+                    log.exception("command %s failed", command.name)
+                command.future.set_exception(err)
+            if self.watchdog and self.watchdog_every and self.clock() >= next_ping:
+                self.watchdog()
+                next_ping = self.clock() + self.watchdog_every
+            picture = self._draw()
+
+    def _draw(self) -> Picture:
+        picture = render(self.table.game, self.table, self.colours, self.effects, self.clock())
+        self.frame_sink(picture)
+        return picture
+
+    def _handle(self, command: _Command):
+        handler = getattr(self, f"_do_{command.name}", None)
+        if handler is None:
+            raise CommandError(f"unknown command {command.name!r}")
+        return handler(*command.args)
+
+    # -- commands (run on the runtime thread only) -------------------------------------------------
+
+    def _do_tick(self) -> None:
+        return None
+
+    def _do_press(self, node_name: str) -> Feedback:
+        try:
+            node = self.table.game.space.parse(node_name)
+        except ValueError as err:
+            raise CommandError(str(err)) from None
+        if self.menu:
+            return Feedback(False, "the menu is open: OK to close it")
+        return self._after(self.table.press(node))
+
+    def _do_release(self, node_name: str) -> None:
+        return None
+
+    def _do_roll(self) -> Feedback:
+        if self.menu:
+            self._step_brightness()
+            return Feedback(True, f"brightness {round(self.brightness * 100)} %")
+        feedback = self._after(self.table.roll(self.die))
+        if feedback.rolled and feedback.ok:
+            self.effects.die_started = self.clock()
+            self.sound("roll")
+        return feedback
+
+    def _do_ok(self) -> Feedback:
+        if self.menu:
+            self.menu = False
+            self._publish()
+            return Feedback(True, "menu closed")
+        return self._after(self.table.ok())
+
+    def _do_undo(self) -> Feedback:
+        if self.menu:
+            self.menu = False
+            self._publish()
+            return Feedback(True, "menu closed")
+        game = self.table.game
+        if not any(a.kind not in ("roll", "pass") for a, _ in game.history):
+            return self._after(Feedback(False, "nothing to take back"))
+        undone = self.table.undo()
+        for _ in undone:
+            self.store.append(self.game_id, UNDO, None, self.wall())
+        # The log stays append-only (the undos are in it); the history is now shorter.
+        self._logged = len(game.history)
+        self._grybs_seen = game.grybs
+        log.info("game %s: undo %s", self.game_id, " ".join(map(str, undone)))
+        self.sound("undo")
+        self._publish()
+        return Feedback(True, self.table.message)
+
+    def _do_menu(self) -> Feedback:
+        self.menu = not self.menu
+        self._publish()
+        return Feedback(True, "menu open: ROLL changes brightness, OK closes" if self.menu else "menu closed")
+
+    def _do_act(self, text: str) -> Feedback:
+        """An action typed or tapped on the phone, in the notation (e.g. a move of a line)."""
+        try:
+            action = self.table.game.parse(text)
+        except IllegalAction as err:
+            raise CommandError(err.reason) from None
+        if action.kind == "roll":
+            raise CommandError("the die is rolled with ROLL, not typed in")
+        return self._after(self.table.act(action, pressed=action.sources + action.targets))
+
+    def _do_new_game(self, game_id: str, players: int = 2, options: dict | None = None,
+                     names: list[str] | None = None, series: dict | None = None) -> dict:
+        try:
+            cls = find(game_id)
+            cls(players, **(options or {}))
+        except (UnknownGame, OptionError) as err:
+            raise CommandError(str(err.args[0] if err.args else err)) from None
+        if series is not None:
+            try:
+                self.series = Series(players, series.get("method", "games"), int(series.get("target", 5)))
+            except (SeriesError, TypeError, ValueError) as err:
+                raise CommandError(str(err)) from None
+            self.series_id = self.store.new_series(self.series.to_dict() | {"game": game_id}, self.wall())
+            self._series_started = self.wall()
+        elif self.series is not None and (self.series.over() or self.series.players != players):
+            self.series, self.series_id = None, None
+        self._start_game(game_id, players, options or {}, names, self.series_id)
+        self._publish()
+        return self._snapshot
+
+    def _do_set(self, key: str, value: Any) -> dict:
+        if key == "brightness":
+            try:
+                value = float(value)
+            except (TypeError, ValueError):
+                raise CommandError("brightness is a number from 0 to 1") from None
+            if not 0.0 <= value <= 1.0:
+                raise CommandError("brightness is a number from 0 to 1")
+            self.brightness = value
+        elif key == "night":
+            if not isinstance(value, bool):
+                raise CommandError("night is true or false")
+            self.effects.night = value
+        else:
+            raise CommandError(f"no setting {key!r}")
+        self.store.set_setting(key, value)
+        self._publish()
+        return self._snapshot
+
+    def _do_snapshot(self) -> dict:
+        return self._snapshot
+
+    # -- internals --------------------------------------------------------------------------------
+
+    def _start_game(self, game_id: str, players: int, options: dict, names, series_id) -> None:
+        game = find(game_id)(players, **options)
+        seats = [(names[i] if names and i < len(names) and names[i] else self.config.players.names[i])
+                 for i in range(players)]
+        self.game_id = self.store.new_game(game, seats, self.die.seed, series_id, self.wall())
+        self.table = Table(game, seats)
+        self._logged = 0
+        self._grybs_seen = game.grybs
+        self.effects = Effects(night=self.effects.night)
+        log.info("game %s: new %s for %d players", self.game_id, game_id, players)
+
+    def _after(self, feedback: Feedback) -> Feedback:
+        """Persist what the engine accepted, then sound, effects and the change feed."""
+        game = self.table.game
+        new = [a for a, _ in game.history[self._logged:]]
+        for action in new:
+            self.store.append(self.game_id, ACTION, str(action), self.wall())
+        self._logged = len(game.history)
+        if new:
+            log.info("game %s: %s", self.game_id, " ".join(map(str, new)))
+        if not feedback.ok:
+            self.effects.flash = (feedback.node, self.clock())
+            self.sound("illegal")
+        elif game.grybs and game.grybs != self._grybs_seen:
+            self.effects.gryb_started = self.clock()
+            self.sound("gryb")
+        self._grybs_seen = game.grybs
+        if game.over and new and self.effects.ended is None:
+            self.effects.ended = self.clock()
+            self._finish_game()
+        self._publish(feedback)
+        return feedback
+
+    def _finish_game(self) -> None:
+        game = self.table.game
+        result = {"winners": list(game.winners), "scores": list(game.scores)}
+        self.store.finish_game(self.game_id, result, self.wall())
+        if self.series is not None and not self.series.over():
+            started = getattr(self, "_series_started", self.wall())
+            self.series.add(game.scores, game.winners, ended_at=self.wall() - started)
+            self.store.save_series(self.series_id, self.series.to_dict(),
+                                   self.wall() if self.series.over() else None)
+        self.sound("win" if game.winners else "draw")
+        log.info("game %s over: winners %s, scores %s", self.game_id, list(game.winners), list(game.scores))
+
+    def _step_brightness(self) -> None:
+        steps = BRIGHTNESS_STEPS
+        nearest = min(range(len(steps)), key=lambda i: abs(steps[i] - self.brightness))
+        self.brightness = steps[(nearest + 1) % len(steps)]
+        self.store.set_setting("brightness", self.brightness)
+        self._publish()
+
+    def _publish(self, feedback: Feedback | None = None) -> None:
+        game = self.table.game
+        self._version += 1
+        snapshot = {
+            "version": self._version,
+            "game_id": self.game_id,
+            "game": game.describe() | {"settings": game.settings},
+            "players": game.players,
+            "state": game.state_dict(),
+            "table": self.table.to_dict(),
+            "legal": [str(a) for a in game.legal_actions()][:400],
+            "series": None if self.series is None else self.series.to_dict() | {"id": self.series_id},
+            "settings": {"brightness": self.brightness, "night": self.effects.night, "menu": self.menu},
+            "colours": ["#%02x%02x%02x" % c for c in self.colours[: game.players]],
+            "feedback": None if feedback is None else {"ok": feedback.ok, "message": feedback.message},
+        }
+        self._snapshot = snapshot
+        with self._listeners_lock:
+            listeners = list(self._listeners)
+        for q in listeners:
+            try:
+                q.put_nowait(snapshot)
+            except queue.Full:  # a stalled page skips to the newest state when it catches up
+                try:
+                    q.get_nowait()
+                    q.put_nowait(snapshot)
+                except (queue.Empty, queue.Full):
+                    pass
+

@@ -1,0 +1,191 @@
+"""Durable storage in SQLite: every accepted action is an appended event, committed before it is shown.
+
+One database file in the state directory, WAL with ``synchronous=FULL`` so a committed event survives
+a power cut. The log is append-only: an undo or redo is an event too, so a roll taken back is still in
+the record. On start the unfinished game is rebuilt by replaying its events. A database that cannot be
+opened or read is moved aside (``*.corrupt-<n>``) with a log line, and a fresh one is started.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .engine import Game, find
+
+log = logging.getLogger(__name__)
+
+SCHEMA_VERSION = 1
+ACTION, UNDO, REDO = "action", "undo", "redo"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS series (
+    id INTEGER PRIMARY KEY, data TEXT NOT NULL, created REAL NOT NULL, finished REAL
+);
+CREATE TABLE IF NOT EXISTS games (
+    id INTEGER PRIMARY KEY,
+    game TEXT NOT NULL, players INTEGER NOT NULL, options TEXT NOT NULL, names TEXT NOT NULL,
+    seed INTEGER, series_id INTEGER REFERENCES series(id),
+    started REAL NOT NULL, finished REAL, result TEXT
+);
+CREATE TABLE IF NOT EXISTS events (
+    game_id INTEGER NOT NULL REFERENCES games(id), seq INTEGER NOT NULL,
+    kind TEXT NOT NULL, action TEXT, at REAL NOT NULL,
+    PRIMARY KEY (game_id, seq)
+);
+CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
+
+class StoreError(RuntimeError):
+    pass
+
+
+@dataclass(frozen=True)
+class GameRow:
+    id: int
+    game: str
+    players: int
+    options: dict
+    names: list
+    seed: int | None
+    series_id: int | None
+    started: float
+    finished: float | None
+    result: dict | None
+
+
+class Store:
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.db = self._open()
+        except sqlite3.DatabaseError as err:
+            aside = self._move_aside()
+            log.error("database %s unreadable (%s); moved aside to %s, starting a fresh one", self.path, err, aside)
+            self.db = self._open()
+
+    def _open(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=FULL")
+            db.execute("PRAGMA foreign_keys=ON")
+            check = db.execute("PRAGMA quick_check").fetchone()[0]
+            if check != "ok":
+                raise sqlite3.DatabaseError(f"integrity check failed: {check}")
+            db.executescript(_SCHEMA)
+            version = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+            if version is None:
+                db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+            elif int(version[0]) != SCHEMA_VERSION:
+                raise sqlite3.DatabaseError(f"schema version {version[0]}, expected {SCHEMA_VERSION}")
+        except Exception:
+            db.close()
+            raise
+        return db
+
+    def _move_aside(self) -> Path:
+        n = 1
+        while (aside := self.path.with_name(f"{self.path.name}.corrupt-{n}")).exists():
+            n += 1
+        self.path.rename(aside)
+        for suffix in ("-wal", "-shm"):
+            extra = self.path.with_name(self.path.name + suffix)
+            if extra.exists():
+                extra.rename(aside.with_name(aside.name + suffix))
+        return aside
+
+    def close(self) -> None:
+        self.db.close()
+
+    # -- games and their events ---------------------------------------------------------------
+
+    def new_game(self, game: Game, names: list[str], seed: int | None, series_id: int | None, now: float) -> int:
+        cur = self.db.execute(
+            "INSERT INTO games (game, players, options, names, seed, series_id, started) VALUES (?,?,?,?,?,?,?)",
+            (game.id, game.players, json.dumps(game.settings), json.dumps(names), seed, series_id, now),
+        )
+        return int(cur.lastrowid)
+
+    def append(self, game_id: int, kind: str, action: str | None, now: float) -> int:
+        """Append one event and commit it (durable when this returns)."""
+        row = self.db.execute("SELECT COALESCE(MAX(seq), 0) FROM events WHERE game_id=?", (game_id,)).fetchone()
+        seq = row[0] + 1
+        self.db.execute("INSERT INTO events VALUES (?,?,?,?,?)", (game_id, seq, kind, action, now))
+        return seq
+
+    def events(self, game_id: int) -> list[tuple[str, str | None]]:
+        return [(k, a) for k, a in self.db.execute(
+            "SELECT kind, action FROM events WHERE game_id=? ORDER BY seq", (game_id,))]
+
+    def finish_game(self, game_id: int, result: dict, now: float) -> None:
+        self.db.execute("UPDATE games SET finished=?, result=? WHERE id=?", (now, json.dumps(result), game_id))
+
+    def _row(self, r) -> GameRow:
+        return GameRow(r[0], r[1], r[2], json.loads(r[3]), json.loads(r[4]), r[5], r[6], r[7], r[8],
+                       json.loads(r[9]) if r[9] else None)
+
+    _COLUMNS = "id, game, players, options, names, seed, series_id, started, finished, result"
+
+    def game_row(self, game_id: int) -> GameRow | None:
+        r = self.db.execute(f"SELECT {self._COLUMNS} FROM games WHERE id=?", (game_id,)).fetchone()
+        return self._row(r) if r else None
+
+    def current_game(self) -> GameRow | None:
+        """The newest game, finished or not (the one the board shows after a restart)."""
+        r = self.db.execute(f"SELECT {self._COLUMNS} FROM games ORDER BY id DESC LIMIT 1").fetchone()
+        return self._row(r) if r else None
+
+    def finished_games(self, limit: int = 50) -> list[GameRow]:
+        rows = self.db.execute(
+            f"SELECT {self._COLUMNS} FROM games WHERE finished IS NOT NULL ORDER BY id DESC LIMIT ?", (limit,))
+        return [self._row(r) for r in rows]
+
+    def games_of_series(self, series_id: int) -> list[GameRow]:
+        rows = self.db.execute(f"SELECT {self._COLUMNS} FROM games WHERE series_id=? ORDER BY id", (series_id,))
+        return [self._row(r) for r in rows]
+
+    def replay(self, row: GameRow) -> Game:
+        """Rebuild a game from its events exactly as it was played (undos and redos included)."""
+        game = find(row.game)(row.players, **row.options)
+        for kind, action in self.events(row.id):
+            if kind == ACTION:
+                game.apply(action)
+            elif kind == UNDO:
+                game.undo()
+            elif kind == REDO:
+                game.redo()
+            else:
+                raise StoreError(f"game {row.id}: unknown event {kind!r}")
+        return game
+
+    # -- series and settings ------------------------------------------------------------------------
+
+    def new_series(self, data: dict, now: float) -> int:
+        return int(self.db.execute("INSERT INTO series (data, created) VALUES (?, ?)",
+                                   (json.dumps(data), now)).lastrowid)
+
+    def save_series(self, series_id: int, data: dict, finished: float | None = None) -> None:
+        self.db.execute("UPDATE series SET data=?, finished=? WHERE id=?", (json.dumps(data), finished, series_id))
+
+    def series(self, series_id: int) -> dict | None:
+        r = self.db.execute("SELECT data FROM series WHERE id=?", (series_id,)).fetchone()
+        return json.loads(r[0]) if r else None
+
+    def setting(self, key: str, default: Any = None) -> Any:
+        r = self.db.execute("SELECT value FROM settings WHERE key=?", (key,)).fetchone()
+        return json.loads(r[0]) if r else default
+
+    def set_setting(self, key: str, value: Any) -> None:
+        self.db.execute("INSERT INTO settings VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+                        (key, json.dumps(value)))
+
+    def settings(self) -> dict:
+        return {k: json.loads(v) for k, v in self.db.execute("SELECT key, value FROM settings")}

@@ -1,0 +1,300 @@
+"""What happens at the table: node presses and control buttons turned into engine actions.
+
+Pure like the engine (no clock, no I/O, no randomness: the die is passed in). The runtime owns one
+:class:`Table` and calls it from its loop; the renderer draws what it says.
+
+How a turn feels:
+
+- A placement is one press. A move is a press on the stone, then on its target (a line or shape: its
+  stones, then their targets). Pressing the selected stone again puts it down.
+- Die games: ROLL rolls; when nothing fits the roll the turn passes by itself. OK ends a turn early
+  where the game allows it, and passes when passing is the only thing left.
+- Anything the rules refuse is a :class:`Feedback` with the reason; nothing changes.
+- The physical board and the engine never drift apart: after every change the runtime did not see
+  the player do (a capture's loser, a push, a removal, an undo), each node whose stone must be lifted,
+  put down or swapped becomes a :class:`Chore` and blinks until its node is pressed. Until then the
+  game waits.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from . import node as nd
+from .action import END, MOVE, PASS, PLACE, REMOVE, ROLL, Action
+from .engine import Game, IllegalAction
+from .node import Node
+from .space import bits
+
+LIFT, PUT, SWAP = "lift", "put", "swap"
+
+
+@dataclass(frozen=True)
+class Chore:
+    """A stone the players must lift (``lift``), put down (``put``) or exchange (``swap``) at ``node``."""
+
+    node: Node
+    kind: str
+    before: int | None  # owner of the stone there before
+    after: int | None  # owner of the stone there after
+
+    def describe(self, names: list[str]) -> str:
+        where = nd.name(self.node)
+        if self.kind == LIFT:
+            return f"lift {names[self.before]}'s stone from {where}"
+        if self.kind == PUT:
+            return f"put a stone of {names[self.after]} on {where}"
+        return f"replace {names[self.before]}'s stone on {where} with one of {names[self.after]}"
+
+
+@dataclass(frozen=True)
+class Feedback:
+    """What the runtime shows and sounds after an input: ``ok`` or a refusal with its reason."""
+
+    ok: bool
+    message: str = ""
+    node: Node | None = None
+    action: Action | None = None
+    rolled: bool = False
+    passed: bool = False
+
+
+@dataclass
+class Table:
+    game: Game
+    names: list[str] = field(default_factory=list)
+    picks: tuple[Node, ...] = ()
+    chores: tuple[Chore, ...] = ()
+    message: str = ""
+
+    def __post_init__(self):
+        if not self.names:
+            self.names = [f"Player {i + 1}" for i in range(self.game.players)]
+
+    # -- inputs ---------------------------------------------------------------------------------
+
+    def press(self, node: Node) -> Feedback:
+        if self.chores:
+            return self._chore_press(node)
+        game = self.game
+        if game.over:
+            return self._refuse("the game is over: start a new one from the phone or hold UNDO", node)
+        if game.is_chance:
+            return self._refuse("roll the die first (ROLL)", node)
+        if node in self.picks:
+            self.picks = ()
+            return self._ok("put down")
+        picks = self.picks + (node,)
+        legal = game.legal_actions()
+        mine = game.owner(node) == game.to_move
+        complete = [a for a in legal if _presses(a) and _matches(picks, a, complete=True)]
+        partial = [a for a in legal if _matches(picks, a, complete=False)]
+        # A press on your own stone that can move is a selection, even where a placement through it
+        # would also be legal ('Drangles entering onto a stone): moving is what players mean far more.
+        if complete and not (mine and len(picks) == 1 and partial):
+            return self.act(complete[0], pressed=picks)
+        if partial:
+            self.picks = picks
+            if complete:
+                return self._ok(f"{nd.name(node)} selected: press a target, or OK to enter a new stone here")
+            return self._ok(f"{nd.name(node)} selected")
+        return self._refuse(self._reason(picks), node)
+
+    def roll(self, die) -> Feedback:
+        if self.chores:
+            return self._refuse(self._chore_reason())
+        if not self.game.is_chance:
+            return self._refuse("no roll now" if not self.game.over else "the game is over")
+        feedback = self.act(die.roll(self.game), pressed=())
+        return Feedback(feedback.ok, feedback.message, action=feedback.action, rolled=True,
+                        passed=feedback.passed)
+
+    def ok(self) -> Feedback:
+        if self.chores:
+            return self._refuse(self._chore_reason())
+        legal = self.game.legal_actions()
+        if len(self.picks) == 1:
+            # A selected stone of your own where a new stone may also enter ('Drangles' head node):
+            # OK enters the new stone through it instead of moving the selected one.
+            entry = Action.place(self.picks[0])
+            if entry in legal:
+                return self.act(entry, pressed=self.picks)
+        for kind in (END, PASS):
+            for action in legal:
+                if action.kind == kind:
+                    return self.act(action, pressed=())
+        return self._refuse("nothing to confirm: make your move" if legal else "the game is over")
+
+    def undo(self) -> list[Action]:
+        """Take back the last player action and what followed it (rolls, passes); the rolls before
+        it stand, so undo never re-rolls the die. Returns the actions taken back, newest first."""
+        game = self.game
+        before = game.stones
+        undone: list[Action] = []
+        while game.history:
+            action = game.undo()
+            undone.append(action)
+            if action.kind not in (ROLL, PASS):
+                break
+        self.picks = ()
+        self.chores = self.chores + _diff(before, game.stones, pressed=())
+        self.chores = _merge(self.chores)
+        self.message = f"took back {', '.join(map(str, undone))}" if undone else "nothing to take back"
+        return undone
+
+    # -- applying -------------------------------------------------------------------------------
+
+    def act(self, action: Action, pressed: tuple[Node, ...]) -> Feedback:
+        """Apply an action (from a press, a button, the phone or a computer player) and its aftermath."""
+        game = self.game
+        before = game.stones
+        try:
+            game.apply(action)
+        except IllegalAction as err:
+            return self._refuse(err.reason, action.targets[0] if action.targets else None)
+        self.picks = ()
+        passed = False
+        # A roll that leaves nothing to do passes the turn at once; the board shows the roll and why.
+        if action.kind == ROLL and [a.kind for a in game.legal_actions()] == [PASS]:
+            game.apply(Action(PASS))
+            passed = True
+        self.chores = _merge(self.chores + _diff(before, game.stones, pressed))
+        self.message = self._describe(action, passed)
+        return Feedback(True, self.message, action=action, passed=passed)
+
+    # -- what the board shows -------------------------------------------------------------------
+
+    def targets(self) -> int:
+        """Bitboard of the nodes a press may go to next (for the pulsing targets)."""
+        if self.chores or self.game.over or self.game.is_chance:
+            return 0
+        mask = 0
+        n = len(self.picks)
+        for action in self.game.legal_actions():
+            if not _matches(self.picks, action, complete=False):
+                continue
+            seq = _presses(action)
+            if n < len(seq):
+                if n < len(action.sources):
+                    mask |= _mask(s for s in action.sources if s not in self.picks)
+                else:
+                    mask |= _mask(t for t in action.targets if t not in self.picks[len(action.sources):])
+        return mask
+
+    def to_dict(self) -> dict:
+        return {
+            "picks": [nd.name(n) for n in self.picks],
+            "targets": [nd.name(n) for n in bits(self.targets())],
+            "chores": [{"node": nd.name(c.node), "kind": c.kind, "before": c.before, "after": c.after,
+                        "text": c.describe(self.names)} for c in self.chores],
+            "message": self.message,
+            "names": self.names,
+        }
+
+    # -- internals ------------------------------------------------------------------------------
+
+    def _chore_press(self, node: Node) -> Feedback:
+        for chore in self.chores:
+            if chore.node == node:
+                self.chores = tuple(c for c in self.chores if c.node != node)
+                self.message = "board and game agree again" if not self.chores else self._chore_reason()
+                return self._ok(self.message)
+        return self._refuse(self._chore_reason(), node)
+
+    def _chore_reason(self) -> str:
+        return "first " + self.chores[0].describe(self.names) + " and press it"
+
+    def _reason(self, picks: tuple[Node, ...]) -> str:
+        game = self.game
+        node = picks[-1]
+        if len(picks) >= 2:
+            k = len(picks) // 2
+            guess = Action.block(picks[:k], picks[k:]) if len(picks) % 2 == 0 else Action.move(picks[0], node)
+            return game.why_illegal(guess)
+        owner = game.owner(node)
+        if owner == game.to_move:
+            return f"the stone on {nd.name(node)} has no legal move now"
+        if owner is not None:
+            return game.why_illegal(Action.remove(node)) if game.pending else f"{nd.name(node)} is occupied"
+        return game.why_illegal(Action.place(node))
+
+    def _describe(self, action: Action, passed: bool) -> str:
+        game = self.game
+        if action.kind == ROLL:
+            shown = action.colour or nd.name(action.targets[0])
+            return f"rolled {shown}" + (": no move, the turn passes" if passed else "")
+        if game.over:
+            if not game.winners:
+                return "the game is a draw"
+            return " and ".join(self.names[w] for w in game.winners) + " won"
+        return str(action)
+
+    def _ok(self, message: str) -> Feedback:
+        self.message = message
+        return Feedback(True, message)
+
+    def _refuse(self, reason: str, node: Node | None = None) -> Feedback:
+        self.message = reason
+        return Feedback(False, reason, node=node)
+
+
+def _presses(action: Action) -> tuple[Node, ...]:
+    """The presses that make an action at the table (none for rolls, passes and ends)."""
+    if action.kind in (PLACE, REMOVE):
+        return action.targets
+    if action.kind == MOVE:
+        return action.sources + action.targets
+    return ()
+
+
+def _matches(picks: tuple[Node, ...], action: Action, complete: bool) -> bool:
+    seq = _presses(action)
+    if not seq or len(picks) > len(seq) or (complete and len(picks) != len(seq)):
+        return False
+    if action.kind != MOVE:
+        return picks == seq[: len(picks)]
+    k = len(action.sources)
+    # The stones of a block may be pressed in any order, then their targets in any order.
+    return set(picks[:k]) <= set(action.sources) and set(picks[k:]) <= set(action.targets) and \
+        len(set(picks)) == len(picks)
+
+
+def _mask(nodes) -> int:
+    m = 0
+    for n in nodes:
+        m |= 1 << n
+    return m
+
+
+def _diff(before: tuple[int, ...], after: tuple[int, ...], pressed: tuple[Node, ...]) -> tuple[Chore, ...]:
+    """Chores for every node whose stone changed and that the player did not press."""
+    changed = 0
+    for b, a in zip(before, after):
+        changed |= b ^ a
+    chores = []
+    for n in bits(changed):
+        if n in pressed:
+            continue
+        was = next((p for p, m in enumerate(before) if m >> n & 1), None)
+        now = next((p for p, m in enumerate(after) if m >> n & 1), None)
+        if was == now:
+            continue
+        kind = LIFT if now is None else PUT if was is None else SWAP
+        chores.append(Chore(n, kind, was, now))
+    return tuple(chores)
+
+
+def _merge(chores: tuple[Chore, ...]) -> tuple[Chore, ...]:
+    """Chores on one node combine (a stone put down then lifted again cancels out)."""
+    by_node: dict[Node, Chore] = {}
+    for c in chores:
+        first = by_node.get(c.node)
+        if first is None:
+            by_node[c.node] = c
+            continue
+        was, now = first.before, c.after
+        if was == now:
+            del by_node[c.node]
+        else:
+            by_node[c.node] = Chore(c.node, LIFT if now is None else PUT if was is None else SWAP, was, now)
+    return tuple(by_node.values())

@@ -1,0 +1,52 @@
+"""Configuration: defaults for the simulator, and every broken or contradictory file refused by key."""
+
+import pytest
+
+from companion import config
+from companion.config import ConfigError
+
+
+def test_simulator_defaults():
+    c = config.load(None, sim=True)
+    assert c.leds.driver == "sim" and c.serial.url == "sim" and c.web.port == 8080
+    assert c.web.host == "127.0.0.1"
+    assert len({c.players.rgb(i) for i in range(4)}) == 4
+
+
+def test_a_file_for_the_pi(tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_text('[leds]\ndriver = "ws281x"\nbrightness = 0.4\n[serial]\nurl = "/dev/ttyACM0"\n'
+                    '[web]\nhost = "0.0.0.0"\n')
+    c = config.load(path)
+    assert (c.leds.driver, c.leds.brightness, c.serial.url, c.web.host) == ("ws281x", 0.4, "/dev/ttyACM0", "0.0.0.0")
+    sim = config.load(path, sim=True)
+    assert sim.leds.driver == "sim" and sim.serial.url == "sim" and sim.leds.brightness == 0.4
+
+
+@pytest.mark.parametrize("text, message", [
+    ("[leds]\nbrightness = 2", "leds.brightness must be from 0.0 to 1.0"),
+    ("[leds]\nbogus = 1", "leds.bogus is not a setting"),
+    ("[lights]\n", "[lights] is not a section"),
+    ("[panel]\nroll = 27", "panel.ok uses GPIO27, already used by panel.roll"),
+    ("[panel]\nundo = 18", "panel.undo uses GPIO18, which drives the LEDs"),
+    ("[web]\nport = '80'", "web.port must be int, not str"),
+    ("[web]\nport = 70000", "web.port must be from 1 to 65535"),
+    ("[leds]\nnight_brightness = 0.9", "night mode would dazzle"),
+    ("[leds]\ndriver = 'neopixel'", "leds.driver is one of sim, ws281x"),
+    ("[players]\ncolours = ['#00A03C', '#FF00C8', '#00E5FF', '#9A00FF']", "too close to the board's G nodes"),
+    ("[players]\ncolours = ['#FFFFFF', '#FFFFF0', '#00E5FF', '#9A00FF']", "too close to players.colours[0]"),
+    ("[players]\ncolours = ['white', '#FF00C8', '#00E5FF', '#9A00FF']", "#RRGGBB"),
+    ("[leds]\nfps = true", "leds.fps must be int"),
+    ("leds = 3", "[leds] must be a table"),
+    ("[leds\n", "is not valid TOML"),
+])
+def test_broken_files_name_the_key_and_the_problem(tmp_path, text, message):
+    path = tmp_path / "config.toml"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=message.replace("[", r"\[").replace("]", r"\]")):
+        config.load(path)
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(ConfigError, match="no config file at"):
+        config.load(tmp_path / "nope.toml")

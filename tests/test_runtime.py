@@ -1,0 +1,156 @@
+"""The runtime loop with a real SQLite store: commands in, durable actions, frames out, restarts."""
+
+import threading
+
+import pytest
+
+from companion.config import Config
+from companion.die import Die
+from companion.runtime import CommandError, Runtime
+from companion.store import Store
+
+
+class Frames:
+    def __init__(self):
+        self.pictures = []
+        self.event = threading.Event()
+
+    def __call__(self, picture):
+        self.pictures.append(picture)
+        self.event.set()
+
+
+@pytest.fixture
+def make(tmp_path):
+    made = []
+
+    def factory(**kwargs):
+        store = Store(tmp_path / "gryb.db")
+        rt = Runtime(Config(), store, die=kwargs.pop("die", Die(1)), **kwargs)
+        rt.start()
+        made.append(rt)
+        return rt
+
+    yield factory
+    for rt in made:
+        rt.stop()
+        rt.store.close()
+
+
+def test_a_fresh_start_sets_up_ez_gryb_and_draws_frames(make):
+    frames = Frames()
+    rt = make(frame_sink=frames)
+    assert rt.call("snapshot")["game"]["id"] == "ez-gryb"
+    assert frames.event.wait(5)
+
+
+def test_presses_become_durable_actions_and_a_restart_restores_the_game(make):
+    rt = make()
+    rt.call("new_game", "drangles", 2, {}, ["Ann", "Bo"])
+    for node in ["0", "0", "G"]:
+        assert rt.call("press", node).ok
+    state = rt.snapshot()["state"]
+    assert set(state["stones"]) == {"G"} and state["to_move"] == 1
+    events = rt.store.events(rt.game_id)
+    assert [a for _, a in events] == ["0", "0-G"]
+    rt.stop()
+    again = make()
+    assert again.snapshot()["state"]["stones"] == state["stones"]
+    assert again.snapshot()["table"]["names"] == ["Ann", "Bo"]
+
+
+def test_illegal_press_is_refused_flashes_and_buzzes_and_changes_nothing(make):
+    sounds = []
+    rt = make(sound=sounds.append)
+    rt.call("new_game", "drangles", 2)
+    before = rt.snapshot()["state"]
+    fb = rt.call("press", "G")
+    assert not fb.ok and fb.message == "new stones enter through the head node 0"
+    assert sounds == ["illegal"] and rt.effects.flash[0] == 1
+    assert rt.snapshot()["state"] == before and rt.snapshot()["feedback"]["ok"] is False
+
+
+def test_roll_ok_undo_and_the_undo_is_logged(make):
+    rt = make(die=Die(5))
+    rt.call("new_game", "ez-gryb", 2)
+    fb = rt.call("roll")
+    assert fb.rolled
+    rolled = rt.snapshot()["state"]["die"]
+    assert rt.call("press", rolled).ok  # enter on the top node of the colour rolled
+    assert rt.call("undo").ok
+    state = rt.snapshot()
+    assert state["state"]["stones"] == {} and state["table"]["chores"][0]["kind"] == "lift"
+    kinds = [k for k, _ in rt.store.events(rt.game_id)]
+    assert kinds == ["action", "action", "undo"]
+    assert rt.call("press", rolled).ok  # the chore: lift the stone, press its node
+
+
+def test_bad_commands_get_clear_errors_and_the_loop_survives(make):
+    rt = make()
+    with pytest.raises(CommandError, match="'X' is not one of the colours"):
+        rt.call("press", "GX")
+    with pytest.raises(CommandError, match="no game 'chess'"):
+        rt.call("new_game", "chess", 2)
+    with pytest.raises(CommandError, match="for 2 players"):
+        rt.call("new_game", "ez-gryb", 3)
+    with pytest.raises(CommandError, match="unknown command"):
+        rt.call("explode")
+    with pytest.raises(CommandError, match="brightness is a number"):
+        rt.call("set", "brightness", 3)
+    assert rt.call("snapshot")["game"]["id"] == "ez-gryb"
+
+
+def test_menu_brightness_and_night_mode_are_kept(make):
+    rt = make()
+    rt.call("menu")
+    assert rt.snapshot()["settings"]["menu"]
+    start = rt.brightness
+    rt.call("roll")
+    assert rt.brightness != start
+    rt.call("ok")
+    assert not rt.snapshot()["settings"]["menu"]
+    rt.call("set", "night", True)
+    assert rt.store.setting("night") is True and rt.store.setting("brightness") == rt.brightness
+
+
+def test_change_feed_pushes_each_change(make):
+    rt = make()
+    feed = rt.subscribe()
+    rt.call("new_game", "drangles", 2)
+    rt.call("press", "0")
+    versions = []
+    while not feed.empty():
+        versions.append(feed.get_nowait()["version"])
+    assert len(versions) >= 2 and versions == sorted(versions)
+
+
+def test_a_finished_game_is_recorded_and_scores_the_series(make):
+    rt = make()
+    rt.call("new_game", "ez-gryb", 2, {}, None, {"method": "games", "target": 3})
+    script = "G pass R pass Y pass B".split()
+    rolls = iter("G G R R Y Y B".split())
+    for text in script:
+        rt.die = _Loaded(next(rolls))  # a loaded die, so the script knows what each roll shows
+        rt.call("roll")
+        if text != "pass":
+            assert rt.call("press", text).ok
+    snap = rt.snapshot()
+    assert snap["state"]["over"] and snap["state"]["winner"] == 0
+    assert snap["series"]["totals"] == [1, 0]
+    assert rt.store.finished_games()[0].result == {"winners": [0], "scores": [1, 0]}
+
+
+class _Loaded:
+    seed = None
+
+    def __init__(self, face):
+        self.face = face
+
+    def roll(self, game):
+        return next(a for a in game.roll_faces() if str(a) == f"roll:{self.face}")
+
+
+def test_watchdog_is_pinged_from_the_loop(make):
+    pings = threading.Event()
+    make(watchdog=pings.set, watchdog_every=0.05)
+    assert pings.wait(5)

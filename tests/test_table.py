@@ -1,0 +1,160 @@
+"""The table: presses and buttons become actions; the physical board never drifts from the engine."""
+
+import pytest
+
+from companion.engine import find
+from companion.table import LIFT, PUT, SWAP, Table
+
+
+class Loaded:
+    """A die that shows what the test says, through the same interface as the real one."""
+
+    def __init__(self, *faces):
+        self.faces = list(faces)
+
+    def roll(self, game):
+        face = self.faces.pop(0)
+        return next(a for a in game.roll_faces() if str(a) == f"roll:{face}")
+
+
+def table(game_id, **options):
+    return Table(find(game_id)(**options))
+
+
+def P(t, name):
+    return t.game.space.parse(name)
+
+
+def test_a_placement_is_one_press_and_a_move_two():
+    t = table("drangles")
+    assert t.press(P(t, "0")).ok and str(t.game.history[-1][0]) == "0"
+    fb = t.press(P(t, "0"))
+    assert fb.ok and t.picks == (P(t, "0"),)
+    assert {t.game.space.name(n) for n in _bits(t.targets())} == {"G", "R", "Y", "B"}
+    assert t.press(P(t, "Y")).ok
+    assert str(t.game.history[-1][0]) == "0-Y" and t.picks == ()
+
+
+def _bits(mask):
+    from companion.space import bits
+
+    return list(bits(mask))
+
+
+def test_pressing_the_selected_stone_again_puts_it_down():
+    t = table("drangles")
+    t.press(P(t, "0"))
+    t.press(P(t, "0"))
+    assert t.picks
+    t.press(P(t, "0"))
+    assert t.picks == () and len(t.game.history) == 1
+
+
+def test_an_illegal_press_is_refused_with_the_reason_and_changes_nothing():
+    t = table("drangles")
+    before = t.game.state_key()
+    fb = t.press(P(t, "G"))
+    assert not fb.ok and fb.message == "new stones enter through the head node 0" and fb.node == P(t, "G")
+    assert t.game.state_key() == before
+    t.press(P(t, "0"))
+    t.press(P(t, "0"))
+    fb = t.press(P(t, "GG"))
+    assert not fb.ok and "0 to GG is not one move" in fb.message
+    assert t.picks == (P(t, "0"),)  # the selection survives a wrong target
+
+
+def test_die_games_need_the_roll_and_a_roll_with_no_move_passes_by_itself():
+    t = table("ez-gryb")
+    assert t.press(P(t, "G")).message == "roll the die first (ROLL)"
+    fb = t.roll(Loaded("G"))
+    assert fb.ok and fb.rolled and not fb.passed
+    assert t.press(P(t, "G")).ok
+    fb = t.roll(Loaded("G"))  # player 2 has no stone and G is taken: nothing fits
+    assert fb.passed and t.game.to_move == 0 and "no move" in fb.message
+
+
+def test_a_capture_needs_no_chore_when_the_player_pressed_both_nodes():
+    t = table("ez-gryb")
+    for face, node in (("G", "G"), ("R", "R")):
+        t.roll(Loaded(face))
+        t.press(P(t, node))
+    t.roll(Loaded("R"))
+    t.press(P(t, "G"))
+    assert t.press(P(t, "R")).ok
+    assert t.chores == ()
+
+
+def test_undo_shows_which_stones_to_put_back_and_waits_for_them():
+    t = table("ez-gryb")
+    for face, node in (("G", "G"), ("R", "R")):
+        t.roll(Loaded(face))
+        t.press(P(t, node))
+    t.roll(Loaded("R"))
+    t.press(P(t, "G"))
+    t.press(P(t, "R"))  # player 1 captures R
+    undone = t.undo()
+    assert [str(a) for a in undone] == ["G-R"]
+    assert t.game.roll == "R"  # the roll before the move stands: undo never re-rolls
+    kinds = {t.game.space.name(c.node): c.kind for c in t.chores}
+    assert kinds == {"G": PUT, "R": SWAP}
+    fb = t.press(P(t, "GG"))
+    assert not fb.ok and fb.message.startswith("first ")
+    assert t.roll(Loaded("G")).ok is False
+    t.press(P(t, "G"))
+    t.press(P(t, "R"))
+    assert t.chores == () and t.press(P(t, "G")).ok  # selection again
+
+
+def test_ok_passes_when_passing_is_all_that_is_left_and_refuses_otherwise():
+    t = table("drangles")
+    assert not t.ok().ok
+
+
+def test_chores_after_a_change_the_player_did_not_press():
+    t = table("ez-gryb")
+    t.roll(Loaded("G"))
+    t.press(P(t, "G"))
+    # Something the players did not do at the board (the phone, a computer player): the stone to lift blinks.
+    t.undo()
+    assert [(t.game.space.name(c.node), c.kind) for c in t.chores] == [("G", LIFT)]
+
+
+def test_table_state_for_the_page():
+    t = table("drangles")
+    t.press(P(t, "0"))
+    t.press(P(t, "0"))
+    data = t.to_dict()
+    assert data["picks"] == ["0"] and set(data["targets"]) == {"G", "R", "Y", "B"}
+    assert data["names"] == ["Player 1", "Player 2"]
+
+
+@pytest.mark.parametrize("game_id", ["ez-gryb", "drangles", "sumo-drangles"])
+def test_whole_random_games_through_presses_alone(game_id):
+    """Any legal action can be made by presses (and ROLL/OK), so the board alone plays a whole game."""
+    import random
+
+    from companion.die import Die
+    from companion.table import _presses
+
+    rng = random.Random(3)
+    die = Die(3)
+    t = table(game_id)
+    while not t.game.over:
+        if t.game.is_chance:
+            assert t.roll(die).ok
+            continue
+        legal = t.game.legal_actions()
+        action = rng.choice(legal)
+        presses = _presses(action)
+        if not presses:
+            assert t.ok().ok
+            continue
+        before = len(t.game.history)
+        for n in presses:
+            fb = t.press(n)
+            assert fb.ok, (str(action), fb.message)
+        if action.kind == "place" and t.picks == presses:  # entering through your own stone
+            assert t.ok().ok
+        assert len(t.game.history) > before
+        assert str(t.game.history[before][0]) == str(action)
+        assert t.chores == ()
