@@ -46,6 +46,7 @@ class Effects:
     gryb_started: float | None = None  # when the newest GRYB was formed
     ended: float | None = None  # when the game ended
     night: bool = False
+    code: tuple[str, ...] | None = None  # a pairing code being shown, one colour per top-level node
 
     def busy(self, now: float) -> bool:
         """Whether something is still moving (the runtime keeps drawing frames while it is)."""
@@ -121,6 +122,10 @@ def render(game: Game, table: Table, colours: list[RGB], effects: Effects, now: 
     if effects.flash is not None and now - effects.flash[1] < FLASH_SECONDS and effects.flash[0] is not None:
         lit[effects.flash[0]] = ALARM
 
+    if effects.code:
+        # Pairing: the four top-level nodes show the code's colours in the order G, R, Y, B.
+        for n, letter in zip(range(1, 5), effects.code):
+            lit[n] = BOARD_COLOURS[letter]
     picture.status = _status(game, colours, effects, now)
     if game.over and game.winners and effects.ended is not None:
         _sweep(game, lit, colours[game.winners[0]], now - effects.ended)

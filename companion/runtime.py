@@ -285,6 +285,12 @@ class Runtime:
         self._publish()
         return self._snapshot
 
+    def _do_show_code(self, code: str | None) -> None:
+        """Show a pairing code on the board (None hides it). The code never goes to the change feed."""
+        if code is not None and (len(code) != 4 or any(c not in "GRYB" for c in code)):
+            raise CommandError("a pairing code is four of G, R, Y, B")
+        self.effects.code = tuple(code) if code else None
+
     def _do_snapshot(self) -> dict:
         return self._snapshot
 

@@ -154,3 +154,21 @@ def test_watchdog_is_pinged_from_the_loop(make):
     pings = threading.Event()
     make(watchdog=pings.set, watchdog_every=0.05)
     assert pings.wait(5)
+
+
+def test_pairing_code_shows_on_the_top_level_nodes_and_not_in_the_feed(make):
+    frames = Frames()
+    rt = make(frame_sink=frames)
+    rt.call("show_code", "YBGR")
+    frames.pictures.clear()
+    rt.call("tick")
+    picture = frames.pictures[-1]
+    from companion.config import BOARD_COLOURS
+
+    assert [picture.nodes[n] for n in (1, 2, 3, 4)] == [BOARD_COLOURS[c] for c in "YBGR"]
+    assert "YBGR" not in str(rt.snapshot())
+    with pytest.raises(CommandError, match="four of G, R, Y, B"):
+        rt.call("show_code", "YBGX")
+    rt.call("show_code", None)
+    rt.call("tick")
+    assert frames.pictures[-1].nodes.get(1) != BOARD_COLOURS["Y"]
