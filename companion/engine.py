@@ -259,6 +259,16 @@ class Game:
         self._push(action)
         return action
 
+    def goto(self, ply: int) -> None:
+        """Undo or redo to the position after ``ply`` actions (0 is the start)."""
+        total = len(self.history) + len(self.redo_stack)
+        if not 0 <= ply <= total:
+            raise IllegalAction(f"there is no position {ply}: the record has {total} actions")
+        while len(self.history) > ply:
+            self.undo()
+        while len(self.history) < ply:
+            self.redo()
+
     def parse(self, text: str) -> Action:
         try:
             return Action.parse(text, self.space.depth, self.space.headless)

@@ -83,3 +83,31 @@ def test_illegal_actions_are_refused_with_a_reason_and_change_nothing(cls):
             assert err.value.reason and len(err.value.reason) < 200
             assert game.state_key() == before
         game.apply(rng.choice(game.legal_actions()))
+
+
+SHORT_GAMES = 1000
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("cls", GAMES, ids=lambda c: c.id)
+def test_a_thousand_short_games_undo_and_replay_exactly(cls):
+    """Many games cut short by a low turn limit: every opening, every early capture and removal."""
+    rng = random.Random(cls.id)
+    has_limit = any(o.name == "turn_limit" for o in cls.options)
+    for number in range(SHORT_GAMES):
+        players = cls.min_players + number % (cls.max_players - cls.min_players + 1)
+        options = {"turn_limit": rng.randint(10, 20)} if has_limit else {}
+        game = cls(players, **options)
+        keys = [game.state_key()]
+        while not game.over and len(keys) < 400:
+            game.push_legal(game.random_action(rng))
+            keys.append(game.state_key())
+        point = rng.randrange(len(keys))
+        game.goto(point)
+        assert game.state_key() == keys[point]
+        game.goto(len(keys) - 1)
+        assert game.state_key() == keys[-1]
+        replay = cls(players, **options)
+        for action, _ in game.history:
+            replay.apply(action)
+        assert replay.state_key() == keys[-1]

@@ -1,0 +1,61 @@
+"""Engine basics shared by every game: options, players, undo/redo to any point, the registry."""
+
+import pytest
+
+from companion.engine import IllegalAction, OptionError, UnknownGame, catalogue, find
+
+
+def test_goto_any_point_and_back():
+    game = find("drangles")()
+    script = ["0", "0-G", "0", "0-R", "G-GG", "0"]
+    keys = [game.state_key()]
+    for text in script:
+        game.apply(text)
+        keys.append(game.state_key())
+    game.goto(2)
+    assert game.state_key() == keys[2] and len(game.redo_stack) == 4
+    game.goto(6)
+    assert game.state_key() == keys[6]
+    game.goto(0)
+    assert game.state_key() == keys[0]
+    with pytest.raises(IllegalAction, match="there is no position 7"):
+        game.goto(7)
+
+
+def test_a_new_action_after_undo_drops_the_redo_line():
+    game = find("drangles")()
+    for text in ["0", "0-G"]:
+        game.apply(text)
+    game.undo()
+    game.apply("0-R")
+    assert game.redo_stack == []
+    with pytest.raises(IllegalAction, match="nothing to redo"):
+        game.redo()
+
+
+def test_nothing_to_undo():
+    with pytest.raises(IllegalAction, match="nothing to undo"):
+        find("ez-gryb")().undo()
+
+
+def test_options_are_checked_and_converted():
+    assert find("ez-gryb")(depth="5").settings["depth"] == 5
+    with pytest.raises(OptionError, match="option depth must be from 2 to 6, not 9"):
+        find("ez-gryb")(depth=9)
+    with pytest.raises(OptionError, match="whole number"):
+        find("ez-gryb")(depth="deep")
+    with pytest.raises(OptionError, match="has no option 'colour'"):
+        find("ez-gryb")(colour="red")
+    with pytest.raises(OptionError, match="for 2 players, not 5"):
+        find("ez-gryb")(5)
+
+
+def test_registry():
+    assert find("ez-gryb").name == "EZ GRYB"
+    with pytest.raises(UnknownGame, match="no game 'chess'"):
+        find("chess")
+    ids = [cls.id for cls in catalogue()]
+    assert len(ids) == len(set(ids))
+    for cls in catalogue():
+        described = cls.describe()
+        assert described["id"] == cls.id and described["summary"], cls.id
