@@ -1,0 +1,39 @@
+"""Logging that fits journald: one line per event, a syslog priority prefix, no timestamps of our own.
+
+journald reads a leading ``<N>`` as the line's priority (SyslogLevelPrefix=yes, its default), so
+``journalctl -p warning -u gryb-companion`` works; on a terminal the prefix is replaced by the level
+name. Messages never contain secrets: pairing codes and session keys are not logged anywhere.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+
+_PRIORITY = {logging.DEBUG: 7, logging.INFO: 6, logging.WARNING: 4, logging.ERROR: 3, logging.CRITICAL: 2}
+
+
+class JournalFormatter(logging.Formatter):
+    def __init__(self, journal: bool):
+        super().__init__()
+        self.journal = journal
+
+    def format(self, record: logging.LogRecord) -> str:
+        message = record.getMessage().replace("\n", " | ")
+        if record.exc_info:
+            message += " | " + self.formatException(record.exc_info).replace("\n", " | ")
+        if self.journal:
+            return f"<{_PRIORITY.get(record.levelno, 6)}>{record.name}: {message}"
+        return f"{record.levelname.lower():7} {record.name}: {message}"
+
+
+def setup(level: str = "info", stream=None) -> None:
+    stream = stream or sys.stderr
+    journal = bool(os.environ.get("JOURNAL_STREAM") or os.environ.get("INVOCATION_ID"))
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(JournalFormatter(journal))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(getattr(logging, level.upper(), logging.INFO))
+    logging.getLogger("waitress").setLevel(logging.WARNING)
