@@ -11,7 +11,7 @@ import json
 import sys
 
 from . import __version__
-from . import board_text, engine, gryb
+from . import ai, board_text, engine, gryb
 from .die import Die
 from . import node as nd
 from .node import NodeError
@@ -135,6 +135,11 @@ def _play(args) -> int:
     except (engine.UnknownGame, engine.OptionError) as err:
         raise UsageError(str(err.args[0] if err.args else err)) from None
     rolled = Die(args.seed)
+    seats = _ai_seats(args.ai, game.players)
+    thinker = random.Random(args.seed)
+
+    def computer_turn() -> bool:
+        return not game.over and not game.is_chance and game.to_move in seats
 
     def show(action) -> None:
         state = game.state_dict()
@@ -150,8 +155,23 @@ def _play(args) -> int:
         for _ in range(args.random):
             if game.over:
                 break
-            step(rolled.roll(game) if game.is_chance else chooser.choice(game.legal_actions()))
+            if game.is_chance:
+                step(rolled.roll(game))
+            elif computer_turn():
+                step(ai.search(game, seats[game.to_move], thinker).action)
+            else:
+                step(chooser.choice(game.legal_actions()))
         return EXIT_OK
+
+    def advance() -> None:
+        """Roll the die and play the computer seats until a human is to choose."""
+        while not game.over:
+            if game.is_chance:
+                step(rolled.roll(game))
+            elif computer_turn():
+                step(ai.search(game, seats[game.to_move], thinker).action)
+            else:
+                return
 
     for number, line in enumerate(sys.stdin, start=1):
         text = line.split("#", 1)[0].strip()
@@ -159,8 +179,10 @@ def _play(args) -> int:
             continue
         try:
             action = game.parse(text)
-            # The die and forced passes advance by themselves, so a script names only players' choices;
-            # an explicit roll or pass in the input is applied as written.
+            if action.kind != "roll":
+                advance()
+            # The die, forced passes and computer seats advance by themselves, so a script names only
+            # the human players' choices; an explicit roll or pass in the input is applied as written.
             while not game.over and action.kind not in ("roll", "pass"):
                 if game.is_chance:
                     step(rolled.roll(game))
@@ -169,10 +191,24 @@ def _play(args) -> int:
                 else:
                     break
             step(action)
+            advance()
         except engine.IllegalAction as err:
             print(f"gryb-companion: line {number}: {text}: {err.reason}", file=sys.stderr)
             return EXIT_BAD_INPUT
     return EXIT_OK
+
+
+def _ai_seats(pairs: list[str], players: int) -> dict[int, str]:
+    """--ai SEAT=LEVEL, seats counted from 1 as players call them."""
+    seats = {}
+    for pair in pairs:
+        seat, sep, lvl = pair.partition("=")
+        if not sep or not seat.isdigit() or not 1 <= int(seat) <= players:
+            raise UsageError(f"--ai takes SEAT=LEVEL with SEAT from 1 to {players}, not {pair!r}")
+        if lvl not in ai.LEVELS:
+            raise UsageError(f"--ai {pair}: no level {lvl!r}; levels: {', '.join(ai.LEVELS)}")
+        seats[int(seat) - 1] = lvl
+    return seats
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -214,6 +250,8 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--seed", type=int, help="seed the die (and the random player) for a repeatable game")
     play.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a game option")
     play.add_argument("--random", type=int, metavar="N", help="play N random legal actions instead of stdin")
+    play.add_argument("--ai", action="append", default=[], metavar="SEAT=LEVEL",
+                      help="a computer player in seat SEAT (1..4): easy, medium or hard")
     play.set_defaults(run=_play)
 
     board = commands.add_parser("board", help="print the board as the bandanna lays it out")

@@ -16,6 +16,7 @@ A game subclass sets class metadata, its :class:`Option` s, and overrides the ho
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, ClassVar, Iterable
 
@@ -251,6 +252,57 @@ class Game:
         return action
 
     pop = undo
+
+    def retract(self) -> None:
+        """Undo the last action without keeping it for redo (search walks back and forth with this)."""
+        _, snapshot = self.history.pop()
+        self._restore(snapshot)
+
+    def copy(self) -> Game:
+        """An independent game in the same position (history included), cheap enough for search."""
+        twin = object.__new__(type(self))
+        twin.__dict__.update(self.__dict__)
+        twin.history = list(self.history)
+        twin.redo_stack = list(self.redo_stack)
+        twin.settings = dict(self.settings)
+        return twin
+
+    def evaluate(self) -> list[float]:
+        """How well each player stands, 0..1 each (search uses it where a playout stops before the end).
+        The default reads the scores; games with a better sense of progress MAY override."""
+        if self.over:
+            return self.outcome()
+        total = sum(self.scores)
+        if total <= 0:
+            return [1.0 / self.players] * self.players
+        return [s / total for s in self.scores]
+
+    def quadrangle_race(self) -> list[float]:
+        """An evaluation for games won by covering a quadrangle: how close each player is to one they
+        can still complete (no opponent stone in it), deeper quadrangles worth a little more."""
+        if self.over:
+            return self.outcome()
+        occupied = self.occupied
+        best = []
+        for mine in self.stones:
+            theirs = occupied & ~mine
+            top = 0.0
+            for q in self.space.quadrangles:
+                if not q & theirs:
+                    have = (q & mine).bit_count()
+                    if have > top:
+                        top = have
+            best.append(top)
+        weights = [math.exp(1.5 * b) for b in best]
+        total = sum(weights)
+        return [w / total for w in weights]
+
+    def outcome(self) -> list[float]:
+        """1 shared among the winners; a draw shares it among everyone."""
+        if not self.winners:
+            return [1.0 / self.players] * self.players
+        share = 1.0 / len(self.winners)
+        return [share if p in self.winners else 0.0 for p in range(self.players)]
 
     def redo(self) -> Action:
         if not self.redo_stack:

@@ -141,6 +141,10 @@ class GameSpace:
             c: mask_of(n for n in self.nodes if nd.focus(n) == c) for c in COLOURS
         }
         self.bottom: Bitboard = self.level_masks[depth]
+        # The four nodes round each node that has children: every quadrangle of the board.
+        self.quadrangles: tuple[Bitboard, ...] = tuple(
+            0b1111 << (4 * n + 1) for n in range(nd.count(depth - 1))
+        )
         self.top: Bitboard = self.level_masks[1]
         self._targets: dict[MoveKind, tuple[tuple[Node, ...], ...]] = {}
         self._masks: dict[MoveKind, tuple[Bitboard, ...]] = {}

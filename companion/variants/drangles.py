@@ -27,6 +27,9 @@ class DranglesBase(Game):
     # The stone that passed through an occupied node with the first move of the turn, if any.
     extra_fields = ("transit",)
 
+    def evaluate(self) -> list[float]:
+        return self.quadrangle_race()
+
     def setup(self) -> None:
         self.in_hand = (self.settings["stones"],) * self.players
         self.transit = None

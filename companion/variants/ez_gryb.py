@@ -25,6 +25,9 @@ class EZGryb(Game):
     die = COLOUR_DIE
     options = (DEPTH, STONES, TURN_LIMIT)
 
+    def evaluate(self) -> list[float]:
+        return self.quadrangle_race()
+
     def setup(self) -> None:
         self.in_hand = (self.settings["stones"],) * self.players
 

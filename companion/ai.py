@@ -1,0 +1,162 @@
+"""Computer players and hints: Monte Carlo tree search over the engine, for every game.
+
+One general search works through ``legal_actions()`` / ``push_legal`` / ``retract`` only, so every game
+of the catalogue gets a computer player without code of its own. Details that matter:
+
+- Chance is handled by chance nodes: where the die is to be rolled the tree branches on each face,
+  visited as often as the die would show it (sampled uniformly), so the search never "chooses" a roll.
+- Several players: every tree node keeps the value for the player who moved into it (max^n), so
+  three- and four-player games are searched like two-player ones.
+- Playouts are random but short; where one stops before the end, ``game.evaluate()`` says how each
+  player stands (games with a better sense of progress than their scores override it).
+- The search stops at its time budget or iteration budget, whichever comes first; it never touches
+  the game it is given (it works on a copy), so it can run on its own thread beside the runtime.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+from .action import Action
+from .engine import Game
+
+
+@dataclass(frozen=True)
+class Level:
+    name: str
+    iterations: int  # upper bound on tree iterations
+    seconds: float  # time budget
+    playout: int  # plies of a random playout before evaluating
+    exploration: float = 1.0
+
+
+LEVELS = {
+    "easy": Level("easy", iterations=40, seconds=0.05, playout=8),
+    "medium": Level("medium", iterations=300, seconds=0.12, playout=16),
+    "hard": Level("hard", iterations=100000, seconds=0.25, playout=24),
+}
+
+
+class LevelError(ValueError):
+    pass
+
+
+def level(name: str) -> Level:
+    try:
+        return LEVELS[name]
+    except KeyError:
+        raise LevelError(f"no level {name!r}; levels: {', '.join(LEVELS)}") from None
+
+
+class _Node:
+    __slots__ = ("action", "parent", "mover", "children", "untried", "visits", "value", "chance")
+
+    def __init__(self, action: Action | None, parent: _Node | None, mover: int | None):
+        self.action = action
+        self.parent = parent
+        self.mover = mover  # the player who made ``action`` (None for rolls and the root)
+        self.children: dict[Action, _Node] = {}
+        self.untried: list[Action] | None = None
+        self.visits = 0
+        self.value = 0.0
+        self.chance = False
+
+
+@dataclass
+class Result:
+    action: Action
+    iterations: int
+    seconds: float
+    visits: dict[str, int]
+
+
+def search(game: Game, lvl: Level | str = "medium", rng: random.Random | None = None,
+           clock: Callable[[], float] = time.perf_counter) -> Result:
+    """The action a computer player at ``lvl`` would take for the side to move."""
+    lvl = level(lvl) if isinstance(lvl, str) else lvl
+    rng = rng or random.Random()
+    start = clock()
+    legal = game.legal_actions()
+    if not legal:
+        raise ValueError("the game is over: no action to choose")
+    if len(legal) == 1 or game.is_chance:
+        return Result(legal[0] if len(legal) == 1 else rng.choice(legal), 0, clock() - start, {})
+    board = game.copy()
+    board.redo_stack = []
+    root = _Node(None, None, None)
+    deadline = start + lvl.seconds
+    iterations = 0
+    while iterations < lvl.iterations and (iterations % 8 or clock() < deadline):
+        _iterate(board, root, lvl, rng)
+        iterations += 1
+    best = max(root.children.values(), key=lambda n: (n.visits, n.value))
+    visits = {str(a): n.visits for a, n in root.children.items()}
+    return Result(best.action, iterations, clock() - start, visits)
+
+
+def _iterate(board: Game, root: _Node, lvl: Level, rng: random.Random) -> None:
+    node = root
+    depth = 0
+    # Selection and expansion.
+    while not board.over:
+        if node.untried is None:
+            node.chance = board.is_chance
+            node.untried = [] if node.chance else board.legal_actions()
+            rng.shuffle(node.untried)
+        if node.chance:
+            face = board.random_action(rng)
+            child = node.children.get(face)
+            if child is None:
+                child = node.children[face] = _Node(face, node, None)
+            board.push_legal(face)
+            depth += 1
+            node = child
+            if child.visits == 0:
+                break
+            continue
+        if node.untried:
+            action = node.untried.pop()
+            mover = board.to_move
+            board.push_legal(action)
+            depth += 1
+            child = node.children[action] = _Node(action, node, mover)
+            node = child
+            break
+        node = _select(node, lvl.exploration)
+        board.push_legal(node.action)
+        depth += 1
+    # Playout.
+    played = 0
+    while not board.over and played < lvl.playout:
+        board.push_legal(board.random_action(rng))
+        played += 1
+    reward = board.evaluate()
+    for _ in range(played + depth):
+        board.retract()
+    # Backpropagation.
+    while node is not None:
+        node.visits += 1
+        if node.mover is not None:
+            node.value += reward[node.mover]
+        node = node.parent
+
+
+def _select(node: _Node, c: float) -> _Node:
+    log_n = math.log(node.visits + 1)
+    best, best_score = None, -1.0
+    for child in node.children.values():
+        if child.visits == 0:
+            return child
+        score = child.value / child.visits + c * math.sqrt(log_n / child.visits)
+        if score > best_score:
+            best, best_score = child, score
+    return best
+
+
+def hint(game: Game, rng: random.Random | None = None) -> Action:
+    """What a good player would do: the hard level's choice for the side to move."""
+    return search(game, "hard", rng).action
