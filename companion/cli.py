@@ -163,10 +163,11 @@ def _play(args) -> int:
                 step(chooser.choice(game.legal_actions()))
         return EXIT_OK
 
-    def advance() -> None:
-        """Roll the die and play the computer seats until a human is to choose."""
+    def advance(for_humans: bool) -> None:
+        """Play the computer seats (rolling for them) until a human is to choose; roll for a human too
+        only when the script's next line is a choice rather than a roll."""
         while not game.over:
-            if game.is_chance:
+            if game.is_chance and (for_humans or game.to_move in seats):
                 step(rolled.roll(game))
             elif computer_turn():
                 step(ai.search(game, seats[game.to_move], thinker).action)
@@ -180,7 +181,7 @@ def _play(args) -> int:
         try:
             action = game.parse(text)
             if action.kind != "roll":
-                advance()
+                advance(for_humans=True)
             # The die, forced passes and computer seats advance by themselves, so a script names only
             # the human players' choices; an explicit roll or pass in the input is applied as written.
             while not game.over and action.kind not in ("roll", "pass"):
@@ -191,7 +192,7 @@ def _play(args) -> int:
                 else:
                     break
             step(action)
-            advance()
+            advance(for_humans=False)
         except engine.IllegalAction as err:
             print(f"gryb-companion: line {number}: {text}: {err.reason}", file=sys.stderr)
             return EXIT_BAD_INPUT
