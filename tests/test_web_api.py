@@ -1,0 +1,326 @@
+"""The web API and its safety measures, through Flask's test client against a real Runtime."""
+
+import os
+import stat
+
+import pytest
+
+from companion.config import Config
+from companion.store import Store
+from companion.runtime import Runtime
+from web import create_app
+from web.testing import LoadedDie, pair
+
+
+@pytest.fixture
+def rt(tmp_path):
+    runtime = Runtime(Config(), Store(tmp_path / "gryb.db"), die=LoadedDie("G"))
+    runtime.start()
+    yield runtime
+    runtime.stop()
+    runtime.store.close()
+
+
+@pytest.fixture
+def app(rt, tmp_path):
+    return create_app(rt, Config(), state_dir=tmp_path / "state")
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+@pytest.fixture
+def paired(client, rt):
+    token = pair(client, rt)
+    client.environ_base["HTTP_X_CSRF_TOKEN"] = token
+    return client
+
+
+def unchanged(rt, before):
+    after = rt.call("snapshot")
+    return after["version"] == before["version"] and after["state"] == before["state"]
+
+
+# -- watching is open ------------------------------------------------------------------------------
+
+def test_anyone_may_watch(client, rt):
+    for path in ["/", "/games", "/history", "/settings", "/api/state", "/api/games", "/api/history",
+                 "/api/series", "/api/settings", "/api/status", "/api/openapi.json", "/board/4.svg"]:
+        assert client.get(path).status_code == 200, path
+    state = client.get("/api/state").get_json()
+    assert state["game"]["id"] == "ez-gryb" and "legal" not in state
+
+
+def test_status_defaults_to_the_simulator_and_uses_a_provider(rt, tmp_path):
+    assert create_app(rt, Config(), state_dir=tmp_path).test_client().get("/api/status").get_json()["mode"] == "simulator"
+    provided = {"serial": "connected /dev/ttyACM0", "heartbeat_age": 0.4, "leds": "ws281x"}
+    app = create_app(rt, Config(), state_dir=tmp_path, status_provider=lambda: provided)
+    assert app.test_client().get("/api/status").get_json() == provided | {"mode": "hardware"}
+    broken = create_app(rt, Config(), state_dir=tmp_path, status_provider=lambda: 1 / 0).test_client()
+    assert broken.get("/settings").status_code == 200
+
+
+# -- pairing ---------------------------------------------------------------------------------------
+
+def test_changes_need_pairing(client, rt):
+    before = rt.call("snapshot")
+    for path, body in [("/api/roll", {}), ("/api/press", {"node": "0"}), ("/api/undo", {}), ("/api/ok", {}),
+                       ("/api/act", {"action": "G"}), ("/api/games/new", {"game": "drangles"}),
+                       ("/api/settings", {"night": True}), ("/api/unpair", {})]:
+        r = client.post(path, json=body)
+        assert r.status_code == 401, path
+    assert unchanged(rt, before)
+
+
+def test_pairing_shows_the_code_on_the_board_only(client, rt, caplog):
+    caplog.set_level("DEBUG")
+    r = client.post("/api/pair/start", json={})
+    assert r.status_code == 200 and "code" not in r.get_json()
+    code = "".join(rt.effects.code)
+    assert len(code) == 4 and set(code) <= set("GRYB")
+    assert code not in rt.snapshot().__repr__() or code not in str(rt.snapshot()["table"])
+    r = client.post("/api/pair", json={"code": code})
+    assert r.status_code == 200 and r.get_json()["paired"]
+    assert rt.call("snapshot") and rt.effects.code is None  # hidden once used
+    assert code not in caplog.text
+    cookie = r.headers["Set-Cookie"]
+    assert "HttpOnly" in cookie and "SameSite=Strict" in cookie and "Secure" not in cookie
+
+
+def test_a_code_is_single_use_and_dies_after_three_wrong_guesses(client, rt, app):
+    client.post("/api/pair/start", json={})
+    code = "".join(rt.effects.code)
+    assert client.post("/api/pair", json={"code": code}).status_code == 200
+    other = app.test_client(); other.environ_base["REMOTE_ADDR"] = "10.0.0.8"
+    assert other.post("/api/pair", json={"code": code}).status_code == 403  # used
+    other.post("/api/pair/start", json={})
+    code = "".join(rt.effects.code)
+    wrong = next(c for c in ("GGGG", "RRRR") if c != code)
+    assert other.post("/api/pair", json={"code": wrong}).status_code == 403
+    assert other.post("/api/pair", json={"code": wrong}).status_code == 403
+    third = app.test_client(); third.environ_base["REMOTE_ADDR"] = "10.0.0.9"
+    assert third.post("/api/pair", json={"code": wrong}).status_code == 403
+    assert third.post("/api/pair", json={"code": code}).status_code == 403  # dead after three wrong
+    assert rt.call("snapshot") and rt.effects.code is None
+
+
+def test_a_code_expires(client, rt, app):
+    client.post("/api/pair/start", json={})
+    code = "".join(rt.effects.code)
+    holder = app.extensions["gryb-pair-code"]
+    holder._expires -= 121
+    assert client.post("/api/pair", json={"code": code}).status_code == 403
+
+
+def test_pairing_is_rate_limited_per_address(app, rt):
+    a = app.test_client(); a.environ_base["REMOTE_ADDR"] = "192.168.1.20"
+    codes = [a.post("/api/pair", json={"code": "GGGG"}).status_code for _ in range(6)]
+    assert codes[:5].count(429) == 0 and codes[5] == 429
+    r = a.post("/api/pair/start", json={})
+    assert r.status_code == 429 and int(r.headers["Retry-After"]) > 0
+    b = app.test_client(); b.environ_base["REMOTE_ADDR"] = "192.168.1.21"
+    assert b.post("/api/pair/start", json={}).status_code == 200
+
+
+def test_bad_codes_are_400(client):
+    for body in [{}, {"code": 1234}, {"code": "GRY"}, {"code": "grby"}, {"code": "GRYBG"}, {"code": None}]:
+        assert client.post("/api/pair", json=body).status_code == 400
+
+
+def test_forget_this_phone_and_forget_all(paired, app, rt):
+    other = app.test_client()
+    other.environ_base["HTTP_X_CSRF_TOKEN"] = pair(other, rt)
+    assert paired.post("/api/unpair", json={}).status_code == 200
+    assert paired.post("/api/roll").status_code == 401
+    assert other.post("/api/pair/forget-all").status_code == 200
+    assert other.post("/api/roll").status_code == 401
+
+
+# -- CSRF and origin -------------------------------------------------------------------------------
+
+def test_csrf_token_is_required_and_must_match(paired, rt):
+    before = rt.call("snapshot")
+    assert paired.post("/api/roll", headers={"X-CSRF-Token": ""}).status_code == 403
+    assert paired.post("/api/roll", headers={"X-CSRF-Token": "forged"}).status_code == 403
+    assert unchanged(rt, before)
+    assert paired.post("/api/roll").status_code == 200
+
+
+def test_cross_origin_and_cross_site_posts_are_refused(paired, rt):
+    before = rt.call("snapshot")
+    for headers in [{"Origin": "http://evil.example"}, {"Origin": "null"}, {"Origin": "http://localhost:9999"},
+                    {"Sec-Fetch-Site": "cross-site"}, {"Sec-Fetch-Site": "same-site"}]:
+        assert paired.post("/api/roll", headers=headers).status_code == 403, headers
+    assert paired.post("/api/roll", headers={"Host": "gryb.evil.example"}).status_code == 403  # DNS rebinding
+    assert unchanged(rt, before)
+    assert paired.post("/api/roll", headers={"Origin": "http://localhost", "Sec-Fetch-Site": "same-origin"}).status_code == 200
+
+
+def test_only_json_bodies_and_small_ones(paired, rt):
+    before = rt.call("snapshot")
+    r = paired.post("/api/press", data="node=0", content_type="application/x-www-form-urlencoded")
+    assert r.status_code == 415
+    assert paired.post("/api/press", data='{"node": "0"}', content_type="text/plain").status_code == 415
+    assert paired.post("/api/press", data="{nope", content_type="application/json").status_code == 400
+    assert paired.post("/api/press", data="[1]", content_type="application/json").status_code == 400
+    big = '{"node": "' + "G" * 20000 + '"}'
+    assert paired.post("/api/press", data=big, content_type="application/json").status_code == 413
+    assert unchanged(rt, before)
+
+
+# -- secret key and headers ------------------------------------------------------------------------
+
+def test_secret_key_made_once_with_mode_0600_and_reused(rt, tmp_path, client):
+    state = tmp_path / "keys"
+    first = create_app(rt, Config(), state_dir=state)
+    key = state / "web-secret.key"
+    assert stat.S_IMODE(os.stat(key).st_mode) == 0o600
+    second = create_app(rt, Config(), state_dir=state)
+    assert first.secret_key == second.secret_key and len(first.secret_key) >= 32
+    c1 = first.test_client()
+    token = pair(c1, rt)
+    c2 = second.test_client()  # "after a restart": the same cookie still works
+    c2.set_cookie("gryb_session", c1.get_cookie("gryb_session").value)
+    assert c2.post("/api/roll", headers={"X-CSRF-Token": token}).status_code == 200
+
+
+def test_security_headers_on_every_response(client):
+    for path in ["/", "/api/state", "/static/style.css", "/api/nope", "/nope"]:
+        h = client.get(path).headers
+        csp = h["Content-Security-Policy"]
+        assert "script-src 'self'" in csp and "style-src 'self'" in csp and "unsafe-inline" not in csp
+        assert "frame-ancestors 'none'" in csp
+        assert h["X-Content-Type-Options"] == "nosniff" and h["Referrer-Policy"] == "no-referrer"
+        assert h["X-Frame-Options"] == "DENY" and "camera=()" in h["Permissions-Policy"]
+
+
+def test_pages_have_no_inline_script_or_style(client):
+    import re
+    for path in ["/", "/games", "/history", "/settings"]:
+        html = client.get(path).get_data(as_text=True)
+        assert " style=" not in html and "<style" not in html
+        for tag in re.findall(r"<script[^>]*>", html):
+            assert 'src="' in tag or 'type="application/json"' in tag, tag
+
+
+# -- playing through the API -----------------------------------------------------------------------
+
+def test_roll_press_undo_through_the_api(paired, rt):
+    r = paired.post("/api/roll").get_json()
+    assert r["ok"] and r["state"]["state"]["die"] == "G"
+    r = paired.post("/api/press", json={"node": "G"}).get_json()
+    assert r["ok"] and r["state"]["state"]["stones"]["G"]["player"] == 0
+    r = paired.post("/api/undo").get_json()
+    assert r["ok"] and r["state"]["state"]["stones"] == {}
+
+
+def test_a_refused_move_is_200_with_the_reason(paired, rt):
+    paired.post("/api/roll")
+    r = paired.post("/api/press", json={"node": "R"}).get_json()
+    assert r["ok"] is False and r["message"]
+    assert paired.post("/api/press", json={"node": "GGGGG"}).status_code == 400
+    assert paired.post("/api/press", json={"node": 3}).status_code == 400
+
+
+def test_sim_input_takes_the_taps(rt, tmp_path):
+    taps = []
+
+    class Sim:
+        def tap(self, name):
+            taps.append(name)
+
+    app = create_app(rt, Config(), sim_input=Sim(), state_dir=tmp_path)
+    c = app.test_client()
+    c.environ_base["HTTP_X_CSRF_TOKEN"] = pair(c, rt)
+    before = rt.call("snapshot")
+    assert c.post("/api/press", json={"node": "RG"}).get_json()["via"] == "board"
+    assert taps == ["RG"] and unchanged(rt, before)
+
+
+def test_sim_shows_the_code_to_a_loopback_page_only(rt, tmp_path):
+    class Sim:
+        def tap(self, name):
+            pass
+
+    app = create_app(rt, Config(), sim_input=Sim(), state_dir=tmp_path)
+    local = app.test_client(); local.environ_base["REMOTE_ADDR"] = "127.0.0.1"
+    assert local.post("/api/pair/start").get_json()["code"] == "".join(rt.effects.code)
+    remote = app.test_client(); remote.environ_base["REMOTE_ADDR"] = "192.168.1.5"
+    assert "code" not in remote.post("/api/pair/start").get_json()
+
+
+def test_new_game_with_names_options_and_a_series(paired, rt):
+    body = {"game": "drangles", "players": 2, "options": {"stones": 12}, "names": ["Ann", " Bo  b "],
+            "seats": ["human", "human"], "series": {"method": "points", "target": 8}}
+    r = paired.post("/api/games/new", json=body)
+    assert r.status_code == 200, r.get_json()
+    s = rt.call("snapshot")
+    assert s["game"]["id"] == "drangles" and s["game"]["settings"]["stones"] == 12
+    assert s["table"]["names"] == ["Ann", "Bo b"] and s["series"]["method"] == "points"
+    assert paired.get("/api/series").get_json()["series"]["target"] == 8
+    before = rt.call("snapshot")
+    for bad in [{"game": "chess"}, {"game": "drangles", "players": 5}, {"game": "drangles", "options": {"x": 1}},
+                {"game": "drangles", "options": {"stones": 1}}, {"game": "drangles", "seats": ["computer", "human"]},
+                {"game": "drangles", "series": {"method": "games", "target": 0}}, {"game": "drangles", "names": "Ann"},
+                {"game": "drangles", "players": True}]:
+        assert paired.post("/api/games/new", json=bad).status_code == 400, bad
+    assert unchanged(rt, before)
+
+
+def test_settings(paired, rt):
+    assert paired.post("/api/settings", json={"brightness": 0.3, "night": True}).status_code == 200
+    assert rt.snapshot()["settings"] | {} == {"brightness": 0.3, "night": True, "menu": False}
+    for bad in [{}, {"brightness": 2}, {"brightness": "1"}, {"night": "yes"}, {"volume": 1}, {"brightness": True}]:
+        assert paired.post("/api/settings", json=bad).status_code == 400, bad
+
+
+def test_history_replay_and_export(paired, rt):
+    rt.die = LoadedDie("GRYB")  # a game of this small board ends after some 30 actions
+    paired.post("/api/games/new", json={"game": "ez-gryb", "options": {"depth": 2, "stones": 4}})
+    game_id = rt.snapshot()["game_id"]
+    for _ in range(400):
+        s = rt.call("snapshot")
+        if s["state"]["over"]:
+            break
+        if s["table"]["chores"]:
+            paired.post("/api/press", json={"node": s["table"]["chores"][0]["node"]})
+        elif s["state"]["awaiting_roll"]:
+            paired.post("/api/roll")
+        elif s["legal"]:
+            paired.post("/api/act", json={"action": s["legal"][0]})
+    assert rt.snapshot()["state"]["over"]
+    games = paired.get("/api/history").get_json()["games"]
+    assert games[0]["id"] == game_id
+    record = paired.get(f"/api/history/{game_id}").get_json()
+    n = len(record["actions"])
+    assert record["ply"] == n and record["state"]["over"]
+    assert paired.get(f"/api/history/{game_id}?ply=0").get_json()["state"]["stones"] == {}
+    assert paired.get(f"/api/history/{game_id}?ply={n + 1}").status_code == 400
+    text = paired.get(f"/api/history/{game_id}/record.txt")
+    assert text.status_code == 200 and "attachment" in text.headers["Content-Disposition"]
+    assert '[Game "ez-gryb"]' in text.get_data(as_text=True)
+    js = paired.get(f"/api/history/{game_id}/record.json").get_json()
+    assert js["actions"] == record["actions"]
+    assert paired.get(f"/history/{game_id}").status_code == 200
+    assert paired.get("/history").status_code == 200
+    assert paired.get("/api/history/999").status_code == 404
+
+
+def test_openapi_document_lists_every_api_route(app):
+    doc = app.test_client().get("/api/openapi.json").get_json()
+    assert doc["openapi"].startswith("3.1")
+    documented = set()
+    for path, ops in doc["paths"].items():
+        for method in ops:
+            documented.add((method.upper(), path.replace("{", "<").replace("}", ">")))
+    for rule in app.url_map.iter_rules():
+        if not rule.rule.startswith("/api/"):
+            continue
+        path = rule.rule.replace("<int:", "<").replace("<fmt>", "")
+        for method in rule.methods - {"HEAD", "OPTIONS"}:
+            if rule.rule.endswith("record.<fmt>"):
+                assert (method, path.replace("record.", "record.txt")) in documented
+                continue
+            assert (method, path) in documented, (method, rule.rule)

@@ -1,0 +1,62 @@
+"""The phone web page: a Flask app factory, one blueprint per feature, served by waitress.
+
+    create_app(runtime, config, sim_input=None, state_dir=None, status_provider=None)
+
+Views are thin: they check the request and call the runtime (``runtime.call(name, ...)``), which
+owns the game. Anyone on the LAN may watch (GET); anything that changes the game or the settings
+needs a paired session and a CSRF token (see :mod:`web.security`). The page updates itself from
+the Server-Sent Events feed at ``/api/events`` (:mod:`web.events`).
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any, Callable
+
+from flask import Flask
+
+__all__ = ["create_app"]
+
+
+class WebState:
+    """What the blueprints share: the runtime, the optional simulator input, status and a stop flag."""
+
+    def __init__(self, runtime, config, sim_input, state_dir: Path, status_provider):
+        self.runtime = runtime
+        self.config = config
+        self.sim_input = sim_input
+        self.state_dir = state_dir
+        self.status_provider = status_provider
+        self.stopping = threading.Event()  # set at shutdown: every open SSE stream ends within a second
+
+    def status(self) -> dict:
+        if self.status_provider is None:
+            return {"mode": "simulator", "serial": "simulator", "heartbeat_age": None, "leds": "simulator"}
+        try:
+            status = dict(self.status_provider())
+        except Exception as err:  # a broken driver must not take the settings page down
+            return {"mode": "unknown", "error": f"status unavailable: {type(err).__name__}"}
+        status.setdefault("mode", "hardware")
+        return status
+
+
+def create_app(runtime, config, sim_input=None, state_dir: str | Path | None = None,
+               status_provider: Callable[[], dict[str, Any]] | None = None) -> Flask:
+    """Build the web app around a started :class:`companion.runtime.Runtime`.
+
+    ``sim_input`` (the simulator) has ``tap(node_name)``: a tap on the virtual board presses that
+    node through the emulated MCU; without it a tap calls the runtime's ``press``.
+    ``state_dir`` keeps the session secret (default: the configured state directory).
+    ``status_provider`` returns the hardware status shown on the settings page.
+    """
+    app = Flask(__name__)
+    state_dir = Path(state_dir) if state_dir is not None else config.state.path()
+    app.extensions["gryb"] = WebState(runtime, config, sim_input, state_dir, status_provider)
+
+    from . import board, events, games, history, openapi, pairing, play, security, settings
+
+    security.init_app(app, state_dir)
+    for module in (play, events, pairing, games, history, settings, board, openapi):
+        app.register_blueprint(module.bp)
+    return app

@@ -1,0 +1,84 @@
+"""Choosing a game: the catalogue, its options, players and names, a series; POST starts it."""
+
+from __future__ import annotations
+
+from flask import Blueprint, jsonify, render_template
+
+from companion.engine import catalogue
+from companion.series import METHODS, PRESETS
+
+from .play import _call, compact
+from .security import body, paired, refuse, web
+
+bp = Blueprint("games", __name__)
+
+MAX_NAME = 24
+
+
+def games() -> list[dict]:
+    return [cls.describe() for cls in catalogue()]
+
+
+def presets() -> list[dict]:
+    return [{"id": p.id, "name": p.name, "method": p.method, "target": p.target, "source": p.source}
+            for p in PRESETS.values()]
+
+
+def _seats(config) -> list[dict]:
+    return [{"seat": i, "colour": config.players.colours[i], "name": config.players.names[i]} for i in range(4)]
+
+
+@bp.get("/games")
+def choose():
+    return render_template("games.html", games=games(), presets=presets(), methods=METHODS,
+                           seats=_seats(web().config), current=web().runtime.snapshot()["game"]["id"])
+
+
+@bp.get("/api/games")
+def list_games():
+    return jsonify(games=games(), presets=presets(), methods=list(METHODS), seats=_seats(web().config))
+
+
+def _check_new_game(data: dict):
+    by_id = {g["id"]: g for g in games()}
+    game_id = data.get("game")
+    if not isinstance(game_id, str) or game_id not in by_id:
+        refuse(400, "choose a game from /api/games")
+    info = by_id[game_id]
+    players = data.get("players", info["players"]["min"])
+    if isinstance(players, bool) or not isinstance(players, int) or not (
+            info["players"]["min"] <= players <= info["players"]["max"]):
+        refuse(400, f"{info['name']} is for {info['players']['min']} to {info['players']['max']} players")
+    options = data.get("options", {})
+    if not isinstance(options, dict):
+        refuse(400, "options is an object of option name to value")
+    known = {o["name"]: o for o in info["options"]}
+    for key, value in options.items():
+        if key not in known:
+            refuse(400, f"{info['name']} has no option {key!r}")
+        if not isinstance(value, (bool, int, str)) or isinstance(value, str) and len(value) > 100:
+            refuse(400, f"option {key} has a value of the wrong type")
+    names = data.get("names", [])
+    if not isinstance(names, list) or len(names) > players or not all(isinstance(n, str) for n in names):
+        refuse(400, "names is a list of text, one for each player")
+    names = [" ".join(n.split())[:MAX_NAME] for n in names]
+    seats = data.get("seats", ["human"] * players)
+    if not isinstance(seats, list) or any(s != "human" for s in seats):
+        refuse(400, "computer players are coming; for now every seat is human")
+    series = data.get("series")
+    if series is not None:
+        if not isinstance(series, dict) or series.get("method") not in METHODS:
+            refuse(400, f"series is null or {{\"method\": one of {', '.join(METHODS)}, \"target\": n}}")
+        target = series.get("target")
+        if isinstance(target, bool) or not isinstance(target, int) or not 1 <= target <= 10000:
+            refuse(400, "the series target is a whole number from 1 to 10000")
+        series = {"method": series["method"], "target": target}
+    return game_id, players, options, names, series
+
+
+@bp.post("/api/games/new")
+@paired
+def new_game():
+    game_id, players, options, names, series = _check_new_game(body())
+    snapshot = _call("new_game", game_id, players, options, names, series)
+    return jsonify(ok=True, message=f"new game: {snapshot['game']['name']}", state=compact(snapshot))

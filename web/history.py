@@ -1,0 +1,132 @@
+"""Series standings, finished games, a replay view that steps through a record, record export.
+
+Reads go through a read-only SQLite connection per web thread (WAL lets them run beside the
+runtime's writes), never through the runtime's own connection.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from pathlib import Path
+
+from flask import Blueprint, Response, jsonify, render_template, request
+
+from companion.record import GameRecord
+from companion.store import Store
+
+from .board import board_svg
+from .security import refuse, web
+
+bp = Blueprint("history", __name__)
+_local = threading.local()
+
+
+class _Reader(Store):
+    """The store's queries on a read-only connection of this thread."""
+
+    def __init__(self, path: Path):  # noqa: super().__init__ would create and check the schema
+        self.path = Path(path)
+        self.db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
+
+
+def reader() -> Store:
+    path = web().runtime.store.path
+    cached = getattr(_local, "reader", None)
+    if cached is None or cached.path != path:
+        _local.reader = cached = _Reader(path)
+    return cached
+
+
+def _row_dict(row) -> dict:
+    return {"id": row.id, "game": row.game, "players": row.players, "options": row.options, "names": row.names,
+            "series_id": row.series_id, "started": row.started, "finished": row.finished, "result": row.result}
+
+
+def _record(game_id: int):
+    store = reader()
+    row = store.game_row(game_id)
+    if row is None:
+        refuse(404, f"no game {game_id}")
+    try:
+        game = store.replay(row)
+    except ValueError as err:
+        refuse(409, f"game {game_id} cannot be replayed: {err}")
+    return row, GameRecord.of(game, row.seed)
+
+
+def _series(series_id: int) -> dict | None:
+    store = reader()
+    data = store.series(series_id)
+    if data is None:
+        return None
+    games = [_row_dict(r) for r in store.games_of_series(series_id)]
+    names = games[0]["names"] if games else []
+    return data | {"id": series_id, "games_played": games, "names": names}
+
+
+@bp.get("/history")
+def history_page():
+    snapshot = web().runtime.snapshot()
+    series = snapshot.get("series")
+    current = _series(series["id"]) if series and series.get("id") is not None else None
+    return render_template("history.html", games=[_row_dict(r) for r in reader().finished_games(50)],
+                           series=current, colours=web().config.players.colours)
+
+
+@bp.get("/history/<int:game_id>")
+def replay_page(game_id: int):
+    row, record = _record(game_id)
+    depth = int(record.options.get("depth", 4))
+    return render_template("replay.html", row=_row_dict(row), record=record, board=board_svg(depth))
+
+
+@bp.get("/api/history")
+def list_history():
+    limit = request.args.get("limit", 50, type=int)
+    if limit is None or not 1 <= limit <= 500:
+        refuse(400, "limit is a whole number from 1 to 500")
+    return jsonify(games=[_row_dict(r) for r in reader().finished_games(limit)])
+
+
+@bp.get("/api/history/<int:game_id>")
+def game_record(game_id: int):
+    row, record = _record(game_id)
+    ply = request.args.get("ply", len(record.actions), type=int)
+    if ply is None or not 0 <= ply <= len(record.actions):
+        refuse(400, f"ply is a whole number from 0 to {len(record.actions)}")
+    game = record.new_game()
+    for action in record.actions[:ply]:
+        game.apply(action)
+    return jsonify(game=_row_dict(row), actions=record.actions, ply=ply, state=game.state_dict(),
+                   colours=list(web().config.players.colours[: row.players]))
+
+
+@bp.get("/api/history/<int:game_id>/record.<fmt>")
+def export(game_id: int, fmt: str):
+    row, record = _record(game_id)
+    if fmt == "json":
+        body, mimetype = record.to_json(), "application/json"
+    elif fmt == "txt":
+        body, mimetype = record.to_text(), "text/plain"
+    else:
+        refuse(404, "records export as record.txt or record.json")
+    response = Response(body, mimetype=mimetype)
+    response.headers["Content-Disposition"] = f'attachment; filename="gryb-{row.game}-{row.id}.{fmt}"'
+    return response
+
+
+@bp.get("/api/series")
+def current_series():
+    series = web().runtime.snapshot().get("series")
+    if not series or series.get("id") is None:
+        return jsonify(series=None)
+    return jsonify(series=_series(series["id"]))
+
+
+@bp.get("/api/series/<int:series_id>")
+def one_series(series_id: int):
+    data = _series(series_id)
+    if data is None:
+        refuse(404, f"no series {series_id}")
+    return jsonify(series=data)

@@ -1,0 +1,160 @@
+"""The JSON API behind the page, described as an OpenAPI 3.1 document (served at /api/openapi.json).
+
+The fuzz tests generate requests from the schemas below, so keep them in step with the views.
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, jsonify
+
+bp = Blueprint("openapi", __name__)
+
+NODE = {"type": "string", "pattern": "^(0|[GRYB]{1,6})$", "maxLength": 6,
+        "description": "a node in the manuals' notation: 0 for the head node, else the colours of its path"}
+ERROR = {"type": "object", "required": ["error"], "properties": {"error": {"type": "string"}}}
+STATE = {"type": "object", "description": "the runtime's snapshot without the list of legal actions",
+         "required": ["version", "game", "state", "table", "settings", "colours"],
+         "properties": {
+             "version": {"type": "integer"}, "game_id": {"type": ["integer", "null"]},
+             "game": {"type": "object"}, "players": {"type": "integer"},
+             "state": {"type": "object", "description": "stones (node -> {player, kind}), to_move, die, scores, "
+                                                          "last, grybs, over, winners ..."},
+             "table": {"type": "object", "description": "picks, targets, chores, message, names"},
+             "series": {"type": ["object", "null"]},
+             "settings": {"$ref": "#/components/schemas/Settings"},
+             "colours": {"type": "array", "items": {"type": "string"}},
+             "feedback": {"type": ["object", "null"]}}}
+SETTINGS = {"type": "object", "properties": {"brightness": {"type": "number", "minimum": 0, "maximum": 1},
+                                              "night": {"type": "boolean"}, "menu": {"type": "boolean"}}}
+FEEDBACK = {"type": "object", "required": ["ok", "message"],
+            "properties": {"ok": {"type": "boolean", "description": "false: the rules refused it (the reason in "
+                                                                      "message); nothing moved"},
+                           "message": {"type": "string"}, "state": {"oneOf": [STATE, {"type": "null"}]}}}
+EMPTY = {"type": "object", "additionalProperties": False, "maxProperties": 0}
+
+
+def _json(schema: dict) -> dict:
+    return {"content": {"application/json": {"schema": schema}}}
+
+
+def _errors(*codes: int) -> dict:
+    text = {400: "bad request (the error says why)", 401: "not paired", 403: "refused: CSRF token, origin, host "
+            "or wrong pairing code", 404: "no such thing", 409: "the record cannot be replayed",
+            413: "body too large", 415: "not JSON", 429: "too many pairing attempts (Retry-After)",
+            503: "the runtime is busy"}
+    return {str(c): {"description": text[c]} | _json({"$ref": "#/components/schemas/Error"}) for c in codes}
+
+
+CHANGE = (400, 401, 403, 413, 415, 503)
+
+
+def _command(summary: str, request_schema: dict | None, response: dict, *extra: int) -> dict:
+    op = {"summary": summary, "security": [{"session": [], "csrf": []}],
+          "responses": {"200": {"description": "done"} | _json(response)} | _errors(*CHANGE, *extra)}
+    op["requestBody"] = {"required": False, **_json(request_schema or {"$ref": "#/components/schemas/Empty"})}
+    return {"post": op}
+
+
+def _get(summary: str, schema: dict, *errors: int, params: list | None = None) -> dict:
+    op = {"summary": summary, "responses": {"200": {"description": "ok"} | _json(schema)} | _errors(*errors)}
+    if params:
+        op["parameters"] = params
+    return {"get": op}
+
+
+GAME_ID = {"name": "game_id", "in": "path", "required": True, "schema": {"type": "integer", "minimum": 0}}
+NEW_GAME = {"type": "object", "required": ["game"], "properties": {
+    "game": {"type": "string", "description": "a game id from /api/games"},
+    "players": {"type": "integer", "minimum": 2, "maximum": 4},
+    "options": {"type": "object", "additionalProperties": {"type": ["integer", "boolean", "string"]}},
+    "names": {"type": "array", "maxItems": 4, "items": {"type": "string", "maxLength": 24}},
+    "seats": {"type": "array", "maxItems": 4, "items": {"const": "human"},
+              "description": "computer seats are coming"},
+    "series": {"oneOf": [{"type": "null"}, {"type": "object", "required": ["method", "target"], "properties": {
+        "method": {"enum": ["games", "time", "points"]}, "target": {"type": "integer", "minimum": 1,
+                                                                    "maximum": 10000}}}]}}}
+
+DOCUMENT = {
+    "openapi": "3.1.0",
+    "info": {"title": "GRYB Companion", "version": "1",
+             "description": "The JSON API behind the phone web page. GETs are open to anyone on the LAN; "
+                            "POSTs need a paired session cookie and its CSRF token in X-CSRF-Token, a same-origin "
+                            "Origin, and Content-Type application/json when there is a body (at most 16 KiB)."},
+    "components": {
+        "securitySchemes": {"session": {"type": "apiKey", "in": "cookie", "name": "gryb_session"},
+                            "csrf": {"type": "apiKey", "in": "header", "name": "X-CSRF-Token"}},
+        "schemas": {"Error": ERROR, "State": STATE, "Settings": SETTINGS, "Feedback": FEEDBACK, "Empty": EMPTY,
+                    "NewGame": NEW_GAME}},
+    "paths": {
+        "/api/state": _get("the newest snapshot", {"$ref": "#/components/schemas/State"}),
+        "/api/events": {"get": {"summary": "Server-Sent Events: one data line of State JSON per change, "
+                                           "': heartbeat' comments every 15 s",
+                                "responses": {"200": {"description": "the stream",
+                                                      "content": {"text/event-stream": {"schema": {
+                                                          "type": "string"}}}}}}},
+        "/api/press": _command("press a node (on the simulator: through the emulated MCU; the outcome "
+                               "arrives on the feed and state is null)",
+                               {"type": "object", "required": ["node"], "properties": {"node": NODE}},
+                               {"$ref": "#/components/schemas/Feedback"}),
+        "/api/roll": _command("the ROLL button", None, {"$ref": "#/components/schemas/Feedback"}),
+        "/api/ok": _command("the OK / END TURN button", None, {"$ref": "#/components/schemas/Feedback"}),
+        "/api/undo": _command("the UNDO button", None, {"$ref": "#/components/schemas/Feedback"}),
+        "/api/act": _command("an action in the notation (docs/notation.md), e.g. 0-G",
+                             {"type": "object", "required": ["action"],
+                              "properties": {"action": {"type": "string", "minLength": 1, "maxLength": 200}}},
+                             {"$ref": "#/components/schemas/Feedback"}),
+        "/api/games": _get("the catalogue: games with their options, series presets and methods, seats",
+                           {"type": "object", "properties": {"games": {"type": "array"}, "presets": {"type": "array"},
+                                                             "methods": {"type": "array"},
+                                                             "seats": {"type": "array"}}}),
+        "/api/games/new": _command("start a game (and optionally a series)", {"$ref": "#/components/schemas/NewGame"},
+                                   {"$ref": "#/components/schemas/Feedback"}),
+        "/api/history": _get("finished games, newest first", {"type": "object"}, 400, params=[
+            {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 500}}]),
+        "/api/history/{game_id}": _get("a game's record and the position after ply actions", {"type": "object"},
+                                       400, 404, 409, params=[GAME_ID, {"name": "ply", "in": "query",
+                                                                        "schema": {"type": "integer",
+                                                                                   "minimum": 0}}]),
+        "/api/history/{game_id}/record.txt": {"get": {"summary": "the record as text notation", "parameters": [GAME_ID],
+                                                      "responses": {"200": {"description": "attachment",
+                                                                            "content": {"text/plain": {}}}}
+                                                      | _errors(404, 409)}},
+        "/api/history/{game_id}/record.json": _get("the record as JSON (companion.record format 1)",
+                                                   {"type": "object"}, 404, 409, params=[GAME_ID]),
+        "/api/series": _get("the series being played, with its games", {"type": "object"}),
+        "/api/series/{series_id}": _get("one series", {"type": "object"}, 404, params=[
+            {"name": "series_id", "in": "path", "required": True, "schema": {"type": "integer", "minimum": 0}}]),
+        "/api/settings": _get("settings and hardware status", {"type": "object"})
+        | _command("change brightness and/or night mode",
+                   {"type": "object", "minProperties": 1, "additionalProperties": False,
+                    "properties": {"brightness": {"type": "number", "minimum": 0, "maximum": 1},
+                                   "night": {"type": "boolean"}}},
+                   {"type": "object", "properties": {"ok": {"type": "boolean"},
+                                                     "settings": {"$ref": "#/components/schemas/Settings"}}}),
+        "/api/status": _get("hardware status: serial link, heartbeat age, LED driver", {"type": "object"}),
+        "/api/session": _get("whether this browser is paired, and its CSRF token if so", {
+            "type": "object", "properties": {"paired": {"type": "boolean"}, "csrf": {"type": ["string", "null"]}}}),
+        "/api/pair/start": {"post": {"summary": "show a new four-colour code on the board (2 minutes, single use)",
+                                     "requestBody": {"required": False, **_json({"$ref": "#/components/schemas/Empty"})},
+                                     "responses": {"200": {"description": "shown"} | _json({
+                                         "type": "object", "properties": {"shown": {"type": "boolean"},
+                                                                          "expires_in": {"type": "integer"}}})}
+                                     | _errors(400, 403, 413, 415, 429)}},
+        "/api/pair": {"post": {"summary": "pair with the code the board shows: sets the session cookie",
+                               "requestBody": {"required": True, **_json({
+                                   "type": "object", "required": ["code"],
+                                   "properties": {"code": {"type": "string", "pattern": "^[GRYB]{4}$"}}})},
+                               "responses": {"200": {"description": "paired"} | _json({
+                                   "type": "object", "properties": {"paired": {"const": True},
+                                                                    "csrf": {"type": "string"}}})}
+                               | _errors(400, 403, 413, 415, 429)}},
+        "/api/unpair": _command("forget this phone", None, {"type": "object"}),
+        "/api/pair/forget-all": _command("forget every paired phone", None, {"type": "object"}),
+        "/api/openapi.json": _get("this document", {"type": "object"}),
+    },
+}
+
+
+@bp.get("/api/openapi.json")
+def document():
+    return jsonify(DOCUMENT)

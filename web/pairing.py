@@ -1,0 +1,157 @@
+"""Pairing a phone: a random four-colour code shown on the board, typed on the phone.
+
+POST /api/pair/start shows a fresh code on the board LEDs (``runtime.call("show_code", code)``);
+whoever can see the board types it, POST /api/pair {"code": "GRYB"} sets a signed session cookie
+carrying a CSRF token. The code is single-use, lives two minutes, dies after three wrong guesses,
+and never reaches a log, a response or the change feed. Both calls count against a per-address
+limit of five a minute.
+
+One exception, for the laptop simulator only: when the page itself is the board (``sim_input``)
+and the client is on the loopback interface, the start response carries the code so the virtual
+board can show it, exactly as the LEDs would to someone at the table.
+"""
+
+from __future__ import annotations
+
+import hmac
+import logging
+import ipaddress
+import secrets
+import threading
+import time
+
+from flask import Blueprint, current_app, jsonify, request, session
+
+from .security import body, csrf_token, is_paired, paired, refuse, web
+
+bp = Blueprint("pairing", __name__)
+log = logging.getLogger(__name__)
+
+CODE_SECONDS = 120
+MAX_WRONG = 3
+
+
+class PairingCode:
+    def __init__(self, runtime, clock=time.monotonic):
+        self.runtime, self.clock = runtime, clock
+        self._lock = threading.Lock()
+        self._code: str | None = None
+        self._expires = 0.0
+        self._wrong = 0
+        self._timer: threading.Timer | None = None
+
+    def start(self) -> str:
+        code = "".join(secrets.choice("GRYB") for _ in range(4))
+        with self._lock:
+            self._code, self._expires, self._wrong = code, self.clock() + CODE_SECONDS, 0
+            if self._timer:
+                self._timer.cancel()
+            self._timer = threading.Timer(CODE_SECONDS, self._expire, args=(code,))
+            self._timer.daemon = True
+            self._timer.start()
+        self.runtime.call("show_code", code, timeout=5)
+        return code
+
+    def check(self, guess: str) -> bool:
+        with self._lock:
+            code = self._code
+            if code is None or self.clock() > self._expires:
+                return False
+            if hmac.compare_digest(guess.encode(), code.encode()):
+                self._code = None
+                right = True
+            else:
+                self._wrong += 1
+                if self._wrong >= MAX_WRONG:
+                    self._code = None
+                right = False
+            gone = self._code is None
+        if gone:
+            self._hide()
+        return right
+
+    def _expire(self, code: str) -> None:
+        with self._lock:
+            if self._code != code:
+                return
+            self._code = None
+        self._hide()
+
+    def _hide(self) -> None:
+        try:
+            self.runtime.call("show_code", None, timeout=5)
+        except Exception:  # the board keeps the code a little longer; the code is dead anyway
+            log.warning("could not hide the pairing code")
+
+
+def _code() -> PairingCode:
+    ext = current_app.extensions
+    if "gryb-pair-code" not in ext:
+        ext["gryb-pair-code"] = PairingCode(web().runtime)
+    return ext["gryb-pair-code"]
+
+
+def _limit() -> None:
+    limiter = current_app.extensions["gryb-pair-limit"]
+    who = request.remote_addr or "?"
+    if not limiter.allow(who):
+        refuse(429, "too many pairing attempts: wait a minute", **{"Retry-After": str(limiter.retry_after(who))})
+
+
+def _loopback() -> bool:
+    try:
+        return ipaddress.ip_address(request.remote_addr or "").is_loopback
+    except ValueError:
+        return False
+
+
+@bp.get("/api/session")
+def session_info():
+    return jsonify(paired=is_paired(), csrf=csrf_token())
+
+
+@bp.post("/api/pair/start")
+def pair_start():
+    body()
+    _limit()
+    code = _code().start()
+    answer = {"shown": True, "expires_in": CODE_SECONDS}
+    if web().sim_input is not None and _loopback():
+        answer["code"] = code  # the page is the board here (see the module docstring)
+    return jsonify(answer)
+
+
+@bp.post("/api/pair")
+def pair():
+    data = body()
+    guess = data.get("code")
+    if not isinstance(guess, str) or len(guess) != 4 or any(c not in "GRYB" for c in guess):
+        refuse(400, "the code is four colours, each one of G, R, Y, B")
+    _limit()
+    if not _code().check(guess):
+        refuse(403, "wrong or expired code: tap Pair for a new one")
+    session.clear()
+    session.permanent = True
+    session["epoch"] = current_app.extensions["gryb-pairings"].epoch
+    session["paired_at"] = time.time()
+    session["csrf"] = secrets.token_urlsafe(32)
+    current_app.logger.info("a phone paired from %s", request.remote_addr)
+    return jsonify(paired=True, csrf=session["csrf"])
+
+
+@bp.post("/api/unpair")
+@paired
+def unpair():
+    body()
+    session.clear()
+    return jsonify(paired=False, csrf=None)
+
+
+@bp.post("/api/pair/forget-all")
+@paired
+def forget_all():
+    body()
+    current_app.extensions["gryb-pairings"].forget_all()
+    session.clear()
+    current_app.logger.info("every paired phone forgotten")
+    return jsonify(paired=False, csrf=None)

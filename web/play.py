@@ -1,0 +1,93 @@
+"""Now playing: the board, whose turn, the die, scores; and the presses and buttons behind it."""
+
+from __future__ import annotations
+
+from flask import Blueprint, jsonify, render_template
+
+from companion import node as nd
+
+from .board import board_svg, depth_of
+from .security import body, paired, refuse, web
+
+bp = Blueprint("play", __name__)
+
+
+def compact(snapshot: dict) -> dict:
+    """The snapshot the page needs: everything but the list of legal actions."""
+    return {k: v for k, v in snapshot.items() if k != "legal"}
+
+
+def _call(name: str, *args):
+    try:
+        result = web().runtime.call(name, *args, timeout=10)
+    except ValueError as err:  # CommandError / IllegalAction: refused before anything changed
+        refuse(400, str(err))
+    except TimeoutError:
+        refuse(503, "the board is busy: try again")
+    return result
+
+
+def _answer(feedback) -> dict:
+    return jsonify(ok=bool(feedback.ok), message=feedback.message, state=compact(web().runtime.snapshot()))
+
+
+@bp.get("/")
+def now_playing():
+    snapshot = web().runtime.snapshot()
+    return render_template("play.html", board=board_svg(depth_of(snapshot)), snapshot=snapshot)
+
+
+@bp.get("/api/state")
+def state():
+    return jsonify(compact(web().runtime.snapshot()))
+
+
+@bp.post("/api/press")
+@paired
+def press():
+    data = body()
+    name = data.get("node")
+    if not isinstance(name, str):
+        refuse(400, "give the node to press, e.g. {\"node\": \"RG\"}")
+    try:
+        nd.parse(name, depth_of(web().runtime.snapshot()))
+    except nd.NodeError as err:
+        refuse(400, str(err))
+    sim = web().sim_input
+    if sim is not None:
+        # Through the emulated MCU and the serial bridge, like a finger on the cloth; the outcome
+        # comes back on the change feed.
+        sim.tap(name)
+        return jsonify(ok=True, message=f"pressed {name}", via="board", state=None)
+    return _answer(_call("press", name))
+
+
+@bp.post("/api/roll")
+@paired
+def roll():
+    body()
+    return _answer(_call("roll"))
+
+
+@bp.post("/api/ok")
+@paired
+def ok():
+    body()
+    return _answer(_call("ok"))
+
+
+@bp.post("/api/undo")
+@paired
+def undo():
+    body()
+    return _answer(_call("undo"))
+
+
+@bp.post("/api/act")
+@paired
+def act():
+    data = body()
+    text = data.get("action")
+    if not isinstance(text, str) or not 0 < len(text) <= 200:
+        refuse(400, "give the action in the notation, e.g. {\"action\": \"0-G\"}")
+    return _answer(_call("act", text))

@@ -1,0 +1,264 @@
+"""Safe by default: what a guest's phone on the LAN may and may not do.
+
+- Anyone may GET (watch). Every POST must come from this page: an ``Origin`` (when the browser
+  sends one) naming this host, no cross-site ``Sec-Fetch-Site``, a JSON content type (an HTML form
+  on another site cannot send one without a CORS preflight, which we never answer), a body under
+  ``MAX_BODY`` bytes.
+- Changing the game or the settings needs a paired session (:mod:`web.pairing`) and the session's
+  CSRF token in the ``X-CSRF-Token`` header.
+- The session cookie is signed with a key made on first run and kept in the state directory (0600).
+- Every response carries a strict Content-Security-Policy (no inline script or style) and friends.
+"""
+
+from __future__ import annotations
+
+import functools
+import hmac
+import ipaddress
+import json
+import os
+import secrets
+import threading
+import time
+from collections import deque
+from datetime import timedelta
+from pathlib import Path
+
+from flask import Flask, current_app, jsonify, request, session
+from werkzeug.exceptions import HTTPException
+
+MAX_BODY = 16 * 1024
+SESSION_HOURS = 12
+SECRET_FILE = "web-secret.key"
+EPOCH_FILE = "web-pairing.epoch"
+UNSAFE = ("POST", "PUT", "PATCH", "DELETE")
+
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+       "font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+HEADERS = {
+    "Content-Security-Policy": CSP,
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "X-Frame-Options": "DENY",
+    "Permissions-Policy": "camera=(), microphone=(), geolocation=(), payment=(), usb=(), serial=()",
+    "Cross-Origin-Opener-Policy": "same-origin",
+    "Cross-Origin-Resource-Policy": "same-origin",
+}
+
+
+def _secret_file(path: Path, nbytes: int = 32) -> bytes:
+    """Read a secret kept in the state directory, making it (mode 0600) on first run."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        data = path.read_bytes()
+        if len(data) >= 16:
+            if path.stat().st_mode & 0o077:
+                os.chmod(path, 0o600)
+            return data
+        path.unlink()  # truncated by a crash while writing: make a new one
+        return _secret_file(path, nbytes)
+    data = secrets.token_bytes(nbytes)
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    return data
+
+
+class Pairings:
+    """The pairing epoch: a random value every paired session carries; a new one forgets all phones."""
+
+    def __init__(self, state_dir: Path):
+        self.path = state_dir / EPOCH_FILE
+        self.epoch = _secret_file(self.path, 16).hex()
+
+    def forget_all(self) -> None:
+        self.path.unlink(missing_ok=True)
+        self.epoch = _secret_file(self.path, 16).hex()
+
+
+class RateLimit:
+    """At most ``limit`` attempts per ``window`` seconds per client address (a sliding window)."""
+
+    def __init__(self, limit: int = 5, window: float = 60.0, clock=time.monotonic):
+        self.limit, self.window, self.clock = limit, window, clock
+        self._hits: dict[str, deque] = {}
+        self._lock = threading.Lock()
+
+    def allow(self, key: str) -> bool:
+        now = self.clock()
+        with self._lock:
+            if len(self._hits) > 4096:  # forget idle addresses so a scan cannot grow this forever
+                for k in [k for k, q in self._hits.items() if not q or now - q[-1] > self.window]:
+                    del self._hits[k]
+            hits = self._hits.setdefault(key, deque())
+            while hits and now - hits[0] > self.window:
+                hits.popleft()
+            if len(hits) >= self.limit:
+                return False
+            hits.append(now)
+            return True
+
+    def retry_after(self, key: str) -> int:
+        with self._lock:
+            hits = self._hits.get(key)
+            if not hits:
+                return 0
+            return max(1, int(self.window - (self.clock() - hits[0])) + 1)
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, message: str, headers: dict | None = None):
+        super().__init__(message)
+        self.status, self.message, self.headers = status, message, headers or {}
+
+
+def refuse(status: int, message: str, **headers):
+    raise ApiError(status, message, headers)
+
+
+def web():
+    return current_app.extensions["gryb"]
+
+
+def body() -> dict:
+    """The request's JSON object ({} for an empty body); 400 for anything else."""
+    raw = request.get_data(cache=True)
+    if not raw.strip():
+        return {}
+    try:
+        data = json.loads(raw)
+    except (ValueError, UnicodeDecodeError):
+        refuse(400, "the body is not valid JSON")
+    if not isinstance(data, dict):
+        refuse(400, "the body must be a JSON object")
+    return data
+
+
+def is_paired() -> bool:
+    pairings = current_app.extensions["gryb-pairings"]
+    token = session.get("csrf")
+    return (isinstance(token, str) and session.get("epoch") == pairings.epoch
+            and isinstance(session.get("paired_at"), (int, float))
+            and time.time() - session["paired_at"] < SESSION_HOURS * 3600)
+
+
+def csrf_token() -> str | None:
+    return session.get("csrf") if is_paired() else None
+
+
+def paired(view):
+    """A view that changes the game or the settings: paired session and matching CSRF header."""
+
+    @functools.wraps(view)
+    def wrapper(*args, **kwargs):
+        if not is_paired():
+            refuse(401, "pair this phone first: tap Pair and enter the colours the board shows")
+        sent = request.headers.get("X-CSRF-Token", "")
+        if not sent or not hmac.compare_digest(sent.encode(), session["csrf"].encode()):
+            refuse(403, "missing or wrong X-CSRF-Token header")
+        return view(*args, **kwargs)
+
+    return wrapper
+
+
+def _host_only(host: str) -> str:
+    host = host.strip().lower()
+    if host.startswith("["):
+        return host[1:host.find("]")] if "]" in host else host
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+
+
+def _ok_host(host: str) -> bool:
+    """A host name a LAN appliance answers to: an address, localhost, a bare or mDNS/.lan name.
+
+    A public DNS name is refused for POSTs: that is how a DNS-rebinding page would reach us."""
+    name = _host_only(host)
+    if not name:
+        return False
+    try:
+        ipaddress.ip_address(name)
+        return True
+    except ValueError:
+        pass
+    if name == "localhost" or "." not in name:
+        return True
+    return name.endswith((".local", ".lan", ".home", ".internal", ".home.arpa", ".localdomain"))
+
+
+def _check_unsafe_request() -> None:
+    host = request.host or ""
+    if not _ok_host(host):
+        refuse(403, "this host name is not one the board answers to")
+    origin = request.headers.get("Origin")
+    if origin is not None:
+        scheme, _, rest = origin.partition("://")
+        if scheme not in ("http", "https") or rest.rstrip("/").lower() != host.lower():
+            refuse(403, "cross-origin request refused")
+    fetch_site = request.headers.get("Sec-Fetch-Site")
+    if fetch_site is not None and fetch_site not in ("same-origin", "none"):
+        refuse(403, "cross-site request refused")
+    if request.content_length is not None and request.content_length > MAX_BODY:
+        refuse(413, f"the body is larger than {MAX_BODY} bytes")
+    raw = request.get_data(cache=True)  # raises 413 past MAX_CONTENT_LENGTH, even when chunked
+    if raw and request.mimetype != "application/json":
+        refuse(415, "send JSON (Content-Type: application/json)")
+
+
+def init_app(app: Flask, state_dir: Path) -> None:
+    app.secret_key = _secret_file(state_dir / SECRET_FILE)
+    app.config.update(
+        MAX_CONTENT_LENGTH=MAX_BODY,
+        MAX_FORM_MEMORY_SIZE=MAX_BODY,
+        SESSION_COOKIE_NAME="gryb_session",
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Strict",
+        SESSION_COOKIE_SECURE=False,  # plain http on the LAN: a Secure cookie would never be sent back
+        PERMANENT_SESSION_LIFETIME=timedelta(hours=SESSION_HOURS),
+        JSON_SORT_KEYS=False,
+    )
+    app.extensions["gryb-pairings"] = Pairings(state_dir)
+    app.extensions["gryb-pair-limit"] = RateLimit(5, 60.0)
+
+    @app.before_request
+    def _guard():
+        if request.method in UNSAFE:
+            _check_unsafe_request()
+
+    @app.after_request
+    def _headers(response):
+        for key, value in HEADERS.items():
+            response.headers.setdefault(key, value)
+        if request.path.startswith("/api/") and "Cache-Control" not in response.headers:
+            response.headers["Cache-Control"] = "no-store"
+        return response
+
+    @app.errorhandler(ApiError)
+    def _api_error(err: ApiError):
+        response = jsonify(error=err.message)
+        response.status_code = err.status
+        response.headers.update(err.headers)
+        return response
+
+    @app.errorhandler(HTTPException)
+    def _http_error(err: HTTPException):
+        if request.path.startswith("/api/") or request.method != "GET":
+            response = jsonify(error=err.description or err.name)
+            response.status_code = err.code or 500
+            if err.code == 405 and err.valid_methods:
+                response.headers["Allow"] = ", ".join(err.valid_methods)
+            return response
+        from flask import render_template
+        return render_template("error.html", code=err.code, message=err.description), err.code
+
+    @app.errorhandler(Exception)
+    def _crash(err: Exception):  # logged with its traceback by Flask; the client gets no details
+        app.logger.exception("unhandled error on %s %s", request.method, request.path)
+        return jsonify(error="internal error"), 500
+
+    @app.context_processor
+    def _template_globals():
+        return {"paired": is_paired(), "csrf": csrf_token(), "sim": web().sim_input is not None}
+

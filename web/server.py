@@ -1,0 +1,57 @@
+"""Serve the app with waitress on a thread of this process (never Flask's development server).
+
+    server = serve(app, host, port)   # port 0: any free port; server.port says which
+    ...
+    server.close()                    # ends SSE streams, closes every connection, joins the thread
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from waitress import wasyncore
+from waitress.server import create_server
+
+from .security import MAX_BODY
+
+log = logging.getLogger(__name__)
+
+THREADS = 24  # each open page holds one for its event stream; a table of phones fits with room to spare
+
+
+class Server:
+    def __init__(self, app, host: str, port: int, threads: int = THREADS):
+        self.app = app
+        self._server = create_server(app, host=host, port=port, threads=threads, ident="gryb",
+                                     max_request_body_size=MAX_BODY, clear_untrusted_proxy_headers=True,
+                                     channel_timeout=60, asyncore_use_poll=True)
+        self.host, self.port = self._server.effective_host, self._server.effective_port
+        self._thread = threading.Thread(target=self._server.run, name="gryb-web", daemon=True)
+        self._thread.start()
+        log.info("web page on http://%s:%s/", self.host, self.port)
+
+    @property
+    def url(self) -> str:
+        host = self.host if ":" not in self.host else f"[{self.host}]"
+        return f"http://{host}:{self.port}"
+
+    def close(self, timeout: float = 5.0) -> None:
+        state = self.app.extensions.get("gryb")
+        if state is not None:
+            state.stopping.set()  # SSE streams end within their poll interval
+        server = self._server
+        socket_map = getattr(server, "map", None) or server._map
+        server.task_dispatcher.shutdown(cancel_pending=True, timeout=timeout)
+        wasyncore.close_all(socket_map)
+        self._thread.join(timeout)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def serve(app, host: str = "127.0.0.1", port: int = 8080, threads: int = THREADS) -> Server:
+    return Server(app, host, port, threads)

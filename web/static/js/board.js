@@ -1,0 +1,85 @@
+// Draws a snapshot over the static board SVG (nodes and rods come from the server's geometry).
+const NS = "http://www.w3.org/2000/svg";
+const geometry = new WeakMap();
+
+function nodesOf(svg) {
+  let map = geometry.get(svg);
+  if (!map) {
+    map = new Map();
+    svg.querySelectorAll("circle.n").forEach((c) => map.set(c.dataset.n, {
+      x: +c.getAttribute("cx"), y: +c.getAttribute("cy"), r: +c.getAttribute("r"), focus: c.classList[1] }));
+    geometry.set(svg, map);
+  }
+  return map;
+}
+
+function circle(parent, p, r, cls, fill) {
+  const c = document.createElementNS(NS, "circle");
+  c.setAttribute("cx", p.x); c.setAttribute("cy", p.y); c.setAttribute("r", r);
+  c.setAttribute("class", cls);
+  if (fill) c.setAttribute("fill", fill);
+  parent.appendChild(c);
+  return c;
+}
+
+export function draw(svg, snap) {
+  const nodes = nodesOf(svg);
+  const state = snap.state, table = snap.table || {};
+  const marks = svg.querySelector(".marks");
+  const grybs = svg.querySelector(".grybs");
+  const frag = document.createDocumentFragment();
+  const gfrag = document.createDocumentFragment();
+  for (const g of state.grybs || []) {
+    const pts = g.nodes.map((n) => nodes.get(n)).filter(Boolean);
+    if (pts.length < 2) continue;
+    const poly = document.createElementNS(NS, "polygon");
+    poly.setAttribute("points", pts.map((p) => `${p.x},${p.y}`).join(" "));
+    poly.setAttribute("class", "gryb");
+    gfrag.appendChild(poly);
+  }
+  for (const name of table.targets || []) { const p = nodes.get(name); if (p) circle(frag, p, p.r + 0.3, "target"); }
+  for (const [name, stone] of Object.entries(state.stones || {})) {
+    const p = nodes.get(name);
+    if (!p) continue;
+    const c = circle(frag, p, p.r + 0.06, `stone ${p.focus} k-${stone.kind}`, (snap.colours || [])[stone.player] || "#fff");
+    c.dataset.player = stone.player;
+  }
+  for (const name of state.last || []) { const p = nodes.get(name); if (p) circle(frag, p, 0.2, "last"); }
+  for (const name of table.picks || []) { const p = nodes.get(name); if (p) circle(frag, p, p.r + 0.36, "pick"); }
+  for (const chore of table.chores || []) { const p = nodes.get(chore.node); if (p) circle(frag, p, p.r + 0.36, `chore ${chore.kind}`); }
+  marks.replaceChildren(frag);
+  grybs.replaceChildren(gfrag);
+}
+
+export async function ensureDepth(svg, depth) {
+  if (+svg.dataset.depth === depth) return svg;
+  const r = await fetch(`/board/${depth}.svg`);
+  const doc = new DOMParser().parseFromString(await r.text(), "image/svg+xml");
+  const fresh = document.importNode(doc.documentElement, true);
+  svg.replaceWith(fresh);
+  return fresh;
+}
+
+export function scoreRows(tbody, snap, names) {
+  const state = snap.state;
+  const rows = (state.scores || []).map((score, i) => {
+    const tr = document.createElement("tr");
+    if (state.to_move === i) tr.className = "to-move";
+    if ((state.winners || []).includes(i)) tr.className = "winner";
+    const chip = document.createElementNS(NS, "svg");
+    chip.setAttribute("class", "chip"); chip.setAttribute("viewBox", "0 0 2 2");
+    const dot = document.createElementNS(NS, "circle");
+    dot.setAttribute("cx", 1); dot.setAttribute("cy", 1); dot.setAttribute("r", 0.85);
+    dot.setAttribute("fill", (snap.colours || [])[i] || "#fff");
+    chip.appendChild(dot);
+    const cells = [chip, names[i] || `Player ${i + 1}`, String(score), String((state.in_hand || [])[i] ?? "")];
+    cells.forEach((content, k) => {
+      const td = document.createElement("td");
+      if (k >= 2) td.className = "num";
+      td.append(content);
+      tr.appendChild(td);
+    });
+    return tr;
+  });
+  tbody.replaceChildren(...rows);
+}

@@ -1,0 +1,39 @@
+// Choose a game: show the chosen game's form, keep seats in step with the player count, start it.
+import { post, isPaired, openPairing } from "./api.js";
+
+const forms = [...document.querySelectorAll("form.newgame")];
+function pick(id) { forms.forEach((f) => { f.hidden = f.dataset.game !== id; }); }
+document.querySelectorAll('input[name="game"]').forEach((r) => r.addEventListener("change", () => pick(r.value)));
+const checked = document.querySelector('input[name="game"]:checked') || document.querySelector('input[name="game"]');
+if (checked) { checked.checked = true; pick(checked.value); }
+
+for (const form of forms) {
+  const count = form.elements.players;
+  const seats = () => form.querySelectorAll(".seat").forEach((s) => { s.hidden = +s.dataset.seat >= +count.value; });
+  count.addEventListener("change", seats); seats();
+  const custom = form.querySelector(".custom");
+  form.elements.series.addEventListener("change", () => { custom.hidden = form.elements.series.value !== "custom"; });
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const msg = form.querySelector(".message");
+    if (!isPaired()) { openPairing(); msg.textContent = "Pair this phone first."; return; }
+    const players = +count.value;
+    const options = {};
+    form.querySelectorAll("[name^='opt-']").forEach((el) => {
+      const name = el.name.slice(4);
+      if (el.dataset.type === "bool") options[name] = el.checked;
+      else if (el.dataset.type === "int") options[name] = parseInt(el.value, 10);
+      else options[name] = el.value;
+    });
+    const names = [], kinds = [];
+    for (let i = 0; i < players; i++) { names.push(form.elements["name" + i].value.trim()); kinds.push(form.elements["kind" + i].value); }
+    let series = null;
+    const choice = form.elements.series.value;
+    if (choice.startsWith("preset:")) { const [, method, target] = choice.split(":"); series = { method, target: +target }; }
+    else if (choice === "custom") series = { method: form.elements.method.value, target: parseInt(form.elements.target.value, 10) };
+    try {
+      await post("/api/games/new", { game: form.dataset.game, players, options, names, seats: kinds, series });
+      location.href = "/";
+    } catch (err) { msg.textContent = err.message; }
+  });
+}

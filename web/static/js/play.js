@@ -1,0 +1,79 @@
+// Now playing: the live board, whose turn, the die, scores; taps and buttons go to the API.
+import { post, live, onPairing, isPaired, openPairing } from "./api.js";
+import { draw, ensureDepth, scoreRows } from "./board.js";
+
+const $ = (id) => document.getElementById(id);
+let snap = JSON.parse($("initial").textContent);
+let svg = $("board");
+const COLOUR = { G: "green", R: "red", Y: "yellow", B: "blue" };
+
+async function render(s) {
+  snap = s;
+  const depth = (s.game.settings && s.game.settings.depth) || 4;
+  svg = await ensureDepth(svg, depth);
+  draw(svg, s);
+  const state = s.state, table = s.table, names = table.names || [];
+  const chip = $("turn-chip");
+  if (state.over) {
+    $("turn-name").textContent = state.winners.length ? state.winners.map((w) => names[w]).join(" & ") + " won" : "a draw";
+    chip.setAttribute("fill", state.winners.length ? s.colours[state.winners[0]] : "#888");
+  } else {
+    $("turn-name").textContent = `${names[state.to_move] || "?"} to ${state.awaiting_roll ? "roll" : "move"}`;
+    chip.setAttribute("fill", s.colours[state.to_move] || "#fff");
+  }
+  const die = $("die");
+  const face = state.die;
+  die.className = "die" + (face && COLOUR[face] ? " " + face : face ? " node" : " blank");
+  die.textContent = face || "–";
+  die.setAttribute("aria-label", face ? `die shows ${COLOUR[face] || face}` : "die not rolled");
+  const fb = s.feedback;
+  $("message").textContent = (fb && fb.message) || table.message || "";
+  $("message").classList.toggle("refused", !!(fb && !fb.ok));
+  $("chores").replaceChildren(...(table.chores || []).map((c) => { const li = document.createElement("li"); li.textContent = c.text; return li; }));
+  $("roll").classList.toggle("attention", !!state.awaiting_roll && !state.over);
+  scoreRows($("scores").tBodies[0], s, names);
+  const list = $("grybs");
+  if ((state.grybs || []).length) {
+    list.replaceChildren(...state.grybs.map((g) => {
+      const li = document.createElement("li");
+      li.textContent = `${g.nodes.join(" ")} · ${g.points} point${g.points === 1 ? "" : "s"}`;
+      return li;
+    }));
+  } else {
+    const li = document.createElement("li"); li.className = "none"; li.textContent = "none yet"; list.replaceChildren(li);
+  }
+  const series = $("series");
+  if (s.series) {
+    const words = { games: `most points after ${s.series.target} games`, time: `most points in ${s.series.target} s`, points: `first to ${s.series.target}` };
+    series.textContent = `Series (${words[s.series.method]}): ` + s.series.totals.map((t, i) => `${names[i] || "P" + (i + 1)} ${t}`).join(" · ");
+    series.hidden = false;
+  } else series.hidden = true;
+  $("game-name").textContent = s.game.name;
+  document.body.dataset.version = s.version;
+}
+
+function accept(s) { if (s && (s.version > snap.version || s.game_id !== snap.game_id)) render(s); }
+
+async function command(path, data) {
+  if (!isPaired()) { openPairing(); return; }
+  try {
+    const r = await post(path, data);
+    if (r.state) accept(r.state);
+    else if (r.message) $("message").textContent = r.message;
+  } catch (e) {
+    $("message").textContent = e.message;
+    $("message").classList.add("refused");
+  }
+}
+
+$("roll").addEventListener("click", () => command("/api/roll"));
+$("ok").addEventListener("click", () => command("/api/ok"));
+$("undo").addEventListener("click", () => command("/api/undo"));
+$("board-wrap").addEventListener("click", (e) => {
+  const node = e.target.closest && e.target.closest("circle.n");
+  if (node) command("/api/press", { node: node.dataset.n });
+});
+onPairing((yes) => { $("watching").hidden = yes; document.body.classList.toggle("watching", !yes); });
+
+render(snap);
+live((s) => { if (s.version !== snap.version || s.game_id !== snap.game_id) render(s); });

@@ -1,0 +1,24 @@
+// Replay: step through a finished game's record; each position comes from the server.
+import { get } from "./api.js";
+import { draw, scoreRows } from "./board.js";
+
+const main = document.getElementById("replay");
+const id = main.dataset.id, total = +main.dataset.total;
+const names = JSON.parse(document.getElementById("names").textContent);
+const slider = document.getElementById("ply");
+let ply = total;
+
+async function show(n) {
+  ply = Math.max(0, Math.min(total, n));
+  slider.value = ply;
+  const r = await get(`/api/history/${id}?ply=${ply}`);
+  const snap = { state: r.state, table: { names }, colours: r.colours };
+  draw(document.getElementById("board"), snap);
+  scoreRows(document.getElementById("scores").tBodies[0], snap, names);
+  document.getElementById("plyno").textContent = ply;
+  document.getElementById("action").textContent = ply ? `· ${r.actions[ply - 1]}` : "· start";
+}
+const steps = { first: () => 0, prev: () => ply - 1, next: () => ply + 1, last: () => total };
+document.querySelectorAll("[data-step]").forEach((b) => b.addEventListener("click", () => show(steps[b.dataset.step]())));
+slider.addEventListener("input", () => show(+slider.value));
+show(total);
