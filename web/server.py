@@ -26,7 +26,7 @@ class Server:
         self._server = create_server(app, host=host, port=port, threads=threads, ident="gryb",
                                      max_request_body_size=MAX_BODY, clear_untrusted_proxy_headers=True,
                                      channel_timeout=60, asyncore_use_poll=True)
-        self.host, self.port = self._server.effective_host, self._server.effective_port
+        self.host, self.port = self._server.effective_host, int(self._server.effective_port)
         self._thread = threading.Thread(target=self._server.run, name="gryb-web", daemon=True)
         self._thread.start()
         log.info("web page on http://%s:%s/", self.host, self.port)

@@ -1,0 +1,123 @@
+"""waitress on a thread: port 0, the SSE feed over a real socket, heartbeats, and a prompt shutdown."""
+
+import json
+import socket
+import time
+
+import pytest
+
+from companion.config import Config
+from companion.runtime import Runtime
+from companion.store import Store
+from web import create_app
+from web.server import serve
+from web.testing import LoadedDie
+
+
+@pytest.fixture
+def rt(tmp_path):
+    runtime = Runtime(Config(), Store(tmp_path / "gryb.db"), die=LoadedDie("G"))
+    runtime.start()
+    yield runtime
+    runtime.stop()
+    runtime.store.close()
+
+
+class Feed:
+    """A minimal SSE client on a raw socket."""
+
+    def __init__(self, port):
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=5)
+        self.sock.sendall(b"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n")
+        self.buf = b""
+        head = self._until(b"\r\n\r\n")
+        assert b" 200 " in head.split(b"\r\n")[0] and b"text/event-stream" in head
+
+    def _until(self, sep):
+        while sep not in self.buf:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise EOFError
+            self.buf += chunk
+        part, self.buf = self.buf.split(sep, 1)
+        return part
+
+    def block(self):
+        """The next event block (chunked transfer framing stripped)."""
+        text = b""
+        while b"\n\n" not in text:
+            size = int(self._until(b"\r\n"), 16)
+            while len(self.buf) < size + 2:
+                self.buf += self.sock.recv(65536)
+            text += self.buf[:size]
+            self.buf = self.buf[size + 2:]
+        return text.decode()
+
+    def snapshot(self):
+        while True:
+            block = self.block()
+            for line in block.splitlines():
+                if line.startswith("data: "):
+                    return json.loads(line[6:])
+
+    def close(self):
+        self.sock.close()
+
+
+def test_serves_on_port_zero_and_streams_changes(rt, tmp_path):
+    app = create_app(rt, Config(), state_dir=tmp_path)
+    with serve(app, "127.0.0.1", 0) as server:
+        assert server.port > 0
+        feed = Feed(server.port)
+        first = feed.snapshot()
+        assert first["version"] == rt.snapshot()["version"] and "legal" not in first
+        rt.call("roll")
+        t0 = time.perf_counter()
+        rt.call("press", "G")
+        seen = feed.snapshot()
+        while "G" not in seen["state"]["stones"]:
+            seen = feed.snapshot()
+        assert time.perf_counter() - t0 < 1.0
+        feed.close()
+
+
+def test_heartbeats_and_shutdown_with_open_streams(rt, tmp_path):
+    app = create_app(rt, Config(), state_dir=tmp_path)
+    app.config["GRYB_SSE_HEARTBEAT"] = 0.3
+    server = serve(app, "127.0.0.1", 0)
+    feeds = [Feed(server.port) for _ in range(3)]
+    feeds[0].snapshot()
+    assert ": heartbeat" in feeds[0].block()
+    t0 = time.perf_counter()
+    server.close()
+    assert time.perf_counter() - t0 < 3.0
+    assert not server._thread.is_alive()
+    with pytest.raises(OSError):
+        socket.create_connection(("127.0.0.1", server.port), timeout=1)
+    for feed in feeds:
+        feed.close()
+    time.sleep(0.1)
+    assert not rt._listeners  # every stream unsubscribed
+
+
+def test_a_phone_that_goes_away_is_unsubscribed(rt, tmp_path):
+    app = create_app(rt, Config(), state_dir=tmp_path)
+    app.config["GRYB_SSE_HEARTBEAT"] = 0.2
+    with serve(app, "127.0.0.1", 0) as server:
+        feed = Feed(server.port)
+        feed.snapshot()
+        assert len(rt._listeners) == 1
+        feed.close()
+        deadline = time.monotonic() + 5
+        while rt._listeners and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not rt._listeners
+
+
+def test_a_request_body_over_the_limit_is_cut_off_by_waitress_too(rt, tmp_path):
+    app = create_app(rt, Config(), state_dir=tmp_path)
+    with serve(app, "127.0.0.1", 0) as server:
+        with socket.create_connection(("127.0.0.1", server.port), timeout=5) as s:
+            s.sendall(b"POST /api/pair HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                      b"Content-Length: 1000000\r\n\r\n" + b"x" * 1000)
+            assert b" 413 " in s.recv(200)
