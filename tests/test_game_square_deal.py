@@ -1,0 +1,148 @@
+"""Square Deal: node-die placement, GRYBs of anybody's stones captured whole, stone/line/shape moves."""
+
+import pytest
+
+from companion.engine import IllegalAction, find
+from companion.space import mask_of
+
+DEAL = find("square-deal")
+
+
+def play(game, script):
+    for text in script.split():
+        game.apply(text)
+    return game
+
+
+def names(actions):
+    return {str(a) for a in actions}
+
+
+def position(p0, p1, **options):
+    """A phase-two position with these stones, player 0 to move."""
+    game = DEAL(2, **options)
+    game.set_stones(0, mask_of(game.space.parse_many(p0)))
+    game.set_stones(1, mask_of(game.space.parse_many(p1)))
+    # As if the last stone had been placed the turn before: every turn from now on is a quiet one.
+    game.phase, game.in_hand, game.since = "move", (0, 0), game.turn - 1
+    return game
+
+
+def test_phase_one_places_on_the_node_the_die_rolled():
+    game = DEAL()
+    assert game.is_chance and len(game.legal_actions()) == 341  # the whole board, head node included
+    game.apply("roll:@GGBY")
+    assert names(game.legal_actions()) == {"GGBY"}
+    with pytest.raises(IllegalAction, match="the die chose GGBY: place your stone there"):
+        game.apply("R")
+    game.apply("GGBY")
+    assert game.in_hand == (19, 20) and game.to_move == 1
+    assert len(game.legal_actions()) == 340  # an occupied node is rolled again: it is not a face
+    with pytest.raises(IllegalAction, match="the die cannot show @GGBY now"):
+        game.apply("roll:@GGBY")
+
+
+def test_a_gryb_of_both_players_stones_goes_to_the_completer_and_leaves_the_board():
+    game = play(DEAL(stones=3), "roll:@G G roll:@R R roll:@Y Y roll:@B B")
+    assert game.occupied == 0 and [g.names() for g in game.grybs] == [["G", "R", "Y", "B"]]
+    assert game.captured == (0, 2) and game.own_captured == (0, 2) and game.scores == (0, 2)
+    play(game, "roll:@GG GG roll:@RR RR")
+    # Only two stones are left after phase one: too few for a GRYB, so the game ends on the piles.
+    assert game.over and game.winners == (1,) and game.scores == (0, 2)
+
+
+def test_an_integrated_gryb_counts_whatever_its_level():
+    game = position(["GG", "BBB"], ["RR", "YY", "GGGG"])
+    game.apply("BBB-BB")  # GG, RR, YY, BB integrate levels one and two
+    assert [g.names() for g in game.grybs] == [["GG", "RR", "YY", "BB"]]
+    assert game.captured == (2, 0) and game.own_captured == (2, 0)
+    assert game.stones == (0, mask_of(game.space.parse_many(["GGGG"])))
+    assert game.over and game.winners == (0,)  # one stone left: the game is over
+
+
+def test_completing_a_gryb_of_your_own_stones_scores_nothing():
+    game = position(["GG", "GR", "GY", "GBB", "RRRR"], ["YYYY", "BBBB", "BBBR", "BBBY"], stall=1)
+    game.apply("GBB-GB")
+    assert game.own_captured == (4, 0) and game.captured == (0, 0) and not game.over
+
+
+def test_single_stones_move_by_every_kind_to_free_nodes():
+    game = position(["RGY"], ["RG"])
+    targets = names(game.legal_actions())
+    assert {"RGY-RGYG", "RGY-RGR", "RGY-RGB", "RGY-GGY", "RGY-RRY", "RGY-GY", "RGY-RY", "RGY-RGGY"} <= targets
+    assert "RGY-RG" not in targets
+    with pytest.raises(IllegalAction, match="RG is occupied"):
+        game.apply("RGY-RG")
+    easy = position(["RGY"], ["RG"], easy=True)
+    assert "RGY-GY" not in names(easy.legal_actions())  # excision is not in the easier version
+    with pytest.raises(IllegalAction, match=r"RGY to GY is not one move \(up, down, sideways, hyperspace\)$"):
+        easy.apply("RGY-GY")
+
+
+def test_a_line_moves_in_formation_by_hyperspace_excision_and_interjection():
+    game = position(["BRY", "BRR"], ["GGGG"])
+    legal = names(game.legal_actions())
+    assert {"BRR,BRY-BGR,BGY", "BRR,BRY-RR,RY", "BRR,BRY-BRGR,BRGY"} <= legal
+    game.apply("BRY,BRR-BGY,BGR")  # the manual's example, written in its own order
+    assert game.stones[0] == mask_of(game.space.parse_many(["BGY", "BGR"]))
+    line = position(["R", "RG"], ["GGGG"])
+    assert "R,RG-BR,BRG" in names(line.legal_actions())
+    easy = position(["BRY", "BRR"], ["GGGG"], easy=True)
+    assert "BRR,BRY-RR,RY" not in names(easy.legal_actions())
+    with pytest.raises(IllegalAction, match="moves in formation via hyperspace"):
+        easy.apply("BRY,BRR-RY,RR")
+
+
+def test_a_shape_moves_as_a_block_and_blocks_must_be_contiguous_and_free():
+    game = position(["GR", "GRY", "GRYY"], ["RGGG"])
+    assert "GR,GRY,GRYY-R,RY,RYY" in names(game.legal_actions())  # the manual's excision example
+    with pytest.raises(IllegalAction, match="2 or 3 of your stones on contiguous nodes"):
+        game.apply("GR,GRYY-R,RYY")
+    blocked = position(["GR", "GRY", "GRYY"], ["RY"])
+    with pytest.raises(IllegalAction, match="RY is occupied"):
+        blocked.apply("GR,GRY,GRYY-R,RY,RYY")
+
+
+def test_changing_a_line_and_hopping_over_a_shape():
+    game = position(["G", "GR"], ["YYYY"])
+    assert "G-GRB" in names(game.legal_actions())  # [G, GR] to [GR, GRB]
+    shape = position(["R", "Y", "YG"], ["GGGG"])
+    assert "R-YB" in names(shape.legal_actions())  # [R, Y, YG] to [Y, YG, YB]
+    easy = position(["G", "GR"], ["YYYY"], easy=True)
+    assert "G-GRB" not in names(easy.legal_actions())
+
+
+def test_a_stalled_game_is_conceded_and_scored_on_the_piles():
+    game = position(["GGGG", "RRRR"], ["YYYY", "BBBB"], stall=1)
+    game.captured = game.scores = (0, 3)
+    play(game, "GGGG-GGGR YYYY-YYYR")
+    assert game.over and game.winners == (1,) and game.scores == (0, 3)
+
+
+def test_equal_piles_are_a_draw():
+    game = position(["GGGG", "RRRR"], ["YYYY", "BBBB"], stall=1)
+    play(game, "GGGG-GGGR YYYY-YYYR")
+    assert game.over and game.winners == ()
+
+
+def test_a_boxed_in_player_must_pass():
+    # The head node's stone has no free node to reach: up does not exist, down and interjections are full.
+    game = position(["0"], ["G", "R", "Y", "B"], depth=2)
+    assert names(game.legal_actions()) == {"pass"}
+
+
+def test_phase_one_is_refused_a_move():
+    game = play(DEAL(), "roll:@G")
+    with pytest.raises(IllegalAction, match="place yours on G"):
+        game.apply("G-GG")
+
+
+def test_phase_two_follows_the_last_placement_without_the_die():
+    game = play(DEAL(stones=2, stall=1), "roll:@GGGG GGGG roll:@RRRR RRRR roll:@GGGY GGGY roll:@RRRY RRRY")
+    assert game.phase == "move" and not game.is_chance and game.to_move == 0
+    with pytest.raises(IllegalAction, match="every stone is placed"):
+        game.apply("G")
+    play(game, "GGGG-GGGR")
+    assert not game.over
+    play(game, "RRRR-RRRG")
+    assert game.over and game.winners == () and game.scores == (0, 0)
