@@ -27,7 +27,8 @@ async function render(s) {
   die.textContent = face || "–";
   die.setAttribute("aria-label", face ? `die shows ${COLOUR[face] || face}` : "die not rolled");
   const fb = s.feedback;
-  $("message").textContent = (fb && fb.message) || table.message || "";
+  const text = (fb && fb.message) || table.message || "";
+  $("message").textContent = text === $("turn-name").textContent ? "" : text;
   $("message").classList.toggle("refused", !!(fb && !fb.ok));
   $("chores").replaceChildren(...(table.chores || []).map((c) => { const li = document.createElement("li"); li.textContent = c.text; return li; }));
   $("roll").classList.toggle("attention", !!state.awaiting_roll && !state.over);

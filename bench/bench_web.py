@@ -1,0 +1,168 @@
+"""Web page speed: page weight, first render in Chromium, and how fast a change reaches an open page.
+
+    .venv/bin/python bench/bench_web.py [--changes 200]
+
+A real Runtime (temporary store) and the app on waitress at 127.0.0.1:<any port>. SSE latency is
+measured from just before ``runtime.call("press", node)`` to the event carrying that change arriving
+on an SSE client reading a real socket. First render uses Playwright's navigation timing when
+/usr/bin/chromium is there.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import socket
+import statistics
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from companion.config import Config  # noqa: E402
+from companion.runtime import Runtime  # noqa: E402
+from companion.store import Store  # noqa: E402
+from web import create_app  # noqa: E402
+from web.server import serve  # noqa: E402
+from web.testing import LoadedDie  # noqa: E402
+
+
+def fetch(url: str) -> bytes:
+    with urllib.request.urlopen(url, timeout=10) as r:
+        return r.read()
+
+
+def page_weight(base: str) -> dict[str, int]:
+    html = fetch(base + "/")
+    sizes = {"HTML (board SVG inline)": len(html)}
+    assets = set(re.findall(r'(?:href|src)="(/static/[^"]+)"', html.decode()))
+    for asset in sorted(assets):
+        body = fetch(base + asset)
+        sizes[asset] = len(body)
+        if asset.endswith(".js"):  # modules the page imports
+            for dep in re.findall(r'from "\./([^"]+)"', body.decode()):
+                path = asset.rsplit("/", 1)[0] + "/" + dep
+                if path not in sizes:
+                    sizes[path] = len(fetch(base + path))
+    return sizes
+
+
+class Feed:
+    def __init__(self, port: int):
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+        self.sock.sendall(b"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        self.buf = b""
+        self._until(b"\r\n\r\n")
+
+    def _until(self, sep: bytes) -> bytes:
+        while sep not in self.buf:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise EOFError
+            self.buf += chunk
+        part, self.buf = self.buf.split(sep, 1)
+        return part
+
+    def next_snapshot(self) -> dict:
+        while True:
+            size = int(self._until(b"\r\n"), 16)
+            while len(self.buf) < size + 2:
+                self.buf += self.sock.recv(65536)
+            chunk, self.buf = self.buf[:size].decode(), self.buf[size + 2:]
+            for line in chunk.splitlines():
+                if line.startswith("data: "):
+                    return json.loads(line[6:])
+
+
+def sse_latency(runtime, port: int, changes: int) -> list[float]:
+    feed = Feed(port)
+    feed.next_snapshot()
+    runtime.call("new_game", "drangles", 2, {"stones": 400, "turn_limit": 100000})
+    while feed.next_snapshot()["game"]["id"] != "drangles":
+        pass
+    times = []
+    for _ in range(changes):
+        version = runtime.snapshot()["version"]
+        t0 = time.perf_counter()
+        runtime.call("press", "0")  # enter / select / put down: every press publishes a change
+        while feed.next_snapshot()["version"] <= version:
+            pass
+        times.append((time.perf_counter() - t0) * 1000)
+    feed.sock.close()
+    return times
+
+
+def first_render(base: str, runs: int = 5) -> list[float] | None:
+    if not os.path.exists("/usr/bin/chromium"):
+        return None
+    from playwright.sync_api import sync_playwright
+
+    out = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=[
+            "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+            "--disable-background-networking", "--disable-component-update", "--disable-sync"])
+        for _ in range(runs):
+            ctx = browser.new_context(viewport={"width": 360, "height": 740})  # a cold cache each time
+            page = ctx.new_page()
+            page.goto(base + "/")
+            while not page.evaluate("+(document.body.dataset.version || 0) > 0"):
+                time.sleep(0.005)
+            timing = page.evaluate("""(() => { const n = performance.getEntriesByType('navigation')[0];
+                const p = performance.getEntriesByName('first-contentful-paint')[0];
+                return {load: n.loadEventEnd, dcl: n.domContentLoadedEventEnd, fcp: p ? p.startTime : null}; })()""")
+            out.append(timing)
+            ctx.close()
+        browser.close()
+    return out
+
+
+def pct(values: list[float], q: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(q * (len(values) - 1))))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--changes", type=int, default=200)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        runtime = Runtime(Config(), Store(Path(tmp) / "gryb.db"), die=LoadedDie("GRYB"))
+        runtime.start()
+        app = create_app(runtime, Config(), state_dir=tmp)
+        server = serve(app, "127.0.0.1", 0)
+        base = server.url
+        try:
+            sizes = page_weight(base)
+            renders = first_render(base)
+            latency = sse_latency(runtime, server.port, args.changes)
+        finally:
+            server.close()
+            runtime.stop()
+            runtime.store.close()
+    total = sum(sizes.values())
+    print("| measure | value | target |")
+    print("| --- | --- | --- |")
+    for name, size in sizes.items():
+        if size:
+            print(f"| weight: {name} | {size / 1024:.1f} KiB | |")
+    print(f"| page weight, Now playing (HTML+CSS+JS+SVG, uncompressed) | {total / 1024:.1f} KiB | < 150 KB |")
+    if renders:
+        fcp = [r["fcp"] for r in renders if r["fcp"] is not None]
+        load = [r["load"] for r in renders]
+        print(f"| first contentful paint, median of {len(renders)} cold loads | {statistics.median(fcp):.0f} ms | < 1 s |")
+        print(f"| load event, median of {len(renders)} cold loads | {statistics.median(load):.0f} ms | < 1 s |")
+    else:
+        print("| first render | (no /usr/bin/chromium) | < 1 s |")
+    print(f"| board change -> SSE event on a socket, p50 ({len(latency)} changes) | {pct(latency, .5):.2f} ms | |")
+    print(f"| board change -> SSE event on a socket, p99 | {pct(latency, .99):.2f} ms | < 100 ms |")
+    print(f"| board change -> SSE event, max | {max(latency):.2f} ms | |")
+
+
+if __name__ == "__main__":
+    main()
