@@ -65,7 +65,7 @@ def board_svg(depth: int) -> str:
 
 @bp.get("/board/<int:depth>.svg")
 def svg(depth: int):
-    if not 1 <= depth <= 5:
+    if not 1 <= depth <= nd.MAX_DEPTH:
         abort(404)
     response = Response(board_svg(depth), mimetype="image/svg+xml")
     response.headers["Cache-Control"] = "public, max-age=86400"
