@@ -32,10 +32,11 @@ class Level:
     seconds: float  # time budget
     playout: int  # plies of a random playout before evaluating
     exploration: float = 1.0
+    blunder: float = 0.0  # chance of playing a random legal move instead, as a beginner would
 
 
 LEVELS = {
-    "easy": Level("easy", iterations=40, seconds=0.05, playout=8),
+    "easy": Level("easy", iterations=40, seconds=0.05, playout=8, blunder=0.3),
     "medium": Level("medium", iterations=300, seconds=0.12, playout=16),
     "hard": Level("hard", iterations=100000, seconds=0.25, playout=24),
 }
@@ -83,7 +84,7 @@ def search(game: Game, lvl: Level | str = "medium", rng: random.Random | None = 
     legal = game.legal_actions()
     if not legal:
         raise ValueError("the game is over: no action to choose")
-    if len(legal) == 1 or game.is_chance:
+    if len(legal) == 1 or game.is_chance or rng.random() < lvl.blunder:
         return Result(legal[0] if len(legal) == 1 else rng.choice(legal), 0, clock() - start, {})
     board = game.copy()
     board.redo_stack = []
