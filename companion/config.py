@@ -225,7 +225,10 @@ def load(path: str | os.PathLike | None, sim: bool = False) -> Config:
         raise ConfigError(f"{path} is not valid TOML: {err}") from None
     config = from_dict(data)
     if sim:
-        config = simulated(config)
+        return simulated(config)
+    if "host" not in data.get("web", {}):
+        # The Pi serves the phones of the room: every interface, unless the file says otherwise.
+        config = replace(config, web=replace(config.web, host="0.0.0.0"))
     return config
 
 

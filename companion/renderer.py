@@ -9,6 +9,8 @@ The look, as players at the table want it:
   faint trail;
 - the selected stone breathes, the nodes it may go to pulse softly in the mover's colour;
 - chores (a stone to lift, put back or swap) blink fast until pressed;
+- a computer player's move: its stone blinks in its colour, its target pulses, until carried out;
+- a hint: the suggested stone and target breathe pale green;
 - an illegal press flashes that node red for a moment;
 - a new GRYB lights its four nodes gold for three seconds, then they stay bright;
 - the die: a short tumble through G R Y B (under a second), then the result on the status pixels;
@@ -31,6 +33,7 @@ RGB = tuple[int, int, int]
 OFF: RGB = (0, 0, 0)
 GOLD: RGB = (255, 190, 40)
 ALARM: RGB = (255, 0, 0)
+HINT: RGB = (120, 255, 120)  # a hint's stone and target breathe in pale green
 STATUS_PIXELS = 8
 DIE_SECONDS = 0.8
 FLASH_SECONDS = 0.4
@@ -115,6 +118,14 @@ def render(game: Game, table: Table, colours: list[RGB], effects: Effects, now: 
         for n in bits(table.targets()):
             lit[n] = scale(colours[mover], 0.35 * pulse(now, 1.5, 0.2))
 
+    if table.proposal is not None and not table.picks:
+        # A computer player's move: its stone blinks (its target pulses with the targets above).
+        for n in table.proposal.sources:
+            lit[n] = colours[mover] if blink(now, 3) else OFF
+    if table.hint is not None:
+        for n in table.hint.sources + table.hint.targets:
+            lit[n] = scale(HINT, pulse(now, 1.0, 0.3))
+
     for chore in table.chores:
         who = chore.before if chore.kind == LIFT else chore.after
         lit[chore.node] = colours[who] if blink(now, 4) else OFF
@@ -129,7 +140,8 @@ def render(game: Game, table: Table, colours: list[RGB], effects: Effects, now: 
     picture.status = _status(game, colours, effects, now)
     if game.over and game.winners and effects.ended is not None:
         _sweep(game, lit, colours[game.winners[0]], now - effects.ended)
-    picture.animating = effects.busy(now) or bool(table.picks) or bool(table.chores) or bool(table.targets())
+    picture.animating = effects.busy(now) or bool(table.picks) or bool(table.chores) or bool(table.targets()) \
+        or table.hint is not None
     if effects.night:
         for n, c in lit.items():
             lit[n] = scale(c, 0.4)

@@ -21,6 +21,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from . import ai
 from .config import Config
 from .die import Die
 from .engine import Game, IllegalAction, OptionError, UnknownGame, find
@@ -32,6 +33,8 @@ from .table import Feedback, Table
 log = logging.getLogger(__name__)
 
 BRIGHTNESS_STEPS = (1.0, 0.6, 0.3, 0.12)
+HUMAN = "human"
+HINT_LEVEL = "medium"
 DEFAULT_GAME = "ez-gryb"
 
 
@@ -76,6 +79,8 @@ class Runtime:
         self.series: Series | None = None
         self.series_id: int | None = None
         self.table: Table
+        self.seats: list[str] = []  # per seat: "human" or a computer level
+        self._thinking: tuple | None = None  # the position a search is running for
         self._restore()
         self._publish()
 
@@ -94,6 +99,7 @@ class Runtime:
             return
         self.game_id = row.id
         self.table = Table(game, list(row.names))
+        self.seats = self.store.setting(f"seats:{row.id}", [HUMAN] * game.players)
         self._logged = len(game.history)
         self._grybs_seen = game.grybs
         if row.series_id is not None:
@@ -144,6 +150,7 @@ class Runtime:
     def _loop(self) -> None:
         frame_period = 1.0 / self.config.leds.fps
         next_ping = self.clock()
+        self._computer_turn()
         picture = self._draw()
         while True:
             timeout = frame_period if picture.animating else 1.0
@@ -162,6 +169,7 @@ class Runtime:
                 if not isinstance(err, (CommandError, IllegalAction)):
                     log.exception("command %s failed", command.name)
                 command.future.set_exception(err)
+            self._computer_turn()
             if self.watchdog and self.watchdog_every and self.clock() >= next_ping:
                 self.watchdog()
                 next_ping = self.clock() + self.watchdog_every
@@ -221,6 +229,12 @@ class Runtime:
         if not any(a.kind not in ("roll", "pass") for a, _ in game.history):
             return self._after(Feedback(False, "nothing to take back"))
         undone = self.table.undo()
+        # Against the computer, UNDO goes back to the human's own turn: the computer's reply (and a
+        # proposal not yet carried out) is taken back too.
+        while (self.seats[game.to_move] != HUMAN and HUMAN in self.seats
+               and any(a.kind not in ("roll", "pass") for a, _ in game.history)):
+            undone += self.table.undo()
+        self._thinking = None
         for _ in undone:
             self.store.append(self.game_id, UNDO, None, self.wall())
         # The log stays append-only (the undos are in it); the history is now shorter.
@@ -247,7 +261,11 @@ class Runtime:
         return self._after(self.table.act(action, pressed=action.sources + action.targets))
 
     def _do_new_game(self, game_id: str, players: int = 2, options: dict | None = None,
-                     names: list[str] | None = None, series: dict | None = None) -> dict:
+                     names: list[str] | None = None, series: dict | None = None,
+                     seats: list[str] | None = None) -> dict:
+        seats = list(seats or [HUMAN] * players)
+        if len(seats) != players or any(s != HUMAN and s not in ai.LEVELS for s in seats):
+            raise CommandError(f"seats: one of {HUMAN}, {', '.join(ai.LEVELS)} for each of the {players} players")
         try:
             cls = find(game_id)
             cls(players, **(options or {}))
@@ -262,7 +280,7 @@ class Runtime:
             self._series_started = self.wall()
         elif self.series is not None and (self.series.over() or self.series.players != players):
             self.series, self.series_id = None, None
-        self._start_game(game_id, players, options or {}, names, self.series_id)
+        self._start_game(game_id, players, options or {}, names, self.series_id, seats)
         self._publish()
         return self._snapshot
 
@@ -291,17 +309,85 @@ class Runtime:
             raise CommandError("a pairing code is four of G, R, Y, B")
         self.effects.code = tuple(code) if code else None
 
+    def _do_hint(self) -> Feedback:
+        """Start a search for the human to move; the hint appears on the board and page when ready."""
+        game = self.table.game
+        if game.over:
+            raise CommandError("the game is over")
+        if game.is_chance:
+            raise CommandError("roll first: the hint is for the move after the roll")
+        if self.seats[game.to_move] != HUMAN:
+            raise CommandError("the computer is to move")
+        self._think(HINT_LEVEL, "hint_ready")
+        return Feedback(True, "thinking about a hint")
+
+    def _do_hint_ready(self, token: tuple, text: str) -> None:
+        if token != self._position():
+            return None  # the game moved on while the search ran
+        self.table.hint = self.table.game.parse(text)
+        self.table.message = f"hint: {text}"
+        self._publish(Feedback(True, self.table.message))
+        return None
+
+    def _do_computer(self, token: tuple, text: str) -> Feedback | None:
+        if token != self._position():
+            return None  # undone or a new game while it thought
+        self._thinking = None
+        return self._after(self.table.propose(self.table.game.parse(text)))
+
+    def _do_computer_roll(self, token: tuple) -> Feedback | None:
+        if token != self._position():
+            return None
+        self._thinking = None
+        return self._do_roll()
+
+    def _position(self) -> tuple:
+        return (self.game_id, len(self.table.game.history))
+
+    def _computer_turn(self) -> None:
+        """When a computer player is to move: roll for it, or start its search off this thread."""
+        table, game = self.table, self.table.game
+        if game.over or self.menu or table.chores or table.proposal is not None:
+            return
+        level = self.seats[game.to_move] if game.to_move < len(self.seats) else HUMAN
+        if level == HUMAN or self._thinking == self._position():
+            return
+        self._thinking = self._position()
+        if game.is_chance:
+            self._queue.put(_Command("computer_roll", (self._position(),), Future()))
+        else:
+            self._think(level, "computer")
+
+    def _think(self, level: str, reply: str) -> None:
+        """Search a copy of the game on a worker thread; the answer comes back as a command."""
+        board, token = self.table.game.copy(), self._position()
+
+        def work() -> None:
+            try:
+                text = str(ai.search(board, level).action)
+            except Exception:
+                log.exception("the %s search failed", level)
+                return
+            self.submit(reply, token, text)
+
+        threading.Thread(target=work, name=f"gryb-{reply}", daemon=True).start()
+
     def _do_snapshot(self) -> dict:
         return self._snapshot
 
     # -- internals --------------------------------------------------------------------------------
 
-    def _start_game(self, game_id: str, players: int, options: dict, names, series_id) -> None:
+    def _start_game(self, game_id: str, players: int, options: dict, names, series_id,
+                    seats: list[str] | None = None) -> None:
         game = find(game_id)(players, **options)
-        seats = [(names[i] if names and i < len(names) and names[i] else self.config.players.names[i])
+        self.seats = list(seats or [HUMAN] * players)
+        names = [(names[i] if names and i < len(names) and names[i] else
+                  self.config.players.names[i] if self.seats[i] == HUMAN else f"Computer ({self.seats[i]})")
                  for i in range(players)]
-        self.game_id = self.store.new_game(game, seats, self.die.seed, series_id, self.wall())
-        self.table = Table(game, seats)
+        self.game_id = self.store.new_game(game, names, self.die.seed, series_id, self.wall())
+        if any(s != HUMAN for s in self.seats):
+            self.store.set_setting(f"seats:{self.game_id}", self.seats)
+        self.table = Table(game, names)
         self._logged = 0
         self._grybs_seen = game.grybs
         self.effects = Effects(night=self.effects.night)
@@ -359,6 +445,7 @@ class Runtime:
             "state": game.state_dict(),
             "table": self.table.to_dict(),
             "legal": [str(a) for a in game.legal_actions()][:400],
+            "seats": self.seats,
             "series": None if self.series is None else self.series.to_dict() | {"id": self.series_id},
             "settings": {"brightness": self.brightness, "night": self.effects.night, "menu": self.menu},
             "colours": ["#%02x%02x%02x" % c for c in self.colours[: game.players]],

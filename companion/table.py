@@ -10,6 +10,9 @@ How a turn feels:
 - Die games: ROLL rolls; when nothing fits the roll the turn passes by itself. OK ends a turn early
   where the game allows it, and passes when passing is the only thing left.
 - Anything the rules refuse is a :class:`Feedback` with the reason; nothing changes.
+- A computer player's move is a *proposal*: its stone blinks, its target pulses, and only the presses
+  that carry it out are accepted (the physical stones must follow the engine). A *hint* is shown the
+  same way but binds nobody.
 - The physical board and the engine never drift apart: after every change the runtime did not see
   the player do (a capture's loser, a push, a removal, an undo), each node whose stone must be lifted,
   put down or swapped becomes a :class:`Chore` and blinks until its node is pressed. Until then the
@@ -66,6 +69,8 @@ class Table:
     picks: tuple[Node, ...] = ()
     chores: tuple[Chore, ...] = ()
     message: str = ""
+    proposal: Action | None = None  # a computer player's move, waiting for a human to carry it out
+    hint: Action | None = None  # a suggested move for the human to move (shown, not binding)
 
     def __post_init__(self):
         if not self.names:
@@ -85,7 +90,7 @@ class Table:
             self.picks = ()
             return self._ok("put down")
         picks = self.picks + (node,)
-        legal = game.legal_actions()
+        legal = self._legal()
         mine = game.owner(node) == game.to_move
         complete = [a for a in legal if _presses(a) and _matches(picks, a, complete=True)]
         partial = [a for a in legal if _matches(picks, a, complete=False)]
@@ -98,7 +103,31 @@ class Table:
             if complete:
                 return self._ok(f"{nd.name(node)} selected: press a target, or OK to enter a new stone here")
             return self._ok(f"{nd.name(node)} selected")
+        if self.proposal is not None:
+            return self._refuse(f"the computer plays {self.proposal}: {self._proposal_step()}", node)
         return self._refuse(self._reason(picks), node)
+
+    def propose(self, action: Action) -> Feedback:
+        """A computer player's move: applied at once when there is nothing to carry out on the board
+        (a pass, an end of turn), otherwise shown until its presses are made."""
+        if action not in self.game.legal_actions():
+            return self._refuse(f"{action} is not legal here")
+        if not _presses(action):
+            return self.act(action, pressed=())
+        self.proposal, self.picks, self.hint = action, (), None
+        return self._ok(f"the computer plays {action}: {self._proposal_step()}")
+
+    def _proposal_step(self) -> str:
+        seq = _presses(self.proposal)
+        if self.proposal.kind == MOVE:
+            if len(self.picks) < len(self.proposal.sources):
+                return "lift its stone from " + ", ".join(nd.name(n) for n in self.proposal.sources) + \
+                    " and press there"
+            return "put it on " + ", ".join(nd.name(n) for n in self.proposal.targets) + " and press there"
+        return f"press {nd.name(seq[len(self.picks)])}"
+
+    def _legal(self) -> list[Action]:
+        return [self.proposal] if self.proposal is not None else self.game.legal_actions()
 
     def roll(self, die) -> Feedback:
         if self.chores:
@@ -112,6 +141,8 @@ class Table:
     def ok(self) -> Feedback:
         if self.chores:
             return self._refuse(self._chore_reason())
+        if self.proposal is not None:
+            return self._refuse(f"the computer plays {self.proposal}: {self._proposal_step()}")
         legal = self.game.legal_actions()
         if len(self.picks) == 1:
             # A selected stone of your own where a new stone may also enter ('Drangles' head node):
@@ -136,7 +167,7 @@ class Table:
             undone.append(action)
             if action.kind not in (ROLL, PASS):
                 break
-        self.picks = ()
+        self.picks, self.proposal, self.hint = (), None, None
         self.chores = self.chores + _diff(before, game.stones, pressed=())
         self.chores = _merge(self.chores)
         self.message = f"took back {', '.join(map(str, undone))}" if undone else "nothing to take back"
@@ -152,7 +183,7 @@ class Table:
             game.apply(action)
         except IllegalAction as err:
             return self._refuse(err.reason, action.targets[0] if action.targets else None)
-        self.picks = ()
+        self.picks, self.proposal, self.hint = (), None, None
         passed = False
         # A roll that leaves nothing to do passes the turn at once; the board shows the roll and why.
         if action.kind == ROLL and [a.kind for a in game.legal_actions()] == [PASS]:
@@ -170,7 +201,7 @@ class Table:
             return 0
         mask = 0
         n = len(self.picks)
-        for action in self.game.legal_actions():
+        for action in self._legal():
             if not _matches(self.picks, action, complete=False):
                 continue
             seq = _presses(action)
@@ -189,6 +220,8 @@ class Table:
                         "text": c.describe(self.names)} for c in self.chores],
             "message": self.message,
             "names": self.names,
+            "proposal": None if self.proposal is None else str(self.proposal),
+            "hint": None if self.hint is None else str(self.hint),
         }
 
     # -- internals ------------------------------------------------------------------------------

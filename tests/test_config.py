@@ -50,3 +50,12 @@ def test_broken_files_name_the_key_and_the_problem(tmp_path, text, message):
 def test_missing_file(tmp_path):
     with pytest.raises(ConfigError, match="no config file at"):
         config.load(tmp_path / "nope.toml")
+
+
+def test_the_pi_listens_on_every_interface_unless_the_file_says_otherwise(tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_text('[leds]\ndriver = "ws281x"\n')
+    assert config.load(path).web.host == "0.0.0.0"
+    assert config.load(path, sim=True).web.host == "127.0.0.1"
+    path.write_text('[web]\nhost = "192.168.1.20"\n')
+    assert config.load(path).web.host == "192.168.1.20"

@@ -1,0 +1,121 @@
+"""Computer players and hints in the runtime: the search runs off the loop, its move waits for hands."""
+
+import time
+
+import pytest
+
+from companion import node as nd
+from companion.action import Action
+from companion.config import Config
+from companion.die import Die
+from companion.runtime import CommandError, Runtime
+from companion.store import Store
+from companion.table import _presses
+
+
+@pytest.fixture
+def make(tmp_path):
+    made = []
+
+    def factory():
+        store = Store(tmp_path / "gryb.db")
+        rt = Runtime(Config(), store, die=Die(3))
+        rt.start()
+        made.append(rt)
+        return rt
+
+    yield factory
+    for rt in made:
+        rt.stop()
+        rt.store.close()
+
+
+def wait_for(rt, predicate, timeout=10.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        snap = rt.call("snapshot")
+        if predicate(snap):
+            return snap
+        time.sleep(0.02)
+    raise AssertionError("timed out waiting for the runtime")
+
+
+def press_all(rt, action_text):
+    """Make an action at the table: press its stones, then its targets."""
+    for node in _presses(Action.parse(action_text)):
+        feedback = rt.call("press", nd.name(node))
+        assert feedback.ok, feedback.message
+
+
+def test_a_computer_move_is_shown_and_waits_until_a_player_carries_it_out(make):
+    rt = make()
+    snap = rt.call("new_game", "drangles", 2, {}, ["Ann"], None, ["human", "easy"])
+    assert snap["seats"] == ["human", "easy"] and snap["table"]["names"] == ["Ann", "Computer (easy)"]
+    played = []
+    while snap["state"]["to_move"] == 0:  # the human's turn (Drangles: the head node, then a move)
+        played.append(snap["legal"][0])
+        press_all(rt, played[-1])
+        snap = rt.call("snapshot")
+    refused = False
+    while snap["state"]["to_move"] == 1:
+        snap = wait_for(rt, lambda s: s["table"]["proposal"])
+        proposal = snap["table"]["proposal"]
+        assert proposal in snap["legal"] and "the computer plays" in snap["table"]["message"]
+        # Nothing else is accepted while the proposal waits: not another node, not OK.
+        first_press = nd.name(_presses(Action.parse(proposal))[0])
+        stray = next(n for n in nd.NODE_NAMES[:21] if n != first_press)
+        wrong = rt.call("press", stray)
+        assert not wrong.ok and "the computer plays" in wrong.message
+        assert not rt.call("ok").ok
+        refused = True
+        press_all(rt, proposal)
+        played.append(proposal)
+        snap = rt.call("snapshot")
+    assert refused and snap["state"]["to_move"] == 0 and snap["table"]["proposal"] is None
+    assert [a for _, a in rt.store.events(rt.game_id)] == played
+    # UNDO against the computer goes back to the human's turn: both moves are taken back.
+    assert rt.call("undo").ok
+    snap = rt.call("snapshot")
+    assert snap["state"]["to_move"] == 0 and len(rt.table.game.history) < len(played)
+    assert all(rt.table.game.owner(n) != 1 for n in range(341))
+    # ... and the computer does not move again by itself, since the human is to move.
+    time.sleep(0.3)
+    assert rt.call("snapshot")["table"]["proposal"] is None
+
+
+def test_the_computer_rolls_its_own_die_and_the_seats_survive_a_restart(make):
+    rt = make()
+    rt.call("new_game", "ez-gryb", 2, {}, None, None, ["human", "medium"])
+    rt.call("roll")
+    snap = rt.call("snapshot")
+    if snap["state"]["to_move"] == 0:  # the human's roll fitted: enter a stone
+        press_all(rt, snap["legal"][0])
+    # The computer rolls for itself; then either its move waits on the board or the turn passed.
+    wait_for(rt, lambda s: s["table"]["proposal"] or (s["state"]["to_move"] == 0 and len(
+        [a for _, a in rt.store.events(rt.game_id) if a.startswith("roll")]) >= 2))
+    rolls = [a for _, a in rt.store.events(rt.game_id) if a.startswith("roll")]
+    assert len(rolls) >= 2
+    rt.stop()
+    again = make()
+    assert again.call("snapshot")["seats"] == ["human", "medium"]
+
+
+def test_bad_seats_are_refused_and_change_nothing(make):
+    rt = make()
+    before = rt.call("snapshot")["game_id"]
+    for seats in (["human"], ["human", "genius"], ["human", 3]):
+        with pytest.raises(CommandError, match="seats"):
+            rt.call("new_game", "drangles", 2, {}, None, None, seats)
+    assert rt.call("snapshot")["game_id"] == before
+
+
+def test_a_hint_suggests_a_legal_move_and_binds_nobody(make):
+    rt = make()
+    rt.call("new_game", "drangles", 2, {}, None, None, None)
+    press_all(rt, "0")  # the head node; now many moves are open
+    assert rt.call("hint").ok
+    snap = wait_for(rt, lambda s: s["table"]["hint"])
+    assert snap["table"]["hint"] in snap["legal"] and snap["table"]["message"].startswith("hint:")
+    other = next(a for a in snap["legal"] if a != snap["table"]["hint"])
+    press_all(rt, other)
+    assert rt.call("snapshot")["table"]["hint"] is None
