@@ -1,5 +1,6 @@
 """The web API and its safety measures, through Flask's test client against a real Runtime."""
 
+import time
 import os
 import stat
 
@@ -324,3 +325,20 @@ def test_openapi_document_lists_every_api_route(app):
                 assert (method, path.replace("record.", "record.txt")) in documented
                 continue
             assert (method, path) in documented, (method, rule.rule)
+
+
+def test_a_computer_seat_and_a_hint_from_the_page(paired, rt):
+    r = paired.post("/api/games/new", json={"game": "drangles", "players": 2, "seats": ["human", "hard"]})
+    assert r.status_code == 200, r.get_json()
+    assert rt.call("snapshot")["seats"] == ["human", "hard"]
+    assert paired.post("/api/press", json={"node": "0"}).status_code == 200  # the head node
+    assert paired.post("/api/hint").get_json()["ok"]
+    deadline = time.monotonic() + 10
+    while rt.snapshot()["table"]["hint"] is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    state = paired.get("/api/state").get_json()
+    assert state["table"]["hint"] is not None and state["table"]["message"].startswith("hint:")
+    for bad in [{"game": "drangles", "seats": ["human"]}, {"game": "drangles", "seats": ["human", "genius"]},
+                {"game": "drangles", "seats": "hard"}]:
+        assert paired.post("/api/games/new", json=bad).status_code == 400, bad
+    assert rt.call("snapshot")["seats"] == ["human", "hard"]

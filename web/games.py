@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from flask import Blueprint, jsonify, render_template
 
+from companion.ai import LEVELS
 from companion.engine import catalogue
 from companion.series import METHODS, PRESETS
 
@@ -13,6 +14,7 @@ from .security import body, paired, refuse, web
 bp = Blueprint("games", __name__)
 
 MAX_NAME = 24
+SEATS = ("human", *LEVELS)  # a seat is a person, or the computer at a level
 
 
 def games() -> list[dict]:
@@ -36,7 +38,8 @@ def choose():
 
 @bp.get("/api/games")
 def list_games():
-    return jsonify(games=games(), presets=presets(), methods=list(METHODS), seats=_seats(web().config))
+    return jsonify(games=games(), presets=presets(), methods=list(METHODS), seats=_seats(web().config),
+                   levels=list(LEVELS))
 
 
 def _check_new_game(data: dict):
@@ -63,8 +66,8 @@ def _check_new_game(data: dict):
         refuse(400, "names is a list of text, one for each player")
     names = [" ".join(n.split())[:MAX_NAME] for n in names]
     seats = data.get("seats", ["human"] * players)
-    if not isinstance(seats, list) or any(s != "human" for s in seats):
-        refuse(400, "computer players are coming; for now every seat is human")
+    if not isinstance(seats, list) or len(seats) != players or any(s not in SEATS for s in seats):
+        refuse(400, f"seats is a list with one of {', '.join(SEATS)} for each player")
     series = data.get("series")
     if series is not None:
         if not isinstance(series, dict) or series.get("method") not in METHODS:
@@ -73,12 +76,12 @@ def _check_new_game(data: dict):
         if isinstance(target, bool) or not isinstance(target, int) or not 1 <= target <= 10000:
             refuse(400, "the series target is a whole number from 1 to 10000")
         series = {"method": series["method"], "target": target}
-    return game_id, players, options, names, series
+    return game_id, players, options, names, series, seats
 
 
 @bp.post("/api/games/new")
 @paired
 def new_game():
-    game_id, players, options, names, series = _check_new_game(body())
-    snapshot = _call("new_game", game_id, players, options, names, series)
+    game_id, players, options, names, series, seats = _check_new_game(body())
+    snapshot = _call("new_game", game_id, players, options, names, series, seats)
     return jsonify(ok=True, message=f"new game: {snapshot['game']['name']}", state=compact(snapshot))

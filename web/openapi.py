@@ -68,8 +68,8 @@ NEW_GAME = {"type": "object", "required": ["game"], "properties": {
     "players": {"type": "integer", "minimum": 2, "maximum": 4},
     "options": {"type": "object", "additionalProperties": {"type": ["integer", "boolean", "string"]}},
     "names": {"type": "array", "maxItems": 4, "items": {"type": "string", "maxLength": 24}},
-    "seats": {"type": "array", "maxItems": 4, "items": {"const": "human"},
-              "description": "computer seats are coming"},
+    "seats": {"type": "array", "maxItems": 4, "items": {"enum": ["human", "easy", "medium", "hard"]},
+              "description": "who plays each seat: a person, or the computer at a level (one per player)"},
     "series": {"oneOf": [{"type": "null"}, {"type": "object", "required": ["method", "target"], "properties": {
         "method": {"enum": ["games", "time", "points"]}, "target": {"type": "integer", "minimum": 1,
                                                                     "maximum": 10000}}}]}}}
@@ -99,6 +99,8 @@ DOCUMENT = {
         "/api/roll": _command("the ROLL button", None, {"$ref": "#/components/schemas/Feedback"}),
         "/api/ok": _command("the OK / END TURN button", None, {"$ref": "#/components/schemas/Feedback"}),
         "/api/undo": _command("the UNDO button", None, {"$ref": "#/components/schemas/Feedback"}),
+        "/api/hint": _command("ask the computer for a move for the player to move (shown when ready)", None,
+                              {"$ref": "#/components/schemas/Feedback"}),
         "/api/act": _command("an action in the notation (docs/notation.md), e.g. 0-G",
                              {"type": "object", "required": ["action"],
                               "properties": {"action": {"type": "string", "minLength": 1, "maxLength": 200}}},

@@ -83,6 +83,13 @@ def undo():
     return _answer(_call("undo"))
 
 
+@bp.post("/api/hint")
+@paired
+def hint():
+    body()
+    return _answer(_call("hint"))
+
+
 @bp.post("/api/act")
 @paired
 def act():

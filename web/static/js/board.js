@@ -46,9 +46,22 @@ export function draw(svg, snap) {
   }
   for (const name of state.last || []) { const p = nodes.get(name); if (p) circle(frag, p, 0.2, "last"); }
   for (const name of table.picks || []) { const p = nodes.get(name); if (p) circle(frag, p, p.r + 0.36, "pick"); }
+  // A computer player's move waiting for hands: its stone(s) blink. A hint: its nodes breathe.
+  if (table.proposal && !(table.picks || []).length) {
+    for (const name of actionNodes(table.proposal)[0]) { const p = nodes.get(name); if (p) circle(frag, p, p.r + 0.36, "proposal"); }
+  }
+  if (table.hint) {
+    for (const name of actionNodes(table.hint).flat()) { const p = nodes.get(name); if (p) circle(frag, p, p.r + 0.36, "hint-mark"); }
+  }
   for (const chore of table.chores || []) { const p = nodes.get(chore.node); if (p) circle(frag, p, p.r + 0.36, `chore ${chore.kind}`); }
   marks.replaceChildren(frag);
   grybs.replaceChildren(gfrag);
+}
+
+// The nodes of an action in the notation (docs/notation.md): [stones or entered nodes, targets].
+export function actionNodes(text) {
+  const parts = text.replace(/^x/, "").split("-").map((p) => p.split(",").filter(Boolean));
+  return parts.length === 2 ? parts : [parts[0], []];
 }
 
 export async function ensureDepth(svg, depth) {

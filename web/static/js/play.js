@@ -70,6 +70,7 @@ async function command(path, data) {
 $("roll").addEventListener("click", () => command("/api/roll"));
 $("ok").addEventListener("click", () => command("/api/ok"));
 $("undo").addEventListener("click", () => command("/api/undo"));
+$("hint").addEventListener("click", () => command("/api/hint"));
 $("board-wrap").addEventListener("click", (e) => {
   const node = e.target.closest && e.target.closest("circle.n");
   if (node) command("/api/press", { node: node.dataset.n });
