@@ -192,6 +192,22 @@ class MorrisGame(Game):
 
     # -- rules shared by the Morris games ---------------------------------------------------------
 
+    def arrange(self, men: tuple, to_move: int = 0) -> None:
+        """Start from a phase-two position (for puzzles and tests): ``men`` gives each player's node names;
+        every man is in play and the record starts here."""
+        masks = [0, 0]
+        for player, names in enumerate(men):
+            for node in self.space.parse_many(names):
+                if (masks[0] | masks[1]) >> node & 1:
+                    raise ValueError(f"{nd.name(node)} is given twice")
+                masks[player] |= 1 << node
+        self.stones = tuple(masks)
+        self.pieces = tuple(tuple(bits(m)) for m in masks)
+        self.in_hand = (0, 0)
+        self.phase, self.to_move = MOVING, to_move
+        self.history.clear()
+        self.redo_stack.clear()
+
     def men(self, player: int) -> int:
         """The player's men still in the game: on the board and still to be placed."""
         return self.stones[player].bit_count() + self.in_hand[player]
