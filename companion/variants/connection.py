@@ -1,0 +1,200 @@
+"""Connection (000 "Connection"): join your two extreme opposite corners with a chain of your own stones.
+
+The first player chooses a pair of corners, GGGG and YYYY or RRRR and BBBB (the all-one-colour nodes of the
+bottom level), and covers them; the second player covers the other pair. Then each turn a player rolls the
+colour die and enters a stone on the top quadrangle or moves one of theirs up, down, sideways or by limited
+hyperspace, always to a free node of the colour rolled. The first whose stones link their two corners
+through nodes contiguous by those same moves (``GameSpace`` contiguity with limited hyperspace) wins.
+Rules decisions: docs/rules/connection.md.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .. import node as nd
+from ..action import MOVE, PLACE, Action
+from ..engine import COLOUR_DIE, TURN_LIMIT, Game, Option, register
+from ..node import COLOURS, HEAD, Bitboard, Node
+from ..space import MoveKind, bits
+
+DEPTH = Option("depth", 4, "board depth: 4 standard, 5 Giant GRYB, 6 Super Giant GRYB", minimum=2, maximum=6)
+HEADLESS = Option("headless", False, "play without the head node (001 'headless')")
+STONES = Option("stones", 30, "stones each player has, the two on their corners included (001: 30 each)",
+                minimum=4, maximum=400)
+
+KINDS = (MoveKind.UP, MoveKind.DOWN, MoveKind.SIDEWAYS, MoveKind.LIMITED_HYPERSPACE)
+OPPOSITE = {"G": "Y", "Y": "G", "R": "B", "B": "R"}
+CHOOSING, PLAYING = "choose", "play"
+
+
+@register
+class Connection(Game):
+    id = "connection"
+    name = "Connection"
+    source = "000 Connection"
+    summary = ("Choose a pair of opposite corners (GGGG-YYYY or RRRR-BBBB); the opponent takes the other. Roll "
+               "the colour die, enter on the top quadrangle or move up, down, sideways or by limited hyperspace "
+               "onto that colour. First to join their corners with a chain of their own stones wins.")
+    die = COLOUR_DIE
+    options = (DEPTH, HEADLESS, STONES, TURN_LIMIT)
+    # ends: per player, the bitboard of their two corner stones (they mark the endpoints and never move).
+    extra_fields = ("ends",)
+
+    def setup(self) -> None:
+        self.phase = CHOOSING
+        self.ends = (0,) * self.players
+        self.in_hand = (self.settings["stones"] - 2,) * self.players
+
+    def corner(self, colour: str) -> Node:
+        """The extreme point of one colour: the bottom-level node whose every locus is that colour."""
+        return nd.from_loci(colour * self.space.depth)
+
+    def stone_kind(self, node: Node) -> str:
+        return "endpoint" if any(e >> node & 1 for e in self.ends) else "stone"
+
+    def needs_roll(self) -> bool:
+        return self.phase == PLAYING and self.roll is None
+
+    # -- moves ----------------------------------------------------------------------------------------
+
+    def _landing(self) -> Bitboard:
+        """Free nodes of the colour rolled; the head node, whose colour is any the player wishes, too."""
+        board = self.space
+        return (board.focus_masks[self.roll] | (board.all & 1)) & ~self.occupied
+
+    def _actions(self) -> list[Action]:
+        if self.phase == CHOOSING:
+            return [Action.place(self.corner(c)) for c in COLOURS]
+        board = self.space
+        me = self.to_move
+        landing = self._landing()
+        actions = []
+        if self.in_hand[me]:
+            actions.extend(Action.place(t) for t in bits(landing & board.top))
+        for s in bits(self.stones[me] & ~self.ends[me]):
+            for t in bits(board.moves_mask(KINDS, s) & landing):
+                actions.append(Action.move(s, t))
+        return actions
+
+    def _reason(self, action: Action) -> str | None:
+        if self.phase == CHOOSING:
+            g, r, y, b = (nd.name(self.corner(c)) for c in COLOURS)
+            return f"first choose your corners: place a stone on {g} (with {y}) or {r} (with {b})"
+        me = self.to_move
+        if action.kind == PLACE:
+            if nd.LEVEL[action.target] != 1:
+                return "new stones enter on the top quadrangle (G, R, Y or B)"
+            if not self.in_hand[me]:
+                return "you have no stones left to enter"
+            return None
+        if action.kind != MOVE:
+            return None
+        if len(action.sources) != 1:
+            return "one stone moves at a time"
+        s, t = action.source, action.target
+        if self.owner(s) != me:
+            return None  # the base class names the missing or foreign stone
+        if self.ends[me] >> s & 1:
+            return f"your corner stone on {nd.name(s)} marks an endpoint and stays there"
+        if not self.space.moves_mask(KINDS, s) >> t & 1:
+            return f"{nd.name(s)} to {nd.name(t)} is not one move (up, down, sideways, limited hyperspace)"
+        if t == HEAD:
+            return "0 is occupied" if self.occupied & 1 else None
+        return None
+
+    # -- applying -------------------------------------------------------------------------------------
+
+    def _apply(self, action: Action) -> None:
+        me = self.to_move
+        t = action.target
+        if self.phase == CHOOSING:
+            # The chooser covers the chosen pair, the other player the other pair; the chooser then rolls
+            # first, as the turns alternate on from the second player's covering.
+            colour = nd.focus(t)
+            chosen = 1 << self.corner(colour) | 1 << self.corner(OPPOSITE[colour])
+            other = 0
+            for c in COLOURS:
+                if c not in (colour, OPPOSITE[colour]):
+                    other |= 1 << self.corner(c)
+            ends = [0] * self.players
+            ends[me], ends[1 - me] = chosen, other
+            self.ends = tuple(ends)
+            for player in range(self.players):
+                self.set_stones(player, self.ends[player])
+            self.phase = PLAYING
+            self.last = tuple(bits(chosen))
+            return
+        mine = self.stones[me] | 1 << t
+        if action.kind == PLACE:
+            self.add_to("in_hand", me, -1)
+        else:
+            mine &= ~(1 << action.source)
+        self.set_stones(me, mine)
+        self.last = action.sources + action.targets
+        if self.connected(me):
+            self.finish((me,), [1 if p == me else 0 for p in range(self.players)])
+            return
+        self.end_turn()
+
+    # -- connections ----------------------------------------------------------------------------------
+
+    def connected(self, player: int) -> bool:
+        """Whether the player's stones join their two corners."""
+        ends = self.ends[player]
+        if not ends:
+            return False
+        a = (ends & -ends).bit_length() - 1
+        return bool(self.space.group(a, self.stones[player], hyperspace=True) & ends == ends)
+
+    def distance(self, player: int) -> int | None:
+        """The fewest free nodes the player must still cover to join their corners (0: joined; None: the
+        opponent's stones cut every way). A 0-1 breadth-first search over bitboards: own stones cost
+        nothing, free nodes one each."""
+        ends = self.ends[player]
+        if not ends:
+            return None
+        board = self.space
+        links = board.contiguity_hyper
+        mine = self.stones[player]
+        free = board.all & ~self.occupied
+
+        def closure(seed: Bitboard, reached: Bitboard) -> Bitboard:
+            frontier = seed
+            while frontier:
+                grown = 0
+                for n in bits(frontier):
+                    grown |= links[n]
+                frontier = grown & mine & ~reached
+                reached |= frontier
+            return reached
+
+        start = ends & -ends
+        reached = closure(start, start)
+        cost = 0
+        frontier = reached
+        while reached & ends != ends:
+            grown = 0
+            for n in bits(frontier):
+                grown |= links[n]
+            step = grown & free & ~reached
+            if not step:
+                return None
+            cost += 1
+            before = reached
+            reached = closure(step, reached | step)
+            frontier = reached & ~before
+        return cost
+
+    def evaluate(self) -> list[float]:
+        """Each player's chance from how many free nodes they still need to join their corners."""
+        if self.over:
+            return self.outcome()
+        if self.phase == CHOOSING:
+            return [1.0 / self.players] * self.players
+        weights = []
+        for player in range(self.players):
+            d = self.distance(player)
+            weights.append(math.exp(-0.7 * (d if d is not None else 40)))
+        total = sum(weights)
+        return [w / total for w in weights]
