@@ -122,3 +122,19 @@ def test_a_player_with_no_line_passes_when_the_option_says_so():
     assert not game.over and names(game.legal_actions()) == {"pass"}
     game.apply("pass")
     assert game.to_move == 0 and not game.over
+
+
+@pytest.mark.parametrize("cls", [SHAPES, LINES], ids=["shapes", "lines"])
+def test_playout_moves_are_uniform_over_the_legal_moves(cls):
+    import random
+    from collections import Counter
+
+    game = arranged(cls, ["G", "GG", "GGG", "RRRR", "RRRG", "YB"], ["BBBB", "BBBY", "YYYY"])
+    legal = game.legal_actions()
+    assert any(len(a.sources) > 1 for a in legal) and any(len(a.sources) == 1 for a in legal)
+    rng = random.Random(5)
+    samples = 40 * len(legal)
+    counts = Counter(game.random_action(rng) for _ in range(samples))
+    assert set(counts) == set(legal)
+    spread = 5 * 40 ** 0.5  # five standard deviations of each count
+    assert all(abs(c - 40) < spread for c in counts.values())

@@ -12,12 +12,16 @@ Rules decisions: docs/rules/shapes-morris.md and docs/rules/lines-morris.md.
 from __future__ import annotations
 
 from .. import node as nd
-from ..action import MOVE, Action
+from ..action import MOVE, PASS, Action
 from ..engine import register
 from ..node import Bitboard, Node
 from ..space import bits
 from .square_deal import _block_targets
 from .twenty_five_mens import MorrisGame
+
+
+# Per board and formation: its nodes and its moves in formation on an empty board.
+_FORMATION_MOVES: dict[tuple, tuple[Bitboard, tuple[tuple[Action, Bitboard], ...]]] = {}
 
 
 class FormationMorris(MorrisGame):
@@ -52,39 +56,59 @@ class FormationMorris(MorrisGame):
                     reach |= link[f]  # hop: s goes past the far end f
         return reach
 
-    def _formations(self, mine: Bitboard) -> list[tuple[Node, ...]]:
+    def _formations(self, player: int) -> list[tuple[Node, ...]]:
         """Every set of ``size`` of the player's men on contiguous nodes, each sorted, in sorted order."""
         link = self.space.contiguity
-        pairs = [(a, b) for a in bits(mine) for b in bits(link[a] & mine) if a < b]
+        mine = self.stones[player]
+        pairs = [(a, b) for a in self.pieces[player] for b in bits(link[a] & mine) if a < b]
         if self.size == 2:
             return pairs
         triples = set()
         for a, b in pairs:
             for c in bits((link[a] | link[b]) & mine & ~(1 << a | 1 << b)):
-                triples.add(tuple(sorted((a, b, c))))
+                triples.add((a, b, c) if b < c else (a, c, b) if a < c else (c, a, b))
         return sorted(triples)
 
-    def _block_moves(self, player: int, first_only: bool = False) -> list[Action]:
-        mine = self.stones[player]
-        occupied = self.stones[0] | self.stones[1]
-        depth, board = self.space.depth, self.space.all
-        actions = []
-        for block in self._formations(mine):
+    def _formation_moves(self, block: tuple[Node, ...]) -> tuple[Bitboard, tuple[tuple[Action, Bitboard], ...]]:
+        """The nodes of ``block`` and its moves in formation on an empty board (action, target mask)."""
+        key = (self.space, block)
+        found = _FORMATION_MOVES.get(key)
+        if found is None:
+            board = self.space.all
             own = 0
             for n in block:
                 own |= 1 << n
+            moves = tuple((Action.block(block, targets), mask)
+                          for targets, mask in _block_targets(self.space.depth, block, False) if not mask & ~board)
+            found = _FORMATION_MOVES[key] = (own, moves)
+        return found
+
+    def _block_moves(self, player: int, first_only: bool = False) -> list[Action]:
+        occupied = self.stones[0] | self.stones[1]
+        actions = []
+        for block in self._formations(player):
+            own, moves = self._formation_moves(block)
             blocked = occupied & ~own
-            for targets, mask in _block_targets(depth, block, False):
-                if not mask & blocked and not mask & ~board:
-                    actions.append(Action.block(block, targets))
+            for action, mask in moves:
+                if not mask & blocked:
+                    actions.append(action)
                     if first_only:
                         return actions
         return actions
 
-    def _move_actions(self, player: int) -> list[Action]:
+    def _single_masks(self, player: int) -> list[tuple[Node, Bitboard]]:
+        """Each man of ``player`` that can change a formation, with the free nodes it reaches."""
         mine = self.stones[player]
         free = self.space.all & ~(self.stones[0] | self.stones[1])
-        actions = [Action.move(s, t) for s in self.pieces[player] for t in bits(self._single_reach(s, mine) & free)]
+        found = []
+        for s in self.pieces[player]:
+            reach = self._single_reach(s, mine) & free
+            if reach:
+                found.append((s, reach))
+        return found
+
+    def _move_actions(self, player: int) -> list[Action]:
+        actions = [Action.move(s, t) for s, reach in self._single_masks(player) for t in bits(reach)]
         return actions + self._block_moves(player)
 
     def _can_move(self, player: int) -> bool:
@@ -93,11 +117,29 @@ class FormationMorris(MorrisGame):
         return any(self._single_reach(s, mine) & free for s in self.pieces[player]) or \
             bool(self._block_moves(player, first_only=True))
 
+    def _random_move(self, rng) -> Action:
+        # Uniform over the legal moves without building an action for every single-man move.
+        singles = self._single_masks(self.to_move)
+        blocks = self._block_moves(self.to_move)
+        total = sum(reach.bit_count() for _, reach in singles) + len(blocks)
+        if not total:
+            return Action(PASS)
+        r = int(rng.random() * total)
+        for s, reach in singles:
+            k = reach.bit_count()
+            if r < k:
+                for t in bits(reach):
+                    if not r:
+                        return Action.move(s, t)
+                    r -= 1
+            r -= k
+        return blocks[r]
+
     def _move_reason(self, action: Action) -> str | None:
         what = self.formation
         if len(action.sources) == 1:
             s, t = action.source, action.target
-            if not any(s in block for block in self._formations(self.stones[self.to_move])):
+            if not any(s in block for block in self._formations(self.to_move)):
                 return f"the man on {nd.name(s)} is in no {what} of yours: men move only as {what}s"
             return (f"{nd.name(s)} to {nd.name(t)} does not change a {what}: " + self._change_rule())
         if len(action.sources) != self.size or not self.space.is_contiguous(action.sources):

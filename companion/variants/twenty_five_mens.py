@@ -249,6 +249,32 @@ class MorrisGame(Game):
         # A pass (blocked=passes) ends the turn through the engine; keep the phase and the turn cap.
         self._turn_over(self.to_move)
 
+    # -- playouts ------------------------------------------------------------------------------------
+
+    def random_action(self, rng) -> Action:
+        """A uniformly random legal action without listing them all: a random man to remove, a random free
+        node (drawn again while occupied), or :meth:`_random_move` in phase two."""
+        if self.over:
+            return super().random_action(rng)
+        draw = rng.random
+        if self.pending:
+            theirs = self.pieces[1 - self.to_move]
+            return _REMOVES[theirs[int(draw() * len(theirs))]]
+        if self.phase == PLACING:
+            occupied = self.stones[0] | self.stones[1]
+            nodes = self.space.nodes
+            count = len(nodes)
+            for _ in range(64):
+                n = nodes[int(draw() * count)]
+                if not occupied >> n & 1:
+                    return _PLACES[n]
+            return super().random_action(rng)
+        return self._random_move(rng)
+
+    def _random_move(self, rng) -> Action:
+        """A uniformly random phase-two action of the side to move. MAY override with a faster way."""
+        return rng.choice(self.legal_actions())
+
     # -- for the computer player ------------------------------------------------------------------
 
     def threats(self, player: int) -> float:
@@ -326,24 +352,11 @@ class TwentyFiveMensGryb(MorrisGame):
         kinds = ", ".join(k.value for k in self.kinds)
         return f"{nd.name(s)} to {nd.name(t)} is not one move ({kinds})"
 
-    def random_action(self, rng) -> Action:
-        """Uniform over the legal actions by rejection: a random man of the mover (or free node, or man to
-        remove) and a random slot of its move table; a slot that is empty or occupied is drawn again."""
-        if self.over:
-            return super().random_action(rng)
+    def _random_move(self, rng) -> Action:
+        """Uniform by rejection: a random man of the mover and a random slot of its move table, drawn
+        again while the slot is empty or its node occupied."""
         draw = rng.random
-        if self.pending:
-            theirs = self.pieces[1 - self.to_move]
-            return _REMOVES[theirs[int(draw() * len(theirs))]]
         occupied = self.stones[0] | self.stones[1]
-        if self.phase == PLACING:
-            nodes = self.space.nodes
-            count = len(nodes)
-            for _ in range(64):
-                n = nodes[int(draw() * count)]
-                if not occupied >> n & 1:
-                    return _PLACES[n]
-            return super().random_action(rng)
         mine = self.pieces[self.to_move]
         count, width = len(mine), self.most_targets
         targets, table = self.targets, self.move_table
@@ -353,4 +366,4 @@ class TwentyFiveMensGryb(MorrisGame):
             ts = targets[s]
             if j < len(ts) and not occupied >> ts[j] & 1:
                 return table[s][j]
-        return super().random_action(rng)  # crowded or blocked: list them all
+        return rng.choice(self.legal_actions())  # crowded or blocked: list them all
