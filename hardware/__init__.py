@@ -1,0 +1,1 @@
+"""Hardware interfaces and their backends (LEDs, node buttons, control panel), each with a simulator."""
