@@ -77,6 +77,7 @@ class MorrisGame(Game):
         self.pieces = ((), ())
         self.quad_gryb, self.quad_mask = quadrangle_tables(self)
         self.turn_cap = self.settings["turn_limit"] * self.players
+        self.blocked_loses = self.settings["blocked"] == "loses"
         self._fields_of = attrgetter(*self._fields)
 
     def _snapshot(self) -> tuple:
@@ -242,7 +243,7 @@ class MorrisGame(Game):
         self.turn += 1
         if self.turn >= self.turn_cap:
             self.finish(())
-        elif self.phase == MOVING and self.settings["blocked"] == "loses" and not self._can_move(nxt):
+        elif self.blocked_loses and self.phase == MOVING and not self._can_move(nxt):
             self.finish((me,))
 
     def end_turn(self) -> None:
