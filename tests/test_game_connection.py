@@ -1,0 +1,143 @@
+"""Connection: corners chosen and covered, colour-die moves, a chain through limited hyperspace wins."""
+
+import pytest
+
+from companion.engine import IllegalAction, find
+from companion.space import mask_of
+
+CONNECTION = find("connection")
+
+
+def play(script, game=None):
+    game = game or CONNECTION()
+    for text in script.split():
+        game.apply(text)
+    return game
+
+
+def names(actions):
+    return {str(a) for a in actions}
+
+
+def position(p0, p1, to_move=0, **options):
+    """Player 0 on the GGGG-YYYY corners (of the board's depth), player 1 on RRRR-BBBB, plus these stones."""
+    game = CONNECTION(**options)
+    game.apply(game.legal_actions()[0])  # the G corner: GGGG with YYYY
+    for player, extra in enumerate((p0, p1)):
+        game.set_stones(player, game.stones[player] | mask_of(game.space.parse_many(extra)))
+    game.to_move = to_move
+    return game
+
+
+def stones(game, player):
+    return sorted(game.space.names(game.stones[player]))
+
+
+def test_the_first_player_chooses_a_pair_of_opposite_corners_and_the_second_covers_the_other():
+    game = CONNECTION()
+    assert not game.is_chance and names(game.legal_actions()) == {"GGGG", "RRRR", "YYYY", "BBBB"}
+    with pytest.raises(IllegalAction, match=r"first choose your corners: place a stone on GGGG \(with YYYY\) or "
+                                            r"RRRR \(with BBBB\)"):
+        game.apply("G")
+    game.apply("BBBB")
+    assert stones(game, 0) == ["BBBB", "RRRR"] and stones(game, 1) == ["GGGG", "YYYY"]
+    assert game.to_move == 0 and game.is_chance and game.in_hand == (28, 28)
+    assert {game.state_dict()["stones"][n]["kind"] for n in ("RRRR", "BBBB", "GGGG", "YYYY")} == {"endpoint"}
+
+
+def test_a_small_board_game_won_across_the_top_quadrangle():
+    # Depth 2: player 0 takes the corners GG and YY. Player 1 only has its corner stones, which never move,
+    # and rolls colours already taken on the top quadrangle: forced passes.
+    game = play("GG roll:G G roll:G pass roll:R R roll:R", CONNECTION(depth=2))
+    assert names(game.legal_actions()) == {"pass"}
+    play("pass roll:Y Y", game)  # GG-G up, G-R-Y sideways, Y-YY down
+    assert game.over and game.winner == 0 and game.scores == (1, 0)
+    assert game.legal_actions() == []
+
+
+def test_entry_is_on_the_top_quadrangle_onto_the_colour_rolled():
+    game = play("GGGG roll:R")
+    assert names(game.legal_actions()) == {"R"}
+    with pytest.raises(IllegalAction, match="new stones enter on the top quadrangle"):
+        game.apply("GGGR")
+    with pytest.raises(IllegalAction, match="you rolled R: move onto a red node, and G is not one"):
+        game.apply("G")
+
+
+def test_moves_go_up_down_sideways_or_by_limited_hyperspace_onto_the_colour_rolled():
+    game = position(["RG"], [])
+    game.apply("roll:G")
+    # Down to RGG; limited hyperspace steps the first locus R to G or Y (GG, YG); entry on G.
+    assert names(game.legal_actions()) == {"G", "RG-RGG", "RG-GG", "RG-YG"}
+    game.apply("RG-GG")
+    assert stones(game, 0) == ["GG", "GGGG", "YYYY"]
+    game = position(["RG"], [])
+    game.apply("roll:R")
+    assert names(game.legal_actions()) == {"R", "RG-R", "RG-RR", "RG-RGR"}
+    with pytest.raises(IllegalAction, match=r"RG to RRR is not one move \(up, down, sideways, limited hyperspace\)"):
+        game.apply("RG-RRR")
+
+
+def test_the_head_node_takes_any_colour_and_can_be_left_out():
+    game = position(["G"], [])
+    game.apply("roll:Y")
+    assert names(game.legal_actions()) == {"Y", "G-0", "G-GY"}
+    headless = position(["G"], [], headless=True)
+    headless.apply("roll:Y")
+    assert names(headless.legal_actions()) == {"Y", "G-GY"}
+
+
+def test_corner_stones_stay_and_occupied_nodes_block():
+    game = position([], ["GGG"])
+    game.apply("roll:G")
+    with pytest.raises(IllegalAction, match="your corner stone on GGGG marks an endpoint and stays there"):
+        game.apply("GGGG-GGGR")
+    game = position(["GG"], ["GGG"])
+    game.apply("roll:G")
+    with pytest.raises(IllegalAction, match="GGG is occupied"):
+        game.apply("GG-GGG")
+    with pytest.raises(IllegalAction, match="the stone on GGG is not yours"):
+        game.apply("GGG-GG")
+
+
+def test_a_chain_joined_through_limited_hyperspace_wins():
+    # GGG-GG-RG, RG-RB-RY sideways, RY~YY by limited hyperspace (the first locus R steps to Y), YY-YYY.
+    chain = ["GGG", "GG", "RG", "RB", "YY", "YYY"]
+    game = position(chain, [], depth=3)
+    assert not game.connected(0) and game.distance(0) == 1
+    play("roll:Y RB-RY", game)  # RB leaves the chain, so this does not join it
+    assert not game.over
+    game = position(chain, [], depth=3)
+    game.set_stones(0, game.stones[0] | mask_of(game.space.parse_many(["RR"])))
+    play("roll:Y RR-RY", game)  # RY joins RB and, through limited hyperspace, YY
+    assert game.over and game.winner == 0 and game.scores == (1, 0)
+    assert game.space.is_contiguous(game.space.parse_many(chain + ["RY"]), hyperspace=True)
+    assert not game.space.is_contiguous(game.space.parse_many(chain + ["RY"]))
+
+
+def test_distance_counts_free_nodes_still_needed_and_sees_a_cut():
+    game = play("GGGG")
+    assert game.distance(0) == 7 and game.distance(1) == 7  # three up, one across the top, three down
+    assert position([], ["0", "G", "R", "Y", "B"], depth=2).distance(0) == 3  # round by GG-BG-YG-YB-YY
+    cut = position([], ["G", "GR", "GB", "RG", "BG"], depth=2)
+    assert cut.distance(0) is None  # every node contiguous to GG is the opponent's
+    values = position(["GGG", "GG", "G"], []).evaluate()
+    assert abs(sum(values) - 1) < 1e-9 and values[0] > values[1]
+
+
+@pytest.mark.parametrize(
+    "script, bad, reason",
+    [
+        ("GGGG", "G", "roll the die first"),
+        ("GGGG roll:G", "pass", "you may not pass"),
+        ("GGGG roll:G", "GGG", "new stones enter on the top quadrangle"),
+        ("GGGG roll:G G roll:R R roll:B", "G,R-B,Y", "one stone moves at a time"),
+    ],
+)
+def test_illegal_moves_are_refused_with_the_reason(script, bad, reason):
+    game = play(script)
+    before = game.state_key()
+    with pytest.raises(IllegalAction) as err:
+        game.apply(bad)
+    assert reason in err.value.reason
+    assert game.state_key() == before
