@@ -1,0 +1,600 @@
+"""The LED surface: what the runtime lights, on real WS281x LEDs (rpi_ws281x) or on the simulator.
+
+    surface = open_surface("sim", load_layout("panels-32x32"), brightness=0.5)
+    surface.show_nodes({"G": (255, 0, 0), "RGBY": (0, 0, 255)}, status=[(255, 255, 255)] * 4)
+    surface.status()     # {"driver": "sim", "last_frame_ma": 1093, "limited": False, ...}
+    surface.close()
+
+Both backends share one pipeline, so the simulator tests the code the Pi runs:
+
+compose (node colours through the layout, status pixels; everything else off) -> brightness and a
+256-entry gamma table (one ``bytes.translate``) -> white extraction for RGBW strips -> current limiter
+(a per-channel mA model like FastLED's/WLED's, scaled so no frame exceeds the budget) -> skip if the
+same as the frame last sent -> frame-rate cap (frames arriving faster than ``fps`` are deferred;
+newer ones replace older ones, and the newest is always shown) -> encode in the strip's byte order
+(GRB or GRBW) -> the driver.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import threading
+import time
+from array import array
+from collections import deque
+from itertools import chain
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping, Sequence
+
+from .led_layout import LedLayout
+
+RGB = tuple[int, int, int]
+
+GAMMA = 2.8  # WLED's default and Adafruit's gamma8 table
+STRIPS = ("GRB", "GRBW")
+INTERFACES = {"spi": 10, "pwm": 18}  # data GPIO for each: SPI0 MOSI, PWM0
+LED_FREQ_HZ = 800_000
+LED_DMA = 10
+LED_RESET_US = 55
+SPIDEV_DEFAULT_BUFSIZ = 4096
+
+
+class LedError(RuntimeError):
+    """The LEDs cannot be driven: wrong platform, missing permission or library, closed surface.
+
+    The message says what is wrong and how to fix it.
+    """
+
+
+class LedInputError(LedError, ValueError):
+    """A bad argument or frame (brightness, colour, pixel count, option); nothing was changed."""
+
+
+@dataclass(frozen=True)
+class PowerModel:
+    """Current drawn by one LED: mA per channel at full duty, plus the idle draw of its controller.
+
+    The defaults are FastLED's measured WS2812B figures (16, 11, 15 mA; 1 mA dark); WLED's model is the
+    same idea with one per-LED figure. The white die of an SK6812 RGBW LED is taken as 20 mA.
+    """
+
+    red_ma: float = 16.0
+    green_ma: float = 11.0
+    blue_ma: float = 15.0
+    white_ma: float = 20.0
+    idle_ma: float = 1.0
+
+
+def gamma_table(brightness: float, gamma: float = GAMMA) -> bytes:
+    """256 entries: a colour value -> the duty sent to the LED at this brightness (perceptual)."""
+    return bytes(round(255 * ((v * brightness) / 255) ** gamma) for v in range(256))
+
+
+def _inverse_gamma(gamma: float = GAMMA) -> bytes:
+    return bytes(round(255 * (d / 255) ** (1 / gamma)) for d in range(256))
+
+
+def _scale_table(factor: float) -> bytes:
+    return bytes(int(v * factor) for v in range(256))  # floor: the scaled frame never exceeds the budget
+
+
+class Pipeline:
+    """Frame processing shared by every backend: compose, brightness + gamma, limit, encode.
+
+    ``run(raw)`` takes a composed frame (``bytearray``, R G B per pixel) and returns the wire bytes
+    with the estimated current; it keeps no frame state, so it is safe to call from any thread.
+    """
+
+    def __init__(self, layout: LedLayout, strip: str, brightness: float, budget_ma: float,
+                 gamma: float = GAMMA, power: PowerModel = PowerModel()):
+        self.layout = layout
+        self.strip = strip
+        self.gamma = gamma
+        self.power = power
+        self.pixels = layout.pixel_count
+        self.budget_ma = budget_ma
+        self.idle_ma = power.idle_ma * self.pixels
+        self._offsets = {name: 3 * pixel for name, pixel in layout.nodes.items()}
+        self._status = [3 * pixel for pixel in layout.status]
+        self.set_brightness(brightness)
+
+    def set_brightness(self, brightness: float) -> None:
+        self.brightness = brightness
+        self._table = gamma_table(brightness, self.gamma)
+
+    def compose(self, nodes: Mapping[str, RGB], status: Sequence[RGB]) -> bytearray:
+        if len(status) > len(self._status):
+            raise LedInputError(f"{len(status)} status colours, but layout {self.layout.name} has "
+                                f"{len(self._status)} status pixels")
+        raw = bytearray(3 * self.pixels)
+        offsets = self._offsets
+        for name, colour in nodes.items():
+            try:
+                at = offsets[name]
+            except KeyError:
+                raise LedInputError(f"{name!r} is not a node of layout {self.layout.name}") from None
+            raw[at:at + 3] = _colour(colour, name)
+        for i, colour in enumerate(status):
+            at = self._status[i]
+            raw[at:at + 3] = _colour(colour, f"status[{i}]")
+        return raw
+
+    def check_pixels(self, pixels: Sequence[RGB]) -> bytearray:
+        if len(pixels) != self.pixels:
+            raise LedInputError(f"a frame for layout {self.layout.name} has {self.pixels} pixels, not {len(pixels)}")
+        try:  # fast path: one C-level pass; bytearray() refuses values outside 0..255
+            if all(len(colour) == 3 for colour in pixels):
+                return bytearray(chain.from_iterable(pixels))
+        except (TypeError, ValueError):
+            pass
+        for i, colour in enumerate(pixels):  # find the bad one for the message
+            _colour(colour, f"pixel {i}")
+        raise LedInputError("a frame's pixels must each be three integers 0..255")
+
+    def run(self, raw: bytearray) -> tuple[bytes, float, bool]:
+        """Composed RGB frame -> (wire bytes, estimated mA, whether the limiter scaled it)."""
+        duty = raw.translate(self._table)
+        r, g, b = duty[0::3], duty[1::3], duty[2::3]
+        w = None
+        if self.strip == "GRBW":  # the white die takes the grey part of each colour
+            w = bytes(map(min, r, g, b))
+            r, g, b = (bytes(map(int.__sub__, c, w)) for c in (r, g, b))
+        ma = self._current(r, g, b, w)
+        limited = ma > self.budget_ma
+        if limited:
+            colour_ma = ma - self.idle_ma
+            table = _scale_table(max(0.0, self.budget_ma - self.idle_ma) / colour_ma)
+            r, g, b = r.translate(table), g.translate(table), b.translate(table)
+            if w is not None:
+                w = w.translate(table)
+            ma = self._current(r, g, b, w)
+        return self._encode(r, g, b, w), ma, limited
+
+    def _current(self, r: bytes, g: bytes, b: bytes, w: bytes | None) -> float:
+        p = self.power
+        total = sum(r) * p.red_ma + sum(g) * p.green_ma + sum(b) * p.blue_ma
+        if w is not None:
+            total += sum(w) * p.white_ma
+        return total / 255 + self.idle_ma
+
+    def _encode(self, r: bytes, g: bytes, b: bytes, w: bytes | None) -> bytes:
+        if w is None:
+            wire = bytearray(3 * self.pixels)
+            wire[0::3], wire[1::3], wire[2::3] = g, r, b
+        else:
+            wire = bytearray(4 * self.pixels)
+            wire[0::4], wire[1::4], wire[2::4], wire[3::4] = g, r, b, w
+        return bytes(wire)
+
+    def decode(self, wire: bytes) -> list[RGB]:
+        """Wire bytes -> the RGB duty of each pixel (white folded back into R, G and B)."""
+        if self.strip == "GRB":
+            return list(zip(wire[1::3], wire[0::3], wire[2::3]))
+        w = wire[3::4]
+        return [(min(255, r + x), min(255, g + x), min(255, b + x))
+                for r, g, b, x in zip(wire[1::4], wire[0::4], wire[2::4], w)]
+
+    def current(self, wire: bytes) -> float:
+        if self.strip == "GRB":
+            return self._current(wire[1::3], wire[0::3], wire[2::3], None)
+        return self._current(wire[1::4], wire[0::4], wire[2::4], wire[3::4])
+
+
+def _colour(colour, what: str) -> bytes:
+    try:
+        data = bytes(colour)
+    except (TypeError, ValueError):
+        raise LedInputError(f"{what}: a colour is three integers 0..255, not {colour!r}") from None
+    if len(data) != 3:
+        raise LedInputError(f"{what}: a colour is three integers 0..255, not {colour!r}")
+    return data
+
+
+class LedSurface:
+    """Lights the board: node colours through the layout, or raw frames; brightness; status.
+
+    A backend *must* implement :meth:`_write` (hand wire bytes to the LEDs) and *may* override
+    :meth:`_close` (release the hardware) and :meth:`status` (add driver details). Everything else -
+    composing, gamma, current limiting, skipping unchanged frames, the frame-rate cap - happens here,
+    the same for every backend. Safe to call from several threads. A context manager; :meth:`close`
+    is idempotent.
+    """
+
+    driver = "none"
+
+    def __init__(self, layout: LedLayout, *, interface: str = "spi", strip: str = "GRB", brightness: float = 0.5,
+                 budget_ma: float = 4000, fps: float = 30, gamma: float = GAMMA, power: PowerModel = PowerModel()):
+        if not isinstance(layout, LedLayout):
+            raise LedInputError(f"layout must be a LedLayout (see hardware.led_layout.load_layout), not {layout!r}")
+        if interface not in INTERFACES:
+            raise LedInputError(f"interface must be 'spi' (GPIO10, recommended) or 'pwm' (GPIO18), not {interface!r}")
+        if strip not in STRIPS:
+            raise LedInputError(f"strip must be 'GRB' (WS2812B) or 'GRBW' (SK6812 RGBW), not {strip!r}")
+        if not isinstance(fps, (int, float)) or not 1 <= fps <= 1000:
+            raise LedInputError(f"fps must be 1..1000, not {fps!r}")
+        _check_brightness(brightness)
+        idle = power.idle_ma * layout.pixel_count
+        if not isinstance(budget_ma, (int, float)) or budget_ma <= idle:
+            raise LedInputError(f"budget_ma {budget_ma!r} does not cover the idle draw of {layout.pixel_count} LEDs "
+                                f"(~{idle:.0f} mA at {power.idle_ma:g} mA each): raise the budget")
+        self.layout = layout
+        self.interface = interface
+        self.strip = strip
+        self.fps = fps
+        self._pipeline = Pipeline(layout, strip, brightness, budget_ma, gamma, power)
+        self._lock = threading.RLock()
+        self._period = 1.0 / fps
+        self._last_wire: bytes | None = None
+        self._last_ma = 0.0
+        self._last_limited = False
+        self._sent_at = -1e9
+        self._pending: tuple[bytes, float, bool] | None = None
+        self._timer: threading.Timer | None = None
+        self._idle = threading.Event()
+        self._idle.set()
+        self._sends: deque[float] = deque(maxlen=256)
+        self.frames_sent = 0
+        self.frames_unchanged = 0
+        self.frames_dropped = 0
+        self.closed = False
+
+    # -- the interface the runtime uses ------------------------------------------------------------
+
+    @property
+    def brightness(self) -> float:
+        """0..1, perceptual (gamma applied after it); the current budget may dim a frame further."""
+        return self._pipeline.brightness
+
+    @brightness.setter
+    def brightness(self, value: float) -> None:
+        _check_brightness(value)
+        with self._lock:
+            if value != self._pipeline.brightness:
+                self._pipeline.set_brightness(value)
+
+    def show_nodes(self, nodes: Mapping[str, RGB], status: Sequence[RGB] = ()) -> None:
+        """Show a frame: these nodes in these colours, unlisted nodes off, then the status pixels."""
+        self._show(self._pipeline.compose(nodes, status))
+
+    def show_pixels(self, pixels: Sequence[RGB]) -> None:
+        """Show a whole raw frame, one colour per pixel in chain order (self-test sweeps)."""
+        self._show(self._pipeline.check_pixels(pixels))
+
+    def status(self) -> dict:
+        """Driver status for the settings page (JSON-serialisable)."""
+        with self._lock:
+            now = time.monotonic()
+            recent = sum(1 for t in self._sends if now - t <= 1.0)
+            return {
+                "driver": self.driver,
+                "layout": self.layout.name,
+                "pixels": self.layout.pixel_count,
+                "strip": self.strip,
+                "interface": self.interface,
+                "brightness": round(self.brightness, 3),
+                "budget_ma": self._pipeline.budget_ma,
+                "last_frame_ma": round(self._last_ma),
+                "limited": self._last_limited,
+                "fps": recent,
+                "fps_cap": self.fps,
+                "frames_sent": self.frames_sent,
+                "frames_unchanged": self.frames_unchanged,
+                "frames_dropped": self.frames_dropped,
+                "closed": self.closed,
+            }
+
+    def settle(self, timeout: float = 1.0) -> bool:
+        """Wait until a deferred frame has been sent; True when nothing is pending."""
+        return self._idle.wait(timeout)
+
+    def close(self) -> None:
+        """Send any deferred frame, then release the LEDs. Idempotent."""
+        with self._lock:
+            if self.closed:
+                return
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+            if self._pending is not None:
+                self._send(*self._pending)
+                self._pending = None
+            self._idle.set()
+            self.closed = True
+        self._close()
+
+    def __enter__(self) -> LedSurface:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # -- for backends ----------------------------------------------------------------------------
+
+    def _write(self, wire: bytes) -> None:
+        raise NotImplementedError
+
+    def _close(self) -> None:
+        pass
+
+    # -- the shared path ---------------------------------------------------------------------------
+
+    def _show(self, raw: bytearray) -> None:
+        with self._lock:
+            if self.closed:
+                raise LedError("the LED surface is closed")
+            wire, ma, limited = self._pipeline.run(raw)
+            if wire == (self._pending[0] if self._pending else self._last_wire):
+                self.frames_unchanged += 1
+                return
+            if self._pending is not None:
+                self.frames_dropped += 1  # superseded before it was shown
+            if wire == self._last_wire:  # back to what is on the LEDs: nothing left to send
+                self._pending = None
+                self.frames_unchanged += 1
+                return
+            wait = self._sent_at + self._period - time.monotonic()
+            if wait <= 0 and self._timer is None:
+                self._send(wire, ma, limited)
+                return
+            self._pending = (wire, ma, limited)
+            self._idle.clear()
+            if self._timer is None:
+                self._timer = threading.Timer(max(0.0, wait), self._flush)
+                self._timer.daemon = True
+                self._timer.start()
+
+    def _flush(self) -> None:
+        with self._lock:
+            self._timer = None
+            if self._pending is not None and not self.closed:
+                pending, self._pending = self._pending, None
+                try:
+                    self._send(*pending)
+                except Exception:  # a deferred frame has no caller to raise to: keep the surface usable
+                    import logging
+                    logging.getLogger(__name__).exception("sending a deferred LED frame failed")
+            self._idle.set()
+
+    def _send(self, wire: bytes, ma: float, limited: bool) -> None:
+        self._write(wire)
+        now = time.monotonic()
+        self._sent_at = now
+        self._sends.append(now)
+        self._last_wire = wire
+        self._last_ma = ma
+        self._last_limited = limited
+        self.frames_sent += 1
+
+
+def _check_brightness(value) -> None:
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0.0 <= value <= 1.0:
+        raise LedInputError(f"brightness is a number from 0 to 1, not {value!r}")
+
+
+# -- the simulator ---------------------------------------------------------------------------------
+
+class SimulatedSurface(LedSurface):
+    """The LEDs in memory: keeps the last frame sent and counts frames; draws the board as a PNG.
+
+    ``frame`` is what the LEDs were given (after gamma and the limiter), ``node_colours()`` the colour
+    each node appears to glow (gamma undone, as a screen shows it).
+    """
+
+    driver = "sim"
+
+    def __init__(self, layout: LedLayout, **kw):
+        super().__init__(layout, **kw)
+        self._wire = bytes((3 if self.strip == "GRB" else 4) * layout.pixel_count)  # dark until the first frame
+        self._apparent = _inverse_gamma(self._pipeline.gamma)
+
+    def _write(self, wire: bytes) -> None:
+        self._wire = wire
+
+    @property
+    def wire(self) -> bytes:
+        """The bytes last handed to the strip, in its byte order (GRB or GRBW)."""
+        return self._wire
+
+    @property
+    def frame(self) -> list[RGB]:
+        """The last frame sent: RGB duty per pixel after brightness, gamma and the current limiter."""
+        return self._pipeline.decode(self._wire)
+
+    @property
+    def current_ma(self) -> float:
+        """Estimated current of the frame on the LEDs."""
+        return self._pipeline.current(self._wire)
+
+    def pixel_colours(self) -> list[RGB]:
+        """How each pixel looks: the frame's duty with gamma undone."""
+        t = self._apparent
+        return [(t[r], t[g], t[b]) for r, g, b in self.frame]
+
+    def node_colours(self) -> dict[str, RGB]:
+        """How each lit node looks (node name -> RGB); dark nodes are left out."""
+        colours = self.pixel_colours()
+        return {name: colours[p] for name, p in self.layout.nodes.items() if colours[p] != (0, 0, 0)}
+
+    def status_colours(self) -> list[RGB]:
+        colours = self.pixel_colours()
+        return [colours[p] for p in self.layout.status]
+
+    def render_png(self, path_or_file, scale: int = 16) -> None:
+        """Draw the bandanna (G/R/Y/B nodes, quadrangle rods) with this frame's glow; write a PNG."""
+        from .board_image import draw_board
+
+        image = draw_board(self.node_colours(), self.status_colours(), scale=scale)
+        image.save(path_or_file, format="PNG")
+
+
+# -- rpi_ws281x ------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class HardwarePaths:
+    """Where the driver looks before it starts; tests point these at fake files."""
+
+    model: str = "/proc/device-tree/model"
+    cpuinfo: str = "/proc/cpuinfo"
+    mem: str = "/dev/mem"
+    gpiomem: str = "/dev/gpiomem"
+    spidev: str = "/dev/spidev0.0"
+    spidev_bufsiz: str = "/sys/module/spidev/parameters/bufsiz"
+
+
+PI5_TYPES = {0x17, 0x18, 0x19, 0x1A}  # new-style revision codes: Pi 5, CM5, Pi 500, CM5 Lite
+
+
+def pi_model(paths: HardwarePaths = HardwarePaths()) -> str | None:
+    """The Raspberry Pi's model name (device tree, else /proc/cpuinfo), or None when this is no Pi."""
+    try:
+        model = Path(paths.model).read_bytes().decode("ascii", "replace").strip("\x00\n ")
+        if model:
+            return model if "Raspberry Pi" in model else None
+    except OSError:
+        pass
+    try:
+        cpuinfo = Path(paths.cpuinfo).read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return None
+    fields = {}
+    for line in cpuinfo.splitlines():
+        key, _, value = line.partition(":")
+        fields.setdefault(key.strip(), value.strip())
+    if "Raspberry Pi" in fields.get("Model", ""):
+        return fields["Model"]
+    revision = fields.get("Revision", "")
+    if re.fullmatch(r"[0-9a-fA-F]{6,8}", revision) and fields.get("Hardware", "").startswith("BCM"):
+        code = int(revision, 16)
+        kind = (code >> 4) & 0xFF if code & (1 << 23) else None
+        return f"Raspberry Pi (revision {revision}{', Pi 5 family' if kind in PI5_TYPES else ''})"
+    return None
+
+
+def spi_buffer_bytes(pixels: int, freq_hz: int = LED_FREQ_HZ) -> int:
+    """Bytes rpi_ws281x sends per SPI frame: 3 SPI bits per data bit, always room for 4 colours,
+    plus the reset time (its PCM_BYTE_COUNT)."""
+    bits = pixels * 4 * 8 * 3 + (LED_RESET_US * freq_hz * 3) // 1_000_000
+    return ((bits >> 3) & ~0x7) + 8
+
+
+def check_platform(interface: str, pixels: int, paths: HardwarePaths = HardwarePaths()) -> str:
+    """Everything rpi_ws281x needs that can be checked first; returns the Pi's model.
+
+    Raises :class:`LedError` for: not a Pi, a Pi 5, SPI off or not permitted, /dev/mem not permitted
+    (PWM), a spidev buffer too small for the chain.
+    """
+    model = pi_model(paths)
+    if model is None:
+        raise LedError("this is not a Raspberry Pi (no Pi model in the device tree or /proc/cpuinfo): the ws281x "
+                       "driver only runs on a Pi; use the simulator (leds.driver = \"sim\")")
+    if re.search(r"Raspberry Pi (5|500)\b|Compute Module 5|Pi 5 family", model):
+        raise LedError(f"{model}: rpi_ws281x does not support the Raspberry Pi 5 (its GPIO sits behind the RP1 "
+                       "chip); use a Pi Zero 2 W, 3 or 4 for the LEDs, or the simulator")
+    if interface == "spi":
+        for dev, fix in ((paths.spidev, "enable SPI: sudo raspi-config nonint do_spi 0 (or dtparam=spi=on in "
+                                        "/boot/firmware/config.txt) and reboot"),
+                         (paths.gpiomem, "/dev/gpiomem is missing: use a current Raspberry Pi OS kernel")):
+            if not os.path.exists(dev):
+                raise LedError(f"{dev} does not exist: {fix}")
+            if not os.access(dev, os.R_OK | os.W_OK):
+                group = "spi" if dev == paths.spidev else "gpio"
+                raise LedError(f"no permission to use {dev}: add the user to the {group} group "
+                               f"(sudo usermod -aG spi,gpio $USER, then log in again)")
+        need = spi_buffer_bytes(pixels)
+        try:
+            bufsiz = int(Path(paths.spidev_bufsiz).read_text().strip())
+        except (OSError, ValueError):
+            bufsiz = SPIDEV_DEFAULT_BUFSIZ
+        if bufsiz < need:
+            raise LedError(f"the SPI buffer holds {bufsiz} bytes but {pixels} LEDs need {need}: add "
+                           "spidev.bufsiz=32768 to the one line of /boot/firmware/cmdline.txt and reboot")
+    else:
+        if not os.access(paths.mem, os.R_OK | os.W_OK):
+            raise LedError(f"PWM on GPIO18 needs {paths.mem}, which only root may open: run as root, or use "
+                           "interface = \"spi\" (GPIO10, no root; recommended)")
+    return model
+
+
+def pack_words(wire: bytes, strip: str) -> array:
+    """Wire bytes -> one 32-bit word per LED for rpi_ws281x told the strip is RGB (or RGBW).
+
+    The library sends a word's bits 16-23, 8-15, 0-7 (then 24-31 for RGBW) in that order, so words
+    built from the wire bytes make it send exactly those bytes: our encoder keeps the one byte order.
+    """
+    step = 3 if strip == "GRB" else 4
+    count = len(wire) // step
+    words = bytearray(4 * count)  # big-endian: [w, b0, b1, b2]
+    words[1::4], words[2::4], words[3::4] = wire[0::step], wire[1::step], wire[2::step]
+    if step == 4:
+        words[0::4] = wire[3::4]
+    packed = array("I")
+    packed.frombytes(bytes(words))
+    if sys.byteorder == "little":
+        packed.byteswap()
+    return packed
+
+
+class Ws281xSurface(LedSurface):
+    """WS2812B / SK6812 LEDs through rpi_ws281x's PixelStrip: SPI on GPIO10 (default, no root) or PWM on
+    GPIO18 (root). Checks the platform first and raises :class:`LedError` with the fix."""
+
+    driver = "ws281x"
+
+    def __init__(self, layout: LedLayout, *, interface: str = "spi", strip: str = "GRB", brightness: float = 0.5,
+                 budget_ma: float = 4000, fps: float = 30, paths: HardwarePaths = HardwarePaths(), **kw):
+        super().__init__(layout, interface=interface, strip=strip, brightness=brightness, budget_ma=budget_ma,
+                         fps=fps, **kw)
+        self.closed = True  # until the strip is up
+        self.model = check_platform(interface, layout.pixel_count, paths)
+        try:
+            import rpi_ws281x
+        except ImportError:
+            raise LedError("the rpi_ws281x library is not installed: pip install rpi_ws281x (it builds on a "
+                           "Raspberry Pi only; elsewhere use the simulator)") from None
+        strip_type = rpi_ws281x.ws.WS2811_STRIP_RGB if strip == "GRB" else rpi_ws281x.ws.SK6812_STRIP_RGBW
+        # brightness 255 and no gamma in the library: ours are already applied, the bytes pass through.
+        self._strip = rpi_ws281x.PixelStrip(layout.pixel_count, INTERFACES[interface], LED_FREQ_HZ, LED_DMA, False,
+                                            255, 0, strip_type)
+        try:
+            self._strip.begin()
+        except RuntimeError as err:
+            raise LedError(f"rpi_ws281x could not start on GPIO{INTERFACES[interface]} ({self.model}): {err}") from None
+        self._words = array("I", bytes(4 * layout.pixel_count))
+        self.closed = False
+
+    def _write(self, wire: bytes) -> None:
+        words = pack_words(wire, self.strip)
+        old = self._words
+        set_pixel = self._strip.setPixelColor
+        for i, (new, before) in enumerate(zip(words, old)):
+            if new != before:
+                set_pixel(i, new)
+        self._words = words
+        try:
+            self._strip.show()
+        except RuntimeError as err:
+            raise LedError(f"sending the frame failed: {err}") from None
+
+    def _close(self) -> None:
+        try:
+            self._write(bytes((3 if self.strip == "GRB" else 4) * self.layout.pixel_count))  # dark on exit
+        finally:
+            self._strip._cleanup()
+
+    def status(self) -> dict:
+        out = super().status()
+        out["model"] = self.model
+        out["gpio"] = INTERFACES[self.interface]
+        return out
+
+
+def open_surface(driver: str, layout: LedLayout, **kw) -> LedSurface:
+    """The LED surface for a config's ``leds.driver``: "sim" or "ws281x"."""
+    if driver == "sim":
+        return SimulatedSurface(layout, **kw)
+    if driver == "ws281x":
+        return Ws281xSurface(layout, **kw)
+    raise LedInputError(f"unknown LED driver {driver!r}: use \"sim\" or \"ws281x\"")
