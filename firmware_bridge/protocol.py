@@ -1,0 +1,372 @@
+"""The serial protocol between the Pico that scans the node buttons and the Pi: both ends import this file.
+
+It is written in the subset of Python that MicroPython runs (no dataclasses, no typing at runtime, only
+``struct`` and ints, bytes and bytearrays), and the firmware imports the very same file, so both ends are
+tested against the same bytes.
+
+A frame on the wire is ``COBS(body) + b"\\x00"``: COBS removes every zero byte from the body, so 0x00 is
+only ever the delimiter and a reader that starts mid-stream or after line noise finds the next frame at
+the next zero. The body is::
+
+    version u8 | type u8 | payload (big-endian fields) | CRC-16/CCITT-FALSE of the preceding bytes, u16
+
+``Decoder`` takes bytes in any chunks and returns whole messages; a frame that fails COBS, the CRC, the
+version, the type or its exact length is counted in ``Decoder.bad`` and dropped, never raised.
+"""
+
+import struct
+
+try:
+    from binascii import crc_hqx as _crc_hqx  # CPython: CRC-CCITT in C; with 0xFFFF it is CCITT-FALSE
+except ImportError:  # MicroPython has no crc_hqx
+    _crc_hqx = None
+
+VERSION = 1
+"""Protocol version: the first byte of every frame body, and a field of HELLO."""
+
+MAX_BODY = 160
+"""Longest frame body either end accepts: room for the snapshot of a 32x32 matrix (140 bytes)."""
+
+# Message types: MCU -> host below 0x10, host -> MCU from 0x10.
+HELLO = 0x01
+EDGE = 0x02
+HEARTBEAT = 0x03
+SNAPSHOT = 0x04
+ACK = 0x05
+ERROR = 0x06
+PING = 0x10
+GET_SNAPSHOT = 0x11
+CONFIGURE = 0x12
+RESET = 0x13
+GET_HELLO = 0x14
+
+EAGER = 0
+DEFERRED = 1
+MODE_NAMES = {EAGER: "eager", DEFERRED: "deferred"}
+
+# ERROR codes
+E_UNKNOWN = 1  # a command type the firmware does not know
+E_BAD_VALUE = 2  # a CONFIGURE value out of range; nothing was changed
+
+# Fixed part of each payload (struct format, big-endian) and its field names. SNAPSHOT and ERROR carry a
+# variable tail after the fixed part: the key bitmap and the error text.
+FORMATS = {
+    HELLO: (">BBBBBBHI", ("fw_major", "fw_minor", "fw_patch", "protocol", "rows", "cols", "seq", "ms")),
+    EDGE: (">HIBBB", ("seq", "ms", "row", "col", "pressed")),
+    HEARTBEAT: (">HII", ("seq", "ms", "uptime")),
+    SNAPSHOT: (">HIBB", ("seq", "ms", "rows", "cols")),
+    ACK: (">BB", ("tag", "command")),
+    ERROR: (">BBB", ("tag", "command", "code")),
+    PING: (">B", ("tag",)),
+    GET_SNAPSHOT: (">B", ("tag",)),
+    CONFIGURE: (">BBBHH", ("tag", "debounce_ms", "mode", "scan_us", "heartbeat_ms")),
+    RESET: (">B", ("tag",)),
+    GET_HELLO: (">B", ("tag",)),
+}
+TAILS = {SNAPSHOT: "bitmap", ERROR: "text"}
+NAMES = {HELLO: "HELLO", EDGE: "EDGE", HEARTBEAT: "HEARTBEAT", SNAPSHOT: "SNAPSHOT", ACK: "ACK",
+         ERROR: "ERROR", PING: "PING", GET_SNAPSHOT: "GET_SNAPSHOT", CONFIGURE: "CONFIGURE", RESET: "RESET",
+         GET_HELLO: "GET_HELLO"}
+_SIZES = {}
+for _kind in FORMATS:
+    _SIZES[_kind] = struct.calcsize(FORMATS[_kind][0])
+
+
+class ProtocolError(ValueError):
+    """A frame or a message that breaks the protocol; the message says how."""
+
+
+# -- CRC-16/CCITT-FALSE: poly 0x1021, init 0xFFFF, no reflection, no final xor ("123456789" -> 0x29B1) --
+
+def _crc_table():
+    table = []
+    for byte in range(256):
+        crc = byte << 8
+        for _ in range(8):
+            crc = ((crc << 1) ^ 0x1021) if crc & 0x8000 else (crc << 1)
+        table.append(crc & 0xFFFF)
+    return table
+
+
+_TABLE = _crc_table()
+
+
+def crc16_table(data, crc=0xFFFF):
+    """CRC-16/CCITT-FALSE by table, in the MicroPython subset (the firmware uses this one)."""
+    table = _TABLE
+    for byte in data:
+        crc = ((crc << 8) & 0xFF00) ^ table[(crc >> 8) ^ byte]
+    return crc
+
+
+def crc16(data, crc=0xFFFF):
+    """CRC-16/CCITT-FALSE of ``data``."""
+    if _crc_hqx is not None:
+        return _crc_hqx(data, crc)
+    return crc16_table(data, crc)
+
+
+# -- COBS ------------------------------------------------------------------------------------------
+
+def cobs_encode(data):
+    """COBS-encode ``data``: the result has no zero byte and is at most len/254 + 1 bytes longer."""
+    out = bytearray(b"\x01")
+    code_at = 0
+    code = 1
+    for byte in data:
+        if byte:
+            out.append(byte)
+            code += 1
+            if code < 255:
+                continue
+        # A zero byte, or a full block of 254 non-zero bytes: close the block and start the next one.
+        out[code_at] = code
+        code_at = len(out)
+        out.append(1)
+        code = 1
+    out[code_at] = code
+    return bytes(out)
+
+
+def cobs_decode(data):
+    """Undo :func:`cobs_encode`; raise :class:`ProtocolError` on a zero byte or a block that overruns."""
+    out = bytearray()
+    i = 0
+    n = len(data)
+    while i < n:
+        code = data[i]
+        if code == 0:
+            raise ProtocolError("COBS: zero byte inside a frame")
+        end = i + code
+        if end > n:
+            raise ProtocolError("COBS: block of %d bytes runs past the end of the frame" % (code - 1))
+        block = data[i + 1:end]
+        if 0 in block:
+            raise ProtocolError("COBS: zero byte inside a frame")
+        out += block
+        i = end
+        if code != 255 and i < n:
+            out.append(0)
+    return bytes(out)
+
+
+# -- messages --------------------------------------------------------------------------------------
+
+class Message:
+    """One decoded message: ``kind`` (a type constant) and its fields as attributes (``msg.seq``)."""
+
+    def __init__(self, kind, values, tail=None):
+        self.kind = kind
+        self.values = tuple(values)
+        names = FORMATS[kind][1]
+        for i in range(len(names)):
+            setattr(self, names[i], values[i])
+        if kind in TAILS:
+            setattr(self, TAILS[kind], bytes(tail or b""))
+        self.tail = bytes(tail or b"")
+
+    @property
+    def name(self):
+        return NAMES.get(self.kind, "?")
+
+    def __eq__(self, other):
+        return (isinstance(other, Message) and self.kind == other.kind and self.values == other.values
+                and self.tail == other.tail)
+
+    def __hash__(self):
+        return hash((self.kind, self.values, self.tail))
+
+    def __repr__(self):
+        names = FORMATS[self.kind][1]
+        parts = ["%s=%r" % (names[i], self.values[i]) for i in range(len(names))]
+        if self.kind in TAILS:
+            parts.append("%s=%r" % (TAILS[self.kind], self.tail))
+        return "%s(%s)" % (self.name, ", ".join(parts))
+
+
+def body(kind, values, tail=b""):
+    """The frame body of a message (version, type, payload, CRC) before COBS; raise ProtocolError on bad values."""
+    if kind not in FORMATS:
+        raise ProtocolError("unknown message type 0x%02x" % kind)
+    fmt = FORMATS[kind][0]
+    try:
+        payload = struct.pack(fmt, *values)
+    except (struct.error, OverflowError, TypeError, ValueError) as err:  # MicroPython packs out-of-range ints silently
+        raise ProtocolError("%s: %s" % (NAMES[kind], err))
+    if kind not in TAILS and tail:
+        raise ProtocolError("%s carries no tail" % NAMES[kind])
+    head = bytes((VERSION, kind)) + payload + bytes(tail)
+    if len(head) + 2 > MAX_BODY:
+        raise ProtocolError("%s: body of %d bytes is longer than %d" % (NAMES[kind], len(head) + 2, MAX_BODY))
+    return head + struct.pack(">H", crc16(head))
+
+
+def encode(kind, values, tail=b""):
+    """The framed bytes of a message, ready for the wire (COBS + 0x00)."""
+    return cobs_encode(body(kind, values, tail)) + b"\x00"
+
+
+def encode_message(msg):
+    return encode(msg.kind, msg.values, msg.tail)
+
+
+def parse(data):
+    """The message in a frame body (after COBS); raise :class:`ProtocolError` saying what is wrong."""
+    n = len(data)
+    if n < 4:
+        raise ProtocolError("frame of %d bytes is too short" % n)
+    if crc16(data[:-2]) != (data[-2] << 8 | data[-1]):
+        raise ProtocolError("CRC mismatch")
+    if data[0] != VERSION:
+        raise ProtocolError("protocol version %d, expected %d" % (data[0], VERSION))
+    kind = data[1]
+    spec = FORMATS.get(kind)
+    if spec is None:
+        raise ProtocolError("unknown message type 0x%02x" % kind)
+    size = _SIZES[kind]
+    if kind in TAILS:
+        if n - 4 < size:
+            raise ProtocolError("%s too short" % NAMES[kind])
+    elif n - 4 != size:
+        raise ProtocolError("%s payload of %d bytes, expected %d" % (NAMES[kind], n - 4, size))
+    values = struct.unpack_from(spec[0], data, 2)
+    tail = data[2 + size:n - 2] if kind in TAILS else None
+    return Message(kind, values, tail)
+
+
+def decode(frame):
+    """The message in one wire frame (COBS-encoded, with or without its trailing 0x00)."""
+    if frame and frame[-1] == 0:
+        frame = frame[:-1]
+    return parse(cobs_decode(frame))
+
+
+class Decoder:
+    """Streaming reader: ``feed(data)`` with any chunk of bytes returns the whole messages it completed.
+
+    Garbage, truncated, merged or corrupted frames are counted in ``bad`` and skipped; good frames in
+    ``good``. It never raises on what it reads. A run of bytes longer than any frame without a delimiter
+    is dropped (counted once) so noise cannot grow the buffer.
+    """
+
+    def __init__(self, max_frame=2 * MAX_BODY):
+        self.good = 0
+        self.bad = 0
+        self.last_error = None
+        self._max = max_frame
+        self._buf = bytearray()
+        self._skipping = False
+
+    def reset(self):
+        """Forget any partial frame (after a reconnect); the counters stay."""
+        self._buf = bytearray()
+        self._skipping = False
+
+    def feed(self, data):
+        out = []
+        buf = self._buf
+        buf += data
+        start = 0
+        while True:
+            end = buf.find(b"\x00", start)
+            if end < 0:
+                break
+            if self._skipping:
+                self._skipping = False
+            elif end > start:
+                try:
+                    out.append(parse(cobs_decode(bytes(buf[start:end]))))
+                    self.good += 1
+                except ProtocolError as err:
+                    self.bad += 1
+                    self.last_error = str(err)
+            start = end + 1
+        if start:
+            buf = buf[start:]
+        if len(buf) > self._max:
+            if not self._skipping:
+                self.bad += 1
+                self.last_error = "no frame delimiter within %d bytes" % self._max
+            self._skipping = True
+            buf = bytearray()
+        self._buf = buf
+        return out
+
+
+# -- builders for each message (the names both ends use) -------------------------------------------
+
+def hello(fw_version, rows, cols, seq, ms):
+    return encode(HELLO, (fw_version[0], fw_version[1], fw_version[2], VERSION, rows, cols, seq, ms))
+
+
+def edge(seq, ms, row, col, pressed):
+    return encode(EDGE, (seq, ms & 0xFFFFFFFF, row, col, 1 if pressed else 0))
+
+
+def heartbeat(seq, ms, uptime):
+    return encode(HEARTBEAT, (seq, ms & 0xFFFFFFFF, uptime & 0xFFFFFFFF))
+
+
+def snapshot(seq, ms, rows, cols, bitmap):
+    return encode(SNAPSHOT, (seq, ms & 0xFFFFFFFF, rows, cols), bitmap)
+
+
+def ack(tag, command):
+    return encode(ACK, (tag, command))
+
+
+def error(tag, command, code, text=b""):
+    return encode(ERROR, (tag, command, code), text[:48])
+
+
+def ping(tag=0):
+    return encode(PING, (tag,))
+
+
+def get_snapshot(tag=0):
+    return encode(GET_SNAPSHOT, (tag,))
+
+
+def get_hello(tag=0):
+    return encode(GET_HELLO, (tag,))
+
+
+def configure(debounce_ms, mode, scan_us, heartbeat_ms=0, tag=0):
+    """CONFIGURE: debounce time (0..255 ms), mode EAGER/DEFERRED, scan period (us), heartbeat (ms, 0 = keep)."""
+    return encode(CONFIGURE, (tag, debounce_ms, mode, scan_us, heartbeat_ms))
+
+
+def reset(tag=0):
+    return encode(RESET, (tag,))
+
+
+# -- the snapshot bitmap: row-major, bit (row * cols + col), least significant bit of byte 0 first -----
+
+def bitmap_size(rows, cols):
+    return (rows * cols + 7) // 8
+
+
+def pack_bitmap(row_bits, cols):
+    """Bitmap bytes from one int per row (bit c set = key (row, c) pressed)."""
+    out = bytearray(bitmap_size(len(row_bits), cols))
+    for r in range(len(row_bits)):
+        bits = row_bits[r]
+        c = 0
+        while bits:
+            if bits & 1:
+                i = r * cols + c
+                out[i >> 3] |= 1 << (i & 7)
+            bits >>= 1
+            c += 1
+    return bytes(out)
+
+
+def unpack_bitmap(bitmap, rows, cols):
+    """The set of pressed (row, col) keys in a snapshot bitmap; ProtocolError if its size is wrong."""
+    if len(bitmap) != bitmap_size(rows, cols):
+        raise ProtocolError("snapshot bitmap of %d bytes for a %dx%d matrix" % (len(bitmap), rows, cols))
+    keys = set()
+    for i in range(rows * cols):
+        if bitmap[i >> 3] & (1 << (i & 7)):
+            keys.add((i // cols, i % cols))
+    return keys
