@@ -1,0 +1,223 @@
+"""The host client: pyserial port from a URL, a reader thread running :class:`link.HostLink`, reconnects.
+
+``serial.serial_for_url`` opens whatever the config names: ``/dev/ttyACM0`` (the Pico's USB serial), a pty
+path from the emulator, ``loop://`` or ``socket://host:port``. The reader thread reads whatever arrives,
+hands it to the link logic, calls ``on_key`` with each key event, and sends the commands the logic
+queues. When the port fails (an unplug: SerialException, the device path gone) or the MCU goes silent
+for ``heartbeat_timeout`` seconds, every key is released, the port is closed, and it is reopened with
+exponential back-off (``backoff[0]`` doubling up to ``backoff[1]`` seconds) until a HELLO answers.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+
+import serial
+
+from firmware_bridge import protocol as p
+from firmware_bridge.link import CONNECTING, DOWN, UP, HostLink, KeyEvent
+
+log = logging.getLogger(__name__)
+
+__all__ = ["BridgeClient", "KeyEvent", "UP", "DOWN", "CONNECTING"]
+
+
+class BridgeClient:
+    """Talks to the node-button MCU over a pyserial URL on its own thread.
+
+    ``on_key(event)`` is called on the reader thread with each :class:`KeyEvent` (an exception in it is
+    logged, never kills the thread). ``pressed()`` and ``status()`` may be called from any thread.
+    Commands (``ping``, ``configure``, ``reset``, ``request_snapshot``) are queued and sent by the
+    reader thread within one read timeout. Use as a context manager or call ``close()``.
+    """
+
+    def __init__(self, url: str, on_key: Callable[[KeyEvent], None] | None = None, *,
+                 heartbeat_timeout: float = 2.0, backoff: tuple[float, float] = (0.05, 2.0),
+                 read_timeout: float = 0.02, baudrate: int = 115200, start: bool = True):
+        if not isinstance(url, str) or not url:
+            raise ValueError("give the serial port as a pyserial URL, e.g. /dev/ttyACM0")
+        if heartbeat_timeout <= 0 or backoff[0] <= 0 or backoff[1] < backoff[0]:
+            raise ValueError("heartbeat_timeout and back-off must be positive, back-off (first, most)")
+        self.url = url
+        self.on_key = on_key
+        self.backoff = backoff
+        self.read_timeout = read_timeout
+        self.baudrate = baudrate
+        self.reconnects = 0
+        self.opens = 0
+        self.open_errors = 0
+        self._link = HostLink(heartbeat_timeout=heartbeat_timeout)
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._port: serial.SerialBase | None = None
+        self._last_open_error: str | None = None
+        self._ever_up = False
+        self._thread = threading.Thread(target=self._run, name=f"bridge {url}", daemon=True)
+        if start:
+            self.start()
+
+    # -- public -------------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def close(self) -> None:
+        """Stop the reader thread and close the port; idempotent."""
+        self._stop.set()
+        if self._thread.is_alive() and self._thread is not threading.current_thread():
+            self._thread.join(timeout=2.0)
+        self._close_port()
+
+    def __enter__(self) -> BridgeClient:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def pressed(self) -> frozenset[tuple[int, int]]:
+        with self._lock:
+            return frozenset(self._link.pressed)
+
+    def status(self) -> dict:
+        now = time.monotonic()
+        with self._lock:
+            status = self._link.status(now)
+        status.update(url=self.url, reconnects=self.reconnects)
+        if status["state"] == DOWN and self._last_open_error:
+            status["last_error"] = self._last_open_error
+        return status
+
+    @property
+    def state(self) -> str:
+        return self._link.state
+
+    @property
+    def link(self) -> HostLink:
+        """The protocol state (for tests and diagnostics; read it, do not change it)."""
+        return self._link
+
+    def ping(self) -> int:
+        return self._command(p.ping)
+
+    def request_snapshot(self) -> int:
+        return self._command(p.get_snapshot)
+
+    def configure(self, debounce_ms: int, mode: int, scan_us: int, heartbeat_ms: int = 0) -> int:
+        if mode not in (p.EAGER, p.DEFERRED):
+            raise ValueError("debounce mode is protocol.EAGER or protocol.DEFERRED")
+        return self._command(p.configure, debounce_ms, mode, scan_us, heartbeat_ms)
+
+    def reset(self) -> int:
+        return self._command(p.reset)
+
+    def _command(self, builder, *args) -> int:
+        with self._lock:
+            return self._link.command(builder, *args)
+
+    # -- the reader thread ------------------------------------------------------------------------------
+
+    def _run(self) -> None:
+        delay = self.backoff[0]
+        while not self._stop.is_set():
+            if self._port is None:
+                if not self._open():
+                    self._stop.wait(delay)
+                    delay = min(delay * 2, self.backoff[1])
+                    continue
+            try:
+                data = self._read()
+            except (serial.SerialException, OSError, TypeError) as err:
+                # TypeError: pyserial on a pty whose other side vanished mid-call
+                self._failed(f"read failed: {err}")
+                continue
+            now = time.monotonic()
+            with self._lock:
+                events = self._link.receive(data, now) if data else []
+                events += self._link.poll(now)
+                out = self._link.take_outgoing()
+                timed_out = self._link.timed_out
+                up = self._link.state == UP
+            self._deliver(events)
+            if up:
+                delay = self.backoff[0]
+                self._ever_up = True
+            if timed_out:
+                log.warning("node buttons: no frame from the MCU for %.1f s; reconnecting",
+                            self._link.heartbeat_timeout)
+                self._close_port()
+                continue
+            if out:
+                try:
+                    self._port.write(out)
+                except (serial.SerialException, OSError) as err:
+                    self._failed(f"write failed: {err}")
+        self._close_port()
+
+    def _open(self) -> bool:
+        try:
+            port = serial.serial_for_url(self.url, baudrate=self.baudrate, timeout=self.read_timeout,
+                                         write_timeout=0.5)
+        except (serial.SerialException, OSError, ValueError) as err:
+            self.open_errors += 1
+            if self._last_open_error != str(err):
+                log.info("node buttons: cannot open %s: %s", self.url, err)
+            self._last_open_error = str(err)
+            return False
+        self._port = port
+        self.opens += 1
+        if self.opens > 1:
+            self.reconnects += 1
+        self._last_open_error = None
+        with self._lock:
+            self._link.connected(time.monotonic())
+            out = self._link.take_outgoing()
+        try:
+            port.write(out)
+        except (serial.SerialException, OSError) as err:
+            self._failed(f"write failed: {err}")
+            return False
+        return True
+
+    def _read(self) -> bytes:
+        port = self._port
+        data = port.read(1)
+        if data:
+            waiting = port.in_waiting
+            if waiting:
+                data += port.read(waiting)
+        return data
+
+    def _failed(self, why: str) -> None:
+        log.warning("node buttons: %s on %s; releasing all keys and reconnecting", why, self.url)
+        self._last_open_error = why
+        with self._lock:
+            events = self._link.lost(time.monotonic())
+        self._deliver(events)
+        self._close_port()
+
+    def _close_port(self) -> None:
+        port, self._port = self._port, None
+        if port is not None:
+            try:
+                port.close()
+            except (serial.SerialException, OSError):
+                pass
+            with self._lock:
+                if self._link.state != DOWN:
+                    events = self._link.lost(time.monotonic())
+                else:
+                    events = []
+            self._deliver(events)
+
+    def _deliver(self, events: list[KeyEvent]) -> None:
+        callback = self.on_key
+        if callback is None:
+            return
+        for event in events:
+            try:
+                callback(event)
+            except Exception:  # a bug in the consumer must not stop the buttons
+                log.exception("node buttons: on_key callback failed for %s", event)

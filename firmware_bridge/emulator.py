@@ -1,0 +1,354 @@
+"""The emulated Pico: the firmware's own logic on a thread, behind a pty, against a simulated key matrix.
+
+The host client opens ``emulator.path`` like it opens ``/dev/ttyACM0``: a stable symlink to the pty's
+slave side, which disappears while the emulator is "unplugged" and points at a fresh pty after it is
+plugged back (as a Pico re-enumerates after a USB unplug). Bytes on the pty are the real frames the
+firmware writes; host commands are read and obeyed by the same ``mcu.Firmware`` that runs on the Pico.
+
+The key matrix is either :class:`SwitchMatrix` (the switches as row bitmasks, cheap: the default) or the
+firmware's real ``ShiftRegisterMatrix`` clocking simulated 74HC595/74HC165 chips through the stand-in
+``machine`` module (``wiring="shift-register"``, about 0.7 ms of CPU per scan).
+
+Test helpers: :meth:`Emulator.press`/``release``/``tap``/``bounce`` move switches; :meth:`unplug` and
+:meth:`replug` pull the cable (power is lost too, so the firmware restarts); :meth:`noise` puts garbage on
+the line; :meth:`drop_frames` and :meth:`corrupt_frames` spoil the next frames the firmware writes.
+"""
+
+from __future__ import annotations
+
+import errno
+import heapq
+import itertools
+import os
+import random
+import select
+import tempfile
+import threading
+import time
+import tty
+
+from firmware_bridge.firmware.debounce import DEFERRED
+from firmware_bridge.firmware.keymatrix import Matrix, ShiftRegisterMatrix
+from firmware_bridge.firmware.mcu import DEBOUNCE_MS, HEARTBEAT_MS, SCAN_US, Firmware
+
+
+class SwitchMatrix(Matrix):
+    """Key switches as a set; ``scan()`` gives the rows a perfect diode matrix would read. Thread-safe."""
+
+    def __init__(self, rows: int = 24, cols: int = 16):
+        self.rows = rows
+        self.cols = cols
+        self._rows = [0] * rows
+        self._lock = threading.Lock()
+
+    def check(self, row: int, col: int) -> None:
+        if not (0 <= row < self.rows and 0 <= col < self.cols):
+            raise ValueError(f"key ({row}, {col}) is outside the {self.rows}x{self.cols} matrix")
+
+    def set(self, row: int, col: int, closed: bool) -> None:
+        self.check(row, col)
+        with self._lock:
+            if closed:
+                self._rows[row] |= 1 << col
+            else:
+                self._rows[row] &= ~(1 << col)
+
+    def closed(self) -> set[tuple[int, int]]:
+        with self._lock:
+            return {(r, c) for r in range(self.rows) for c in range(self.cols) if self._rows[r] >> c & 1}
+
+    def scan(self) -> list[int]:
+        with self._lock:
+            return list(self._rows)
+
+
+class WiredMatrix(Matrix):
+    """The firmware's ``ShiftRegisterMatrix`` on a simulated board (stand-in ``machine``)."""
+
+    def __init__(self, rows: int = 24, cols: int = 16):
+        from firmware_bridge import standin_machine
+
+        self.rows = rows
+        self.cols = cols
+        self.board = standin_machine.Board()
+        self.board.wire_shift_registers(rows, cols, latch_gpio=17, load_gpio=20)
+        b = self.board
+        spi = b.SPI(0, sck=b.Pin(18), mosi=b.Pin(19), miso=b.Pin(16))
+        self._scanner = ShiftRegisterMatrix(spi, b.Pin(17, b.Pin.OUT, value=0), b.Pin(20, b.Pin.OUT, value=1),
+                                            rows, cols)
+        self._lock = threading.Lock()
+
+    def check(self, row: int, col: int) -> None:
+        if not (0 <= row < self.rows and 0 <= col < self.cols):
+            raise ValueError(f"key ({row}, {col}) is outside the {self.rows}x{self.cols} matrix")
+
+    def set(self, row: int, col: int, closed: bool) -> None:
+        self.check(row, col)
+        with self._lock:
+            (self.board.keys.add if closed else self.board.keys.discard)((row, col))
+
+    def closed(self) -> set[tuple[int, int]]:
+        with self._lock:
+            return set(self.board.keys)
+
+    def scan(self) -> list[int]:
+        with self._lock:
+            return list(self._scanner.scan())
+
+
+class Emulator:
+    """A Pico running the node-button firmware, on a thread, behind a pty. Context manager.
+
+    ``path`` is the URL for the host (a symlink that survives replugs); ``firmware`` the running
+    ``mcu.Firmware`` (replaced at each power-up). Helper methods may be called from any thread and return
+    at once; what they schedule happens on the emulator's own timeline.
+    """
+
+    def __init__(self, rows: int = 24, cols: int = 16, *, debounce_ms: int = DEBOUNCE_MS, mode: int = DEFERRED,
+                 scan_us: int = SCAN_US, heartbeat_ms: int = HEARTBEAT_MS, wiring: str = "model",
+                 seed: int | None = None, start: bool = True):
+        if wiring not in ("model", "shift-register"):
+            raise ValueError("wiring is 'model' or 'shift-register'")
+        self.matrix = SwitchMatrix(rows, cols) if wiring == "model" else WiredMatrix(rows, cols)
+        self.rows = rows
+        self.cols = cols
+        self._settings = dict(debounce_ms=debounce_ms, mode=mode, scan_us=scan_us, heartbeat_ms=heartbeat_ms)
+        self._dir = tempfile.mkdtemp(prefix="gryb-pico-")
+        self.path = os.path.join(self._dir, "ttyACM0")
+        self.device: str | None = None
+        self.firmware: Firmware | None = None
+        self.boots = 0
+        self.frames_written = 0
+        self.frames_lost = 0  # dropped by drop_frames or because the host was not reading
+        self.written: list[bytes] | None = None  # set to a list to record every frame written
+        self.on_frame = None  # called with each frame written (benchmarks)
+        self._rng = random.Random(seed)
+        self._master: int | None = None
+        self._slave: int | None = None
+        self._drop = 0
+        self._corrupt = 0
+        self._plan: list[tuple[float, int, object]] = []  # (monotonic time, order, action)
+        self._order = itertools.count()
+        self._lock = threading.RLock()
+        self._wake_r, self._wake_w = os.pipe()
+        os.set_blocking(self._wake_r, False)
+        os.set_blocking(self._wake_w, False)
+        self._stop = threading.Event()
+        self._t0 = time.monotonic()
+        self._thread = threading.Thread(target=self._run, name="emulated pico", daemon=True)
+        self._closed = False
+        if start:
+            self.start()
+
+    # -- life --------------------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        self.replug()
+        self._thread.start()
+
+    def close(self) -> None:
+        """Stop the thread, close the pty, remove the symlink; idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        self._stop.set()
+        self._wake()
+        if self._thread.is_alive():
+            self._thread.join(timeout=2.0)
+        with self._lock:
+            self._unplug_now()
+        for fd in (self._wake_r, self._wake_w):
+            os.close(fd)
+        try:
+            os.rmdir(self._dir)
+        except OSError:
+            pass
+
+    def __enter__(self) -> Emulator:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    @property
+    def plugged(self) -> bool:
+        return self._master is not None
+
+    def ms(self) -> int:
+        """The emulated MCU's clock: ms since the emulator was made."""
+        return int((time.monotonic() - self._t0) * 1000)
+
+    # -- the switches --------------------------------------------------------------------------------------
+
+    def press(self, row: int, col: int) -> None:
+        self.matrix.set(row, col, True)
+        self._wake()
+
+    def release(self, row: int, col: int) -> None:
+        self.matrix.set(row, col, False)
+        self._wake()
+
+    def tap(self, row: int, col: int, hold: float = 0.03) -> None:
+        """Close the switch now and open it ``hold`` seconds later; returns at once."""
+        self.matrix.check(row, col)
+        self.press(row, col)
+        self._schedule(hold, lambda: self.matrix.set(row, col, False))
+
+    def bounce(self, row: int, col: int, closed: bool, flips: int = 6, every: float = 0.0004) -> None:
+        """Chatter the contact ``flips`` times ``every`` seconds apart, then settle ``closed``; returns at once."""
+        self.matrix.check(row, col)
+        for i in range(flips):
+            level = (i % 2 == 0) == closed
+            self._schedule(i * every, lambda level=level: self.matrix.set(row, col, level))
+        self._schedule(flips * every, lambda: self.matrix.set(row, col, closed))
+
+    def closed(self) -> set[tuple[int, int]]:
+        return self.matrix.closed()
+
+    # -- the cable and the line ---------------------------------------------------------------------------
+
+    def unplug(self, seconds: float | None = None) -> None:
+        """Pull the USB cable (the pty and the symlink go away, the MCU loses power); plug it back in after
+        ``seconds`` if given. Returns at once."""
+        with self._lock:
+            self._unplug_now()
+        if seconds is not None:
+            self._schedule(seconds, self.replug)
+
+    def replug(self) -> None:
+        """Plug the cable in: a fresh pty behind ``path``, and the firmware boots (HELLO, sequence 0) with the
+        settings the emulator was made with (a CONFIGURE does not survive a power cycle, as on the Pico)."""
+        with self._lock:
+            if self._master is not None or self._closed:
+                return
+            master, slave = os.openpty()
+            tty.setraw(slave)  # no echo, no line discipline: bytes are bytes
+            os.set_blocking(master, False)
+            self._master, self._slave = master, slave
+            self.device = os.ttyname(slave)
+            tmp = self.path + ".new"
+            try:
+                os.remove(tmp)
+            except FileNotFoundError:
+                pass
+            os.symlink(self.device, tmp)
+            os.replace(tmp, self.path)
+            self.boots += 1
+            self.firmware = Firmware(self.matrix, self._write, on_reset=self._reset_requested, **self._settings)
+            self.firmware.start(self.ms())
+        self._wake()
+
+    def noise(self, nbytes: int = 64, data: bytes | None = None) -> None:
+        """Put garbage (random bytes, or ``data``) on the line towards the host."""
+        junk = data if data is not None else bytes(self._rng.randrange(256) for _ in range(nbytes))
+        with self._lock:
+            self._raw_write(junk)
+
+    def drop_frames(self, n: int = 1) -> None:
+        """The next ``n`` frames the firmware writes are lost on the way."""
+        with self._lock:
+            self._drop += n
+
+    def corrupt_frames(self, n: int = 1) -> None:
+        """The next ``n`` frames the firmware writes have one byte flipped on the way."""
+        with self._lock:
+            self._corrupt += n
+
+    # -- inside ---------------------------------------------------------------------------------------------
+
+    def _reset_requested(self) -> None:
+        # machine.reset() on a Pico drops off USB and comes back: an unplug of a few tens of ms.
+        self._schedule(0.0, lambda: self.unplug(0.05))
+
+    def _unplug_now(self) -> None:
+        for fd in (self._master, self._slave):
+            if fd is not None:
+                os.close(fd)
+        self._master = self._slave = None
+        self.device = None
+        try:
+            os.remove(self.path)
+        except FileNotFoundError:
+            pass
+
+    def _schedule(self, delay: float, action) -> None:
+        with self._lock:
+            heapq.heappush(self._plan, (time.monotonic() + delay, next(self._order), action))
+        self._wake()
+
+    def _wake(self) -> None:
+        try:
+            os.write(self._wake_w, b"!")
+        except (BlockingIOError, OSError):
+            pass
+
+    def _write(self, frame: bytes) -> None:
+        """The firmware's USB write (called under the lock, on the emulator thread)."""
+        if self.written is not None:
+            self.written.append(frame)
+        if self._drop:
+            self._drop -= 1
+            self.frames_lost += 1
+            return
+        if self._corrupt:
+            self._corrupt -= 1
+            spoilt = bytearray(frame)
+            i = self._rng.randrange(len(spoilt) - 1)
+            spoilt[i] ^= 1 << self._rng.randrange(8)
+            frame = bytes(spoilt)
+        if self._raw_write(frame):
+            self.frames_written += 1
+            if self.on_frame is not None:
+                self.on_frame(frame)
+
+    def _raw_write(self, data: bytes) -> bool:
+        if self._master is None:
+            self.frames_lost += 1
+            return False
+        try:
+            os.write(self._master, data)
+            return True
+        except BlockingIOError:  # the host is not reading and the pty is full: like a full USB FIFO
+            self.frames_lost += 1
+            return False
+        except OSError as err:
+            if err.errno in (errno.EIO, errno.EBADF):
+                self.frames_lost += 1
+                return False
+            raise
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            with self._lock:
+                firmware = self.firmware
+                master = self._master
+                wait = 0.05
+                if firmware is not None and master is not None:
+                    due = firmware.next_due(self.ms())
+                    wait = firmware.scan_us / 1e6 if due == 0 else min(due / 1000.0, 0.05)
+                if self._plan:
+                    wait = max(0.0, min(wait, self._plan[0][0] - time.monotonic()))
+            ready = select.select([self._wake_r] + ([master] if master is not None else []), [], [], wait)[0]
+            if self._wake_r in ready:
+                try:
+                    while os.read(self._wake_r, 4096):
+                        pass
+                except BlockingIOError:
+                    pass
+            with self._lock:
+                if master is not None and master in ready and self._master == master:
+                    try:
+                        data = os.read(master, 4096)
+                    except (BlockingIOError, OSError):
+                        data = b""
+                    if data and self.firmware is not None:
+                        self.firmware.receive(data, self.ms())
+                now = time.monotonic()
+                due_actions = []
+                while self._plan and self._plan[0][0] <= now:
+                    due_actions.append(heapq.heappop(self._plan)[2])
+            for action in due_actions:
+                action()
+            with self._lock:
+                if self.firmware is not None and self._master is not None:
+                    self.firmware.tick(self.ms())

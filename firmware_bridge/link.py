@@ -1,0 +1,274 @@
+"""The host's end of the protocol without any I/O: bytes and times in, key events and command bytes out.
+
+``HostLink`` is what the serial client runs on its reader thread, and what the reliability tests drive
+directly on a byte stream (no pty, a fake clock). It keeps the host's picture of which keys are down and
+guards it:
+
+- duplicate or older sequence numbers are dropped;
+- a sequence gap (seen in an EDGE or a HEARTBEAT) asks the MCU for a SNAPSHOT, and the snapshot's
+  difference from the host's picture becomes synthesised edges, releases first;
+- an edge that contradicts the picture across a gap is explained by the lost edges it implies (a release
+  of a key the host thinks is up means its press was lost: report the press, then the release), which is
+  only done for keys whose state the host knew first-hand, never for keys it let go itself;
+- a lost link releases every key (no key stays stuck), and those keys wait for the next snapshot.
+
+Nothing here ever invents a press: every press it reports is an EDGE the MCU sent or a key the MCU's own
+snapshot says is down (or, across a gap, a release that proves a press).
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+from firmware_bridge import protocol as p
+
+KeyEvent = namedtuple("KeyEvent", "row col pressed time seq source")
+KeyEvent.__doc__ = """A key edge for the host: ``source`` is "edge" (an EDGE frame), "gap" (implied by an edge
+across a sequence gap), "resync" (a snapshot's difference) or "link" (released because the link was lost)."""
+
+UP = "up"
+DOWN = "down"
+CONNECTING = "connecting"
+
+
+def seq_ahead(seq: int, last: int) -> int:
+    """How far ``seq`` is ahead of ``last`` on the 16-bit wrapping sequence; <= 0 means not newer."""
+    d = (seq - last) & 0xFFFF
+    return d - 0x10000 if d >= 0x8000 else d
+
+
+class HostLink:
+    """The protocol logic of the host client. Feed it with :meth:`receive`, call :meth:`poll` regularly,
+    :meth:`connected` after opening the port and :meth:`lost` when it fails; send what
+    :meth:`take_outgoing` returns."""
+
+    def __init__(self, *, heartbeat_timeout: float = 2.0, snapshot_retry: float = 0.25, hello_retry: float = 0.5):
+        self.heartbeat_timeout = heartbeat_timeout
+        self.snapshot_retry = snapshot_retry
+        self.hello_retry = hello_retry
+        self.decoder = p.Decoder()
+        self.state = DOWN
+        self.hello: p.Message | None = None
+        self.last_seq: int | None = None
+        self.pressed: set[tuple[int, int]] = set()
+        self.duplicates = 0
+        self.gaps = 0
+        self.resyncs = 0
+        self.contradictions = 0
+        self.unexpected = 0
+        self.errors: list[str] = []
+        self.acks = 0
+        self.timed_out = False
+        self.last_frame_at: float | None = None
+        self._untrusted: set[tuple[int, int]] = set()  # keys the host let go itself (link lost / restart)
+        self._want_snapshot = False
+        self._snapshot_asked: float | None = None
+        self._hello_asked: float | None = None
+        self._connected_at: float | None = None
+        self._offset: float | None = None  # host time - MCU time, from frames stamped when sent
+        self._out = bytearray()
+        self._tag = 0
+
+    # -- the connection ---------------------------------------------------------------------------------
+
+    def connected(self, now: float) -> None:
+        """A port was (re)opened: start the handshake (HELLO, then SNAPSHOT)."""
+        self.decoder.reset()
+        self.state = CONNECTING
+        self.timed_out = False
+        self._connected_at = now
+        self.last_frame_at = None
+        self._ask_hello(now)
+        self._ask_snapshot(now)
+
+    def lost(self, now: float) -> list[KeyEvent]:
+        """The port failed or went silent: release every key so none stays stuck."""
+        self.state = DOWN
+        self._want_snapshot = False
+        events = [KeyEvent(r, c, False, now, None, "link") for r, c in sorted(self.pressed)]
+        self._untrusted |= self.pressed
+        self.pressed.clear()
+        self._offset = None
+        return events
+
+    def take_outgoing(self) -> bytes:
+        out = bytes(self._out)
+        self._out.clear()
+        return out
+
+    def command(self, frame_builder, *args) -> int:
+        """Queue a host command built by a ``protocol`` builder; returns its tag."""
+        self._tag = (self._tag + 1) & 0xFF
+        self._out += frame_builder(*args, tag=self._tag)
+        return self._tag
+
+    # -- time -------------------------------------------------------------------------------------------
+
+    def _clock_sample(self, ms: int, now: float) -> None:
+        sample = now - ms / 1000.0
+        if self._offset is None or sample < self._offset or sample - self._offset > 1.0:
+            self._offset = sample  # the fastest delivery seen, or the MCU restarted / its ms wrapped
+        else:
+            self._offset += (sample - self._offset) * 0.02  # follow crystal drift slowly
+
+    def host_time(self, ms: int, now: float) -> float:
+        """Host ``time.monotonic()`` of an MCU timestamp; never later than ``now``."""
+        if self._offset is None:
+            return now
+        t = ms / 1000.0 + self._offset
+        return now if t > now or now - t > 1.0 else t
+
+    # -- incoming -----------------------------------------------------------------------------------------
+
+    def receive(self, data: bytes, now: float) -> list[KeyEvent]:
+        events: list[KeyEvent] = []
+        for msg in self.decoder.feed(data):
+            events.extend(self.handle(msg, now))
+        return events
+
+    def handle(self, msg: p.Message, now: float) -> list[KeyEvent]:
+        kind = msg.kind
+        if kind >= p.PING:  # a host command echoed back (loop://, a shorted line): not ours to obey
+            self.unexpected += 1
+            return []
+        self.last_frame_at = now
+        if kind == p.EDGE:
+            return self._edge(msg, now)
+        if kind == p.HEARTBEAT:
+            self._clock_sample(msg.ms, now)
+            if self.last_seq is not None and seq_ahead(msg.seq, self.last_seq) > 0:
+                self.gaps += 1
+                self._ask_snapshot(now)
+            return []
+        if kind == p.SNAPSHOT:
+            self._clock_sample(msg.ms, now)
+            return self._snapshot(msg, now)
+        if kind == p.HELLO:
+            self._clock_sample(msg.ms, now)
+            return self._hello(msg, now)
+        if kind == p.ACK:
+            self.acks += 1
+        elif kind == p.ERROR:
+            self.errors.append("%s refused (code %d): %s" % (p.NAMES.get(msg.command, hex(msg.command)), msg.code,
+                                                             msg.text.decode("ascii", "replace")))
+            del self.errors[:-10]
+        return []
+
+    def _hello(self, msg: p.Message, now: float) -> list[KeyEvent]:
+        self.hello = msg
+        self.state = UP
+        self._hello_asked = None
+        if self.last_seq is None or msg.seq != self.last_seq:
+            # Edges were missed or the MCU restarted: the host's picture is second-hand until a snapshot.
+            self.last_seq = msg.seq
+            self._untrusted |= self.pressed
+            self._ask_snapshot(now)
+        return []
+
+    def _edge(self, msg: p.Message, now: float) -> list[KeyEvent]:
+        if self.hello is not None and (msg.row >= self.hello.rows or msg.col >= self.hello.cols):
+            self.contradictions += 1
+            return []
+        gap = False
+        if self.last_seq is not None:
+            ahead = seq_ahead(msg.seq, self.last_seq)
+            if ahead <= 0:
+                self.duplicates += 1
+                return []
+            if ahead > 1:
+                gap = True
+                self.gaps += 1
+                self._ask_snapshot(now)
+        self.last_seq = msg.seq
+        key = (msg.row, msg.col)
+        t = self.host_time(msg.ms, now)
+        trusted = key not in self._untrusted
+        if msg.pressed:
+            if key not in self.pressed:
+                self.pressed.add(key)
+                self._untrusted.discard(key)
+                return [KeyEvent(msg.row, msg.col, True, t, msg.seq, "edge")]
+            if gap and trusted:  # down, and down again: its release was lost
+                return [KeyEvent(msg.row, msg.col, False, t, msg.seq, "gap"),
+                        KeyEvent(msg.row, msg.col, True, t, msg.seq, "edge")]
+            self.contradictions += 1
+            return []
+        if key in self.pressed:
+            self.pressed.discard(key)
+            return [KeyEvent(msg.row, msg.col, False, t, msg.seq, "edge")]
+        self._untrusted.discard(key)
+        if gap and trusted:  # up, and up again: its press was lost
+            return [KeyEvent(msg.row, msg.col, True, t, msg.seq, "gap"),
+                    KeyEvent(msg.row, msg.col, False, t, msg.seq, "edge")]
+        self.contradictions += 1
+        return []
+
+    def _snapshot(self, msg: p.Message, now: float) -> list[KeyEvent]:
+        if self.last_seq is not None and seq_ahead(msg.seq, self.last_seq) < 0:
+            return []  # older than edges already applied (a duplicate): a fresh one is still wanted
+        try:
+            keys = p.unpack_bitmap(msg.bitmap, msg.rows, msg.cols)
+        except p.ProtocolError as err:
+            self.errors.append(str(err))
+            return []
+        if self._want_snapshot:
+            self.resyncs += 1
+        self._want_snapshot = False
+        self._snapshot_asked = None
+        self.last_seq = msg.seq
+        self._untrusted.clear()
+        if self.state == CONNECTING and self.hello is not None:
+            self.state = UP
+        released = sorted(self.pressed - keys)
+        pressed = sorted(keys - self.pressed)
+        self.pressed = set(keys)
+        return ([KeyEvent(r, c, False, now, msg.seq, "resync") for r, c in released]
+                + [KeyEvent(r, c, True, now, msg.seq, "resync") for r, c in pressed])
+
+    # -- timers ---------------------------------------------------------------------------------------------
+
+    def poll(self, now: float) -> list[KeyEvent]:
+        """Retries and the heartbeat timeout; call it every few tens of ms."""
+        if self.state == DOWN:
+            return []
+        since = self.last_frame_at if self.last_frame_at is not None else self._connected_at
+        if since is not None and now - since > self.heartbeat_timeout:
+            self.timed_out = True
+            return self.lost(now)
+        if self._want_snapshot and self._snapshot_asked is not None and now - self._snapshot_asked > self.snapshot_retry:
+            self._ask_snapshot(now)
+        if self.hello is None or self.state == CONNECTING:
+            if self._hello_asked is not None and now - self._hello_asked > self.hello_retry:
+                self._ask_hello(now)
+        return []
+
+    def _ask_snapshot(self, now: float) -> None:
+        if self._want_snapshot and self._snapshot_asked is not None and now - self._snapshot_asked <= self.snapshot_retry:
+            return  # already asked, the answer may be on its way
+        self._want_snapshot = True
+        self._snapshot_asked = now
+        self.command(p.get_snapshot)
+
+    def _ask_hello(self, now: float) -> None:
+        self._hello_asked = now
+        self.command(p.get_hello)
+
+    @property
+    def resyncing(self) -> bool:
+        return self._want_snapshot
+
+    def status(self, now: float) -> dict:
+        hello = self.hello
+        return {
+            "state": self.state,
+            "heartbeat_age": None if self.last_frame_at is None else round(now - self.last_frame_at, 3),
+            "firmware": None if hello is None else "%d.%d.%d" % (hello.fw_major, hello.fw_minor, hello.fw_patch),
+            "protocol": None if hello is None else hello.protocol,
+            "matrix": None if hello is None else [hello.rows, hello.cols],
+            "frames_ok": self.decoder.good,
+            "frames_bad": self.decoder.bad,
+            "duplicates": self.duplicates,
+            "gaps": self.gaps,
+            "resyncs": self.resyncs,
+            "last_error": self.errors[-1] if self.errors else self.decoder.last_error,
+        }
