@@ -126,6 +126,7 @@ class Emulator:
         self._master: int | None = None
         self._slave: int | None = None
         self._drop = 0
+        self._hung_until = 0.0
         self._corrupt = 0
         self._plan: list[tuple[float, int, object]] = []  # (monotonic time, order, action)
         self._order = itertools.count()
@@ -244,6 +245,13 @@ class Emulator:
         with self._lock:
             self._raw_write(junk)
 
+    def hang(self, seconds: float) -> None:
+        """The firmware stops for ``seconds`` (a crash the watchdog has not caught): the line stays open
+        but says nothing and hears nothing."""
+        with self._lock:
+            self._hung_until = time.monotonic() + seconds
+        self._schedule(seconds, lambda: None)
+
     def drop_frames(self, n: int = 1) -> None:
         """The next ``n`` frames the firmware writes are lost on the way."""
         with self._lock:
@@ -336,12 +344,13 @@ class Emulator:
                 except BlockingIOError:
                     pass
             with self._lock:
+                hung = time.monotonic() < self._hung_until
                 if master is not None and master in ready and self._master == master:
                     try:
                         data = os.read(master, 4096)
                     except (BlockingIOError, OSError):
                         data = b""
-                    if data and self.firmware is not None:
+                    if data and self.firmware is not None and not hung:
                         self.firmware.receive(data, self.ms())
                 now = time.monotonic()
                 due_actions = []
@@ -350,5 +359,5 @@ class Emulator:
             for action in due_actions:
                 action()
             with self._lock:
-                if self.firmware is not None and self._master is not None:
+                if self.firmware is not None and self._master is not None and not hung:
                     self.firmware.tick(self.ms())

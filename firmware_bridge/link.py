@@ -62,6 +62,7 @@ class HostLink:
         self.last_frame_at: float | None = None
         self._untrusted: set[tuple[int, int]] = set()  # keys the host let go itself (link lost / restart)
         self._want_snapshot = False
+        self._synced = False
         self._snapshot_asked: float | None = None
         self._hello_asked: float | None = None
         self._connected_at: float | None = None
@@ -182,13 +183,15 @@ class HostLink:
         self.last_seq = msg.seq
         key = (msg.row, msg.col)
         t = self.host_time(msg.ms, now)
-        trusted = key not in self._untrusted
+        # A contradiction is explained by lost edges only while edges are known to be lost (a gap now, or
+        # a snapshot still awaited), and only for keys whose state the host learnt first-hand.
+        explain = (gap or self._want_snapshot) and key not in self._untrusted
         if msg.pressed:
             if key not in self.pressed:
                 self.pressed.add(key)
                 self._untrusted.discard(key)
                 return [KeyEvent(msg.row, msg.col, True, t, msg.seq, "edge")]
-            if gap and trusted:  # down, and down again: its release was lost
+            if explain:  # down, and down again: its release was lost
                 return [KeyEvent(msg.row, msg.col, False, t, msg.seq, "gap"),
                         KeyEvent(msg.row, msg.col, True, t, msg.seq, "edge")]
             self.contradictions += 1
@@ -197,7 +200,7 @@ class HostLink:
             self.pressed.discard(key)
             return [KeyEvent(msg.row, msg.col, False, t, msg.seq, "edge")]
         self._untrusted.discard(key)
-        if gap and trusted:  # up, and up again: its press was lost
+        if explain:  # up, and up again: its press was lost
             return [KeyEvent(msg.row, msg.col, True, t, msg.seq, "gap"),
                     KeyEvent(msg.row, msg.col, False, t, msg.seq, "edge")]
         self.contradictions += 1
@@ -211,8 +214,9 @@ class HostLink:
         except p.ProtocolError as err:
             self.errors.append(str(err))
             return []
-        if self._want_snapshot:
-            self.resyncs += 1
+        if self._want_snapshot and self._synced:
+            self.resyncs += 1  # the first snapshot is the sync, not a resync
+        self._synced = True
         self._want_snapshot = False
         self._snapshot_asked = None
         self.last_seq = msg.seq
