@@ -375,3 +375,14 @@ def test_the_library_missing(pi):
     _, paths = pi
     with pytest.raises(LedError, match="rpi_ws281x library is not installed"):
         Ws281xSurface(PANELS, paths=paths)
+
+
+def test_white_extraction_matches_a_plain_per_pixel_min():
+    import random
+    from hardware.leds import Pipeline
+    rnd = random.Random(3)
+    pipeline = Pipeline(CHAIN, "GRBW", 1.0, 60000)
+    r, g, b = (bytes(rnd.randrange(256) for _ in range(CHAIN.pixel_count)) for _ in range(3))
+    r, g, b = r[:-3] + bytes([0, 255, 7]), g[:-3] + bytes([0, 255, 9]), b[:-3] + bytes([0, 255, 3])
+    w = bytes(map(min, r, g, b))
+    assert pipeline._white(r, g, b) == tuple(bytes(map(int.__sub__, c, w)) for c in (r, g, b)) + (w,)
