@@ -1,0 +1,528 @@
+"""Hyper-Chess (000 "Chess Variant: Hyper-Chess"): chess on the GRYB game space.
+
+Each player has ten pieces at the charted starting nodes (blue in the B quarter, red in the R quarter):
+a King, a Queen, a Rook, a Bishop, a Knight and five Pawns. Pieces move by the manual's chart, with
+limited hyperspace; the Queen may make two self-similar moves in a row. Pawns are diplomats: they block,
+but neither capture nor are captured. The King castles by switching places with the Rook. A move may
+never leave the mover's own King in check; a player in check with no move is checkmated and loses.
+Stalemate, threefold repetition, a long run without a capture and bare Kings are draws.
+Rules decisions: docs/rules/hyper-chess.md.
+
+Every piece's reach is a table per node built once per board from the space's move tables
+(``GameSpace.target_mask``); only the Queen's double move depends on the position (the node she passes
+must be empty). The legal moves of the side to move are kept in the state (``moves``), so a playout
+picks from them without listing them again, and checkmate is known the moment it happens.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+from .. import node as nd
+from ..action import MOVE, PLACE, REMOVE, Action
+from ..engine import TURN_LIMIT, Game, Option, register
+from ..node import Bitboard, Node
+from ..space import GameSpace, MoveKind, bits, space
+
+KING, QUEEN, ROOK, BISHOP, KNIGHT, PAWN = range(6)
+KIND_NAMES = ("king", "queen", "rook", "bishop", "knight", "pawn")
+SIDE_NAMES = ("blue", "red")
+
+# The chart of starting nodes (000), per kind in the order above.
+START = (
+    {KING: ("BBBB",), QUEEN: ("BBYB",), KNIGHT: ("BBGB",), ROOK: ("BYBB",), BISHOP: ("BGBB",),
+     PAWN: ("BBB", "BBY", "BBG", "BYB", "BGB")},
+    {KING: ("RRRR",), QUEEN: ("RRGR",), KNIGHT: ("RRYR",), ROOK: ("RGRR",), BISHOP: ("RYRR",),
+     PAWN: ("RRR", "RRG", "RRY", "RGR", "RYR")},
+)
+
+HYPERSPACE = Option("hyperspace", "limited", "lateral moves vary only the penultimate locus (limited, as "
+                    "the chart says) or any locus above the focus (full)", choices=("limited", "full"))
+HEADLESS = Option("headless", False, "play without the head node (001 'headless': 340 nodes)")
+FIRST = Option("first", "blue", "who begins (000: 'Chose who begins'): blue (player 0) or red (player 1)",
+               choices=("blue", "red"))
+QUIET = Option("quiet_turns", 50, "a draw after this many turns each without a capture (the fifty-move "
+               "rule)", minimum=10, maximum=1000)
+
+# Values of the pieces in pawns of chess, from the number of nodes each reaches on an empty board (the
+# Queen's double moves make her worth about the Rook, Bishop and Knight together).
+VALUES = (0.0, 9.0, 3.0, 4.0, 4.0, 0.0)
+KNIGHT_MOVE = ("one up and two sideways, two sideways and one down, two up and one sideways, or one "
+               "sideways and two down")
+BISHOP_MOVE = "one up or down and one limited-hyperspace step, in either order"
+ROOK_MOVE = "one step up, down, sideways or via limited hyperspace"
+
+
+_ACTIONS: dict[int, Action] = {}
+
+
+def _move(s: Node, t: Node) -> Action:
+    """One shared Action per (from, to): playouts build none."""
+    key = s << 16 | t
+    action = _ACTIONS.get(key)
+    if action is None:
+        action = _ACTIONS[key] = Action.move(s, t)
+    return action
+
+
+class Tables:
+    """Every piece's reach from every node of one board, and the reverse tables for finding checks.
+
+    ``reach[kind][n]`` is the nodes a piece of that kind on ``n`` reaches on an empty board (the Queen's
+    double moves included); ``attackers[kind][k]`` the nodes from which a piece of that kind reaches
+    ``k`` in one step (the Queen: without her double moves). ``queen_via[n]`` lists, for the Queen's double
+    moves, each node she may pass with the nodes beyond it; ``queen_between[q * size + k]`` the nodes she
+    may pass from ``q`` to reach ``k`` by a double move (a check needs one of them empty).
+    """
+
+    def __init__(self, board: GameSpace, lateral: MoveKind):
+        size = board.size
+        mask = board.target_mask
+
+        def table(kind: MoveKind) -> list[Bitboard]:
+            return [mask(kind, n) for n in range(size)]
+
+        def then(first: list[Bitboard], second: list[Bitboard]) -> list[Bitboard]:
+            out = []
+            for n in range(size):
+                m = 0
+                for a in bits(first[n]):
+                    m |= second[a]
+                out.append(m & ~(1 << n))
+            return out
+
+        up, down, side, lat = table(MoveKind.UP), table(MoveKind.DOWN), table(MoveKind.SIDEWAYS), table(lateral)
+        opposite = then(side, side)  # two sideways steps: the opposite corner of the quadrangle
+        steps = [up[n] | down[n] | side[n] | lat[n] for n in range(size)]
+        diagonals = (then(up, lat), then(lat, up), then(down, lat), then(lat, down))
+        bishop = [d0 | d1 | d2 | d3 for d0, d1, d2, d3 in zip(*diagonals)]
+        knight = [a | b | c | d for a, b, c, d in zip(then(up, opposite), then(opposite, down),
+                                                      then(then(up, up), side), then(side, then(down, down)))]
+        king = [steps[n] | bishop[n] for n in range(size)]
+        via: list[dict[Node, Bitboard]] = [{} for _ in range(size)]
+        between: dict[int, Bitboard] = {}
+        for kind in (up, down, side, lat) + diagonals:  # self-similar: the same kind of move twice
+            for n in board.nodes:
+                for m in bits(kind[n]):
+                    beyond = kind[m] & ~(1 << n)
+                    if beyond:
+                        via[n][m] = via[n].get(m, 0) | beyond
+                        for k in bits(beyond):
+                            between[n * size + k] = between.get(n * size + k, 0) | 1 << m
+        queen_double = []
+        for n in range(size):
+            m = 0
+            for beyond in via[n].values():
+                m |= beyond
+            queen_double.append(m & ~king[n])
+        self.size = size
+        self.steps = tuple(steps)
+        self.bishop = tuple(bishop)
+        self.knight = tuple(knight)
+        self.king = tuple(king)
+        self.queen_via = tuple(tuple((1 << m, beyond) for m, beyond in sorted(v.items())) for v in via)
+        self.queen_between = between
+        queen = [king[n] | queen_double[n] for n in range(size)]
+        self.reach = (self.king, tuple(queen), self.steps, self.bishop, self.knight, self.steps)
+        # Per kind and node, every (target bit, target, move) on an empty board: move lists are filtered
+        # from these rather than built.
+        self.moves = tuple(
+            tuple(tuple((1 << t, t, _move(n, t)) for t in bits(forward[n])) for n in range(size))
+            for forward in self.reach)
+
+        def reverse(forward) -> tuple[Bitboard, ...]:
+            out = [0] * size
+            for n in range(size):
+                for t in bits(forward[n]):
+                    out[t] |= 1 << n
+            return tuple(out)
+
+        # One-step attackers; the king's and queen's single moves are the same table.
+        self.attackers = (reverse(king), reverse(king), reverse(steps), reverse(bishop), reverse(knight))
+
+
+@lru_cache(maxsize=None)
+def tables(board: GameSpace, lateral: MoveKind) -> Tables:
+    return Tables(board, lateral)
+
+
+def _low(mask: Bitboard) -> Node:
+    return (mask & -mask).bit_length() - 1
+
+
+@register
+class HyperChess(Game):
+    id = "hyper-chess"
+    name = "Hyper-Chess"
+    source = "000 Chess Variant: Hyper-Chess"
+    summary = ("Chess on the GRYB board: King, Queen, Rook, Bishop, Knight and five Pawns each, moving by "
+               "up, down, sideways and limited-hyperspace steps. Pawns are diplomats: they block but never "
+               "capture or get captured. Checkmate the opponent's King to win.")
+    options = (HYPERSPACE, HEADLESS, FIRST, QUIET, TURN_LIMIT)
+    # pieces: per player, a bitboard per kind (KING .. PAWN); stones[p] is their union.
+    # castle: per player, whether King and Rook are both unmoved; quiet: turns since the last capture;
+    # seen: hashes of the positions since the last capture or castling (for repetition);
+    # moves: the legal moves of the side to move; check: whether the side to move is in check.
+    extra_fields = ("pieces", "castle", "quiet", "seen", "moves", "check")
+
+    def make_space(self) -> GameSpace:
+        return space(nd.STANDARD_DEPTH, self.settings["headless"])
+
+    def setup(self) -> None:
+        lateral = MoveKind.HYPERSPACE if self.settings["hyperspace"] == "full" else MoveKind.LIMITED_HYPERSPACE
+        self.t = tables(self.space, lateral)
+        pieces = []
+        for side in START:
+            masks = [0] * 6
+            for kind, names in side.items():
+                for name in names:
+                    masks[kind] |= 1 << self.space.parse(name)
+            pieces.append(tuple(masks))
+        self.pieces = tuple(pieces)
+        self.stones = tuple(self._union(p) for p in self.pieces)
+        self.castle = (True, True)
+        self.quiet = 0
+        self.to_move = 0 if self.settings["first"] == "blue" else 1
+        self.seen = (self._position_hash(),)
+        self.check = False
+        self.moves = tuple(self._legal(self.to_move))
+
+    def set_position(self, placement: dict[str, str], to_move: int = 0) -> None:
+        """Start from another position (puzzles, tests): ``placement`` maps node names to pieces, a
+        letter each, capitals for blue (player 0) and small letters for red (player 1): K Q R B N P.
+
+        Each side needs exactly one King and at most one Queen, Rook, Bishop and Knight; the side not
+        to move must not be in check. Castling stays allowed to a side whose King and Rook stand on their
+        charted nodes. Only before the first move; bad input raises ValueError and changes nothing."""
+        if self.history:
+            raise ValueError("a position can be set only before the first move")
+        if to_move not in (0, 1):
+            raise ValueError(f"to_move is 0 (blue) or 1 (red), not {to_move!r}")
+        masks = [[0] * 6, [0] * 6]
+        for name, letter in placement.items():
+            n = self.space.parse(name)
+            if not isinstance(letter, str) or len(letter) != 1 or letter.upper() not in "KQRBNP":
+                raise ValueError(f"{name}: a piece is one of K Q R B N P (capitals blue, small red), not {letter!r}")
+            player = 0 if letter.isupper() else 1
+            masks[player]["KQRBNP".index(letter.upper())] |= 1 << n
+        for player, side in enumerate(masks):
+            for kind in (KING, QUEEN, ROOK, BISHOP, KNIGHT):
+                count = side[kind].bit_count()
+                if count > 1 or (kind == KING and count != 1):
+                    raise ValueError(f"{SIDE_NAMES[player]} needs {'exactly' if kind == KING else 'at most'} "
+                                     f"one {KIND_NAMES[kind]}, not {count}")
+        pieces = tuple(tuple(side) for side in masks)
+        occupied = self._union(pieces[0]) | self._union(pieces[1])
+        waiting = 1 - to_move
+        if self._attacked(_low(pieces[waiting][KING]), pieces[to_move], occupied):
+            raise ValueError(f"{SIDE_NAMES[waiting]} is in check but it is {SIDE_NAMES[to_move]}'s move")
+        start = [self.space.parse(START[p][KING][0]) for p in (0, 1)], \
+            [self.space.parse(START[p][ROOK][0]) for p in (0, 1)]
+        before = self._snapshot()
+        self.pieces = pieces
+        self.stones = tuple(self._union(p) for p in pieces)
+        self.castle = tuple(bool(pieces[p][KING] >> start[0][p] & 1 and pieces[p][ROOK] >> start[1][p] & 1)
+                            for p in (0, 1))
+        self.to_move = to_move
+        self.quiet = 0
+        self.seen = (self._position_hash(),)
+        self.moves = tuple(self._legal(to_move))
+        if not self.moves:
+            how = "checkmated" if self.check else "stalemated"
+            self._restore(before)
+            raise ValueError(f"{SIDE_NAMES[to_move]} is already {how}")
+
+    @staticmethod
+    def _union(masks: tuple[Bitboard, ...]) -> Bitboard:
+        k, q, r, b, n, p = masks
+        return k | q | r | b | n | p
+
+    def _position_hash(self) -> int:
+        return hash((self.pieces, self.to_move, self.castle))
+
+    # -- what attacks what -------------------------------------------------------------------------------
+
+    def _attacked(self, k: Node, theirs: tuple[Bitboard, ...], occupied: Bitboard) -> bool:
+        """Whether the pieces ``theirs`` could capture on ``k`` with ``occupied`` the occupied nodes."""
+        att = self.t.attackers
+        if att[KING][k] & theirs[KING] or att[ROOK][k] & theirs[ROOK] or att[BISHOP][k] & theirs[BISHOP] \
+                or att[KNIGHT][k] & theirs[KNIGHT]:
+            return True
+        queen = theirs[QUEEN]
+        if queen:
+            if att[QUEEN][k] & queen:
+                return True
+            between = self.t.queen_between.get(_low(queen) * self.t.size + k)
+            if between and between & ~occupied:
+                return True
+        return False
+
+    def _checkers(self, player: int) -> list[Node]:
+        """The opponent's pieces giving check to ``player``'s King."""
+        mine, theirs = self.pieces[player], self.pieces[1 - player]
+        k = _low(mine[KING])
+        occupied = self.occupied
+        return [s for kind in (KING, QUEEN, ROOK, BISHOP, KNIGHT) for s in bits(theirs[kind])
+                if self._reach(kind, s, occupied) >> k & 1]
+
+    def _reach(self, kind: int, s: Node, occupied: Bitboard) -> Bitboard:
+        """Nodes a piece of ``kind`` on ``s`` reaches now (the Queen's double moves need the node between
+        free), whoever stands there."""
+        if kind != QUEEN:
+            return self.t.reach[kind][s]
+        m = self.t.king[s]
+        for middle, beyond in self.t.queen_via[s]:
+            if not middle & occupied:
+                m |= beyond
+        return m
+
+    def _attack_map(self, masks: tuple[Bitboard, ...], occupied: Bitboard) -> Bitboard:
+        m = 0
+        for kind in (KING, QUEEN, ROOK, BISHOP, KNIGHT):
+            for s in bits(masks[kind]):
+                m |= self._reach(kind, s, occupied)
+        return m
+
+    # -- legal moves ---------------------------------------------------------------------------------------
+
+    def _legal(self, player: int) -> list[Action]:
+        t = self.t
+        mine, theirs = self.pieces[player], self.pieces[1 - player]
+        own, opp = self._union(mine), self._union(theirs)
+        occupied = own | opp
+        free = ~occupied
+        barred = own | theirs[PAWN] | theirs[KING]  # never a target: own pieces, diplomats, the King
+        k = _low(mine[KING])
+        attacked = self._attacked
+        in_check = attacked(k, theirs, occupied)
+        self.check = in_check
+        pinned = 0  # nodes the opponent's Queen would pass on a double move to the King
+        if theirs[QUEEN]:
+            pinned = t.queen_between.get(_low(theirs[QUEEN]) * t.size + k, 0)
+        table = t.moves
+        moves = []
+        append = moves.append
+        # King: every move tested, his own node left empty (he may step off a Queen's path).
+        after = occupied & ~(1 << k)
+        for bit, target, action in table[KING][k]:
+            if not bit & barred:
+                rest = theirs if not opp & bit else tuple(m & ~bit for m in theirs)
+                if not attacked(target, rest, after | bit):
+                    append(action)
+        # Castling: the King and the unmoved Rook switch places.
+        if self.castle[player] and not in_check:
+            r = _low(mine[ROOK])
+            # The King ends on the Rook's node with the Rook on his: the occupied nodes are the same.
+            if not attacked(r, theirs, occupied):
+                append(_move(k, r))
+        for kind in (QUEEN, ROOK, BISHOP, KNIGHT, PAWN):
+            pieces = mine[kind]
+            while pieces:
+                low = pieces & -pieces
+                pieces ^= low
+                s = low.bit_length() - 1
+                if kind == QUEEN:
+                    reach = t.king[s]
+                    for middle, beyond in t.queen_via[s]:
+                        if middle & free:
+                            reach |= beyond
+                    reach &= ~barred
+                elif kind == PAWN:
+                    reach = ~occupied
+                else:
+                    reach = ~barred
+                if not in_check and not pinned & low:
+                    moves += [action for bit, _, action in table[kind][s] if bit & reach]
+                    continue
+                gone = occupied & ~low
+                for bit, _, action in table[kind][s]:
+                    if bit & reach:
+                        rest = theirs if not opp & bit else tuple(m & ~bit for m in theirs)
+                        if not attacked(k, rest, gone | bit):
+                            append(action)
+        return moves
+
+    def _actions(self) -> list[Action]:
+        return list(self.moves)
+
+    def random_action(self, rng) -> Action:
+        if self.over:
+            return super().random_action(rng)
+        return self.moves[rng.randrange(len(self.moves))]
+
+    # -- making a move ---------------------------------------------------------------------------------
+
+    def kind_at(self, node: Node) -> tuple[int, int] | None:
+        """(player, kind) of the piece on ``node``, or None."""
+        for player, masks in enumerate(self.pieces):
+            for kind, m in enumerate(masks):
+                if m >> node & 1:
+                    return player, kind
+        return None
+
+    def stone_kind(self, node: Node) -> str:
+        found = self.kind_at(node)
+        return KIND_NAMES[found[1]] if found else "stone"
+
+    def _apply(self, action: Action) -> None:
+        me, you = self.to_move, 1 - self.to_move
+        s, target = action.source, action.target
+        sbit, tbit = 1 << s, 1 << target
+        mine, theirs = list(self.pieces[me]), self.pieces[you]
+        kind = next(kd for kd in range(6) if mine[kd] & sbit)
+        castle = list(self.castle)
+        irreversible = False
+        if kind == KING and mine[ROOK] & tbit:  # castling: switch places
+            mine[KING] = tbit
+            mine[ROOK] = sbit
+            castle[me] = False
+            irreversible = True
+        else:
+            mine[kind] ^= sbit | tbit
+            if kind in (KING, ROOK):
+                castle[me] = False
+        captured = self.stones[you] & tbit
+        if captured:
+            theirs = tuple(m & ~tbit for m in theirs)
+            self.add_to("captured", me, 1)
+            if theirs[ROOK] == 0:
+                castle[you] = False
+        pieces = [None, None]
+        pieces[me], pieces[you] = tuple(mine), theirs
+        self.pieces = tuple(pieces)
+        self.stones = tuple(self._union(p) for p in self.pieces)
+        self.castle = tuple(castle)
+        self.quiet = 0 if captured else self.quiet + 1
+        self.last = (s, target)
+        replies = self._legal(you)
+        if not replies:
+            if self.check:  # checkmate: the King cannot escape capture
+                self.moves = ()
+                self.finish((me,))
+                return
+        self.end_turn()
+        self.moves = tuple(replies)
+        key = self._position_hash()
+        self.seen = (key,) if captured or irreversible else self.seen + (key,)
+        if self.over:  # the turn limit
+            return
+        if not replies or self.seen.count(key) >= 3 or self.quiet >= self.settings["quiet_turns"] * 2 \
+                or self._bare_kings():
+            self.finish(())
+
+    def _bare_kings(self) -> bool:
+        """Neither side has a piece that could ever give check: Kings and Pawns only."""
+        for masks in self.pieces:
+            if masks[QUEEN] | masks[ROOK] | masks[BISHOP] | masks[KNIGHT]:
+                return False
+        return True
+
+    def draw_reason(self) -> str | None:
+        """Why a finished game is a draw (None while it goes on or when somebody won)."""
+        if not self.over or self.winners:
+            return None
+        if not self.moves and not self.check and self.turn < self.settings["turn_limit"] * self.players:
+            return "stalemate"
+        if self.seen and self.seen.count(self.seen[-1]) >= 3:
+            return "threefold repetition"
+        if self.quiet >= self.settings["quiet_turns"] * 2:
+            return f"{self.settings['quiet_turns']} turns each without a capture"
+        if self._bare_kings():
+            return "neither side has a piece that can give check"
+        return "the turn limit"
+
+    # -- evaluation for the computer player -------------------------------------------------------------
+
+    def evaluate(self) -> list[float]:
+        """Material, mobility and King safety, as the chance of winning for each side."""
+        if self.over:
+            return self.outcome()
+        occupied = self.occupied
+        t = self.t
+        score = [0.0, 0.0]
+        attacks = [self._attack_map(self.pieces[p], occupied) for p in (0, 1)]
+        for p in (0, 1):
+            mine, theirs = self.pieces[p], self.pieces[1 - p]
+            own = self.stones[p]
+            barred = own | theirs[PAWN]
+            value = 0.0
+            for kind in (QUEEN, ROOK, BISHOP, KNIGHT):
+                if mine[kind]:
+                    value += VALUES[kind]
+                    # Mobility: nodes the piece can go to (captures included).
+                    value += 0.08 * (self._reach(kind, _low(mine[kind]), occupied) & ~barred).bit_count()
+            # King safety: room to escape, and how much of the King's neighbourhood the opponent covers.
+            k = _low(mine[KING])
+            around = t.king[k]
+            room = around & ~own & ~theirs[PAWN] & ~attacks[1 - p]
+            value += 0.25 * min(room.bit_count(), 6)
+            value -= 0.12 * (around & attacks[1 - p]).bit_count()
+            if attacks[1 - p] >> k & 1:
+                value -= 0.5
+            # Pieces that hang: attacked and not defended.
+            for kind in (QUEEN, ROOK, BISHOP, KNIGHT):
+                for s in bits(mine[kind] & attacks[1 - p]):
+                    if not attacks[p] >> s & 1:
+                        value -= 0.3 * VALUES[kind]
+            score[p] = value
+        # The side to move gets its threats in first.
+        score[self.to_move] += 0.3
+        diff = score[0] - score[1]
+        p0 = 1.0 / (1.0 + math.exp(-diff / 3.0))
+        return [p0, 1.0 - p0]
+
+    # -- reasons -------------------------------------------------------------------------------------------
+
+    def _reason(self, action: Action) -> str | None:
+        if action.kind in (PLACE, REMOVE):
+            return "Hyper-Chess pieces only move: write FROM-TO, e.g. BBB-BB"
+        if action.kind != MOVE:
+            return None
+        if len(action.sources) != 1:
+            return "one piece moves at a time"
+        s, target = action.source, action.target
+        found = self.kind_at(s)
+        if found is None or found[0] != self.to_move:
+            return None  # the base class names the missing or foreign stone
+        kind = found[1]
+        piece = f"the {KIND_NAMES[kind]} on {nd.name(s)}"
+        me = self.to_move
+        mine, theirs = self.pieces[me], self.pieces[1 - me]
+        if s == target:
+            return "a move must go somewhere else"
+        if kind == KING and mine[ROOK] >> target & 1:
+            if not self.castle[me]:
+                return "you may castle only while your King and Rook have not moved"
+            if self.check:
+                return "you may not castle out of check"
+            return f"castling would put your King in check on {nd.name(target)}"
+        if not self.t.reach[kind][s] >> target & 1:
+            how = {KING: f"{ROOK_MOVE}, or like a Bishop ({BISHOP_MOVE})",
+                   QUEEN: f"like a Rook or a Bishop, once or twice the same way",
+                   ROOK: ROOK_MOVE, BISHOP: BISHOP_MOVE, KNIGHT: KNIGHT_MOVE, PAWN: ROOK_MOVE}[kind]
+            return f"{piece} moves {how}; {nd.name(target)} is not one such move away"
+        there = self.kind_at(target)
+        if there is not None:
+            owner, victim = there
+            if owner == me:
+                return f"{nd.name(target)} is occupied by your own {KIND_NAMES[victim]}"
+            if victim == PAWN:
+                return f"the pawn on {nd.name(target)} is a diplomat: it cannot be captured"
+            if kind == PAWN:
+                return "a pawn is a diplomat: it cannot capture"
+        if kind == QUEEN and not self._reach(QUEEN, s, self.occupied) >> target & 1:
+            passes = self.t.queen_between.get(s * self.t.size + target, 0)
+            names = " or ".join(nd.name(m) for m in bits(passes))
+            blocked = "it is" if passes.bit_count() == 1 else "each is"
+            return f"the queen's two moves to {nd.name(target)} pass {names}, and {blocked} occupied"
+        if self.check:
+            return f"your King is in check: this move does not get him out of it"
+        return "that would leave your King in check"
+
+    def state_dict(self) -> dict:
+        out = super().state_dict()
+        out["check"] = self.check and not self.over
+        out["castling"] = list(self.castle)
+        out["draw"] = self.draw_reason()
+        return out

@@ -1,0 +1,333 @@
+"""Hyper-Chess: the charted start, every piece's moves, diplomat pawns, the Queen's double moves,
+castling, check, checkmate and the draws."""
+
+import random
+
+import pytest
+
+from companion.engine import IllegalAction, OptionError, find
+from companion.space import bits
+
+CHESS = find("hyper-chess")
+
+
+def play(script, game=None, **options):
+    game = game or CHESS(**options)
+    for text in script.split():
+        game.apply(text)
+    return game
+
+
+def position(placement, to_move=0, **options):
+    game = CHESS(**options)
+    game.set_position(placement, to_move)
+    return game
+
+
+def targets(game, source):
+    return {str(a).split("-")[1] for a in game.legal_actions() if str(a).split("-")[0] == source}
+
+
+def kinds(game):
+    return {node: (s["player"], s["kind"]) for node, s in game.state_dict()["stones"].items()}
+
+
+def test_the_start_is_the_chart_of_starting_nodes():
+    game = CHESS()
+    blue = {"BBBB": "king", "BBYB": "queen", "BBGB": "knight", "BYBB": "rook", "BGBB": "bishop",
+            "BBB": "pawn", "BBY": "pawn", "BBG": "pawn", "BYB": "pawn", "BGB": "pawn"}
+    red = {"RRRR": "king", "RRGR": "queen", "RRYR": "knight", "RGRR": "rook", "RYRR": "bishop",
+           "RRR": "pawn", "RRG": "pawn", "RRY": "pawn", "RGR": "pawn", "RYR": "pawn"}
+    expected = {n: (0, k) for n, k in blue.items()} | {n: (1, k) for n, k in red.items()}
+    assert kinds(game) == expected
+    assert game.to_move == 0 and not game.check and game.castle == (True, True)
+    assert CHESS(first="red").to_move == 1
+
+
+# -- each piece's moves, as the chart says, worked out by hand from the manual's move kinds ----------
+
+def lone(piece, node="RGY"):
+    return position({"BBBB": "K", "RRRR": "k", node: piece})
+
+
+def test_rook_and_pawn_make_one_step_up_down_sideways_or_limited_hyperspace():
+    steps = {"RG",  # up
+             "RGYG", "RGYR", "RGYY", "RGYB",  # down
+             "RGR", "RGB",  # sideways
+             "RRY", "RBY"}  # limited hyperspace: the penultimate locus G to R or B
+    assert targets(lone("R"), "RGY") == steps
+    assert targets(lone("P"), "RGY") == steps
+
+
+def test_bishop_steps_one_up_or_down_and_one_limited_hyperspace():
+    up_then_lh = {"GG", "YG"}  # RG, then R varies
+    lh_then_up = {"RR", "RB"}  # RRY or RBY, then up
+    down_then_lh = {f"RG{c}{x}" for c in "RB" for x in "GRYB"}  # RGYx, then Y varies
+    lh_then_down = {f"R{c}Y{x}" for c in "RB" for x in "GRYB"}  # RRY or RBY, then down
+    assert targets(lone("B"), "RGY") == up_then_lh | lh_then_up | down_then_lh | lh_then_down
+
+
+def test_knight_goes_up_then_sideways_or_sideways_then_down():
+    expected = {"RY",  # one up (RG), two sideways (G to Y)
+                "RGGG", "RGGR", "RGGY", "RGGB",  # two sideways (RGG), one down
+                "G", "Y"}  # two up (R), one sideways; one sideways and two down would leave the board
+    assert targets(lone("N"), "RGY") == expected
+
+
+def test_queen_moves_like_rook_or_bishop_once_or_twice_the_same_way():
+    single = targets(lone("R"), "RGY") | targets(lone("B"), "RGY")
+    double = {"R",  # up, up
+              "RGG",  # sideways twice: the opposite corner
+              "RYY",  # limited hyperspace twice: G to Y
+              "G", "Y", "B"}  # two diagonal steps (up and LH, LH and up)
+    assert targets(lone("Q"), "RGY") == single | double
+
+
+def test_a_piece_in_between_blocks_the_queens_double_move():
+    # Two sideways steps to the opposite corner RGG pass RGR or RGB: one blocker leaves the other way.
+    game = position({"BBBB": "K", "RRRR": "k", "RGY": "Q", "RGR": "p"})
+    assert "RGG" in targets(game, "RGY")
+    game = position({"BBBB": "K", "RRRR": "k", "RGY": "Q", "RGR": "p", "RGB": "P"})
+    assert "RGG" not in targets(game, "RGY")
+    with pytest.raises(IllegalAction, match="the queen's two moves to RGG pass RGR or RGB, and each is occupied"):
+        game.apply("RGY-RGG")
+    # Two ups to R pass RG; R is also two diagonal steps away through GG or YG.
+    game = position({"BBBB": "K", "RRRR": "k", "RGY": "Q", "RG": "p", "GG": "P"})
+    assert "R" in targets(game, "RGY")
+    game = position({"BBBB": "K", "RRRR": "k", "RGY": "Q", "RG": "p", "GG": "P", "YG": "P"})
+    assert "R" not in targets(game, "RGY")
+
+
+def test_a_move_off_the_chart_is_refused_with_the_pieces_way_of_moving():
+    game = CHESS()
+    with pytest.raises(IllegalAction, match="the knight on BBGB moves one up and two sideways"):
+        game.apply("BBGB-BBGG")
+    with pytest.raises(IllegalAction, match="the rook on BYBB moves one step up, down, sideways"):
+        game.apply("BYBB-BYGG")
+    assert game.history == []
+
+
+def test_misses_and_own_pieces_get_their_own_reasons():
+    game = CHESS()
+    with pytest.raises(IllegalAction, match="BYB is occupied by your own pawn"):
+        game.apply("BYBB-BYB")
+    with pytest.raises(IllegalAction, match="only move: write FROM-TO"):
+        game.apply("G")
+    with pytest.raises(IllegalAction, match="the stone on RRRR is not yours"):
+        game.apply("RRRR-RRR")
+    with pytest.raises(IllegalAction, match="not one such move away"):
+        game.apply("BGBB-GGGG")
+
+
+# -- pawns are diplomats ------------------------------------------------------------------------------
+
+def test_pawns_neither_capture_nor_are_captured_but_block():
+    game = position({"BBBB": "K", "RRRR": "k", "GGG": "P", "GGGG": "r", "GGR": "R", "GGY": "p"})
+    with pytest.raises(IllegalAction, match="a pawn is a diplomat: it cannot capture"):
+        game.apply("GGG-GGGG")
+    with pytest.raises(IllegalAction, match="the pawn on GGY is a diplomat: it cannot be captured"):
+        game.apply("GGR-GGY")
+    assert "GGGG" not in targets(game, "GGG") and "GGY" not in targets(game, "GGR")
+    # The red rook cannot take the blue pawn either, and a pawn gives no check.
+    game.apply("GGR-GG")
+    assert "GGG" not in targets(game, "GGGG")
+
+
+def test_a_rook_captures_and_the_capture_is_counted():
+    game = position({"BBBB": "K", "RRRR": "k", "GGR": "R", "GGY": "n"})
+    game.apply("GGR-GGY")
+    assert kinds(game)["GGY"] == (0, "rook") and game.captured == (1, 0) and game.quiet == 0
+
+
+# -- castling ----------------------------------------------------------------------------------------
+
+def test_castling_switches_king_and_rook_once():
+    game = play("BBBB-BYBB")
+    assert kinds(game)["BYBB"] == (0, "king") and kinds(game)["BBBB"] == (0, "rook")
+    assert game.castle == (False, True)
+    play("RRRR-RGRR", game)
+    assert kinds(game)["RGRR"] == (1, "king") and game.castle == (False, False)
+    with pytest.raises(IllegalAction, match="only while your King and Rook have not moved"):
+        game.apply("BYBB-BBBB")
+
+
+def test_moving_the_king_or_rook_loses_castling_even_after_returning():
+    game = play("BBBB-BBBG RRRR-RRRG BBBG-BBBB RRRG-RRRR")
+    assert game.castle == (False, False)
+    with pytest.raises(IllegalAction, match="only while your King and Rook have not moved"):
+        game.apply("BBBB-BYBB")
+
+
+def test_no_castling_out_of_check_or_into_it():
+    game = position({"BBBB": "K", "BYBB": "R", "RRRR": "k", "BBRB": "q"}, to_move=0)
+    assert game.check
+    with pytest.raises(IllegalAction, match="you may not castle out of check"):
+        game.apply("BBBB-BYBB")
+    # A red rook on BYBG reaches BYBB in one sideways step.
+    game = position({"BBBB": "K", "BYBB": "R", "RRRR": "k", "BYBG": "r"}, to_move=0)
+    assert not game.check
+    with pytest.raises(IllegalAction, match="castling would put your King in check on BYBB"):
+        game.apply("BBBB-BYBB")
+
+
+# -- check and checkmate --------------------------------------------------------------------------------
+
+def test_a_move_may_not_leave_the_king_in_check():
+    # The red queen on BB reaches BBBB by two downs through BBB, so the blue rook there is pinned.
+    game = position({"BBBB": "K", "BBB": "R", "BB": "q", "RRRR": "k"})
+    assert not game.check
+    with pytest.raises(IllegalAction, match="that would leave your King in check"):
+        game.apply("BBB-BBG")
+    game.apply("BBB-BB")  # capturing the queen is fine
+    assert game.captured == (1, 0)
+
+
+def test_in_check_only_moves_that_end_it_are_legal():
+    game = position({"BBBB": "K", "RRRR": "k", "BBBY": "q", "GGGG": "N"})
+    assert game.check and game.state_dict()["check"]
+    with pytest.raises(IllegalAction, match="your King is in check: this move does not get him out of it"):
+        game.apply("GGGG-GR")
+    for action in game.legal_actions():
+        trial = position({"BBBB": "K", "RRRR": "k", "BBBY": "q", "GGGG": "N"})
+        trial.apply(action)
+        assert not trial._checkers(0)
+
+
+def test_checkmate_ends_the_game():
+    # The red King on the head node: blue pawns fill G, R and Y, the blue Queen checks from B, and the
+    # blue Rook on BG guards her.
+    game = position({"0": "k", "G": "P", "R": "P", "Y": "P", "BBB": "Q", "BG": "R", "BBBB": "K"})
+    assert not game._checkers(1)
+    game.apply("BBB-B")  # two ups, through BB
+    assert game.over and game.winners == (0,) and game.outcome() == [1.0, 0.0]
+    assert game.legal_actions() == [] and game.draw_reason() is None
+
+
+def test_a_scripted_game_from_the_start_to_checkmate():
+    game = play("BBYB-BBR RRRR-RGRR BBY-BBYR RRY-RRYG BGB-BGBR RRG-RRGY BBR-Y RRGR-RRB BBG-BYG "
+                "RRRR-RRRG")
+    assert not game.over
+    game.apply("Y-RB")  # the Queen: LH then up, twice (Y, YR... RB) with the red King on RGRR
+    assert game.over and game.winners == (0,)
+    assert game.check  # the side to move, red, is in check and has no move
+
+
+# -- draws ------------------------------------------------------------------------------------------------
+
+def test_stalemate_is_a_draw():
+    game = position({"0": "k", "G": "P", "R": "P", "Y": "P", "BG": "P", "GGGG": "N", "BBBB": "K"})
+    game.apply("BG-B")
+    assert game.over and game.winners == () and game.draw_reason() == "stalemate"
+    assert game.outcome() == [0.5, 0.5]
+
+
+def test_threefold_repetition_is_a_draw():
+    game = play("BBGB-BG RRYR-RG BG-BBGB RG-RRYR BBGB-BG RRYR-RG BG-BBGB")
+    assert not game.over
+    game.apply("RG-RRYR")  # the starting position for the third time
+    assert game.over and game.draw_reason() == "threefold repetition"
+
+
+def test_a_run_without_capture_is_a_draw():
+    rng = random.Random(3)
+    game = CHESS(quiet_turns=10)
+    while not game.over:
+        quiet = [a for a in game.legal_actions() if game.owner(a.target) is None]
+        game.apply(rng.choice(quiet))
+    assert game.turn == 20 and game.draw_reason() == "10 turns each without a capture"
+
+
+def test_bare_kings_are_a_draw():
+    game = position({"BBBB": "K", "BBBG": "n", "RRRR": "k"})
+    game.apply("BBBB-BBBG")  # the King takes the last piece
+    assert game.over and game.draw_reason() == "neither side has a piece that can give check"
+
+
+# -- options, positions, evaluation ---------------------------------------------------------------------
+
+def test_full_hyperspace_varies_any_locus():
+    assert targets(CHESS(), "BYBB") == {"BYBG", "BYBY", "BYGB", "BYYB"}
+    # Full hyperspace also varies the first and second loci (BYBB to GYBB or YYBB, to BRBB; BGBB is the
+    # blue bishop).
+    assert targets(CHESS(hyperspace="full"), "BYBB") == {"BYBG", "BYBY", "BYGB", "BYYB", "GYBB", "YYBB", "BRBB"}
+    with pytest.raises(OptionError):
+        CHESS(hyperspace="wide")
+
+
+def test_set_position_refuses_bad_input_and_changes_nothing():
+    game = CHESS()
+    before = game.state_key()
+    for placement, message in [({"BBBB": "K"}, "red needs exactly one king"),
+                               ({"BBBB": "K", "RRRR": "k", "GG": "X"}, "a piece is one of"),
+                               ({"BBBB": "K", "RRRR": "k", "GGGGG": "P"}, "only 4 levels deep"),
+                               ({"BBBB": "K", "RRRR": "k", "RRRY": "Q"}, "red is in check but it is blue's"),
+                               ({"0": "k", "G": "P", "R": "P", "Y": "P", "B": "P", "BBBB": "K", "GG": "N"},
+                                "red is already stalemated")]:
+        with pytest.raises(ValueError, match=message):
+            game.set_position(placement, to_move=1 if "stalemated" in message else 0)
+        assert game.state_key() == before
+
+
+def test_evaluate_prefers_material_and_a_safe_king():
+    start = CHESS().evaluate()
+    assert abs(sum(start) - 1) < 1e-9 and 0.3 < start[0] < 0.7
+    up_a_queen = position({"BBBB": "K", "RRRR": "k", "GGGG": "Q", "BGBB": "B", "RYRR": "b"}).evaluate()
+    assert up_a_queen[0] > 0.8
+    boxed = position({"0": "k", "G": "P", "R": "P", "Y": "P", "GGGG": "N", "BBBB": "K",
+                      "BBB": "p"}, to_move=1).evaluate()
+    free = position({"RRRR": "k", "GGGG": "N", "BBBB": "K", "BBB": "p"}, to_move=1).evaluate()
+    assert boxed[0] > free[0]
+
+
+@pytest.mark.slow
+def test_legal_moves_match_a_plain_search_for_checks():
+    """The fast generator (tables, pins through the Queen's path) against trying every move and
+    looking for any piece that could then take the King."""
+    rng = random.Random(12)
+    tables = CHESS().t
+    for _ in range(6):
+        game = CHESS()
+        while not game.over and game.turn < 80:
+            me = game.to_move
+            expected = set()
+            for kind in range(6):
+                for s in range(game.space.size):
+                    if not game.pieces[me][kind] >> s & 1:
+                        continue
+                    anywhere = tables.reach[1][s] | tables.knight[s] | game.stones[me]
+                    for t in bits(anywhere):
+                        action = f"{game.space.name(s)}-{game.space.name(t)}"
+                        if _plain_legal(game, s, t, kind):
+                            expected.add(action)
+            assert {str(a) for a in game.legal_actions()} == expected
+            game.apply(rng.choice(game.legal_actions()))
+
+
+def _plain_legal(game, s, t, kind):
+    from companion.variants.hyper_chess import KING, PAWN, ROOK
+
+    me, you = game.to_move, 1 - game.to_move
+    mine, theirs = [list(game.pieces[me]), list(game.pieces[you])]
+    occupied = game.occupied
+    if kind == KING and mine[ROOK] >> t & 1:
+        if not game.castle[me] or game._checkers(me):
+            return False
+        mine[KING], mine[ROOK] = 1 << t, 1 << s
+    else:
+        if not game._reach(kind, s, occupied) >> t & 1 or game.stones[me] >> t & 1:
+            return False
+        if kind == PAWN and occupied >> t & 1:
+            return False
+        if theirs[PAWN] >> t & 1 or theirs[KING] >> t & 1:
+            return False
+        mine[kind] ^= 1 << s | 1 << t
+        theirs = [m & ~(1 << t) for m in theirs]
+    occupied_after = 0
+    for m in mine + theirs:
+        occupied_after |= m
+    k = (mine[KING] & -mine[KING]).bit_length() - 1
+    for kd in range(5):
+        for a in range(game.space.size):
+            if theirs[kd] >> a & 1 and game._reach(kd, a, occupied_after) >> k & 1:
+                return False
+    return True
