@@ -118,8 +118,8 @@ def parse_layout(data: object, source: str = "button layout") -> ButtonLayout:
             raise ButtonLayoutError(f"{where}missing {name!r}")
     rows, cols, grid = data["rows"], data["cols"], data["matrix"]
     depth = data.get("depth", nd.STANDARD_DEPTH)
-    if not isinstance(rows, int) or not isinstance(cols, int):
-        raise ButtonLayoutError(f"{where}rows and cols must be whole numbers")
+    if not isinstance(rows, int) or not isinstance(cols, int) or not (1 <= rows <= 32 and 1 <= cols <= 32):
+        raise ButtonLayoutError(f"{where}the matrix must have 1..32 rows and columns, not {rows!r}x{cols!r}")
     if not isinstance(grid, list) or len(grid) != rows:
         size = len(grid) if isinstance(grid, list) else "no"
         raise ButtonLayoutError(f"{where}matrix has {size} rows but rows is {rows}")

@@ -321,7 +321,6 @@ def test_configure_reaches_the_firmware(emulator):
         assert wait_for(lambda: "debounce ms out of range" in (client.status()["last_error"] or ""))
 
 
-@pytest.mark.slow
 def test_unplugged_mid_stream_reconnects_and_resyncs_within_2_s_with_no_stuck_key(emulator):
     got = Recorder()
     with BridgeClient(emulator.path, got) as client:

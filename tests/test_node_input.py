@@ -1,0 +1,157 @@
+"""The node-input interface end to end: a press in the emulated Pico -> real bytes over a pty -> the pyserial
+client -> a NodeEvent named by the button layout."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+
+import pytest
+
+from companion import node as nd
+from hardware.buttons import ButtonLayout, ButtonLayoutError, default_layout
+from hardware.node_input import NodeEvent, NodeInput, SerialNodeInput, SimulatedNodeInput, open_node_input
+from firmware_bridge.emulator import Emulator
+
+
+def wait_for(condition, timeout=3.0):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if condition():
+            return True
+        time.sleep(0.005)
+    return condition()
+
+
+class Events:
+    def __init__(self):
+        self.items: list[NodeEvent] = []
+        self.threads: set[str] = set()
+        self.lock = threading.Lock()
+
+    def __call__(self, event: NodeEvent) -> None:
+        with self.lock:
+            self.items.append(event)
+            self.threads.add(threading.current_thread().name)
+
+    def of(self, node: str) -> list[bool]:
+        with self.lock:
+            return [e.pressed for e in self.items if e.node == node]
+
+
+@pytest.fixture
+def sim():
+    with SimulatedNodeInput(emulator_options={"heartbeat_ms": 100}) as node_input:
+        events = Events()
+        node_input.when_event = events
+        assert wait_for(lambda: node_input.link_status()["state"] == "up")
+        yield node_input, events
+
+
+def test_open_node_input_picks_the_backend(tmp_path):
+    with open_node_input("sim") as node_input:
+        assert isinstance(node_input, SimulatedNodeInput) and isinstance(node_input, NodeInput)
+    with open_node_input(str(tmp_path / "ttyACM9")) as node_input:
+        assert type(node_input) is SerialNodeInput
+        assert wait_for(lambda: "ttyACM9" in (node_input.link_status().get("last_error") or ""))
+        assert node_input.link_status()["state"] == "down" and node_input.pressed_nodes() == frozenset()
+
+
+def test_a_tap_comes_back_as_a_press_and_a_release_named_by_node(sim):
+    node_input, events = sim
+    before = time.monotonic()
+    node_input.tap("RG", hold=0.02)
+    assert wait_for(lambda: events.of("RG") == [True, False])
+    press, release = events.items
+    assert before - 0.002 <= press.time <= release.time <= time.monotonic()  # MCU stamps are whole ms
+    assert 0.01 <= release.time - press.time <= 0.1  # MCU timestamps keep the hold time
+    assert events.threads == {f"bridge {node_input.url}"}  # called on the input's own thread
+    assert node_input.pressed_nodes() == frozenset()
+
+
+def test_held_nodes_are_reported_and_every_node_can_be_pressed(sim):
+    node_input, events = sim
+    names = [nd.name(n) for n in nd.nodes()]
+    for name in names:
+        node_input.press(name)
+    assert wait_for(lambda: node_input.pressed_nodes() == frozenset(names))
+    assert sorted(e.node for e in events.items) == sorted(names)
+    for name in names:
+        node_input.release(name)
+    assert wait_for(lambda: node_input.pressed_nodes() == frozenset() and len(events.items) == 2 * len(names))
+    assert node_input.link_status()["frames_bad"] == 0
+
+
+def test_a_spare_key_is_counted_never_an_event(sim):
+    node_input, events = sim
+    row, col = default_layout().spares()[0]
+    node_input.emulator.tap(row, col)
+    node_input.tap("0")
+    assert wait_for(lambda: events.of("0") == [True, False])
+    assert wait_for(lambda: node_input.link_status()["unmapped_keys"] == {f"{row},{col}": 1})
+    assert {e.node for e in events.items} == {"0"}
+
+
+def test_unplug_releases_held_nodes_and_the_link_comes_back_resynced(sim):
+    node_input, events = sim
+    node_input.press("GGBY")
+    assert wait_for(lambda: node_input.pressed_nodes() == {"GGBY"})
+    node_input.unplug(0.3)
+    assert wait_for(lambda: node_input.link_status()["state"] != "up", timeout=1.0)
+    assert node_input.pressed_nodes() == frozenset() and events.of("GGBY") == [True, False]
+    assert wait_for(lambda: node_input.link_status()["state"] == "up", timeout=2.5)
+    assert wait_for(lambda: node_input.pressed_nodes() == {"GGBY"})  # still held on the board
+    status = node_input.link_status()
+    assert status["reconnects"] == 1 and json.loads(json.dumps(status)) == status
+
+
+def test_link_status_is_json_with_the_promised_keys(sim):
+    node_input, _ = sim
+    status = node_input.link_status()
+    assert json.loads(json.dumps(status)) == status
+    assert status["state"] == "up" and status["firmware"] == "1.0.0"
+    assert isinstance(status["heartbeat_age"], float) and status["heartbeat_age"] < 1.0
+    assert "layout_mismatch" not in status
+
+
+def test_a_layout_of_another_size_is_flagged_in_the_status():
+    mapping = {key: name for name, key in default_layout().key_of.items()}
+    wide = ButtonLayout.from_mapping(24, 20, mapping)
+    with Emulator(24, 16) as emulator, SerialNodeInput(emulator.path, wide) as node_input:
+        assert wait_for(lambda: node_input.link_status()["state"] == "up")
+        assert "24x16 but the button layout is 24x20" in node_input.link_status()["layout_mismatch"]
+
+
+def test_unknown_nodes_are_refused_and_change_nothing(sim):
+    node_input, events = sim
+    with pytest.raises(ButtonLayoutError, match="no key for node 'GGGGG'"):
+        node_input.press("GGGGG")
+    time.sleep(0.05)
+    assert events.items == [] and node_input.emulator.closed() == set()
+
+
+def test_close_is_idempotent_and_silences_the_input():
+    node_input = SimulatedNodeInput()
+    events = Events()
+    node_input.when_event = events
+    assert wait_for(lambda: node_input.link_status()["state"] == "up")
+    node_input.press("Y")
+    assert wait_for(lambda: events.of("Y") == [True])
+    node_input.close()
+    node_input.close()
+    assert events.of("Y") == [True]  # no release invented on the way out
+    assert not node_input.client._thread.is_alive()
+
+
+def test_a_failing_consumer_does_not_stop_the_buttons(sim):
+    node_input, events = sim
+
+    def broken(event):
+        events(event)
+        raise RuntimeError("consumer bug")
+
+    node_input.when_event = broken
+    node_input.tap("B")
+    node_input.tap("R")
+    assert wait_for(lambda: events.of("B") == [True, False] and events.of("R") == [True, False])
