@@ -10,7 +10,7 @@ population alive (pieces on the board or life turns in reserve) after the ageing
 Rules decisions: docs/rules/grim-reaper.md.
 
 Notation beyond the engine's (docs/notation.md): ``M10GGB`` places a male with 10 life turns on GGB,
-``+FGGB/GRB`` gives birth to a female on GGB with the mother on GRB, ``roll:7`` is a random life of 7.
+``+FGBG/GGB`` gives birth to a female on GBG with the mother on GGB, ``roll:7`` is a random life of 7.
 Squares may also be written as the source writes them (``a1`` is the bottom-left square).
 """
 
@@ -41,6 +41,7 @@ MALE_LIFE = Option("male_life", 12, "life turns a newborn male gets (the maximum
 FEMALE_LIFE = Option("female_life", 12, "life turns a newborn female gets (the maximum with random life)",
                      minimum=2, maximum=99)
 RANDOM_LIFE = Option("random_life", False, "newborns get a random life from 2 to their sex's maximum (a die roll)")
+MOST_RESERVE = 3 * 99  # x3 with both maxima at 99: no reserve is larger
 RESERVE = Option("reserve", 1, "life reserve: 1, 2 or 3 times the average maximum lifespan", choices=(1, 2, 3))
 
 
@@ -70,7 +71,7 @@ def placements(gender: str, node: Node, most: int) -> list[ReaperAction]:
 
 
 def placement(gender: str, life: int, node: Node) -> ReaperAction:
-    if life < 1:
+    if not 1 <= life <= MOST_RESERVE:  # never legal: not worth a place in the table
         return ReaperAction(PLACE, (node,), (), f"{gender}{life}")
     return placements(gender, node, life)[life - 1]
 
@@ -91,10 +92,6 @@ def move(source: Node, target: Node) -> Action:
 
 def is_birth(action: Action) -> bool:
     return isinstance(action, ReaperAction) and bool(action.sources)
-
-
-def is_placement(action: Action) -> bool:
-    return isinstance(action, ReaperAction) and not action.sources
 
 
 # -- the lattice ------------------------------------------------------------------------------------
