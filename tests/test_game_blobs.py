@@ -86,6 +86,8 @@ def test_a_blob_oozes_from_an_edge_to_a_node_linked_to_the_rest():
         game.apply("G-R")  # R is next to G itself, not to the rest of the blob
     with pytest.raises(IllegalAction, match="a blob oozes"):
         game.apply("G-GYYY")  # a blob has no more hyperspace, interjection or excision
+    with pytest.raises(IllegalAction, match="^GGG is occupied$"):
+        game.apply("GGGG-GGG")
     game.apply("GGGG-R")
     assert game.stones[0] == nodes(game, "G", "GG", "GGG", "R") and not game.over
 

@@ -250,7 +250,9 @@ class OozeGame(Game):
             reach = self._edge_reach(blob, s)
             if reach is None:
                 return f"{name(s)} is not on an edge of its {self.word}: taking it away would break the {self.word}"
-            if not reach >> t & 1 or blob >> t & 1:
+            if mine >> t & 1:
+                return f"{name(t)} is occupied"
+            if not reach >> t & 1:
                 return (f"a {self.word} oozes: the piece from {name(s)} must land on a node linked up, down or "
                         f"sideways to the rest of its {self.word}")
             if theirs >> t & 1:
