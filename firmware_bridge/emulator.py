@@ -121,7 +121,7 @@ class Emulator:
         self.frames_written = 0
         self.frames_lost = 0  # dropped by drop_frames or because the host was not reading
         self.written: list[bytes] | None = None  # set to a list to record every frame written
-        self.on_frame = None  # called with each frame written (benchmarks)
+        self.on_frame = None  # called with each frame just before it is written (benchmarks)
         self._rng = random.Random(seed)
         self._master: int | None = None
         self._slave: int | None = None
@@ -304,10 +304,10 @@ class Emulator:
             i = self._rng.randrange(len(spoilt) - 1)
             spoilt[i] ^= 1 << self._rng.randrange(8)
             frame = bytes(spoilt)
+        if self.on_frame is not None:
+            self.on_frame(frame)  # before the write, so a benchmark's clock starts before the host can see it
         if self._raw_write(frame):
             self.frames_written += 1
-            if self.on_frame is not None:
-                self.on_frame(frame)
 
     def _raw_write(self, data: bytes) -> bool:
         if self._master is None:
