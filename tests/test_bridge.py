@@ -424,3 +424,17 @@ def test_a_bad_url_or_setting_is_refused():
         BridgeClient("", start=False)
     with pytest.raises(ValueError, match="positive"):
         BridgeClient("loop://", heartbeat_timeout=0, start=False)
+
+
+def test_the_emulator_can_scan_through_simulated_shift_registers_and_swallows_bounce():
+    got = Recorder()
+    # 20 ms of debounce, so a busy CI machine stretching the 3 ms of chatter cannot split it.
+    with Emulator(heartbeat_ms=100, debounce_ms=20, wiring="shift-register") as emulator, \
+            BridgeClient(emulator.path, got) as client:
+        assert wait_for(lambda: client.state == UP)
+        emulator.bounce(20, 13, closed=True, flips=6, every=0.0005)
+        assert wait_for(lambda: client.pressed() == {(20, 13)})
+        emulator.bounce(20, 13, closed=False, flips=6, every=0.0005)
+        assert wait_for(lambda: client.pressed() == frozenset())
+        time.sleep(0.05)
+        assert got.for_key(20, 13) == [True, False]  # deferred debounce: one press, one release
