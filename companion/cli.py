@@ -12,6 +12,7 @@ import sys
 
 from . import __version__
 from . import ai, board_text, engine, gryb
+from . import config as config_mod
 from .die import Die
 from . import node as nd
 from .node import NodeError
@@ -212,6 +213,60 @@ def _ai_seats(pairs: list[str], players: int) -> dict[int, str]:
     return seats
 
 
+def _run(args) -> int:
+    from . import app, logs
+
+    logs.setup(args.log_level)
+    try:
+        config = config_mod.load(args.config, sim=args.sim)
+    except config_mod.ConfigError as err:
+        raise UsageError(f"config: {err}") from None
+    if args.port is not None and not 0 <= args.port <= 65535:
+        raise UsageError(f"--port must be from 0 to 65535, not {args.port}")
+    try:
+        return app.run(config, sim=args.sim, host=args.host, port=args.port)
+    except OSError as err:
+        print(f"gryb-companion: cannot start: {err}", file=sys.stderr)
+        return EXIT_NO
+
+
+def _selftest(args) -> int:
+    import threading
+    import time
+
+    from hardware.led_layout import load_layout
+    from hardware.leds import open_surface
+    from hardware.node_input import open_node_input
+    from hardware.selftest import selftest
+
+    if args.auto and not args.sim:
+        raise UsageError("--auto presses the simulator's nodes: use it with --sim")
+    try:
+        config = config_mod.load(args.config, sim=args.sim)
+    except config_mod.ConfigError as err:
+        raise UsageError(f"config: {err}") from None
+    leds = config.leds
+    names = [nd.name(n) for n in nd.nodes()]
+    with open_surface(leds.driver, load_layout(leds.layout), interface=leds.interface, strip=leds.strip,
+                      brightness=leds.brightness, budget_ma=leds.budget_ma, fps=leds.fps) as surface, \
+            open_node_input(config.serial.url) as node_input:
+        def press_all() -> None:
+            for name in names:  # a quick finger: each node held 20 ms, the next 3 ms later
+                node_input.tap(name, hold=0.02)
+                time.sleep(0.003)
+
+        on_ready = (lambda: threading.Thread(target=press_all, daemon=True).start()) if args.auto else None
+        if not args.auto:
+            print(f"Press every node of the board once ({len(names)}); lit nodes are still to press.",
+                  file=sys.stderr)
+        report = selftest(surface, node_input, names, timeout=args.timeout, on_ready=on_ready)
+    if args.json:
+        _print_json(report.to_dict())
+    else:
+        print(report.text())
+    return EXIT_OK if report.ok else EXIT_NO
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="gryb-companion", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
@@ -254,6 +309,25 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--ai", action="append", default=[], metavar="SEAT=LEVEL",
                       help="a computer player in seat SEAT (1..4): easy, medium or hard")
     play.set_defaults(run=_play)
+
+    run = commands.add_parser("run", help="the companion: board, rules, storage and the web page")
+    run.add_argument("--sim", action="store_true",
+                     help="every part simulated (LEDs, node buttons, control panel): play in the browser")
+    run.add_argument("--config", metavar="PATH",
+                     help=f"the TOML config (default {config_mod.DEFAULT_PATH}; none needed with --sim)")
+    run.add_argument("--host", help="the web page's address (default: the config's web.host)")
+    run.add_argument("--port", type=int, help="the web page's port (default 8080; 0 picks a free one)")
+    run.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
+    run.set_defaults(run=_run)
+
+    check = commands.add_parser("selftest", help="light every LED, press every node, check the serial link")
+    check.add_argument("--sim", action="store_true", help="test the simulator instead of the hardware")
+    check.add_argument("--config", metavar="PATH", help=f"the TOML config (default {config_mod.DEFAULT_PATH})")
+    check.add_argument("--timeout", type=float, default=300.0, help="seconds to wait for every node (default 300)")
+    check.add_argument("--auto", action="store_true",
+                       help="with --sim: press every node through the emulated Pico, as a player would")
+    check.add_argument("--json", action="store_true", help="print the report as JSON")
+    check.set_defaults(run=_selftest)
 
     board = commands.add_parser("board", help="print the board as the bandanna lays it out")
     _board_options(board, headless=False)

@@ -1,0 +1,198 @@
+"""The program that runs on the Pi (or the laptop): config -> store -> runtime -> hardware -> web.
+
+    companion = Companion(config, sim=True)
+    companion.start()          # returns once every part is up; companion.url is the web page
+    ...
+    companion.stop()           # in the reverse order; idempotent
+
+This is the one place that wires the packages together (the composition root). The runtime and the
+engine never import the web layer or a driver: they get callables (a frame sink, a sound, a watchdog
+ping), and the drivers and the web page only submit commands to the runtime, whose thread owns the
+game. ``run()`` is the ``gryb-companion run`` command: it adds the signals and systemd's notify
+protocol around a Companion.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+import time
+from typing import Callable
+
+from . import node as nd
+from . import notify
+from .config import Config
+from .die import Die
+from .renderer import Picture
+from .runtime import Runtime
+from .store import Store
+
+log = logging.getLogger(__name__)
+
+DB_NAME = "companion.db"
+# The runtime's sound names -> the control panel's tone patterns.
+SOUNDS = {"roll": "roll", "illegal": "illegal", "gryb": "gryb", "win": "win", "draw": "ok", "undo": "ok"}
+
+
+class Companion:
+    """Every part of the running companion, started and stopped in order.
+
+    With ``sim`` the config must already be the simulator's (``config.simulated``): the LEDs are the
+    simulated surface, the node buttons the emulated Pico talking over a pty, the control panel
+    gpiozero's MockFactory. ``host``/``port`` override the config's web address (port 0: any free port).
+    """
+
+    def __init__(self, config: Config, *, sim: bool = False, host: str | None = None, port: int | None = None,
+                 die: Die | None = None, watchdog: Callable[[], object] | None = None,
+                 watchdog_every: float | None = None):
+        self.config = config
+        self.sim = sim
+        self.host = host if host is not None else config.web.host
+        self.port = port if port is not None else config.web.port
+        self._die = die
+        self._watchdog = watchdog
+        self._watchdog_every = watchdog_every
+        self.store: Store | None = None
+        self.runtime: Runtime | None = None
+        self.surface = None
+        self.node_input = None
+        self.panel = None
+        self.server = None
+        self._stopped = False
+
+    # -- start ------------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        from hardware.led_layout import load_layout
+        from hardware.leds import open_surface
+        from hardware.node_input import open_node_input
+        from hardware.panel import open_panel
+
+        config = self.config
+        try:
+            state = config.state.path()
+            self.store = Store(state / DB_NAME)
+            leds = config.leds
+            self.surface = open_surface(leds.driver, load_layout(leds.layout), interface=leds.interface,
+                                        strip=leds.strip, brightness=leds.brightness, budget_ma=leds.budget_ma,
+                                        fps=leds.fps)
+            p = config.panel
+            self.panel = open_panel(p.driver, roll=p.roll, ok=p.ok, undo=p.undo, buzzer=p.buzzer,
+                                    status_led=p.status_led, hold_time=p.hold_time, bounce_time=p.bounce_time,
+                                    sounds=p.sounds)
+            self.panel.set_status("busy")
+            self.runtime = Runtime(config, self.store, die=self._die, frame_sink=self._show,
+                                   sound=self._sound, watchdog=self._watchdog,
+                                   watchdog_every=self._watchdog_every)
+            self.runtime.start()
+            submit = self.runtime.submit
+            self.panel.when_roll = lambda: submit("roll")
+            self.panel.when_ok = lambda: submit("ok")
+            self.panel.when_undo = lambda: submit("undo")
+            self.panel.when_menu = lambda: submit("menu")
+            self.node_input = open_node_input(config.serial.url)
+            self.node_input.when_event = self._node_event
+            self._serve()
+            self.panel.set_status("ready")
+        except BaseException:
+            self.stop()
+            raise
+        log.info("companion ready (%s) on %s", "simulator" if self.sim else "hardware", self.url)
+
+    def _serve(self) -> None:
+        from web import create_app
+        from web.server import serve
+
+        app = create_app(self.runtime, self.config, sim_input=self.node_input if self.sim else None,
+                         state_dir=self.config.state.path(), status_provider=self.status)
+        self.server = serve(app, self.host, self.port)
+
+    @property
+    def url(self) -> str:
+        return self.server.url if self.server is not None else ""
+
+    # -- the glue (called on the runtime's thread or the drivers' threads) ------------------------
+
+    def _show(self, picture: Picture) -> None:
+        """The runtime's frame sink: brightness (night mode) then the picture to the LEDs."""
+        runtime = self.runtime
+        surface = self.surface
+        if runtime is None or surface is None:
+            return
+        night = runtime.effects.night
+        surface.brightness = min(runtime.brightness, self.config.leds.night_brightness) if night else runtime.brightness
+        surface.show_nodes({nd.name(n): colour for n, colour in picture.nodes.items()}, picture.status)
+
+    def _sound(self, kind: str) -> None:
+        if self.panel is not None:
+            self.panel.beep(SOUNDS.get(kind, "ok"))
+
+    def _node_event(self, event) -> None:
+        runtime = self.runtime
+        if runtime is not None:
+            runtime.submit("press" if event.pressed else "release", event.node)
+
+    def status(self) -> dict:
+        """Hardware status for the settings page: mode, serial link, LED driver."""
+        link = self.node_input.link_status() if self.node_input is not None else {"state": "down"}
+        leds = self.surface.status() if self.surface is not None else {}
+        return {"mode": "simulator" if self.sim else "hardware", "serial": link.get("state"),
+                "heartbeat_age": link.get("heartbeat_age"), "link": link, "leds": leds.get("driver", "none"),
+                "led_status": leds}
+
+    # -- stop -------------------------------------------------------------------------------------
+
+    def stop(self) -> None:
+        """Stop in the reverse order of start: no new input, then the loop, then the outputs."""
+        if self._stopped:
+            return
+        self._stopped = True
+        for name, close in (("web", lambda: self.server.close()),
+                            ("node input", lambda: self.node_input.close()),
+                            ("runtime", lambda: self.runtime.stop()),
+                            ("control panel", lambda: (self.panel.set_status("off"), self.panel.close())),
+                            ("LEDs", lambda: self.surface.close()),
+                            ("store", lambda: self.store.close())):
+            try:
+                close()
+            except AttributeError:
+                pass  # that part never started
+            except Exception:
+                log.exception("stopping the %s failed", name)
+
+    def __enter__(self) -> Companion:
+        self.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+def run(config: Config, *, sim: bool, host: str | None = None, port: int | None = None,
+        stop: threading.Event | None = None) -> int:
+    """``gryb-companion run``: start, tell systemd we are ready, ping its watchdog, stop on SIGTERM."""
+    stop = stop or threading.Event()
+    started = time.monotonic()
+
+    def on_signal(signum, frame):
+        log.info("%s: stopping", signal.Signals(signum).name)
+        stop.set()
+
+    previous = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
+    interval = notify.watchdog_interval()
+    companion = Companion(config, sim=sim, host=host, port=port, watchdog=notify.watchdog if interval else None,
+                          watchdog_every=interval / 2 if interval else None)
+    try:
+        companion.start()
+        notify.ready(f"serving {companion.url}")
+        log.info("started in %.2f s; the board's page is %s/", time.monotonic() - started, companion.url)
+        print(f"GRYB Companion {'simulator ' if sim else ''}running: open {companion.url}/ (Ctrl+C stops)",
+              flush=True)
+        stop.wait()
+        notify.stopping("stopping")
+    finally:
+        companion.stop()
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+    return 0

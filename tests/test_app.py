@@ -1,0 +1,257 @@
+"""The whole companion on the simulator: node presses through the emulated Pico, the control panel on
+gpiozero's MockFactory pins, the LEDs in memory, the web page on waitress — and the program itself,
+started, signalled and killed as systemd would."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from companion import config as config_mod
+from companion import node as nd
+from companion.app import Companion
+from companion.die import Die
+from companion.engine import Game
+from companion.table import _presses
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def companion(tmp_path):
+    config = config_mod.load(None, sim=True)
+    config = replace(config, state=replace(config.state, dir=str(tmp_path / "state")))
+    made = Companion(config, sim=True, port=0, die=Die(1))
+    made.start()
+    yield made
+    made.stop()
+
+
+def wait_version(runtime, version: int, timeout: float = 5.0, why: str = "") -> dict:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        snap = runtime.snapshot()
+        if snap["version"] > version:
+            return snap
+        time.sleep(0.005)
+    raise AssertionError(f"the runtime did not react in time to {why}: {runtime.snapshot()['table']}")
+
+
+def button(companion, name: str, hold: float = 0.08) -> None:
+    """A finger on a control-panel button: the mock pin goes low (pull-up), then high again."""
+    pin = companion.panel.pin(name)
+    pin.drive_low()
+    time.sleep(hold)
+    pin.drive_high()
+    time.sleep(companion.config.panel.bounce_time + 0.02)  # the release settles before the next press
+
+
+def tap(sim, name: str) -> None:
+    """A finger on a node: down until the bridge reports the press, then up until it reports the release."""
+    for pressed, act in ((True, sim.press), (False, sim.release)):
+        act(name)
+        deadline = time.monotonic() + 5
+        while (name in sim.pressed_nodes()) != pressed:
+            assert time.monotonic() < deadline, f"{name} never went {'down' if pressed else 'up'}"
+            time.sleep(0.002)
+
+
+def greedy(game: Game, rng: random.Random):
+    """A quick, decent player: the action after which the mover stands best (a win above all), ties
+    broken at random and now and then a random move, so that it never walks in circles."""
+    me = game.to_move
+    legal = game.legal_actions()
+    if rng.random() < 0.2:
+        return rng.choice(legal)
+    scored = []
+    for action in legal:
+        trial = game.copy()
+        trial.apply(action)
+        scored.append((2.0 if me in trial.winners else trial.evaluate()[me], rng.random(), action))
+    return max(scored, key=lambda t: t[:2])[2]
+
+
+def play_on_the_board(companion, game_id: str, options: dict, max_steps: int = 2000) -> Game:
+    """Play a whole game with node presses (emulated Pico -> pty -> bridge) and panel buttons only."""
+    runtime, sim = companion.runtime, companion.node_input
+    rng = random.Random(7)
+    runtime.call("new_game", game_id, 2, options)
+    for _ in range(max_steps):
+        game = runtime.table.game
+        if game.over:
+            return game
+        snap = runtime.snapshot()
+        version = snap["version"]
+        if snap["table"]["chores"]:
+            tap(sim, snap["table"]["chores"][0]["node"])
+            wait_version(runtime, version)
+            continue
+        if game.is_chance:
+            button(companion, "roll")
+            wait_version(runtime, version)
+            continue
+        action = greedy(game.copy(), rng)
+        presses = _presses(action)
+        if not presses:  # a pass or an end of turn: OK
+            button(companion, "ok")
+            wait_version(runtime, version)
+            continue
+        for node in presses:
+            tap(sim, nd.name(node))
+            version = wait_version(runtime, version, why=f"{action} at {nd.name(node)}")["version"]
+    raise AssertionError(f"{game_id} did not end in {max_steps} steps")
+
+
+def test_a_whole_game_of_ez_gryb_through_node_presses_and_panel_buttons(companion):
+    game = play_on_the_board(companion, "ez-gryb", {"depth": 2})
+    assert game.winners and game.scores[game.winners[0]] > 0
+    # Every action reached the store, in order, and the LEDs show the stones in their players' colours.
+    events = [a for _, a in companion.store.events(companion.runtime.game_id)]
+    assert events == [str(a) for a, _ in game.history]
+    assert companion.surface.settle(2)
+    lit = companion.surface.node_colours()
+    assert all(nd.name(n) in lit for mask in game.stones for n in _bits(mask))
+
+
+def test_a_whole_game_of_25_mens_gryb_on_the_board(companion):
+    game = play_on_the_board(companion, "25-mens-gryb", {"depth": 3, "stones": 4})
+    assert game.winners
+    assert any(a.kind == "remove" for a, _ in game.history)  # a GRYB's removal, pressed on its node
+
+
+def test_undo_held_opens_the_menu_and_roll_there_steps_the_brightness(companion):
+    runtime = companion.runtime
+    before = runtime.brightness
+    version = runtime.snapshot()["version"]
+    button(companion, "undo", hold=companion.config.panel.hold_time + 0.3)
+    snap = wait_version(runtime, version)
+    assert snap["settings"]["menu"] is True
+    button(companion, "roll")
+    deadline = time.monotonic() + 3
+    while runtime.brightness == before and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert runtime.brightness != before
+    assert companion.surface.brightness == pytest.approx(runtime.brightness)
+    button(companion, "ok")  # closes the menu
+    deadline = time.monotonic() + 3
+    while runtime.snapshot()["settings"]["menu"] and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert runtime.snapshot()["settings"]["menu"] is False
+
+
+def test_the_web_page_and_the_status_of_the_hardware(companion):
+    with urllib.request.urlopen(companion.url + "/api/state", timeout=5) as r:
+        state = json.load(r)
+    assert state["game"]["id"] == "ez-gryb"
+    status = companion.status()
+    assert status["mode"] == "simulator" and status["serial"] == "up"
+    assert status["led_status"]["pixels"] == 1024
+
+
+def _bits(mask: int):
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
+
+
+# -- the program, as systemd runs it ----------------------------------------------------------------
+
+def _start(tmp_path, *extra: str, env: dict | None = None) -> tuple[subprocess.Popen, str]:
+    environment = dict(os.environ, XDG_STATE_HOME=str(tmp_path / "xdg"), PYTHONUNBUFFERED="1")
+    environment.update(env or {})
+    process = subprocess.Popen([sys.executable, "-m", "companion.cli", "run", "--sim", "--port", "0", *extra],
+                               cwd=ROOT, env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    line = process.stdout.readline()
+    assert "running: open http://" in line, (line, process.stderr.read() if process.poll() is not None else "")
+    return process, line.split("open ")[1].split("/ ")[0]
+
+
+class Browser:
+    """A client with a cookie jar, paired as the laptop's own browser is on the simulator (on loopback
+    the simulator's page is the board, so it is told the code)."""
+
+    def __init__(self, url: str):
+        self.url = url
+        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())
+        self.headers = {"Origin": url}
+        code = self.post("/api/pair/start", {})["code"]
+        self.headers["X-CSRF-Token"] = self.post("/api/pair", {"code": code})["csrf"]
+
+    def get(self, path: str) -> dict:
+        with self.opener.open(self.url + path, timeout=5) as r:
+            return json.load(r)
+
+    def post(self, path: str, data: dict) -> dict:
+        request = urllib.request.Request(self.url + path, json.dumps(data).encode(), method="POST",
+                                         headers={"Content-Type": "application/json", **self.headers})
+        with self.opener.open(request, timeout=5) as r:
+            return json.load(r)
+
+
+def test_run_tells_systemd_it_is_ready_pings_the_watchdog_and_stops_on_sigterm(tmp_path):
+    path = str(tmp_path / "notify.sock")
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(path)
+    sock.settimeout(10)
+    process, url = _start(tmp_path, env={"NOTIFY_SOCKET": path, "WATCHDOG_USEC": "400000",
+                                         "WATCHDOG_PID": ""})
+    try:
+        messages = []
+        while not any(m.startswith("READY=1") for m in messages) or messages[-1] != "WATCHDOG=1":
+            messages.append(sock.recv(4096).decode())  # times out (failing the test) if either never comes
+        assert f"STATUS=serving {url}" in "".join(messages)
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(10) == 0
+        rest = []
+        sock.settimeout(1)
+        try:
+            while True:
+                rest.append(sock.recv(4096).decode())
+        except TimeoutError:
+            pass
+        assert any("STOPPING=1" in m for m in rest)
+    finally:
+        process.kill()
+        sock.close()
+
+
+def test_a_broken_config_stops_with_the_key_named(tmp_path):
+    bad = tmp_path / "config.toml"
+    bad.write_text("[panel]\nroll = 27\n")
+    result = subprocess.run([sys.executable, "-m", "companion.cli", "run", "--config", str(bad)], cwd=ROOT,
+                            capture_output=True, text=True, timeout=30)
+    assert result.returncode == 2 and "panel.ok uses GPIO27, already used by panel.roll" in result.stderr
+
+
+def test_a_kill_mid_game_loses_nothing_and_the_game_goes_on(tmp_path):
+    process, url = _start(tmp_path)
+    try:
+        browser = Browser(url)
+        browser.post("/api/games/new", {"game": "drangles", "players": 2})
+        for node in ["0", "0", "G", "0"]:  # taps on the virtual board go through the emulated Pico
+            browser.post("/api/press", {"node": node})
+            time.sleep(0.2)
+        before = browser.get("/api/state")
+        assert len(before["state"]["stones"]) == 2
+        process.send_signal(signal.SIGKILL)
+        process.wait(10)
+        process, url = _start(tmp_path)
+        after = Browser(url).get("/api/state")
+        assert after["game"]["id"] == "drangles"
+        assert (after["state"]["stones"], after["state"]["to_move"]) == (before["state"]["stones"],
+                                                                        before["state"]["to_move"])
+    finally:
+        process.kill()
+        process.wait(10)

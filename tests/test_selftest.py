@@ -1,0 +1,104 @@
+"""The self-test on the simulator: the sweep lights every pixel, every node pressed through the emulated
+Pico, stuck and dead switches found, and the command line's report."""
+
+import json
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from companion import node as nd
+from hardware.led_layout import load_layout
+from hardware.leds import SimulatedSurface
+from hardware.node_input import SimulatedNodeInput
+from hardware.selftest import DIM, DONE, selftest, sweep
+
+ROOT = Path(__file__).resolve().parent.parent
+NAMES = [nd.name(n) for n in nd.nodes()]
+
+
+class Recording(SimulatedSurface):
+    """The simulated LEDs, keeping every raw frame handed to them."""
+
+    def __init__(self, layout):
+        super().__init__(layout, fps=120)
+        self.raw = []
+
+    def show_pixels(self, pixels):
+        self.raw.append(list(pixels))
+        super().show_pixels(pixels)
+
+
+@pytest.fixture
+def board():
+    with Recording(load_layout("panels-32x32")) as surface, SimulatedNodeInput() as node_input:
+        yield surface, node_input
+
+
+def test_the_sweep_lights_every_pixel_in_every_colour(board):
+    surface, _ = board
+    frames = sweep(surface)
+    assert frames == len(surface.raw)
+    for colour in [(255, 255, 255), (255, 0, 0), (0, 255, 0), (0, 0, 255)]:
+        lit = set()
+        for frame in surface.raw:
+            lit |= {i for i, c in enumerate(frame) if c == colour}
+        assert lit == set(range(1024)), colour
+    assert surface.raw[-1] == [(0, 0, 0)] * 1024
+
+
+def test_every_node_pressed_on_the_simulator_passes(board):
+    surface, node_input = board
+
+    def press_all():
+        for name in NAMES:
+            node_input.tap(name, hold=0.02)
+            time.sleep(0.003)
+
+    report = selftest(surface, node_input, NAMES, timeout=60,
+                      on_ready=lambda: threading.Thread(target=press_all, daemon=True).start())
+    assert report.ok, report.text()
+    assert len(report.pressed) == 341 and not report.dead and report.link["state"] == "up"
+    assert surface.settle(2)
+    assert set(surface.node_colours()) == set(NAMES)  # every node shown green at the end
+    assert "all good" in report.text()
+
+
+def test_stuck_and_dead_switches_are_named(board):
+    surface, node_input = board
+    node_input.press("RG")  # held down before the test starts: a stuck switch
+    deadline = time.monotonic() + 5
+    while "RG" not in node_input.pressed_nodes():
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    skipped = {"0", "YYYY", "BGRY"}
+
+    def press_most():
+        for name in NAMES:
+            if name not in skipped and name != "RG":
+                node_input.tap(name, hold=0.02)
+                time.sleep(0.003)
+
+    report = selftest(surface, node_input, NAMES, timeout=6,
+                      on_ready=lambda: threading.Thread(target=press_most, daemon=True).start())
+    assert not report.ok
+    assert report.stuck == ["RG"] and set(report.dead) == skipped
+    assert "stuck (down from the start): RG" in report.text() and "faults found" in report.text()
+    # The nodes still to press glow dim; the pressed ones green.
+    assert surface.settle(2)
+    shown = surface.node_colours()
+    assert all(shown[n] != shown["G"] for n in skipped) and "RG" not in shown
+
+
+def test_the_command_on_the_simulator(tmp_path):
+    result = subprocess.run([sys.executable, "-m", "companion.cli", "selftest", "--sim", "--auto", "--json",
+                             "--timeout", "60"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["ok"] and report["pressed"] == 341 and report["pixels"] == 1024
+    bad = subprocess.run([sys.executable, "-m", "companion.cli", "selftest", "--auto"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "--auto presses the simulator's nodes" in bad.stderr
