@@ -17,6 +17,7 @@ newer ones replace older ones, and the newest is always shown) -> encode in the 
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import sys
@@ -30,6 +31,8 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from .led_layout import LedLayout
+
+log = logging.getLogger(__name__)
 
 RGB = tuple[int, int, int]
 
@@ -376,8 +379,7 @@ class LedSurface:
                 try:
                     self._send(*pending)
                 except Exception:  # a deferred frame has no caller to raise to: keep the surface usable
-                    import logging
-                    logging.getLogger(__name__).exception("sending a deferred LED frame failed")
+                    log.exception("sending a deferred LED frame failed")
             self._idle.set()
 
     def _send(self, wire: bytes, ma: float, limited: bool) -> None:
