@@ -10,8 +10,9 @@ Rules decisions: docs/rules/hyper-chess.md.
 
 Every piece's reach is a table per node built once per board from the space's move tables
 (``GameSpace.target_mask``); only the Queen's double move depends on the position (the node she passes
-must be empty). The legal moves of the side to move are kept in the state (``moves``), so a playout
-picks from them without listing them again, and checkmate is known the moment it happens.
+must be empty). The check rule is tested only where it can matter (the King's moves, a player in check,
+a piece on the path of the opponent Queen's double move to the King), and a playout draws a random move
+without listing them all.
 """
 
 from __future__ import annotations
@@ -138,6 +139,24 @@ class Tables:
                     out[t] |= 1 << n
             return tuple(out)
 
+        # King-move distance between any two nodes (for the computer player's sense of the hunt).
+        distance = []
+        for start in range(size):
+            row = bytearray([255]) * size
+            if board.all >> start & 1:
+                row[start] = 0
+                frontier, d = [start], 0
+                while frontier:
+                    d += 1
+                    grown = []
+                    for a in frontier:
+                        for b in bits(king[a]):
+                            if row[b] == 255:
+                                row[b] = d
+                                grown.append(b)
+                    frontier = grown
+            distance.append(bytes(row))
+        self.distance = tuple(distance)
         # One-step attackers; the king's and queen's single moves are the same table.
         self.attackers = (reverse(king), reverse(king), reverse(steps), reverse(bishop), reverse(knight))
 
@@ -163,8 +182,8 @@ class HyperChess(Game):
     # pieces: per player, a bitboard per kind (KING .. PAWN); stones[p] is their union.
     # castle: per player, whether King and Rook are both unmoved; quiet: turns since the last capture;
     # seen: hashes of the positions since the last capture or castling (for repetition);
-    # moves: the legal moves of the side to move; check: whether the side to move is in check.
-    extra_fields = ("pieces", "castle", "quiet", "seen", "moves", "check")
+    # check: whether the side to move is in check.
+    extra_fields = ("pieces", "castle", "quiet", "seen", "check")
 
     def make_space(self) -> GameSpace:
         return space(nd.STANDARD_DEPTH, self.settings["headless"])
@@ -186,7 +205,6 @@ class HyperChess(Game):
         self.to_move = 0 if self.settings["first"] == "blue" else 1
         self.seen = (self._position_hash(),)
         self.check = False
-        self.moves = tuple(self._legal(self.to_move))
 
     def set_position(self, placement: dict[str, str], to_move: int = 0) -> None:
         """Start from another position (puzzles, tests): ``placement`` maps node names to pieces, a
@@ -227,8 +245,8 @@ class HyperChess(Game):
         self.to_move = to_move
         self.quiet = 0
         self.seen = (self._position_hash(),)
-        self.moves = tuple(self._legal(to_move))
-        if not self.moves:
+        self.check = self._attacked(_low(pieces[to_move][KING]), pieces[waiting], occupied)
+        if not self._any_legal(to_move):
             how = "checkmated" if self.check else "stalemated"
             self._restore(before)
             raise ValueError(f"{SIDE_NAMES[to_move]} is already {how}")
@@ -286,36 +304,29 @@ class HyperChess(Game):
 
     # -- legal moves ---------------------------------------------------------------------------------------
 
-    def _legal(self, player: int) -> list[Action]:
+    def _candidates(self, player: int, test_king: bool = True) -> tuple[list[tuple[Node, int, Bitboard]], bool,
+                                                                           Bitboard]:
+        """Every piece of ``player`` with the nodes it may move to before the check rule, whether that
+        player is in check, and the nodes whose pieces need the check test (pinned: the opponent's
+        Queen would pass them on a double move to the King). The King's nodes (castling: his Rook's) are
+        already tested unless ``test_king`` is false."""
         t = self.t
         mine, theirs = self.pieces[player], self.pieces[1 - player]
-        own, opp = self._union(mine), self._union(theirs)
-        occupied = own | opp
+        own = self.stones[player]
+        occupied = own | self.stones[1 - player]
         free = ~occupied
         barred = own | theirs[PAWN] | theirs[KING]  # never a target: own pieces, diplomats, the King
         k = _low(mine[KING])
-        attacked = self._attacked
-        in_check = attacked(k, theirs, occupied)
-        self.check = in_check
-        pinned = 0  # nodes the opponent's Queen would pass on a double move to the King
+        in_check = self._attacked(k, theirs, occupied)
+        pinned = 0
         if theirs[QUEEN]:
             pinned = t.queen_between.get(_low(theirs[QUEEN]) * t.size + k, 0)
-        table = t.moves
-        moves = []
-        append = moves.append
-        # King: every move tested, his own node left empty (he may step off a Queen's path).
-        after = occupied & ~(1 << k)
-        for bit, target, action in table[KING][k]:
-            if not bit & barred:
-                rest = theirs if not opp & bit else tuple(m & ~bit for m in theirs)
-                if not attacked(target, rest, after | bit):
-                    append(action)
-        # Castling: the King and the unmoved Rook switch places.
+        king = t.king[k] & ~barred
         if self.castle[player] and not in_check:
-            r = _low(mine[ROOK])
-            # The King ends on the Rook's node with the Rook on his: the occupied nodes are the same.
-            if not attacked(r, theirs, occupied):
-                append(_move(k, r))
+            king |= mine[ROOK]
+        if test_king:
+            king = sum(1 << target for target in bits(king) if self._king_safe(player, target))
+        found = [(k, KING, king)] if king else []
         for kind in (QUEEN, ROOK, BISHOP, KNIGHT, PAWN):
             pieces = mine[kind]
             while pieces:
@@ -329,27 +340,86 @@ class HyperChess(Game):
                             reach |= beyond
                     reach &= ~barred
                 elif kind == PAWN:
-                    reach = ~occupied
+                    reach = t.steps[s] & free
                 else:
-                    reach = ~barred
-                if not in_check and not pinned & low:
-                    moves += [action for bit, _, action in table[kind][s] if bit & reach]
-                    continue
-                gone = occupied & ~low
-                for bit, _, action in table[kind][s]:
-                    if bit & reach:
-                        rest = theirs if not opp & bit else tuple(m & ~bit for m in theirs)
-                        if not attacked(k, rest, gone | bit):
-                            append(action)
+                    reach = t.reach[kind][s] & ~barred
+                if reach:
+                    found.append((s, kind, reach))
+        return found, in_check, pinned
+
+    def _king_safe(self, player: int, target: Node) -> bool:
+        """Whether ``player``'s King may go to ``target`` (castling when his Rook stands there)."""
+        mine, theirs = self.pieces[player], self.pieces[1 - player]
+        occupied = self.stones[0] | self.stones[1]
+        bit = 1 << target
+        if mine[ROOK] & bit:  # castling: the same nodes stay occupied
+            return not self._attacked(target, theirs, occupied)
+        if self.stones[1 - player] & bit:
+            theirs = tuple(m & ~bit for m in theirs)
+        return not self._attacked(target, theirs, occupied & ~mine[KING] | bit)
+
+    def _keeps_king_safe(self, player: int, s: Node, target: Node) -> bool:
+        """Whether moving the (non-King) piece on ``s`` to ``target`` leaves ``player``'s King unattacked."""
+        bit = 1 << target
+        theirs = self.pieces[1 - player]
+        if self.stones[1 - player] & bit:
+            theirs = tuple(m & ~bit for m in theirs)
+        occupied = (self.stones[0] | self.stones[1]) & ~(1 << s) | bit
+        return not self._attacked(_low(self.pieces[player][KING]), theirs, occupied)
+
+    def _legal(self, player: int) -> list[Action]:
+        found, in_check, pinned = self._candidates(player)
+        table = self.t.moves
+        moves = []
+        for s, kind, reach in found:
+            if kind == KING:
+                moves += [_move(s, t) for t in bits(reach)]
+            elif not in_check and not pinned >> s & 1:
+                moves += [action for bit, _, action in table[kind][s] if bit & reach]
+            else:
+                moves += [action for bit, target, action in table[kind][s]
+                          if bit & reach and self._keeps_king_safe(player, s, target)]
         return moves
 
+    def _any_legal(self, player: int) -> bool:
+        found, in_check, pinned = self._candidates(player, test_king=False)
+        for s, kind, reach in found:  # the King last: his nodes cost the most to test
+            if kind != KING and not in_check and not pinned >> s & 1:
+                return True
+        for s, kind, reach in found:
+            for target in bits(reach):
+                if self._king_safe(player, target) if kind == KING else self._keeps_king_safe(player, s, target):
+                    return True
+        return False
+
     def _actions(self) -> list[Action]:
-        return list(self.moves)
+        return self._legal(self.to_move)
 
     def random_action(self, rng) -> Action:
+        """A uniformly random legal move, without listing them all: a uniform pick among the moves the
+        pieces have before the check rule, picked again while it would leave the King in check."""
         if self.over:
             return super().random_action(rng)
-        return self.moves[rng.randrange(len(self.moves))]
+        if self.check:
+            return rng.choice(self._legal(self.to_move))
+        found, _, pinned = self._candidates(self.to_move, test_king=False)
+        counts = [reach.bit_count() for _, _, reach in found]
+        total = sum(counts)
+        while True:
+            r = rng.randrange(total)
+            for (s, kind, reach), count in zip(found, counts):
+                if r < count:
+                    break
+                r -= count
+            for target in bits(reach):
+                if not r:
+                    break
+                r -= 1
+            if kind == KING:
+                if self._king_safe(self.to_move, target):
+                    return _move(s, target)
+            elif not pinned >> s & 1 or self._keeps_king_safe(self.to_move, s, target):
+                return _move(s, target)
 
     # -- making a move ---------------------------------------------------------------------------------
 
@@ -395,14 +465,12 @@ class HyperChess(Game):
         self.castle = tuple(castle)
         self.quiet = 0 if captured else self.quiet + 1
         self.last = (s, target)
-        replies = self._legal(you)
-        if not replies:
-            if self.check:  # checkmate: the King cannot escape capture
-                self.moves = ()
-                self.finish((me,))
-                return
+        self.check = self._attacked(_low(theirs[KING]), self.pieces[me], self.stones[0] | self.stones[1])
+        replies = self._any_legal(you)
+        if not replies and self.check:  # checkmate: the King cannot escape capture
+            self.finish((me,))
+            return
         self.end_turn()
-        self.moves = tuple(replies)
         key = self._position_hash()
         self.seen = (key,) if captured or irreversible else self.seen + (key,)
         if self.over:  # the turn limit
@@ -422,7 +490,8 @@ class HyperChess(Game):
         """Why a finished game is a draw (None while it goes on or when somebody won)."""
         if not self.over or self.winners:
             return None
-        if not self.moves and not self.check and self.turn < self.settings["turn_limit"] * self.players:
+        if not self.check and not self._any_legal(self.to_move) and \
+                self.turn < self.settings["turn_limit"] * self.players:
             return "stalemate"
         if self.seen and self.seen.count(self.seen[-1]) >= 3:
             return "threefold repetition"
@@ -440,36 +509,39 @@ class HyperChess(Game):
             return self.outcome()
         occupied = self.occupied
         t = self.t
+        pieces = self.pieces
+        attacks = (self._attack_map(pieces[0], occupied), self._attack_map(pieces[1], occupied))
+        kings = (_low(pieces[0][KING]), _low(pieces[1][KING]))
         score = [0.0, 0.0]
-        attacks = [self._attack_map(self.pieces[p], occupied) for p in (0, 1)]
         for p in (0, 1):
-            mine, theirs = self.pieces[p], self.pieces[1 - p]
-            own = self.stones[p]
-            barred = own | theirs[PAWN]
+            mine, theirs = pieces[p], pieces[1 - p]
+            mine_attacks, their_attacks = attacks[p], attacks[1 - p]
+            barred = self.stones[p] | theirs[PAWN]
+            target_king = kings[1 - p]
+            distance = t.distance[target_king]
             value = 0.0
             for kind in (QUEEN, ROOK, BISHOP, KNIGHT):
-                if mine[kind]:
-                    value += VALUES[kind]
-                    # Mobility: nodes the piece can go to (captures included).
-                    value += 0.08 * (self._reach(kind, _low(mine[kind]), occupied) & ~barred).bit_count()
-            # King safety: room to escape, and how much of the King's neighbourhood the opponent covers.
-            k = _low(mine[KING])
+                m = mine[kind]
+                if not m:
+                    continue
+                s = _low(m)
+                worth = VALUES[kind]
+                # Mobility, and closeness to the opponent's King (the hunt).
+                value += worth + 0.3 * math.sqrt((self._reach(kind, s, occupied) & ~barred).bit_count())
+                value -= 0.05 * distance[s]
+                if their_attacks >> s & 1 and not mine_attacks >> s & 1:
+                    # Hanging: as good as lost when the opponent is to move.
+                    value -= worth * (0.1 if p == self.to_move else 0.7)
+            # King safety: room to escape, the opponent's hold on the nodes round him, check.
+            k = kings[p]
             around = t.king[k]
-            room = around & ~own & ~theirs[PAWN] & ~attacks[1 - p]
-            value += 0.25 * min(room.bit_count(), 6)
-            value -= 0.12 * (around & attacks[1 - p]).bit_count()
-            if attacks[1 - p] >> k & 1:
-                value -= 0.5
-            # Pieces that hang: attacked and not defended.
-            for kind in (QUEEN, ROOK, BISHOP, KNIGHT):
-                for s in bits(mine[kind] & attacks[1 - p]):
-                    if not attacks[p] >> s & 1:
-                        value -= 0.3 * VALUES[kind]
+            room = (around & ~self.stones[p] & ~theirs[PAWN] & ~their_attacks).bit_count()
+            value += 0.6 * math.sqrt(room) - 0.1 * (around & their_attacks).bit_count()
+            if their_attacks >> k & 1:
+                value -= 0.7
             score[p] = value
-        # The side to move gets its threats in first.
-        score[self.to_move] += 0.3
-        diff = score[0] - score[1]
-        p0 = 1.0 / (1.0 + math.exp(-diff / 3.0))
+        score[self.to_move] += 0.2  # the side to move gets its threats in first
+        p0 = 1.0 / (1.0 + math.exp((score[1] - score[0]) / 4.0))
         return [p0, 1.0 - p0]
 
     # -- reasons -------------------------------------------------------------------------------------------
