@@ -36,7 +36,7 @@ class BridgeClient:
 
     def __init__(self, url: str, on_key: Callable[[KeyEvent], None] | None = None, *,
                  heartbeat_timeout: float = 2.0, backoff: tuple[float, float] = (0.05, 2.0),
-                 read_timeout: float = 0.02, baudrate: int = 115200, start: bool = True):
+                 read_timeout: float = 0.2, baudrate: int = 115200, start: bool = True):
         if not isinstance(url, str) or not url:
             raise ValueError("give the serial port as a pyserial URL, e.g. /dev/ttyACM0")
         if heartbeat_timeout <= 0 or backoff[0] <= 0 or backoff[1] < backoff[0]:

@@ -31,6 +31,8 @@ from firmware_bridge.firmware.debounce import DEFERRED
 from firmware_bridge.firmware.keymatrix import Matrix, ShiftRegisterMatrix
 from firmware_bridge.firmware.mcu import DEBOUNCE_MS, HEARTBEAT_MS, SCAN_US, Firmware
 
+IDLE_WAIT = 0.25  # longest sleep with nothing due: a press or a command wakes the loop at once anyway
+
 
 class SwitchMatrix(Matrix):
     """Key switches as a set; ``scan()`` gives the rows a perfect diode matrix would read. Thread-safe."""
@@ -330,10 +332,10 @@ class Emulator:
             with self._lock:
                 firmware = self.firmware
                 master = self._master
-                wait = 0.05
+                wait = IDLE_WAIT
                 if firmware is not None and master is not None:
                     due = firmware.next_due(self.ms())
-                    wait = firmware.scan_us / 1e6 if due == 0 else min(due / 1000.0, 0.05)
+                    wait = firmware.scan_us / 1e6 if due == 0 else min(due / 1000.0, IDLE_WAIT)
                 if self._plan:
                     wait = max(0.0, min(wait, self._plan[0][0] - time.monotonic()))
             ready = select.select([self._wake_r] + ([master] if master is not None else []), [], [], wait)[0]

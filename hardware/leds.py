@@ -10,9 +10,10 @@ Both backends share one pipeline, so the simulator tests the code the Pi runs:
 compose (node colours through the layout, status pixels; everything else off) -> brightness and a
 256-entry gamma table (one ``bytes.translate``) -> white extraction for RGBW strips -> current limiter
 (a per-channel mA model like FastLED's/WLED's, scaled so no frame exceeds the budget) -> skip if the
-same as the frame last sent -> frame-rate cap (frames arriving faster than ``fps`` are deferred;
-newer ones replace older ones, and the newest is always shown) -> encode in the strip's byte order
-(GRB or GRBW) -> the driver.
+same as the frame last sent -> frame-rate cap (a token bucket: on average no more than ``fps`` frames a
+second, but up to ``BURST`` back to back, so the frame a press causes goes out at once even while an
+animation is running at the full rate; frames beyond that are deferred, newer ones replace older ones,
+and the newest is always shown) -> encode in the strip's byte order (GRB or GRBW) -> the driver.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ log = logging.getLogger(__name__)
 RGB = tuple[int, int, int]
 
 GAMMA = 2.8  # WLED's default and Adafruit's gamma8 table
+BURST = 3  # frames the cap lets out back to back before it spaces them by 1/fps
 STRIPS = ("GRB", "GRBW")
 INTERFACES = {"spi": 10, "pwm": 18}  # data GPIO for each: SPI0 MOSI, PWM0
 LED_FREQ_HZ = 800_000
@@ -256,6 +258,8 @@ class LedSurface:
         self._last_ma = 0.0
         self._last_limited = False
         self._sent_at = -1e9
+        self._tokens = float(BURST)  # the frame-rate cap is a token bucket: BURST deep, refilled at fps
+        self._refilled = time.monotonic()
         self._pending: tuple[bytes, float, bool] | None = None
         self._timer: threading.Timer | None = None
         self._idle = threading.Event()
@@ -360,8 +364,9 @@ class LedSurface:
                 self._pending = None
                 self.frames_unchanged += 1
                 return
-            wait = self._sent_at + self._period - time.monotonic()
+            wait = self._refill()
             if wait <= 0 and self._timer is None:
+                self._tokens -= 1
                 self._send(wire, ma, limited)
                 return
             self._pending = (wire, ma, limited)
@@ -376,11 +381,20 @@ class LedSurface:
             self._timer = None
             if self._pending is not None and not self.closed:
                 pending, self._pending = self._pending, None
+                self._refill()
+                self._tokens -= 1
                 try:
                     self._send(*pending)
                 except Exception:  # a deferred frame has no caller to raise to: keep the surface usable
                     log.exception("sending a deferred LED frame failed")
             self._idle.set()
+
+    def _refill(self) -> float:
+        """Top up the frame tokens; the seconds until one is available (0: send now)."""
+        now = time.monotonic()
+        self._tokens = min(float(BURST), self._tokens + (now - self._refilled) * self.fps)
+        self._refilled = now
+        return 0.0 if self._tokens >= 1 else (1 - self._tokens) / self.fps
 
     def _send(self, wire: bytes, ma: float, limited: bool) -> None:
         self._write(wire)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from hardware.led_layout import load_layout
-from hardware.leds import (GAMMA, HardwarePaths, LedError, LedInputError, PowerModel, SimulatedSurface,
+from hardware.leds import (BURST, GAMMA, HardwarePaths, LedError, LedInputError, PowerModel, SimulatedSurface,
                            Ws281xSurface, check_platform, gamma_table, open_surface, pack_words,
                            spi_buffer_bytes)
 
@@ -187,35 +187,49 @@ def test_an_unchanged_frame_is_not_sent_again():
 
 def test_frames_faster_than_the_cap_are_deferred_and_the_last_one_is_shown():
     with sim(fps=10) as s:
-        for i in range(1, 6):
+        for i in range(1, 7):
             s.show_nodes({"G": (100 + 20 * i, 0, 0)})
-        assert s.frames_sent == 1  # the first goes out at once
+        assert s.frames_sent == BURST  # a burst goes out at once
         assert s.settle(1.0)
-        assert s.frames_sent == 2  # then only the newest of the rest
-        assert s.frame[PANELS.nodes["G"]] == (duty(200), 0, 0)
-        assert s.frames_dropped == 3
+        assert s.frames_sent == BURST + 1  # then only the newest of the rest
+        assert s.frame[PANELS.nodes["G"]] == (duty(220), 0, 0)
+        assert s.frames_dropped == 6 - BURST - 1
 
 
-def test_the_cap_spaces_frames_by_its_period():
+def test_the_cap_holds_the_average_rate_and_spaces_frames_after_a_burst():
     with sim(fps=20) as s:
-        sent = []
-        for i in range(1, 8):
+        start = time.monotonic()
+        for i in range(1, 41):
             s.show_nodes({"G": (100 + i, 0, 0)})
             time.sleep(0.01)
         s.settle(1.0)
+        elapsed = time.monotonic() - start
         sent = list(s._sends)
-        gaps = [b - a for a, b in zip(sent, sent[1:])]
-        assert gaps and min(gaps) >= 0.05 - 0.005
-        assert s.frame[PANELS.nodes["G"]] == (duty(107), 0, 0)
+        assert len(sent) <= BURST + elapsed * 20 + 1  # never more than the bucket allows
+        gaps = [b - a for a, b in zip(sent[BURST:], sent[BURST + 1:])]
+        assert gaps and min(gaps) >= 0.05 - 0.01  # once the burst is spent, one frame per period
+        assert s.frame[PANELS.nodes["G"]] == (duty(140), 0, 0)
+
+
+def test_a_frame_after_a_steady_animation_goes_out_at_once():
+    """The runtime animates at the cap's rate; the frame a press causes must not wait for a slot."""
+    with sim(fps=20) as s:
+        for i in range(10):  # an animation at exactly the cap's rate keeps the bucket full
+            s.show_nodes({"G": (100 + i, 0, 0)})
+            time.sleep(0.05)
+        before = s.frames_sent
+        s.show_nodes({"R": (200, 0, 0)})  # a press, 0 ms after the last animation frame
+        assert s.frames_sent == before + 1
 
 
 def test_going_back_to_the_shown_frame_cancels_a_deferred_one():
     with sim(fps=5) as s:
-        s.show_nodes({"G": (150, 0, 0)})
+        for i in range(BURST):  # spend the burst; the last of these is on the LEDs
+            s.show_nodes({"G": (150 - i, 0, 0)})
         s.show_nodes({"G": (200, 0, 0)})  # deferred
-        s.show_nodes({"G": (150, 0, 0)})  # what the LEDs already show
+        s.show_nodes({"G": (150 - BURST + 1, 0, 0)})  # what the LEDs already show
         s.settle(1.0)
-        assert s.frames_sent == 1 and s.frame[PANELS.nodes["G"]] == (duty(150), 0, 0)
+        assert s.frames_sent == BURST and s.frame[PANELS.nodes["G"]] == (duty(150 - BURST + 1), 0, 0)
 
 
 def test_close_sends_a_deferred_frame_and_is_idempotent():
