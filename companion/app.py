@@ -31,6 +31,7 @@ from .store import Store
 log = logging.getLogger(__name__)
 
 DB_NAME = "companion.db"
+SELFTEST_SECONDS = 300.0  # time to press every node
 # The runtime's sound names -> the control panel's tone patterns.
 SOUNDS = {"roll": "roll", "illegal": "illegal", "gryb": "gryb", "win": "win", "draw": "ok", "undo": "ok"}
 
@@ -60,6 +61,8 @@ class Companion:
         self.panel = None
         self.server = None
         self._stopped = False
+        self._selftest: threading.Thread | None = None
+        self.selftest_report: dict | None = None
 
     # -- start ------------------------------------------------------------------------------------
 
@@ -105,7 +108,8 @@ class Companion:
         from web.server import serve
 
         app = create_app(self.runtime, self.config, sim_input=self.node_input if self.sim else None,
-                         state_dir=self.config.state.path(), status_provider=self.status)
+                         state_dir=self.config.state.path(), status_provider=self.status,
+                         selftest=self.start_selftest)
         self.server = serve(app, self.host, self.port)
 
     @property
@@ -120,8 +124,16 @@ class Companion:
         surface = self.surface
         if runtime is None or surface is None:
             return
+        if self._selftest is not None:
+            return  # the self-test has the LEDs
         night = runtime.effects.night
         surface.brightness = min(runtime.brightness, self.config.leds.night_brightness) if night else runtime.brightness
+        if surface.budget_ma != runtime.budget_ma:
+            try:
+                surface.budget_ma = runtime.budget_ma
+            except ValueError as err:  # below what this layout draws doing nothing: keep the old budget
+                log.warning("LED budget not applied: %s", err)
+                runtime.budget_ma = surface.budget_ma
         surface.show_nodes({nd.name(n): colour for n, colour in picture.nodes.items()}, picture.status)
 
     def _sound(self, kind: str) -> None:
@@ -133,13 +145,41 @@ class Companion:
         if runtime is not None:
             runtime.submit("press" if event.pressed else "release", event.node)
 
+    def start_selftest(self, timeout: float = SELFTEST_SECONDS) -> bool:
+        """Run the self-test (LED sweep, every node pressed, link) on its own thread; False if one runs.
+
+        While it runs the LEDs are the self-test's and node presses go to it, not to the game."""
+        from hardware.selftest import selftest
+
+        if self._selftest is not None:
+            return False
+        names = [nd.name(n) for n in nd.nodes()]
+
+        def work() -> None:
+            try:
+                report = selftest(self.surface, self.node_input, names, timeout=timeout, pause=0.05)
+                self.selftest_report = report.to_dict()
+                log.info("self-test: %s", "all good" if report.ok else f"faults: {report.to_dict()}")
+            except Exception as err:
+                log.exception("the self-test failed")
+                self.selftest_report = {"ok": False, "error": f"{type(err).__name__}: {err}"}
+            finally:
+                self._selftest = None
+                if self.runtime is not None:
+                    self.runtime.submit("tick")  # the game's picture again
+
+        self.selftest_report = {"running": True, "nodes": len(names), "timeout": timeout}
+        self._selftest = threading.Thread(target=work, name="gryb-selftest", daemon=True)
+        self._selftest.start()
+        return True
+
     def status(self) -> dict:
         """Hardware status for the settings page: mode, serial link, LED driver."""
         link = self.node_input.link_status() if self.node_input is not None else {"state": "down"}
         leds = self.surface.status() if self.surface is not None else {}
         return {"mode": "simulator" if self.sim else "hardware", "serial": link.get("state"),
                 "heartbeat_age": link.get("heartbeat_age"), "link": link, "leds": leds.get("driver", "none"),
-                "led_status": leds}
+                "led_status": leds, "selftest": self.selftest_report}
 
     # -- stop -------------------------------------------------------------------------------------
 

@@ -18,11 +18,11 @@ import queue
 import threading
 import time
 from concurrent.futures import Future
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 from . import ai
-from .config import Config
+from .config import Config, ConfigError
 from .die import Die
 from .engine import Game, IllegalAction, OptionError, UnknownGame, find
 from .renderer import Effects, Picture, render
@@ -42,6 +42,21 @@ class CommandError(ValueError):
     """A command the runtime refuses (bad game id, bad option, bad node); the message says why."""
 
 
+MIN_BUDGET = 1100  # mA: a 1024-LED matrix draws about 1 A doing nothing (1 mA idle per LED)
+
+
+def _player_colours(config: Config, value: Any) -> list[tuple[int, int, int]]:
+    """Four '#RRGGBB' texts, checked by the same rules as the config file's (apart, and not the board's)."""
+    if not isinstance(value, list) or len(value) != 4 or not all(isinstance(v, str) for v in value):
+        raise CommandError("colours is a list of four '#RRGGBB' colours, one per seat")
+    players = replace(config.players, colours=tuple(value))
+    try:
+        players.check()
+    except ConfigError as err:
+        raise CommandError(str(err).replace("players.colours", "colours")) from None
+    return [players.rgb(i) for i in range(4)]
+
+
 @dataclass
 class _Command:
     name: str
@@ -59,12 +74,20 @@ class Runtime:
         self.store = store
         self.die = die or Die()
         self.frame_sink = frame_sink or (lambda picture: None)
-        self.sound = sound or (lambda kind: None)
+        self._beep = sound or (lambda kind: None)
         self.clock = clock
         self.wall = wall
         self.watchdog = watchdog
         self.watchdog_every = watchdog_every
         self.colours = [config.players.rgb(i) for i in range(4)]
+        saved = store.setting("colours")
+        if saved is not None:
+            try:
+                self.colours = _player_colours(config, saved)
+            except CommandError as err:
+                log.warning("saved player colours ignored: %s", err)
+        self.sounds = bool(store.setting("sounds", config.panel.sounds))
+        self.budget_ma = int(store.setting("budget_ma", config.leds.budget_ma))
         self.effects = Effects()
         self.menu = False
         self.brightness = float(store.setting("brightness", config.leds.brightness))
@@ -285,29 +308,50 @@ class Runtime:
         return self._snapshot
 
     def _do_set(self, key: str, value: Any) -> dict:
-        if key == "brightness":
-            try:
-                value = float(value)
-            except (TypeError, ValueError):
-                raise CommandError("brightness is a number from 0 to 1") from None
-            if not 0.0 <= value <= 1.0:
-                raise CommandError("brightness is a number from 0 to 1")
-            self.brightness = value
-        elif key == "night":
-            if not isinstance(value, bool):
-                raise CommandError("night is true or false")
-            self.effects.night = value
-        else:
-            raise CommandError(f"no setting {key!r}")
-        self.store.set_setting(key, value)
+        return self._do_settings({key: value})
+
+    def _do_settings(self, changes: dict) -> dict:
+        """Change several settings at once: all are checked before any changes (and is stored)."""
+        checked = {key: self._check_setting(key, value) for key, value in changes.items()}
+        for key, value in checked.items():
+            if key == "brightness":
+                self.brightness = value
+            elif key == "night":
+                self.effects.night = value
+            elif key == "colours":
+                self.colours = _player_colours(self.config, value)
+            else:
+                setattr(self, key, value)
+            self.store.set_setting(key, value)
         self._publish()
         return self._snapshot
+
+    def _check_setting(self, key: str, value: Any) -> Any:
+        if key == "brightness":
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
+                raise CommandError("brightness is a number from 0 to 1")
+            return float(value)
+        if key in ("night", "sounds"):
+            if not isinstance(value, bool):
+                raise CommandError(f"{key} is true or false")
+            return value
+        if key == "budget_ma":
+            if isinstance(value, bool) or not isinstance(value, int) or not MIN_BUDGET <= value <= 60000:
+                raise CommandError(f"budget_ma is the LED supply's current in mA, {MIN_BUDGET} to 60000")
+            return value
+        if key == "colours":
+            return ["#%02X%02X%02X" % c for c in _player_colours(self.config, value)]
+        raise CommandError(f"no setting {key!r}")
 
     def _do_show_code(self, code: str | None) -> None:
         """Show a pairing code on the board (None hides it). The code never goes to the change feed."""
         if code is not None and (len(code) != 4 or any(c not in "GRYB" for c in code)):
             raise CommandError("a pairing code is four of G, R, Y, B")
         self.effects.code = tuple(code) if code else None
+
+    def sound(self, kind: str) -> None:
+        if self.sounds:
+            self._beep(kind)
 
     def _do_hint(self) -> Feedback:
         """Start a search for the human to move; the hint appears on the board and page when ready."""
@@ -447,7 +491,9 @@ class Runtime:
             "legal": [str(a) for a in game.legal_actions()][:400],
             "seats": self.seats,
             "series": None if self.series is None else self.series.to_dict() | {"id": self.series_id},
-            "settings": {"brightness": self.brightness, "night": self.effects.night, "menu": self.menu},
+            "settings": {"brightness": self.brightness, "night": self.effects.night, "menu": self.menu,
+                         "sounds": self.sounds, "budget_ma": self.budget_ma,
+                         "colours": ["#%02X%02X%02X" % c for c in self.colours]},
             "colours": ["#%02x%02x%02x" % c for c in self.colours[: game.players]],
             "feedback": None if feedback is None else {"ok": feedback.ok, "message": feedback.message},
         }

@@ -243,10 +243,7 @@ class LedSurface:
         if not isinstance(fps, (int, float)) or not 1 <= fps <= 1000:
             raise LedInputError(f"fps must be 1..1000, not {fps!r}")
         _check_brightness(brightness)
-        idle = power.idle_ma * layout.pixel_count
-        if not isinstance(budget_ma, (int, float)) or budget_ma <= idle:
-            raise LedInputError(f"budget_ma {budget_ma!r} does not cover the idle draw of {layout.pixel_count} LEDs "
-                                f"(~{idle:.0f} mA at {power.idle_ma:g} mA each): raise the budget")
+        _check_budget(budget_ma, layout, power)
         self.layout = layout
         self.interface = interface
         self.strip = strip
@@ -283,6 +280,17 @@ class LedSurface:
         with self._lock:
             if value != self._pipeline.brightness:
                 self._pipeline.set_brightness(value)
+
+    @property
+    def budget_ma(self) -> float:
+        """The power supply's current budget for the LEDs; every frame is dimmed to fit it."""
+        return self._pipeline.budget_ma
+
+    @budget_ma.setter
+    def budget_ma(self, value: float) -> None:
+        _check_budget(value, self.layout, self._pipeline.power)
+        with self._lock:
+            self._pipeline.budget_ma = value
 
     def show_nodes(self, nodes: Mapping[str, RGB], status: Sequence[RGB] = ()) -> None:
         """Show a frame: these nodes in these colours, unlisted nodes off, then the status pixels."""
@@ -405,6 +413,13 @@ class LedSurface:
         self._last_ma = ma
         self._last_limited = limited
         self.frames_sent += 1
+
+
+def _check_budget(budget_ma, layout: LedLayout, power: PowerModel) -> None:
+    idle = power.idle_ma * layout.pixel_count
+    if not isinstance(budget_ma, (int, float)) or isinstance(budget_ma, bool) or budget_ma <= idle:
+        raise LedInputError(f"budget_ma {budget_ma!r} does not cover the idle draw of {layout.pixel_count} LEDs "
+                            f"(~{idle:.0f} mA at {power.idle_ma:g} mA each): raise the budget")
 
 
 def _check_brightness(value) -> None:

@@ -255,3 +255,28 @@ def test_a_kill_mid_game_loses_nothing_and_the_game_goes_on(tmp_path):
     finally:
         process.kill()
         process.wait(10)
+
+
+def test_the_self_test_from_the_page_takes_the_board_and_gives_it_back(companion):
+    runtime, sim = companion.runtime, companion.node_input
+    assert companion.start_selftest(timeout=60)
+    assert not companion.start_selftest()  # one at a time
+    deadline = time.monotonic() + 10
+    while companion.surface.status()["frames_sent"] < 60 and time.monotonic() < deadline:
+        time.sleep(0.05)  # the sweep
+    time.sleep(1.5)
+    before = runtime.snapshot()["version"]
+    for n in nd.nodes():
+        sim.tap(nd.name(n), hold=0.02)
+        time.sleep(0.003)
+    deadline = time.monotonic() + 20
+    while (companion.selftest_report or {}).get("running") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    report = companion.status()["selftest"]
+    assert report["ok"] and report["pressed"] == 341, report
+    assert runtime.snapshot()["version"] == before  # the presses went to the self-test, not the game
+    tap(sim, "G")  # the game takes presses again: EZ GRYB answers that the die comes first
+    snap = wait_version(runtime, before)
+    assert "roll" in snap["table"]["message"]
+    runtime.call("set", "budget_ma", 2000)
+    assert companion.surface.settle(2) and companion.surface.budget_ma == 2000

@@ -272,9 +272,37 @@ def test_new_game_with_names_options_and_a_series(paired, rt):
 
 def test_settings(paired, rt):
     assert paired.post("/api/settings", json={"brightness": 0.3, "night": True}).status_code == 200
-    assert rt.snapshot()["settings"] | {} == {"brightness": 0.3, "night": True, "menu": False}
-    for bad in [{}, {"brightness": 2}, {"brightness": "1"}, {"night": "yes"}, {"volume": 1}, {"brightness": True}]:
-        assert paired.post("/api/settings", json=bad).status_code == 400, bad
+    settings = rt.snapshot()["settings"]
+    assert (settings["brightness"], settings["night"], settings["menu"]) == (0.3, True, False)
+    colours = ["#FFFFFF", "#FF00C8", "#00E5FF", "#8080FF"]
+    r = paired.post("/api/settings", json={"sounds": False, "budget_ma": 2500, "colours": colours})
+    assert r.status_code == 200, r.get_json()
+    settings = rt.snapshot()["settings"]
+    assert (settings["sounds"], settings["budget_ma"], settings["colours"]) == (False, 2500, colours)
+    assert rt.colours[3] == (128, 128, 255) and rt.store.setting("budget_ma") == 2500
+    before = rt.call("snapshot")
+    for bad in [{}, {"brightness": 2}, {"brightness": "1"}, {"night": "yes"}, {"volume": 1}, {"brightness": True},
+                {"sounds": 1}, {"budget_ma": 500}, {"budget_ma": 2000.5}, {"colours": ["#FFFFFF"] * 4},
+                {"colours": ["#00A03C", "#FF00C8", "#00E5FF", "#9A00FF"]},  # seat 1 as green as the board's G
+                {"brightness": 0.9, "budget_ma": 10}]:  # one bad value: nothing of the request changes
+        r = paired.post("/api/settings", json=bad)
+        assert r.status_code == 400, bad
+    after = rt.call("snapshot")
+    assert after["settings"] == before["settings"]
+
+
+def test_the_selftest_launcher(paired, rt, client):
+    from web import create_app
+
+    started = []
+    app = create_app(rt, Config(), state_dir=rt.store.path.parent, selftest=lambda: not started.append(1) and len(started) == 1)
+    other = app.test_client()
+    csrf = pair(other, rt)
+    headers = {"X-CSRF-Token": csrf}
+    assert other.post("/api/selftest", json={}, headers=headers).status_code == 200
+    assert other.post("/api/selftest", json={}, headers=headers).status_code == 409  # one at a time
+    assert app.test_client().post("/api/selftest", json={}).status_code in (401, 403)  # not paired
+    assert paired.post("/api/selftest", json={}).status_code == 404  # this app has no hardware to test
 
 
 def test_history_replay_and_export(paired, rt):

@@ -22,12 +22,13 @@ __all__ = ["create_app"]
 class WebState:
     """What the blueprints share: the runtime, the optional simulator input, status and a stop flag."""
 
-    def __init__(self, runtime, config, sim_input, state_dir: Path, status_provider):
+    def __init__(self, runtime, config, sim_input, state_dir: Path, status_provider, selftest=None):
         self.runtime = runtime
         self.config = config
         self.sim_input = sim_input
         self.state_dir = state_dir
         self.status_provider = status_provider
+        self.selftest = selftest
         self.stopping = threading.Event()  # set at shutdown: every open SSE stream ends within a second
 
     def status(self) -> dict:
@@ -42,17 +43,20 @@ class WebState:
 
 
 def create_app(runtime, config, sim_input=None, state_dir: str | Path | None = None,
-               status_provider: Callable[[], dict[str, Any]] | None = None) -> Flask:
+               status_provider: Callable[[], dict[str, Any]] | None = None,
+               selftest: Callable[[], bool] | None = None) -> Flask:
     """Build the web app around a started :class:`companion.runtime.Runtime`.
 
     ``sim_input`` (the simulator) has ``tap(node_name)``: a tap on the virtual board presses that
     node through the emulated MCU; without it a tap calls the runtime's ``press``.
     ``state_dir`` keeps the session secret (default: the configured state directory).
     ``status_provider`` returns the hardware status shown on the settings page.
+    ``selftest`` starts the hardware self-test (False when one is already running); its progress and
+    report come back in the status.
     """
     app = Flask(__name__)
     state_dir = Path(state_dir) if state_dir is not None else config.state.path()
-    app.extensions["gryb"] = WebState(runtime, config, sim_input, state_dir, status_provider)
+    app.extensions["gryb"] = WebState(runtime, config, sim_input, state_dir, status_provider, selftest)
 
     from . import board, events, games, history, openapi, pairing, play, security, settings
 

@@ -24,8 +24,14 @@ STATE = {"type": "object", "description": "the runtime's snapshot without the li
              "settings": {"$ref": "#/components/schemas/Settings"},
              "colours": {"type": "array", "items": {"type": "string"}},
              "feedback": {"type": ["object", "null"]}}}
-SETTINGS = {"type": "object", "properties": {"brightness": {"type": "number", "minimum": 0, "maximum": 1},
-                                              "night": {"type": "boolean"}, "menu": {"type": "boolean"}}}
+CHANGEABLE = {"brightness": {"type": "number", "minimum": 0, "maximum": 1}, "night": {"type": "boolean"},
+              "sounds": {"type": "boolean"},
+              "budget_ma": {"type": "integer", "minimum": 1100, "maximum": 60000,
+                            "description": "the LED power supply's current budget in mA"},
+              "colours": {"type": "array", "minItems": 4, "maxItems": 4,
+                          "items": {"type": "string", "pattern": "^#[0-9A-Fa-f]{6}$"},
+                          "description": "the four seats' stone colours: apart from each other and the board's"}}
+SETTINGS = {"type": "object", "properties": CHANGEABLE | {"menu": {"type": "boolean"}}}
 FEEDBACK = {"type": "object", "required": ["ok", "message"],
             "properties": {"ok": {"type": "boolean", "description": "false: the rules refused it (the reason in "
                                                                       "message); nothing moved"},
@@ -99,6 +105,8 @@ DOCUMENT = {
         "/api/roll": _command("the ROLL button", None, {"$ref": "#/components/schemas/Feedback"}),
         "/api/ok": _command("the OK / END TURN button", None, {"$ref": "#/components/schemas/Feedback"}),
         "/api/undo": _command("the UNDO button", None, {"$ref": "#/components/schemas/Feedback"}),
+        "/api/selftest": _command("start the hardware self-test (LED sweep, every node pressed); its report "
+                                  "appears in /api/status", None, {"type": "object"}, 404, 409),
         "/api/hint": _command("ask the computer for a move for the player to move (shown when ready)", None,
                               {"$ref": "#/components/schemas/Feedback"}),
         "/api/act": _command("an action in the notation (docs/notation.md), e.g. 0-G",
@@ -127,10 +135,9 @@ DOCUMENT = {
         "/api/series/{series_id}": _get("one series", {"type": "object"}, 404, params=[
             {"name": "series_id", "in": "path", "required": True, "schema": {"type": "integer", "minimum": 0}}]),
         "/api/settings": _get("settings and hardware status", {"type": "object"})
-        | _command("change brightness and/or night mode",
+        | _command("change settings (all or none: a refused request changes nothing)",
                    {"type": "object", "minProperties": 1, "additionalProperties": False,
-                    "properties": {"brightness": {"type": "number", "minimum": 0, "maximum": 1},
-                                   "night": {"type": "boolean"}}},
+                    "properties": CHANGEABLE},
                    {"type": "object", "properties": {"ok": {"type": "boolean"},
                                                      "settings": {"$ref": "#/components/schemas/Settings"}}}),
         "/api/status": _get("hardware status: serial link, heartbeat age, LED driver", {"type": "object"}),

@@ -1,4 +1,5 @@
-"""Settings: brightness and night mode, the hardware status, pairing management."""
+"""Settings: brightness, night mode, sounds, the LED current budget, player colours; the hardware
+status and the self-test; pairing management."""
 
 from __future__ import annotations
 
@@ -9,13 +10,13 @@ from .security import body, paired, refuse, web
 
 bp = Blueprint("settings", __name__)
 
-SELF_TEST_AVAILABLE = False  # the runtime has no self-test command yet: the page shows it as coming
+SETTINGS = ("brightness", "night", "sounds", "budget_ma", "colours")
 
 
 @bp.get("/settings")
 def settings_page():
     return render_template("settings.html", settings=web().runtime.snapshot()["settings"],
-                           status=web().status(), self_test=SELF_TEST_AVAILABLE)
+                           status=web().status(), self_test=web().selftest is not None)
 
 
 @bp.get("/api/settings")
@@ -32,17 +33,27 @@ def status():
 @paired
 def set_settings():
     data = body()
-    changes = {k: data[k] for k in ("brightness", "night") if k in data}
-    unknown = set(data) - {"brightness", "night"}
-    if unknown or not changes:
-        refuse(400, "settings are brightness (0 to 1) and night (true or false)")
+    changes = {k: data[k] for k in SETTINGS if k in data}
+    if set(data) - set(SETTINGS) or not changes:
+        refuse(400, "settings are brightness (0 to 1), night and sounds (true or false), budget_ma (mA) "
+                    "and colours (four '#RRGGBB')")
     if "brightness" in changes:
         value = changes["brightness"]
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
             refuse(400, "brightness is a number from 0 to 1")
-    if "night" in changes and not isinstance(changes["night"], bool):
-        refuse(400, "night is true or false")
-    snapshot = None
-    for key, value in changes.items():
-        snapshot = _call("set", key, value)
+    for key in ("night", "sounds"):
+        if key in changes and not isinstance(changes[key], bool):
+            refuse(400, f"{key} is true or false")
+    snapshot = _call("settings", changes)  # the runtime checks them all before changing any
     return jsonify(ok=True, settings=snapshot["settings"])
+
+
+@bp.post("/api/selftest")
+@paired
+def start_selftest():
+    body()
+    if web().selftest is None:
+        refuse(404, "no self-test here")
+    if not web().selftest():
+        refuse(409, "a self-test is already running")
+    return jsonify(ok=True, message="self-test started: the board sweeps its LEDs, then press every lit node")

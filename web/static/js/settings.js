@@ -11,6 +11,26 @@ async function save(change) {
 form.elements.brightness.addEventListener("input", () => { out.textContent = Math.round(form.elements.brightness.value * 100) + " %"; });
 form.elements.brightness.addEventListener("change", () => save({ brightness: +form.elements.brightness.value }));
 form.elements.night.addEventListener("change", () => save({ night: form.elements.night.checked }));
+form.elements.sounds.addEventListener("change", () => save({ sounds: form.elements.sounds.checked }));
+form.elements.budget_ma.addEventListener("change", () => save({ budget_ma: Math.round(+form.elements.budget_ma.value) }));
+const colours = () => [0, 1, 2, 3].map((i) => form.elements["colour" + i].value.toUpperCase());
+for (let i = 0; i < 4; i++) form.elements["colour" + i].addEventListener("change", () => save({ colours: colours() }));
+
+// The self-test: the board sweeps its LEDs, then waits for every node; the report comes with the status.
+const report = document.getElementById("selftest-report");
+async function followSelftest() {
+  const r = await fetch("/api/status");
+  const s = (await r.json()).selftest;
+  if (!s) return;
+  if (s.running) { report.textContent = `Self-test running: press every lit node (${s.nodes}).`; setTimeout(followSelftest, 1000); return; }
+  report.textContent = s.ok ? `Self-test: all good (${s.pressed} nodes, ${s.pixels} LEDs).`
+    : `Self-test: faults. Dead: ${(s.dead || []).join(" ") || "none"}. Stuck: ${(s.stuck || []).join(" ") || "none"}.` + (s.error ? ` ${s.error}` : "");
+}
+document.getElementById("selftest").addEventListener("click", async () => {
+  if (!isPaired()) { openPairing(); return; }
+  try { await post("/api/selftest"); followSelftest(); } catch (e) { report.textContent = e.message; }
+});
+followSelftest();
 form.addEventListener("submit", (e) => e.preventDefault());
 document.getElementById("unpair").addEventListener("click", async () => { await post("/api/unpair"); location.reload(); });
 document.getElementById("forget-all").addEventListener("click", async () => { await post("/api/pair/forget-all"); location.reload(); });
