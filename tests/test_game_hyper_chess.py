@@ -331,3 +331,27 @@ def _plain_legal(game, s, t, kind):
             if theirs[kd] >> a & 1 and game._reach(kd, a, occupied_after) >> k & 1:
                 return False
     return True
+
+
+# -- through the command line ----------------------------------------------------------------------------
+
+def test_play_command_runs_a_game_to_checkmate_and_names_the_pieces():
+    import json
+    import subprocess
+    import sys
+
+    script = ("BBYB-BBR\nRRRR-RGRR  # red castles\nBBY-BBYR\nRRY-RRYG\nBGB-BGBR\nRRG-RRGY\nBBR-Y\n"
+              "RRGR-RRB\nBBG-BYG\nRRRR-RRRG\nY-RB\n")
+    done = subprocess.run([sys.executable, "-m", "companion.cli", "play", "hyper-chess"], input=script,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    states = [json.loads(line) for line in done.stdout.splitlines()]
+    assert len(states) == 11
+    assert states[1]["stones"]["RGRR"] == {"player": 1, "kind": "king"} and states[1]["castling"] == [True, False]
+    last = states[-1]
+    assert last["over"] and last["winner"] == 0 and last["stones"]["RB"] == {"player": 0, "kind": "queen"}
+
+    refused = subprocess.run([sys.executable, "-m", "companion.cli", "play", "hyper-chess"],
+                             input="BBB-RRR\n", capture_output=True, text=True, timeout=120)
+    assert refused.returncode != 0
+    assert "line 1: BBB-RRR: the pawn on BBB moves one step up, down, sideways" in refused.stderr

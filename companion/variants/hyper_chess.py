@@ -18,7 +18,7 @@ without listing them all.
 from __future__ import annotations
 
 import math
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from .. import node as nd
 from ..action import MOVE, PLACE, REMOVE, Action
@@ -49,6 +49,11 @@ QUIET = Option("quiet_turns", 50, "a draw after this many turns each without a c
 # Values of the pieces in pawns of chess, from the number of nodes each reaches on an empty board (the
 # Queen's double moves make her worth about the Rook, Bishop and Knight together).
 VALUES = (0.0, 9.0, 3.0, 4.0, 4.0, 0.0)
+# evaluate(): mobility (per square root of nodes reached), hunt (per King step from the opponent's King),
+# a hanging piece (share of its value lost, its side to move or not), King room (per square root of
+# free safe nodes round him), pressure (per node round him the opponent attacks), check, the move, and
+# the scale of the score difference that makes a 73 % chance.
+WEIGHTS = (0.2, 0.2, 0.1, 0.7, 0.8, 0.25, 1.0, 0.2, 3.0)
 KNIGHT_MOVE = ("one up and two sideways, two sideways and one down, two up and one sideways, or one "
                "sideways and two down")
 BISHOP_MOVE = "one up or down and one limited-hyperspace step, in either order"
@@ -139,26 +144,33 @@ class Tables:
                     out[t] |= 1 << n
             return tuple(out)
 
-        # King-move distance between any two nodes (for the computer player's sense of the hunt).
-        distance = []
+        self._board = board
+        # One-step attackers; the king's and queen's single moves are the same table.
+        self.attackers = (reverse(king), reverse(king), reverse(steps), reverse(bishop), reverse(knight))
+
+
+    @cached_property
+    def distance(self) -> tuple[bytes, ...]:
+        """King-move distance between any two nodes (the computer player's sense of the hunt), built on
+        first use: ``distance[a][b]``."""
+        board, king, size = self._board, self.king, self.size
+        rows = []
         for start in range(size):
             row = bytearray([255]) * size
             if board.all >> start & 1:
                 row[start] = 0
-                frontier, d = [start], 0
+                reached, frontier, d = 1 << start, 1 << start, 0
                 while frontier:
                     d += 1
-                    grown = []
-                    for a in frontier:
-                        for b in bits(king[a]):
-                            if row[b] == 255:
-                                row[b] = d
-                                grown.append(b)
-                    frontier = grown
-            distance.append(bytes(row))
-        self.distance = tuple(distance)
-        # One-step attackers; the king's and queen's single moves are the same table.
-        self.attackers = (reverse(king), reverse(king), reverse(steps), reverse(bishop), reverse(knight))
+                    grown = 0
+                    for a in bits(frontier):
+                        grown |= king[a]
+                    frontier = grown & ~reached
+                    reached |= frontier
+                    for b in bits(frontier):
+                        row[b] = d
+            rows.append(bytes(row))
+        return tuple(rows)
 
 
 @lru_cache(maxsize=None)
@@ -510,6 +522,7 @@ class HyperChess(Game):
         occupied = self.occupied
         t = self.t
         pieces = self.pieces
+        w_mobility, w_hunt, w_hang_to_move, w_hang, w_room, w_pressure, w_check, w_tempo, w_scale = WEIGHTS
         attacks = (self._attack_map(pieces[0], occupied), self._attack_map(pieces[1], occupied))
         kings = (_low(pieces[0][KING]), _low(pieces[1][KING]))
         score = [0.0, 0.0]
@@ -527,21 +540,21 @@ class HyperChess(Game):
                 s = _low(m)
                 worth = VALUES[kind]
                 # Mobility, and closeness to the opponent's King (the hunt).
-                value += worth + 0.3 * math.sqrt((self._reach(kind, s, occupied) & ~barred).bit_count())
-                value -= 0.05 * distance[s]
+                value += worth + w_mobility * math.sqrt((self._reach(kind, s, occupied) & ~barred).bit_count())
+                value -= w_hunt * distance[s]
                 if their_attacks >> s & 1 and not mine_attacks >> s & 1:
                     # Hanging: as good as lost when the opponent is to move.
-                    value -= worth * (0.1 if p == self.to_move else 0.7)
+                    value -= worth * (w_hang_to_move if p == self.to_move else w_hang)
             # King safety: room to escape, the opponent's hold on the nodes round him, check.
             k = kings[p]
             around = t.king[k]
             room = (around & ~self.stones[p] & ~theirs[PAWN] & ~their_attacks).bit_count()
-            value += 0.6 * math.sqrt(room) - 0.1 * (around & their_attacks).bit_count()
+            value += w_room * math.sqrt(room) - w_pressure * (around & their_attacks).bit_count()
             if their_attacks >> k & 1:
-                value -= 0.7
+                value -= w_check
             score[p] = value
-        score[self.to_move] += 0.2  # the side to move gets its threats in first
-        p0 = 1.0 / (1.0 + math.exp((score[1] - score[0]) / 4.0))
+        score[self.to_move] += w_tempo  # the side to move gets its threats in first
+        p0 = 1.0 / (1.0 + math.exp((score[1] - score[0]) / w_scale))
         return [p0, 1.0 - p0]
 
     # -- reasons -------------------------------------------------------------------------------------------
