@@ -434,7 +434,7 @@ class Runtime:
         self.table = Table(game, names)
         self._logged = 0
         self._grybs_seen = game.grybs
-        self.effects = Effects(night=self.effects.night)
+        self.effects = Effects(night=self.effects.night, code=self.effects.code)  # a pairing under way stays shown
         log.info("game %s: new %s for %d players", self.game_id, game_id, players)
 
     def _after(self, feedback: Feedback) -> Feedback:

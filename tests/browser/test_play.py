@@ -16,7 +16,7 @@ def version(page) -> int:
     return int(page.evaluate("document.body.dataset.version || 0"))
 
 
-def until(page, expression: str, timeout: float = 5.0):
+def until(page, expression: str, timeout: float = 15.0):
     """Poll a page expression from Python (wait_for_function would need 'unsafe-eval', which our CSP refuses)."""
     deadline = time.monotonic() + timeout
     while True:
@@ -36,15 +36,16 @@ def after(page, action):
 
 
 def pair(page, runtime):
+    shown = runtime.effects.code  # a code from an earlier, abandoned pairing may still be on the board
     page.locator("#watching [data-pair]").click()
-    deadline = time.monotonic() + 5
-    while runtime.effects.code is None and time.monotonic() < deadline:
+    deadline = time.monotonic() + 15
+    while (runtime.effects.code is None or runtime.effects.code is shown) and time.monotonic() < deadline:
         time.sleep(0.05)
     code = "".join(runtime.effects.code)  # read off the board: the test sits at the table
     for colour in code:
         page.locator(f"#pair-panel .key[data-c='{colour}']").click()
-    page.wait_for_selector("#pair-open[data-paired='yes']", timeout=5000)
-    page.wait_for_selector("#pair-panel", state="hidden", timeout=5000)
+    page.wait_for_selector("#pair-open[data-paired='yes']", timeout=15000)
+    page.wait_for_selector("#pair-panel", state="hidden", timeout=15000)
 
 
 @pytest.mark.die("GGRGYGBG")  # Ann enters G, R, Y, B; Bo's rolls of G find nothing to do
