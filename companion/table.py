@@ -71,6 +71,7 @@ class Table:
     message: str = ""
     proposal: Action | None = None  # a computer player's move, waiting for a human to carry it out
     hint: Action | None = None  # a suggested move for the human to move (shown, not binding)
+    choices: tuple[Action, ...] = ()  # presses that fit several actions (Grim Reaper's sex and life): pick one
 
     def __post_init__(self):
         if not self.names:
@@ -81,6 +82,7 @@ class Table:
     def press(self, node: Node) -> Feedback:
         if self.chores:
             return self._chore_press(node)
+        self.choices = ()
         game = self.game
         if game.over:
             return self._refuse("the game is over: start a new one from the phone or hold UNDO", node)
@@ -96,6 +98,11 @@ class Table:
         partial = [a for a in legal if _matches(picks, a, complete=False)]
         # A press on your own stone that can move is a selection, even where a placement through it
         # would also be legal ('Drangles entering onto a stone): moving is what players mean far more.
+        if len(complete) > 1 and not (mine and len(picks) == 1 and partial):
+            # The presses fit several actions (a placement with a sex and a lifespan): never guess.
+            self.picks, self.choices = (), tuple(complete)
+            return self._refuse(f"{nd.name(node)} can be played {len(complete)} ways: choose one on the phone",
+                                node)
         if complete and not (mine and len(picks) == 1 and partial):
             return self.act(complete[0], pressed=picks)
         if partial:
@@ -183,7 +190,7 @@ class Table:
             game.apply(action)
         except IllegalAction as err:
             return self._refuse(err.reason, action.targets[0] if action.targets else None)
-        self.picks, self.proposal, self.hint = (), None, None
+        self.picks, self.proposal, self.hint, self.choices = (), None, None, ()
         passed = False
         # A roll that leaves nothing to do passes the turn at once; the board shows the roll and why.
         if action.kind == ROLL and [a.kind for a in game.legal_actions()] == [PASS]:
@@ -222,6 +229,7 @@ class Table:
             "names": self.names,
             "proposal": None if self.proposal is None else str(self.proposal),
             "hint": None if self.hint is None else str(self.hint),
+            "choices": [str(a) for a in self.choices],
         }
 
     # -- internals ------------------------------------------------------------------------------

@@ -158,3 +158,20 @@ def test_whole_random_games_through_presses_alone(game_id):
         assert len(t.game.history) > before
         assert str(t.game.history[before][0]) == str(action)
         assert t.chores == ()
+
+
+def test_presses_that_fit_several_actions_are_never_guessed():
+    """Grim Reaper: a press on a free square fits a placement of either sex and any lifespan."""
+    from companion.engine import find
+    from companion.table import Table
+
+    game = find("grim-reaper")(2)
+    table = Table(game)
+    node = next(a.targets[0] for a in game.legal_actions() if a.targets)
+    feedback = table.press(node)
+    assert not feedback.ok and "ways: choose one on the phone" in feedback.message
+    assert not game.history and len(table.choices) > 1
+    assert set(table.to_dict()["choices"]) == {str(a) for a in table.choices}
+    chosen = table.choices[-1]
+    assert table.act(chosen, pressed=(node,)).ok and game.history[-1][0] == chosen
+    assert table.choices == ()

@@ -31,6 +31,12 @@ async function render(s) {
   $("message").textContent = text === $("turn-name").textContent ? "" : text;
   $("message").classList.toggle("refused", !!(fb && !fb.ok));
   $("chores").replaceChildren(...(table.chores || []).map((c) => { const li = document.createElement("li"); li.textContent = c.text; return li; }));
+  // Presses that fit several actions (e.g. Grim Reaper's sex and lifespan): one button for each.
+  $("choices").replaceChildren(...(table.choices || []).map((a) => {
+    const b = document.createElement("button"); b.type = "button"; b.className = "secondary"; b.textContent = a;
+    b.addEventListener("click", () => command("/api/act", { action: a }));
+    return b;
+  }));
   $("roll").classList.toggle("attention", !!state.awaiting_roll && !state.over);
   scoreRows($("scores").tBodies[0], s, names);
   const list = $("grybs");
