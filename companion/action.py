@@ -121,3 +121,18 @@ class Action:
                 raise NotationError(f"{raw!r}: a stone is named twice")
             return Action(MOVE, targets, sources)
         return Action.place(node(raw))
+
+
+def nth_move(r: int, singles, blocks) -> Action:
+    """The ``r``-th of a list of moves given compactly, for uniform random playouts without building
+    every Action: first each ``(source, reach)`` of ``singles`` (one move to every node of the bitboard
+    ``reach``, in node order), then the block moves of ``blocks``."""
+    for source, reach in singles:
+        k = reach.bit_count()
+        if r < k:
+            while r:
+                reach &= reach - 1
+                r -= 1
+            return Action.move(source, (reach & -reach).bit_length() - 1)
+        r -= k
+    return blocks[r]

@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 
 from .. import node as nd
-from ..action import MOVE, PASS, PLACE, Action
+from ..action import MOVE, PASS, PLACE, Action, nth_move
 from ..engine import NODE_DIE, TURN_LIMIT, Game, Option, OptionError, register
 from ..node import Bitboard, Node
 from ..space import bits
@@ -205,15 +205,7 @@ class OozeGame(Game):
         if not total:
             return Action(PASS)
         r = rng.randrange(total)
-        for s, reach in singles:
-            k = reach.bit_count()
-            if r < k:
-                for t in bits(reach):
-                    if not r:
-                        return Action.move(s, t)
-                    r -= 1
-            r -= k
-        return blocks[r]
+        return nth_move(r, singles, blocks)
 
     # -- reasons ---------------------------------------------------------------------------------------
 

@@ -12,7 +12,7 @@ Rules decisions: docs/rules/shapes-morris.md and docs/rules/lines-morris.md.
 from __future__ import annotations
 
 from .. import node as nd
-from ..action import MOVE, PASS, Action
+from ..action import MOVE, PASS, Action, nth_move
 from ..engine import register
 from ..node import Bitboard, Node
 from ..space import bits
@@ -125,15 +125,7 @@ class FormationMorris(MorrisGame):
         if not total:
             return Action(PASS)
         r = int(rng.random() * total)
-        for s, reach in singles:
-            k = reach.bit_count()
-            if r < k:
-                for t in bits(reach):
-                    if not r:
-                        return Action.move(s, t)
-                    r -= 1
-            r -= k
-        return blocks[r]
+        return nth_move(r, singles, blocks)
 
     def _move_reason(self, action: Action) -> str | None:
         what = self.formation

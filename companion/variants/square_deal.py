@@ -11,7 +11,7 @@ Rules decisions: docs/rules/square-deal.md.
 from __future__ import annotations
 
 from .. import node as nd
-from ..action import MOVE, PASS, PLACE, Action
+from ..action import MOVE, PASS, PLACE, Action, nth_move
 from ..engine import NODE_DIE, TURN_LIMIT, Game, Option, register
 from ..node import COLOURS, Bitboard, Node
 from ..space import GameSpace, MoveKind, bits
@@ -121,15 +121,7 @@ class SquareDeal(Game):
         if not total:
             return Action(PASS)
         r = rng.randrange(total)
-        for s, reach in singles:
-            k = reach.bit_count()
-            if r < k:
-                for t in bits(reach):
-                    if not r:
-                        return Action.move(s, t)
-                    r -= 1
-            r -= k
-        return blocks[r]
+        return nth_move(r, singles, blocks)
 
     # -- moves ---------------------------------------------------------------------------------------
 
