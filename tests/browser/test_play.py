@@ -150,3 +150,39 @@ def test_other_pages_render_without_errors_or_csp_violations(browser, site, arti
     assert not [p for p in problems if "Content Security Policy" in p or "Refused" in p], problems
     assert not problems, problems
     ctx.close()
+
+
+def test_a_game_against_the_computer_from_the_phone(browser, site):
+    """Seat 2 is the computer: its move blinks on the board until the phone's player carries it out."""
+    runtime, url = site
+    ctx = browser.new_context(viewport=PHONE)
+    page = ctx.new_page()
+    page.goto(url + "/")
+    until(page, "document.body.dataset.version > 0")
+    pair(page, runtime)
+    page.goto(url + "/games")
+    page.locator("label.gamecard", has_text="Drangles").first.click()
+    form = page.locator("form[data-game='drangles']")
+    form.locator("select[name='kind1']").select_option("medium")
+    form.locator("button[type='submit']").click()
+    page.wait_for_url(url + "/")
+    until(page, "document.getElementById('turn-name').textContent.includes('Player 1')")
+    assert runtime.snapshot()["seats"] == ["human", "medium"]
+
+    # The human's turn in Drangles: the head node, then a move down from it.
+    after(page, lambda: page.locator("#board circle.n[data-n='0']").click())
+    after(page, lambda: page.locator("#board circle.n[data-n='0']").click())
+    after(page, lambda: page.locator("#board circle.n[data-n='G']").click())
+    # The computer answers with a proposal: shown on the board and in words; carried out by taps.
+    while runtime.snapshot()["state"]["to_move"] == 1:
+        until(page, "!!document.querySelector('#board .proposal') || "
+                    "document.getElementById('message').textContent.includes('the computer plays')")
+        proposal = runtime.snapshot()["table"]["proposal"]
+        assert proposal and "the computer plays" in page.locator("#message").inner_text()
+        parts = proposal.split("-")
+        for name in parts[0].split(",") + (parts[1].split(",") if len(parts) > 1 else []):
+            after(page, lambda n=name: page.locator(f"#board circle.n[data-n='{n}']").click())
+    assert runtime.snapshot()["table"]["proposal"] is None
+    assert page.locator("#board .proposal").count() == 0
+    assert len(runtime.snapshot()["state"]["stones"]) >= 2
+    ctx.close()
