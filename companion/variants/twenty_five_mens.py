@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import math
 from bisect import insort
-from operator import attrgetter
 
 from .. import node as nd
 from ..action import MOVE, PLACE, REMOVE, Action
@@ -78,11 +77,6 @@ class MorrisGame(Game):
         self.quad_gryb, self.quad_mask = quadrangle_tables(self)
         self.turn_cap = self.settings["turn_limit"] * self.players
         self.blocked_loses = self.settings["blocked"] == "loses"
-        self._fields_of = attrgetter(*self._fields)
-
-    def _snapshot(self) -> tuple:
-        # Taken on every ply: one C call instead of the engine's generator over the field names.
-        return self._fields_of(self)
 
     # -- what a subclass provides ------------------------------------------------------------------
 
