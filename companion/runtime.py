@@ -42,6 +42,7 @@ class CommandError(ValueError):
     """A command the runtime refuses (bad game id, bad option, bad node); the message says why."""
 
 
+DIE_MODES = ("electronic", "physical")
 MIN_BUDGET = 1100  # mA: a 1024-LED matrix draws about 1 A doing nothing (1 mA idle per LED)
 
 
@@ -88,6 +89,7 @@ class Runtime:
                 log.warning("saved player colours ignored: %s", err)
         self.sounds = bool(store.setting("sounds", config.panel.sounds))
         self.budget_ma = int(store.setting("budget_ma", config.leds.budget_ma))
+        self.die_mode = store.setting("die", "electronic")
         self.effects = Effects()
         self.menu = False
         self.brightness = float(store.setting("brightness", config.leds.brightness))
@@ -121,7 +123,7 @@ class Runtime:
             self._start_game(DEFAULT_GAME, 2, {}, None, None)
             return
         self.game_id = row.id
-        self.table = Table(game, list(row.names))
+        self.table = Table(game, list(row.names), physical_die=self.die_mode == "physical")
         self.seats = self.store.setting(f"seats:{row.id}", [HUMAN] * game.players)
         self._logged = len(game.history)
         self._grybs_seen = game.grybs
@@ -279,7 +281,7 @@ class Runtime:
             action = self.table.game.parse(text)
         except IllegalAction as err:
             raise CommandError(err.reason) from None
-        if action.kind == "roll":
+        if action.kind == "roll" and not self.table.physical_die:
             raise CommandError("the die is rolled with ROLL, not typed in")
         return self._after(self.table.act(action, pressed=action.sources + action.targets))
 
@@ -320,6 +322,9 @@ class Runtime:
                 self.effects.night = value
             elif key == "colours":
                 self.colours = _player_colours(self.config, value)
+            elif key == "die":
+                self.die_mode = value
+                self.table.physical_die = value == "physical"
             else:
                 setattr(self, key, value)
             self.store.set_setting(key, value)
@@ -341,6 +346,10 @@ class Runtime:
             return value
         if key == "colours":
             return ["#%02X%02X%02X" % c for c in _player_colours(self.config, value)]
+        if key == "die":
+            if value not in DIE_MODES:
+                raise CommandError("die is electronic (the companion rolls) or physical (you roll a GRYB die)")
+            return value
         raise CommandError(f"no setting {key!r}")
 
     def _do_show_code(self, code: str | None) -> None:
@@ -431,7 +440,7 @@ class Runtime:
         self.game_id = self.store.new_game(game, names, self.die.seed, series_id, self.wall())
         if any(s != HUMAN for s in self.seats):
             self.store.set_setting(f"seats:{self.game_id}", self.seats)
-        self.table = Table(game, names)
+        self.table = Table(game, names, physical_die=self.die_mode == "physical")
         self._logged = 0
         self._grybs_seen = game.grybs
         self.effects = Effects(night=self.effects.night, code=self.effects.code)  # a pairing under way stays shown
@@ -492,7 +501,7 @@ class Runtime:
             "seats": self.seats,
             "series": None if self.series is None else self.series.to_dict() | {"id": self.series_id},
             "settings": {"brightness": self.brightness, "night": self.effects.night, "menu": self.menu,
-                         "sounds": self.sounds, "budget_ma": self.budget_ma,
+                         "sounds": self.sounds, "budget_ma": self.budget_ma, "die": self.die_mode,
                          "colours": ["#%02X%02X%02X" % c for c in self.colours]},
             "colours": ["#%02x%02x%02x" % c for c in self.colours[: game.players]],
             "feedback": None if feedback is None else {"ok": feedback.ok, "message": feedback.message},

@@ -72,6 +72,7 @@ class Table:
     proposal: Action | None = None  # a computer player's move, waiting for a human to carry it out
     hint: Action | None = None  # a suggested move for the human to move (shown, not binding)
     choices: tuple[Action, ...] = ()  # presses that fit several actions (Grim Reaper's sex and life): pick one
+    physical_die: bool = False  # the players roll a real GRYB die and tell the companion what it shows
 
     def __post_init__(self):
         if not self.names:
@@ -87,6 +88,12 @@ class Table:
         if game.over:
             return self._refuse("the game is over: start a new one from the phone or hold UNDO", node)
         if game.is_chance:
+            if self.physical_die:  # GRYB Dice II on the table: the node it shows is pressed
+                face = next((f for f in game.roll_faces() if f.targets == (node,)), None)
+                if face is not None:
+                    return self.act(face, pressed=())
+                if game.die != "colour":
+                    return self._refuse(f"the die cannot show {nd.name(node)} now", node)
             return self._refuse("roll the die first (ROLL)", node)
         if node in self.picks:
             self.picks = ()
@@ -141,6 +148,11 @@ class Table:
             return self._refuse(self._chore_reason())
         if not self.game.is_chance:
             return self._refuse("no roll now" if not self.game.over else "the game is over")
+        if self.physical_die:
+            if self.game.die == "colour":
+                self.choices = tuple(self.game.roll_faces())
+                return self._ok("roll your GRYB die, then choose the colour it shows on the phone")
+            return self._ok("roll GRYB Dice II, then press the node it shows")
         feedback = self.act(die.roll(self.game), pressed=())
         return Feedback(feedback.ok, feedback.message, action=feedback.action, rolled=True,
                         passed=feedback.passed)

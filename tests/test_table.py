@@ -175,3 +175,23 @@ def test_presses_that_fit_several_actions_are_never_guessed():
     chosen = table.choices[-1]
     assert table.act(chosen, pressed=(node,)).ok and game.history[-1][0] == chosen
     assert table.choices == ()
+
+
+def test_a_physical_die_the_players_roll_themselves():
+    from companion.engine import find
+    from companion.table import Table
+
+    # Colour die: ROLL asks for the colour; the phone's choice is the roll of the record.
+    game = find("ez-gryb")(2)
+    table = Table(game, physical_die=True)
+    feedback = table.roll(None)
+    assert feedback.ok and "choose the colour" in feedback.message and not game.history
+    assert [str(a) for a in table.choices] == ["roll:G", "roll:R", "roll:Y", "roll:B"]
+    assert table.act(table.choices[2], pressed=()).ok and game.roll == "Y"
+    # Node die (GRYB Dice II): the node the die shows is pressed on the board.
+    game = find("fourth-level")(2)
+    table = Table(game, physical_die=True)
+    assert game.is_chance
+    face = game.roll_faces()[5]
+    assert table.press(face.targets[0]).ok and game.history[-1][0] == face
+    assert not game.is_chance

@@ -26,6 +26,8 @@ STATE = {"type": "object", "description": "the runtime's snapshot without the li
              "feedback": {"type": ["object", "null"]}}}
 CHANGEABLE = {"brightness": {"type": "number", "minimum": 0, "maximum": 1}, "night": {"type": "boolean"},
               "sounds": {"type": "boolean"},
+              "die": {"enum": ["electronic", "physical"],
+                      "description": "electronic: the companion rolls; physical: you roll a GRYB die and enter it"},
               "budget_ma": {"type": "integer", "minimum": 1100, "maximum": 60000,
                             "description": "the LED power supply's current budget in mA"},
               "colours": {"type": "array", "minItems": 4, "maxItems": 4,

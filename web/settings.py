@@ -10,7 +10,7 @@ from .security import body, paired, refuse, web
 
 bp = Blueprint("settings", __name__)
 
-SETTINGS = ("brightness", "night", "sounds", "budget_ma", "colours")
+SETTINGS = ("brightness", "night", "sounds", "budget_ma", "colours", "die")
 
 
 @bp.get("/settings")
@@ -35,8 +35,8 @@ def set_settings():
     data = body()
     changes = {k: data[k] for k in SETTINGS if k in data}
     if set(data) - set(SETTINGS) or not changes:
-        refuse(400, "settings are brightness (0 to 1), night and sounds (true or false), budget_ma (mA) "
-                    "and colours (four '#RRGGBB')")
+        refuse(400, "settings are brightness (0 to 1), night and sounds (true or false), budget_ma (mA), "
+                    "colours (four '#RRGGBB') and die (electronic or physical)")
     if "brightness" in changes:
         value = changes["brightness"]
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
