@@ -50,7 +50,7 @@ def test_illegal_action_prints_the_states_before_it_then_the_reason_and_exits_2(
     done = run("play", "drangles", stdin="0\n0-G\n0\n0-GG\n")
     assert done.returncode == 2
     assert len(lines(done)) == 3
-    assert "line 4: 0-GG: 0 to GG is not one move (down, sideways)" in done.stderr
+    assert "line 4: 0-GG: 0 to GG is not one move (down or sideways)" in done.stderr
 
 
 def test_unparsable_action_exits_2():
