@@ -112,6 +112,10 @@ class Game:
     moves_per_turn: ClassVar[int] = 1
     # Extra state fields of a subclass (each holding an immutable value), saved and restored by undo.
     extra_fields: ClassVar[tuple[str, ...]] = ()
+    # Whether the players keep physical stones on the one cloth in step with the engine (the table asks
+    # them to lift or put down what the rules moved). A game on more boards than the cloth (Multiverse)
+    # shows its stones with the LEDs alone.
+    physical_stones: ClassVar[bool] = True
 
     _BASE_FIELDS = ("stones", "to_move", "phase", "roll", "in_hand", "captured", "scores", "moves_left",
                     "over", "winners", "last", "turn", "grybs", "pending", "last_roll")
@@ -189,6 +193,20 @@ class Game:
 
     def stone_kind(self, node: Node) -> str:
         return "stone"
+
+    def shown_stones(self) -> tuple[Bitboard, ...]:
+        """Each player's stones on the board the cloth shows now, as bitboards of that board (what the LEDs
+        light and presses refer to). Games played on several boards (Multiverse) MAY override."""
+        return self.stones
+
+    def shown_last(self) -> tuple[Node, ...]:
+        """The last move's nodes on the board the cloth shows (``last`` itself unless a game MAY override)."""
+        return self.last
+
+    def markers(self) -> Bitboard:
+        """Nodes of the shown board holding a marker that is not a stone (Multiverse's conduit markers); the
+        LEDs show them faintly under any stone. Games with markers MAY override."""
+        return 0
 
     def deadlocked(self) -> bool:
         """Whether no player can ever act again whatever the die shows (checked after a pass; the game is

@@ -34,6 +34,7 @@ OFF: RGB = (0, 0, 0)
 GOLD: RGB = (255, 190, 40)
 ALARM: RGB = (255, 0, 0)
 HINT: RGB = (120, 255, 120)  # a hint's stone and target breathe in pale green
+MARKER: RGB = (70, 70, 70)  # a marker that is not a stone (Multiverse's conduits): faint white
 STATUS_PIXELS = 8
 DIE_SECONDS = 0.8
 FLASH_SECONDS = 0.4
@@ -93,11 +94,14 @@ def render(game: Game, table: Table, colours: list[RGB], effects: Effects, now: 
     lit = picture.nodes
     mover = game.to_move
 
-    for player, mask in enumerate(game.stones):
+    for n in bits(game.markers()):
+        lit[n] = MARKER
+    for player, mask in enumerate(game.shown_stones()):
         for n in bits(mask):
             lit[n] = scale(colours[player], 0.55)
-    if game.last:
-        *trail, landed = game.last
+    shown_last = game.shown_last()
+    if shown_last:
+        *trail, landed = shown_last
         owner = game.owner(landed)
         for n in trail:
             if game.owner(n) is None and owner is not None:

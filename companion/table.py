@@ -92,7 +92,7 @@ class Table:
                 face = next((f for f in game.roll_faces() if f.targets == (node,)), None)
                 if face is not None:
                     return self.act(face, pressed=())
-                if game.die != "colour":
+                if not game.roll_faces()[0].colour:
                     return self._refuse(f"the die cannot show {nd.name(node)} now", node)
             return self._refuse("roll the die first (ROLL)", node)
         if node in self.picks:
@@ -134,10 +134,10 @@ class Table:
     def _proposal_step(self) -> str:
         seq = _presses(self.proposal)
         if self.proposal.kind == MOVE:
-            if len(self.picks) < len(self.proposal.sources):
-                return "lift its stone from " + ", ".join(nd.name(n) for n in self.proposal.sources) + \
-                    " and press there"
-            return "put it on " + ", ".join(nd.name(n) for n in self.proposal.targets) + " and press there"
+            lift, put = _lift_put(self.proposal)
+            if len(self.picks) < len(lift):
+                return "lift its stone from " + ", ".join(nd.name(n) for n in lift) + " and press there"
+            return "put it on " + ", ".join(nd.name(n) for n in put) + " and press there"
         return f"press {nd.name(seq[len(self.picks)])}"
 
     def _legal(self) -> list[Action]:
@@ -149,8 +149,9 @@ class Table:
         if not self.game.is_chance:
             return self._refuse("no roll now" if not self.game.over else "the game is over")
         if self.physical_die:
-            if self.game.die == "colour":
-                self.choices = tuple(self.game.roll_faces())
+            faces = self.game.roll_faces()
+            if faces[0].colour:  # a colour die (some games roll a node die in one phase, colours later)
+                self.choices = tuple(faces)
                 return self._ok("roll your GRYB die, then choose the colour it shows on the phone")
             return self._ok("roll GRYB Dice II, then press the node it shows")
         feedback = self.act(die.roll(self.game), pressed=())
@@ -164,11 +165,11 @@ class Table:
             return self._refuse(f"the computer plays {self.proposal}: {self._proposal_step()}")
         legal = self.game.legal_actions()
         if len(self.picks) == 1:
-            # A selected stone of your own where a new stone may also enter ('Drangles' head node):
-            # OK enters the new stone through it instead of moving the selected one.
-            entry = Action.place(self.picks[0])
-            if entry in legal:
-                return self.act(entry, pressed=self.picks)
+            # A selected stone of your own that may also be entered on ('Drangles' head node) or taken
+            # back (PyraGRYB's reincarnation): OK does that instead of moving the selected stone.
+            for other in (Action.place(self.picks[0]), Action.remove(self.picks[0])):
+                if other in legal:
+                    return self.act(other, pressed=self.picks)
         for kind in (END, PASS):
             for action in legal:
                 if action.kind == kind:
@@ -187,8 +188,7 @@ class Table:
             if action.kind not in (ROLL, PASS):
                 break
         self.picks, self.proposal, self.hint = (), None, None
-        self.chores = self.chores + _diff(before, game.stones, pressed=())
-        self.chores = _merge(self.chores)
+        self.chores = self._chores(before, pressed=())
         self.message = f"took back {', '.join(map(str, undone))}" if undone else "nothing to take back"
         return undone
 
@@ -208,9 +208,16 @@ class Table:
         if action.kind == ROLL and [a.kind for a in game.legal_actions()] == [PASS]:
             game.apply(Action(PASS))
             passed = True
-        self.chores = _merge(self.chores + _diff(before, game.stones, pressed))
+        self.chores = self._chores(before, pressed)
         self.message = self._describe(action, passed)
         return Feedback(True, self.message, action=action, passed=passed)
+
+    def _chores(self, before: tuple[int, ...], pressed: tuple[Node, ...]) -> tuple[Chore, ...]:
+        """The stones the players must lift or put down for the cloth to match the engine again. A game
+        whose stones are the LEDs alone (Multiverse) has none."""
+        if not self.game.physical_stones:
+            return ()
+        return _merge(self.chores + _diff(before, self.game.stones, pressed))
 
     # -- what the board shows -------------------------------------------------------------------
 
@@ -225,10 +232,11 @@ class Table:
                 continue
             seq = _presses(action)
             if n < len(seq):
-                if n < len(action.sources):
-                    mask |= _mask(s for s in action.sources if s not in self.picks)
+                lift, put = _lift_put(action) if action.kind == MOVE else ((), seq)
+                if n < len(lift):
+                    mask |= _mask(s for s in lift if s not in self.picks)
                 else:
-                    mask |= _mask(t for t in action.targets if t not in self.picks[len(action.sources):])
+                    mask |= _mask(t for t in put if t not in self.picks[len(lift):])
         return mask
 
     def to_dict(self) -> dict:
@@ -291,13 +299,24 @@ class Table:
         return Feedback(False, reason, node=node)
 
 
+def _lift_put(action: Action) -> tuple[tuple[Node, ...], tuple[Node, ...]]:
+    """A move's nodes the stones leave and the nodes they go to. A line or shape sliding along itself
+    (``GR,GRY-GRY,GRYY``) leaves a stone where one arrives: that node is neither lifted nor put."""
+    if len(action.sources) == 1:
+        return action.sources, action.targets
+    return (tuple(n for n in action.sources if n not in action.targets),
+            tuple(n for n in action.targets if n not in action.sources))
+
+
 def _presses(action: Action) -> tuple[Node, ...]:
-    """The presses that make an action at the table (none for rolls, passes and ends)."""
-    if action.kind in (PLACE, REMOVE):
-        return action.targets
+    """The presses that make an action at the table: a move's stones then their targets; any other
+    action's nodes (a placement, a removal, Multiverse's conduit move); none for rolls, passes, ends."""
+    if action.kind in (ROLL, PASS, END):
+        return ()
     if action.kind == MOVE:
-        return action.sources + action.targets
-    return ()
+        lift, put = _lift_put(action)
+        return lift + put
+    return action.targets
 
 
 def _matches(picks: tuple[Node, ...], action: Action, complete: bool) -> bool:
@@ -306,10 +325,10 @@ def _matches(picks: tuple[Node, ...], action: Action, complete: bool) -> bool:
         return False
     if action.kind != MOVE:
         return picks == seq[: len(picks)]
-    k = len(action.sources)
+    lift, put = _lift_put(action)
+    k = len(lift)
     # The stones of a block may be pressed in any order, then their targets in any order.
-    return set(picks[:k]) <= set(action.sources) and set(picks[k:]) <= set(action.targets) and \
-        len(set(picks)) == len(picks)
+    return set(picks[:k]) <= set(lift) and set(picks[k:]) <= set(put) and len(set(picks)) == len(picks)
 
 
 def _mask(nodes) -> int:

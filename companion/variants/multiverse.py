@@ -217,6 +217,18 @@ class Multiverse(Game):
         b = self.shown_board
         return tuple(self.project(mask, q, b) if mask else 0 for q, mask in enumerate(self.stones))
 
+    def shown_last(self) -> tuple[Node, ...]:
+        """The last move's nodes (made on the mover's own board) where they fall on the shown board."""
+        last = 0
+        if self.moved_last is not None:
+            for n in self.last:
+                last |= self.project(1 << n, self.moved_last, self.shown_board)
+        return tuple(bits(last))
+
+    def markers(self) -> Bitboard:
+        """The shown player's conduit marker, and the opponents' markers on the shown board's head node."""
+        return 1 << self.conduits[self.shown_board] | (1 << HEAD if self.players > 1 else 0)
+
     @property
     def occupied(self) -> Bitboard:
         """Nodes of the shown board holding a ring, anyone's."""
@@ -449,11 +461,7 @@ class Multiverse(Game):
                 else:
                     stones[key] = {"player": q, "kind": "ring"}
         out["stones"] = stones
-        last = 0
-        if self.moved_last is not None:
-            for n in self.last:
-                last |= self.project(1 << n, self.moved_last, b)
-        out["last"] = [name(n) for n in bits(last)]
+        out["last"] = [name(n) for n in self.shown_last()]
         out["last_move"] = {"board": self.moved_last, "nodes": [name(n) for n in self.last]}
         out["shown_board"] = b
         out["conduits"] = [name(self.conduits[q]) if q == b else nd.HEAD_NAME for q in range(self.players)]

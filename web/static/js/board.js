@@ -44,6 +44,11 @@ export function draw(svg, snap) {
     const c = circle(frag, p, p.r + 0.06, `stone ${p.focus} k-${stone.kind}`, (snap.colours || [])[stone.player] || "#fff");
     c.dataset.player = stone.player;
   }
+  // Markers that are not stones: Multiverse's conduit markers, one ring per player (offset when shared).
+  (state.conduits || []).forEach((name, i) => {
+    const p = nodes.get(name);
+    if (p) circle(frag, p, p.r + 0.5 + 0.22 * i, "conduit").setAttribute("stroke", (snap.colours || [])[i] || "#fff");
+  });
   for (const name of state.last || []) { const p = nodes.get(name); if (p) circle(frag, p, 0.2, "last"); }
   for (const name of table.picks || []) { const p = nodes.get(name); if (p) circle(frag, p, p.r + 0.36, "pick"); }
   // A computer player's move waiting for hands: its stone(s) blink. A hint: its nodes breathe.
@@ -56,6 +61,32 @@ export function draw(svg, snap) {
   for (const chore of table.chores || []) { const p = nodes.get(chore.node); if (p) circle(frag, p, p.r + 0.36, `chore ${chore.kind}`); }
   marks.replaceChildren(frag);
   grybs.replaceChildren(gfrag);
+}
+
+// Games played on one board per player (Multiverse): every board small, its rings and its conduit marker.
+export function drawBoards(container, svg, snap) {
+  const boards = snap.state.boards || [];
+  container.hidden = !boards.length;
+  if (!boards.length) return;
+  const names = (snap.table || {}).names || [];
+  container.replaceChildren(...boards.map((b, i) => {
+    const fig = document.createElement("figure");
+    if (i === snap.state.shown_board) fig.className = "shown";
+    const mini = svg.cloneNode(true);
+    mini.removeAttribute("id");
+    mini.setAttribute("aria-label", `${names[i] || "Player " + (i + 1)}'s board`);
+    const nodes = nodesOf(mini);
+    const frag = document.createDocumentFragment();
+    for (const name of b.rings) { const p = nodes.get(name); if (p) circle(frag, p, p.r + 0.06, `stone ${p.focus}`, (snap.colours || [])[i]); }
+    const c = nodes.get(b.conduit);
+    if (c) circle(frag, c, c.r + 0.5, "conduit").setAttribute("stroke", (snap.colours || [])[i] || "#fff");
+    mini.querySelector(".marks").replaceChildren(frag);
+    mini.querySelector(".grybs").replaceChildren();
+    const caption = document.createElement("figcaption");
+    caption.textContent = `${names[i] || "Player " + (i + 1)}${b.out ? " (out)" : ""}: ${b.rings.length} rings`;
+    fig.append(mini, caption);
+    return fig;
+  }));
 }
 
 // The nodes of an action in the notation (docs/notation.md): [stones or entered nodes, targets].

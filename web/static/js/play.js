@@ -1,6 +1,6 @@
 // Now playing: the live board, whose turn, the die, scores; taps and buttons go to the API.
 import { post, live, onPairing, isPaired, openPairing } from "./api.js";
-import { draw, ensureDepth, scoreRows } from "./board.js";
+import { draw, drawBoards, ensureDepth, scoreRows } from "./board.js";
 
 const $ = (id) => document.getElementById(id);
 let snap = JSON.parse($("initial").textContent);
@@ -12,6 +12,7 @@ async function render(s) {
   const depth = (s.game.settings && s.game.settings.depth) || 4;
   svg = await ensureDepth(svg, depth);
   draw(svg, s);
+  drawBoards($("boards"), svg, s);
   const state = s.state, table = s.table, names = table.names || [];
   const chip = $("turn-chip");
   if (state.over) {
