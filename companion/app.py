@@ -20,8 +20,8 @@ import threading
 import time
 from typing import Callable
 
+from . import composed, notify
 from . import node as nd
-from . import notify
 from .config import Config
 from .die import Die
 from .renderer import Picture
@@ -31,6 +31,7 @@ from .store import Store
 log = logging.getLogger(__name__)
 
 DB_NAME = "companion.db"
+COMPOSITIONS = "compositions"  # saved compositions, one TOML file each (companion/composition.py)
 SELFTEST_SECONDS = 300.0  # time to press every node
 # The runtime's sound names -> the control panel's tone patterns.
 SOUNDS = {"roll": "roll", "illegal": "illegal", "gryb": "gryb", "win": "win", "draw": "ok", "undo": "ok"}
@@ -75,6 +76,8 @@ class Companion:
         config = self.config
         try:
             state = config.state.path()
+            for problem in composed.install_library(state / COMPOSITIONS):
+                log.warning("saved composition skipped: %s", problem)
             self.store = Store(state / DB_NAME)
             leds = config.leds
             self.surface = open_surface(leds.driver, load_layout(leds.layout), interface=leds.interface,

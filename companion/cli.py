@@ -9,9 +9,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 from . import __version__
-from . import ai, board_text, engine, gryb
+from . import ai, board_text, composed, composition, engine, gryb
 from . import config as config_mod
 from .die import Die
 from . import node as nd
@@ -111,8 +112,66 @@ def _board(args) -> int:
 # -- games ----------------------------------------------------------------------------------------
 
 
+def _library(args) -> composition.Library:
+    """The saved compositions: ``--state DIR`` or the companion's own state directory."""
+    state = Path(args.state) if getattr(args, "state", None) else config_mod.State().path()
+    return composition.Library(state / "compositions")
+
+
+def _install_library(args) -> None:
+    """Saved compositions join the catalogue, as they do in the running companion."""
+    for problem in composed.install_library(_library(args).folder):
+        print(f"gryb-companion: skipped a saved composition: {problem}", file=sys.stderr)
+
+
 def _variants(args) -> int:
+    _install_library(args)
     _print_json([cls.describe() for cls in engine.catalogue()])
+    return EXIT_OK
+
+
+# -- compositions -----------------------------------------------------------------------------------
+
+
+def _rules_of(source: str, args) -> composition.Rules:
+    """A composition from a file, or by id from the saved ones or the companion's own."""
+    path = Path(source)
+    if path.suffix in (".toml", ".json") or path.is_file():
+        return composition.load(path)
+    library = _library(args)
+    if source in library.ids():
+        return library.get(source)
+    _install_library(args)
+    try:
+        cls = engine.find(source)
+    except engine.UnknownGame as err:
+        raise UsageError(str(err)) from None
+    if not getattr(cls, "composed", False):
+        raise UsageError(f"{source} is written in Python, not a composition (see docs/composer.md)")
+    return cls.base_rules
+
+
+def _compose(args) -> int:
+    try:
+        if args.action == "check":
+            rules = composition.load(args.source)
+            cls = composed.game_class(rules)
+            cls(rules.players[0])  # the game sets up: residents, tables
+            _print_json(cls.describe())
+        elif args.action == "export":
+            print(composition.export(_rules_of(args.source, args), "json" if args.json else "toml"), end="")
+        elif args.action == "import":
+            rules = composition.load(args.source)
+            composed.install(rules)  # refuses the id of a game the companion ships with
+            path = _library(args).save(rules, replace=args.replace)
+            _print_json({"id": rules.id, "name": rules.name, "saved": str(path)})
+        elif args.action == "list":
+            library = _library(args)
+            _print_json([{"id": r.id, "name": r.name, "path": str(library.path(r.id))} for r in library.all()])
+        elif args.action == "delete":
+            _library(args).delete(args.source)
+    except composition.CompositionError as err:
+        raise UsageError(str(err)) from None
     return EXIT_OK
 
 
@@ -131,9 +190,17 @@ def _play(args) -> int:
     import random
 
     try:
-        cls = engine.find(args.game)
+        if args.rules:
+            if args.game:
+                raise UsageError("give a GAME id or --rules FILE, not both")
+            cls = composed.game_class(composition.load(args.rules))
+        elif not args.game:
+            raise UsageError("name a GAME (see 'gryb-companion variants') or give --rules FILE")
+        else:
+            _install_library(args)
+            cls = engine.find(args.game)
         game = cls(args.players if args.players is not None else cls.min_players, **_options(args.option))
-    except (engine.UnknownGame, engine.OptionError) as err:
+    except (engine.UnknownGame, engine.OptionError, composition.CompositionError) as err:
         raise UsageError(str(err.args[0] if err.args else err)) from None
     rolled = Die(args.seed)
     seats = _ai_seats(args.ai, game.players)
@@ -301,7 +368,8 @@ def build_parser() -> argparse.ArgumentParser:
     variants.set_defaults(run=_variants)
 
     play = commands.add_parser("play", help="play a game: actions from stdin, a JSON state line per action")
-    play.add_argument("game", metavar="GAME", help="a game id from 'gryb-companion variants'")
+    play.add_argument("game", metavar="GAME", nargs="?", help="a game id from 'gryb-companion variants'")
+    play.add_argument("--rules", metavar="FILE", help="play a composition (a TOML or JSON file, docs/composer.md)")
     play.add_argument("--players", type=int, help="number of players (default: the game's minimum)")
     play.add_argument("--seed", type=int, help="seed the die (and the random player) for a repeatable game")
     play.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a game option")
@@ -309,6 +377,26 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--ai", action="append", default=[], metavar="SEAT=LEVEL",
                       help="a computer player in seat SEAT (1..4): easy, medium or hard")
     play.set_defaults(run=_play)
+
+    compose = commands.add_parser("compose", help="games of your own from the manuals' parameters (docs/composer.md)")
+    compose_commands = compose.add_subparsers(dest="action", required=True, metavar="ACTION")
+    state_help = "the companion's state directory, which keeps the saved compositions (default: its own)"
+    for name, text, source in (
+        ("check", "check a composition file; print the game it makes, as JSON", "FILE"),
+        ("export", "print a composition in full, every parameter with its meaning", "FILE|ID"),
+        ("import", "check a composition file and save it under its id: it joins the catalogue", "FILE"),
+        ("list", "the saved compositions, as JSON", None),
+        ("delete", "delete a saved composition", "ID"),
+    ):
+        sub = compose_commands.add_parser(name, help=text)
+        if source:
+            sub.add_argument("source", metavar=source)
+        sub.add_argument("--state", metavar="DIR", help=state_help)
+        if name == "export":
+            sub.add_argument("--json", action="store_true", help="JSON instead of commented TOML")
+        if name == "import":
+            sub.add_argument("--replace", action="store_true", help="replace a saved composition of the same id")
+        sub.set_defaults(run=_compose)
 
     run = commands.add_parser("run", help="the companion: board, rules, storage and the web page")
     run.add_argument("--sim", action="store_true",

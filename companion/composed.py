@@ -23,13 +23,14 @@ turn limit ends every game.
 
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 from typing import Any
 
 from . import node as nd
 from .action import MOVE, PASS, PLACE, REMOVE, ROLL, Action, nth_move
 from .composition import MOVE_KEYS, PARAMS, CompositionError, Rules
-from .engine import COLOUR_DIE, NO_DIE, NODE_DIE, Game, IllegalAction, Option, OptionError
+from .engine import COLOUR_DIE, NO_DIE, NODE_DIE, Game, IllegalAction, Option, OptionError, register
 from .node import COLOURS, HEAD, Bitboard, Node
 from .space import GameSpace, MoveKind, bits, mask_of, space
 
@@ -144,6 +145,8 @@ class Tables:
         self.connect = tuple(tuple(board.parse_many(pair)) for pair in rules.connect)
         self.residents = tuple(mask_of(board.parse_many(s)) for s in rules.residents)
         self.level_ok = mask_of(n for n in board.nodes if not rules.levels or nd.LEVEL[n] in rules.levels)
+        self.goal_quadrangles = tuple(q for q in board.quadrangles if q & self.level_ok and q & board.all == q) + \
+            tuple(mask_of(board.parse_many(s)) for s in rules.arrangement)
         self.hyper_links = rules.limited_hyperspace
         words = [KIND_WORDS[k] for k in kinds] + (["by reincarnation"] if rules.reincarnation else []) + \
             (["by a hop"] if rules.hopping != "none" else [])
@@ -165,7 +168,7 @@ def _option(key: str, rules: Rules, spec) -> Option:
     return Option(key, getattr(rules, key), param.help, choices=choices)
 
 
-def game_class(rules: Rules) -> type[ComposedGame]:
+def game_class(rules: Rules, shipped: bool = False) -> type[ComposedGame]:
     """A game class for this composition (register it with companion.engine.register to list it)."""
     options = tuple(_option(s.key, rules, s) for s in rules.options if s.key != "turn_limit")
     options += (Option("turn_limit", rules.turn_limit, PARAMS["turn_limit"].help, minimum=10, maximum=100000),)
@@ -174,10 +177,37 @@ def game_class(rules: Rules) -> type[ComposedGame]:
     attrs: dict[str, Any] = {
         "id": rules.id, "name": rules.name, "source": rules.source, "summary": rules.summary,
         "min_players": rules.players[0], "max_players": rules.players[1], "die": die, "options": options,
-        "moves_per_turn": rules.moves, "base_rules": rules, "__module__": __name__,
+        "moves_per_turn": rules.moves, "base_rules": rules, "shipped": shipped, "__module__": __name__,
     }
     name = "".join(part.capitalize() for part in rules.id.split("-")) or "Composed"
     return type(f"Composed_{name}", (ComposedGame,), attrs)
+
+
+def install(rules: Rules) -> type[ComposedGame]:
+    """Add a saved composition to the catalogue (again, if an earlier version of it is there). A game
+    that ships with the companion keeps its id."""
+    from .engine import _REGISTRY, catalogue
+
+    catalogue()  # the shipped games first, so a saved composition cannot take one of their ids
+    existing = _REGISTRY.get(rules.id)
+    if existing is not None and not (getattr(existing, "composed", False) and not existing.shipped):
+        raise CompositionError(f"id {rules.id!r} is a game the companion ships with: choose another id")
+    return register(game_class(rules), replace=True)
+
+
+def install_library(folder) -> list[str]:
+    """Install every composition saved in ``folder``; returns one line per file that could not be."""
+    from pathlib import Path
+
+    from .composition import load
+
+    problems = []
+    for path in sorted(Path(folder).glob("*.toml")) if Path(folder).is_dir() else []:
+        try:
+            install(load(path))
+        except CompositionError as err:
+            problems.append(f"{path.name}: {err}")
+    return problems
 
 
 class ComposedGame(Game):
@@ -185,6 +215,7 @@ class ComposedGame(Game):
 
     base_rules: Rules
     composed = True
+    shipped = False  # one of the companion's own compositions (companion/compositions), not a saved one
     # transit: a stone passing through an occupied node ('Drangles); encounter: (from, to) of a stone
     # holding court, waiting for its roll; pushing: (node, owner, entry node) of a stone knocked off its
     # node by a push, to be pushed on down; exited: stones each player has taken off the board.
@@ -648,15 +679,64 @@ class ComposedGame(Game):
     # -- the computer player's sense of progress -----------------------------------------------------------
 
     def evaluate(self) -> list[float]:
+        """How each player stands (0..1 each), for the computer player: the mean of a sense of progress
+        for each of the game's goals that has one."""
         if self.over:
             return self.outcome()
         goals = self.rules.win
+        parts = []
         if "gryb" in goals or "arrangement" in goals:
-            return self.quadrangle_race()
+            parts.append(self._gryb_race())
         if "capture" in goals:
-            total = sum(self.captured) + self.players
-            return [(c + 1) / total for c in self.captured]
-        return super().evaluate()
+            parts.append(_share([sum(self.captured[q] for q in self.side(p)) + 1.0 for p in range(self.players)]))
+        if "race" in goals or "vacate" in goals:
+            parts.append(self._progress("vacate" in goals))
+        if not parts:
+            return super().evaluate()
+        return [sum(part[p] for part in parts) / len(parts) for p in range(self.players)]
+
+    def _gryb_race(self) -> list[float]:
+        """How close each side is to a quadrangle it can still cover on the levels that count: its stones
+        on it, and half a stone for each missing corner one of its other stones can move onto next."""
+        t = self.t
+        occupied = self.occupied
+        empty = self.space.all & ~occupied
+        quadrangles = t.goal_quadrangles
+        best = []
+        for p in range(self.players):
+            mine = self._friends(p)
+            theirs = occupied & ~mine
+            reach = [(1 << s, t.free[s] & empty) for s in bits(mine)]
+            top = 0.0
+            for q in quadrangles:
+                if q & theirs:
+                    continue
+                have = (q & mine).bit_count()
+                if have + 0.5 * (4 - have) <= top:
+                    continue
+                missing = q & empty
+                helpers = sum(1 for s, m in reach if not s & q and m & missing)
+                top = max(top, have + 0.5 * min(helpers, missing.bit_count()))
+            best.append(top)
+        return _share([math.exp(1.5 * b) for b in best])
+
+    def _progress(self, leaving: bool) -> list[float]:
+        """Races and vacating: how far each side's stones have come (levels travelled towards the goal),
+        stones already off the board counting as all the way."""
+        depth = self.space.depth
+        toward_top = self.rules.race == "top" or (leaving and self.rules.levity and not self.rules.gravity)
+        scores = []
+        for p in range(self.players):
+            total = 0.0
+            for q in self.side(p):
+                levels = [nd.LEVEL[n] for n in bits(self.stones[q])]
+                steps = [depth - lv if toward_top else lv for lv in levels]
+                if leaving:
+                    total += self.exited[q] * (depth + 1) + sum(steps)
+                else:
+                    total += max(steps, default=0) * 2 + sum(steps) / max(1, len(steps))
+            scores.append(math.exp(0.5 * total / (depth + 1)))
+        return _share(scores)
 
     # -- notation and reasons --------------------------------------------------------------------------------
 
@@ -781,5 +861,10 @@ class ComposedGame(Game):
 
 
 _COLOUR_WORD = {"G": "green", "R": "red", "Y": "yellow", "B": "blue"}
+
+
+def _share(weights: list[float]) -> list[float]:
+    total = sum(weights)
+    return [w / total for w in weights]
 
 __all__ = ["ComposedGame", "Hop", "game_class", "tables", "MOVE_KEYS", "PASS"]

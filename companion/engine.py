@@ -504,8 +504,9 @@ class Game:
 _REGISTRY: dict[str, type[Game]] = {}
 
 
-def register(cls: type[Game]) -> type[Game]:
-    if not cls.id or cls.id in _REGISTRY:
+def register(cls: type[Game], replace: bool = False) -> type[Game]:
+    """Add a game to the catalogue; ``replace`` lets a saved composition take over its own id again."""
+    if not cls.id or (cls.id in _REGISTRY and not replace):
         raise ValueError(f"game id {cls.id!r} is empty or taken")
     _REGISTRY[cls.id] = cls
     return cls

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from . import composed, composition
 from .engine import Game, find
 
 log = logging.getLogger(__name__)
@@ -42,8 +43,8 @@ CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 
 
-class StoreError(RuntimeError):
-    pass
+class StoreError(ValueError):
+    """A stored game that cannot be rebuilt (an unknown event, a composition that no longer reads)."""
 
 
 @dataclass(frozen=True)
@@ -112,7 +113,11 @@ class Store:
             "INSERT INTO games (game, players, options, names, seed, series_id, started) VALUES (?,?,?,?,?,?,?)",
             (game.id, game.players, json.dumps(game.settings), json.dumps(names), seed, series_id, now),
         )
-        return int(cur.lastrowid)
+        game_id = int(cur.lastrowid)
+        if getattr(game, "composed", False) and not game.shipped:
+            # A saved composition may be changed or deleted later: its game keeps the rules it was played by.
+            self.set_setting(f"rules:{game_id}", composition.to_data(game.base_rules))
+        return game_id
 
     def append(self, game_id: int, kind: str, action: str | None, now: float) -> int:
         """Append one event and commit it (durable when this returns)."""
@@ -152,9 +157,19 @@ class Store:
         rows = self.db.execute(f"SELECT {self._COLUMNS} FROM games WHERE series_id=? ORDER BY id", (series_id,))
         return [self._row(r) for r in rows]
 
+    def game_class(self, row: GameRow) -> type[Game]:
+        """The game a row was played: a saved composition by the rules kept with it, others by id."""
+        rules = self.setting(f"rules:{row.id}")
+        if rules is None:
+            return find(row.game)
+        try:
+            return composed.game_class(composition.parse(rules))
+        except composition.CompositionError as err:
+            raise StoreError(f"game {row.id}: its composition no longer reads: {err}") from None
+
     def replay(self, row: GameRow) -> Game:
         """Rebuild a game from its events exactly as it was played (undos and redos included)."""
-        game = find(row.game)(row.players, **row.options)
+        game = self.game_class(row)(row.players, **row.options)
         for kind, action in self.events(row.id):
             if kind == ACTION:
                 game.apply(action)

@@ -11,4 +11,4 @@ from ..engine import register
 FOLDER = Path(__file__).resolve().parent.parent / "compositions"
 
 for _path in sorted(FOLDER.glob("*.toml")):
-    register(game_class(load(_path)))
+    register(game_class(load(_path), shipped=True))

@@ -1,0 +1,453 @@
+"""Compositions (docs/composer.md): the file, its checks, the library, and every parameter at play."""
+
+import json
+import random
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from companion import composition
+from companion.composed import ComposedGame, game_class, install
+from companion.composition import CompositionError, Library
+from companion.engine import IllegalAction, OptionError, catalogue, find
+from companion.record import GameRecord
+from companion.space import mask_of
+
+HEAD = 'id = "test-game"\nname = "Test"\n'
+
+
+def rules(toml: str) -> composition.Rules:
+    return composition.loads(HEAD + textwrap.dedent(toml))
+
+
+def game(toml: str, players: int = 2, **options) -> ComposedGame:
+    return game_class(rules(toml))(players, **options)
+
+
+def names(actions) -> set[str]:
+    return {str(a) for a in actions}
+
+
+def place(g: ComposedGame, *per_player: list[str], hand: int | None = None) -> ComposedGame:
+    """Put stones on the board (a position to test from); every stone entered unless ``hand`` says."""
+    for p, nodes in enumerate(per_player):
+        g.set_stones(p, mask_of(g.space.parse_many(nodes)))
+    g.in_hand = (hand if hand is not None else 0,) * g.players
+    if g.phase == "place":
+        g.phase = "move"
+    return g
+
+
+# -- the file and its checks ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("toml, message", [
+    ("", "players"),  # nothing wrong: the test below replaces this row
+    ('[board]\ndepth = 9', "board.depth is from 2 to 6, not 9"),
+    ('[board]\nheight = 3', "[board] has no parameter 'height'"),
+    ('[colours]\nx = 1', "unknown section [colours]"),
+    ('gravity = true', "unknown parameter 'gravity' (it belongs in [moves])"),
+    ('players = 5', "players: from 2 to 4"),
+    ('players = [3, 2]', "players: from 2 to 4, fewest first"),
+    ('[moves]\ngravity = "yes"', "moves.gravity is true or false, not 'yes'"),
+    ('[tokens]\nenter = "middle"', "tokens.enter is one of head, top, bottom, anywhere, none, not 'middle'"),
+    ('[goal]\nwin = []', "goal.win: a game needs at least one way to win"),
+    ('[goal]\nwin = ["checkmate"]', "'checkmate' is not a goal"),
+    ('[encounters]\nlethal = ["teleport"]', "'teleport' is not a kind of move"),
+    ('teams = true\nplayers = 2', "teams: two teams of two need players = 4"),
+    ('[board]\nheadless = true\n[tokens]\nenter = "head"', "tokens.enter = 'head' but board.headless"),
+    ('[board]\nheadless = true\n[moves]\nreincarnation = true', "reincarnation moves to the head node"),
+    ('[tokens]\nrolled = true', "the node die places stones in a first phase"),
+    ('[tokens]\nenter = "none"', "no stone can ever be on the board"),
+    ('[turn]\nthrough = true', "turn.through needs turn.moves of 2 or more"),
+    ('[moves]\nexit = true\ngravity = false\nlateral = true', "moves.exit leaves the board down (gravity) or up"),
+    ('[moves]\nhop_captures = true\nhopping = "own"', "hop_captures needs moves.hopping over opponents"),
+    ('[encounters]\nlanding = "lethal"\nlethal = ["up"]', "encounters.lethal names 'up', a kind of move the game"),
+    ('[encounters]\ncapture_only = ["down"]', "with landing = 'stymie' no move can land on an opponent"),
+    ('[encounters]\npush = true\npop = true', "push and pop together"),
+    ('[tokens]\nenter = "bottom"\n[encounters]\npush = true', "leaves nowhere to push them"),
+    ('[goal]\nwin = ["vacate"]', "goal 'vacate': stones must be able to leave the board"),
+    ('[goal]\nwin = ["capture"]', "goal 'capture' but nothing captures"),
+    ('[goal]\nwin = ["arrangement"]', "needs goal.arrangement"),
+    ('[goal]\nwin = ["arrangement"]\narrangement = [["G", "GX"]]', "goal.arrangement: bad node name 'GX'"),
+    ('[goal]\nwin = ["connection"]\nconnect = [["GGGG", "YYYY"]]', "two nodes for each of the 2 seats"),
+    ('[goal]\nwin = ["race"]\nrace = "middle"', "goal.race: bad node name 'middle'"),
+    ('[goal]\nlevels = [5]', "goal.levels names only levels below the bottom of a board of depth 4"),
+    ('[tokens]\nresidents = [["G"], ["G"]]', "tokens.residents: G is given to seat 1 and seat 2"),
+    ('[tokens]\nresidents = [["G"]]', "one list of nodes for each of the 2 seats"),
+    ('[moves]\nlateral_levels = [1]', "moves.lateral_levels limits lateral moves, but moves.lateral is false"),
+])
+def test_every_mistake_gets_a_message_that_names_the_key(toml, message):
+    if not toml:
+        assert rules("").players == (2, 2)  # the defaults alone make a game
+        return
+    with pytest.raises(CompositionError) as err:
+        rules(toml)
+    assert message in str(err.value)
+
+
+def test_bad_text_and_missing_names():
+    with pytest.raises(CompositionError, match="not valid TOML"):
+        composition.loads("id = ")
+    with pytest.raises(CompositionError, match="not valid JSON"):
+        composition.loads("{", "json")
+    with pytest.raises(CompositionError, match="name is missing"):
+        composition.loads('id = "x1"')
+    with pytest.raises(CompositionError, match="id 'X'"):
+        composition.loads('id = "X"\nname = "x"')
+    with pytest.raises(CompositionError, match=r"\[options\] id: not a parameter"):
+        composition.loads(HEAD + '[options]\nid = true')
+    with pytest.raises(CompositionError, match=r"\[options\] depth: write true, \[min, max\]"):
+        composition.loads(HEAD + '[options]\ndepth = "deep"')
+
+
+SHIPPED = sorted((cls for cls in catalogue() if getattr(cls, "composed", False)), key=lambda c: c.id)
+
+
+@pytest.mark.parametrize("cls", SHIPPED, ids=lambda c: c.id)
+def test_export_reads_back_to_the_same_rules_as_toml_and_json(cls):
+    for fmt in ("toml", "json"):
+        text = composition.export(cls.base_rules, fmt)
+        assert composition.loads(text, fmt) == cls.base_rules
+    commented = composition.export(cls.base_rules)
+    assert "# levels below the head node" in commented and "[goal]" in commented
+
+
+def test_options_are_parameters_and_are_checked_with_the_rest():
+    cls = game_class(rules('[tokens]\nresidents = [["GGGG"], ["YYYY"]]\n[options]\ndepth = [2, 6]\nstones = true'))
+    assert [o.name for o in cls.options] == ["depth", "stones", "turn_limit"]
+    assert cls(2, depth=5).space.depth == 5
+    with pytest.raises(OptionError, match="tokens.residents: node GGGG has 4 loci but this board is only 3"):
+        cls(2, depth=3)  # a resident below the bottom of the smaller board
+    with pytest.raises(OptionError, match="option depth must be from 2 to 6"):
+        cls(2, depth=7)
+    with pytest.raises(OptionError, match="has no option 'gravity'"):
+        cls(2, gravity=False)  # not offered by this composition
+
+
+def test_the_library_saves_exports_imports_and_deletes(tmp_path):
+    library = Library(tmp_path / "compositions")
+    assert library.ids() == []
+    mine = rules('summary = "mine"')
+    path = library.save(mine)
+    assert path.name == "test-game.toml" and library.ids() == ["test-game"] and library.get("test-game") == mine
+    assert not list(path.parent.glob("*.tmp"))  # written whole, then renamed
+    with pytest.raises(CompositionError, match="already saved"):
+        library.save(mine)
+    changed = mine.with_values({"summary": "changed"})
+    library.save(changed, replace=True)
+    assert library.get("test-game").summary == "changed"
+    (path.parent / "broken.toml").write_text("id = ", encoding="utf-8")
+    assert [r.id for r in library.all()] == ["test-game"]  # a broken file is skipped, not fatal
+    with pytest.raises(CompositionError, match="no saved composition 'nope'"):
+        library.get("nope")
+    with pytest.raises(CompositionError, match="ids are lowercase"):
+        library.get("../etc/passwd")
+    library.delete("test-game")
+    assert library.ids() == ["broken"]
+
+
+def test_a_saved_composition_joins_the_catalogue_but_cannot_take_a_shipped_id():
+    with pytest.raises(CompositionError, match="ships with"):
+        install(composition.loads('id = "ez-gryb"\nname = "Mine"'))
+    first = install(composition.loads('id = "joins-catalogue"\nname = "First"'))
+    assert find("joins-catalogue") is first
+    second = install(composition.loads('id = "joins-catalogue"\nname = "Second"'))
+    assert find("joins-catalogue") is second and second.name == "Second"
+
+
+def test_a_record_of_a_saved_composition_carries_its_rules():
+    cls = game_class(rules('[tokens]\nstones = 4\n[moves]\nlateral = true'))
+    g = cls(2)
+    rng = random.Random(1)
+    while not g.over and len(g.history) < 30:
+        g.apply(rng.choice(g.legal_actions()))
+    text = GameRecord.of(g).to_json()
+    assert json.loads(text)["rules"]["moves"]["lateral"] is True
+    replayed = GameRecord.from_json(text).replay()  # no library, no registry: the record is enough
+    assert replayed.state_key() == g.state_key()
+    assert "rules" not in json.loads(GameRecord.of(find("ez-gryb")(2)).to_json())  # shipped: its id is enough
+
+
+def test_the_store_keeps_the_rules_a_game_was_played_by(tmp_path):
+    from companion.store import Store
+
+    store = Store(tmp_path / "c.db")
+    cls = install(composition.loads('id = "kept-rules"\nname = "Kept"\n[tokens]\nstones = 5'))
+    g = cls(2)
+    game_id = store.new_game(g, ["a", "b"], None, None, 0.0)
+    g.apply("G")
+    store.append(game_id, "action", "G", 0.0)
+    install(composition.loads('id = "kept-rules"\nname = "Kept"\n[tokens]\nstones = 9'))  # edited later
+    replayed = store.replay(store.game_row(game_id))
+    assert replayed.in_hand == (4, 5)  # played by the 5-stone rules it started with
+    store.close()
+
+
+# -- the command line -------------------------------------------------------------------------------
+
+
+def cli(*args, stdin="", cwd=None):
+    return subprocess.run([sys.executable, "-m", "companion.cli", *args], input=stdin, capture_output=True,
+                          text=True, cwd=cwd, timeout=120)
+
+
+def test_compose_commands_and_play_rules(tmp_path):
+    file = tmp_path / "race.toml"
+    file.write_text(HEAD.replace('"test-game"', '"cli-race"') + '[tokens]\nstones = 3\nenter = "bottom"\n[moves]\n'
+                    'gravity = false\nlevity = true\nlateral = true\n[goal]\nwin = ["race"]\nrace = "top"\n',
+                    encoding="utf-8")
+    state = ["--state", str(tmp_path)]
+    checked = cli("compose", "check", str(file))
+    assert checked.returncode == 0 and json.loads(checked.stdout)["id"] == "cli-race"
+    played = cli("play", "--rules", str(file), "--random", "3000", "--seed", "4")
+    assert played.returncode == 0 and json.loads(played.stdout.splitlines()[-1])["over"] is True
+    assert cli("compose", "import", str(file), *state).returncode == 0
+    assert [c["id"] for c in json.loads(cli("compose", "list", *state).stdout)] == ["cli-race"]
+    again = cli("compose", "import", str(file), *state)
+    assert again.returncode == 2 and "already saved" in again.stderr and not again.stdout
+    exported = cli("compose", "export", "cli-race", *state)
+    assert composition.loads(exported.stdout) == composition.load(file)
+    assert composition.loads(cli("compose", "export", "ez-gryb", "--json").stdout, "json") == find("ez-gryb").base_rules
+    assert cli("compose", "export", "hyper-chess").returncode == 2  # written in Python
+    assert cli("compose", "delete", "cli-race", *state).returncode == 0
+    assert json.loads(cli("compose", "list", *state).stdout) == []
+    file.write_text('id = "x1"\nname = "x"\n[board]\nheadless = true\n[tokens]\nenter = "head"\n', encoding="utf-8")
+    bad = cli("compose", "check", str(file))
+    assert bad.returncode == 2 and "tokens.enter = 'head' but board.headless" in bad.stderr and not bad.stdout
+    assert cli("play", "ez-gryb", "--rules", str(file)).returncode == 2
+
+
+# -- every parameter at play ------------------------------------------------------------------------
+
+
+def test_board_depth_headless_and_periodic():
+    g = game('[board]\nheadless = true\n[moves]\nlevity = true\n')
+    assert len(g.space.nodes) == 340 and "0" not in names(g.legal_actions())
+    periodic = place(game('[board]\nperiodic = true\n[moves]\ngravity = false\nlevity = true\n'), ["R"], ["G"])
+    # Up from the top level: the head node, and (periodic) every node of the bottom level.
+    assert len({str(a) for a in periodic.legal_actions()}) == 1 + 256
+
+
+def test_gravity_levity_lateral_and_the_levels_lateral_moves_keep_to():
+    g = place(game('[moves]\ngravity = false\nlevity = true\nlateral = true\nlateral_levels = [2, 3, 4]\n'),
+              ["R", "RG"], ["BBBB"])
+    assert names(g.legal_actions()) == {"RG-RR", "RG-RB", "R-0"}  # R holds the player's own stone
+    with pytest.raises(IllegalAction, match="sideways moves are not permitted on the top level"):
+        g.apply("R-G")
+
+
+def test_multi_level_moves_are_hyperspace_and_reincarnation_goes_home():
+    g = place(game('[moves]\ngravity = false\nmulti_level = true\nreincarnation = true\n'), ["GGGG"], ["YYYY"])
+    assert names(g.legal_actions()) == {"GGGG-RGGG", "GGGG-BGGG", "GGGG-GRGG", "GGGG-GBGG", "GGGG-GGRG",
+                                        "GGGG-GGBG", "GGGG-0"}
+    with pytest.raises(IllegalAction, match="GGGG to GGGR is not one move .via hyperspace or by reincarnation."):
+        g.apply("GGGG-GGGR")
+
+
+def test_entering_where_the_tokens_say_and_running_out():
+    g = game('[tokens]\nstones = 1\nenter = "bottom"\n[moves]\ngravity = false\nlevity = true\n')
+    assert len(g.legal_actions()) == 256
+    with pytest.raises(IllegalAction, match="new stones enter on the bottom level"):
+        g.apply("G")
+    g.apply("GGGG")
+    g.apply("YYYY")
+    assert "GGGB" not in names(g.legal_actions())  # none left to enter: only moves
+    with pytest.raises(IllegalAction, match="you have no stones left to enter"):
+        g.apply("GGGB")
+
+
+def test_residents_and_a_first_phase():
+    g = game('[tokens]\nstones = 2\nenter = "anywhere"\nphase = "first"\nresidents = [["GGGG"], ["YYYY"]]\n'
+             '[moves]\nlateral = true\n')
+    assert g.owner(g.space.parse("GGGG")) == 0 and g.owner(g.space.parse("YYYY")) == 1
+    assert g.phase == "place" and all(a.kind == "place" for a in g.legal_actions())
+    with pytest.raises(IllegalAction, match="every stone enters before any stone moves"):
+        g.apply("GGGG-GGGR")
+    for n in ("G", "R", "Y", "B"):
+        g.apply(n)
+    assert g.phase == "move" and all(a.kind == "move" for a in g.legal_actions())
+
+
+def test_prescribed_moves_by_the_colour_of_the_target_or_of_the_source():
+    to = place(game('[turn]\ndie = "colour"\n[moves]\nlateral = true\n'), ["G"], ["BBBB"])
+    to.apply("roll:R")
+    assert names(to.legal_actions()) == {"G-R", "G-GR"}
+    source = place(game('[turn]\ndie = "colour"\ncolour_of = "source"\n[moves]\nlateral = true\n'),
+                   ["G", "GR"], ["BBBB"])
+    source.apply("roll:R")  # GR stands on a red node, G on a green one
+    assert {str(a) for a in source.legal_actions() if a.kind == "move"} == {"GR-GG", "GR-GY", "GR-GRG", "GR-GRR",
+                                                                              "GR-GRY", "GR-GRB"}
+    with pytest.raises(IllegalAction, match="you rolled R: move a stone that stands on a red node"):
+        source.apply("G-GG")
+
+
+def test_several_moves_a_turn():
+    g = place(game('[turn]\nmoves = 2\n'), ["G"], ["YYYY"])
+    g.apply("G-GG")
+    assert g.to_move == 0 and g.moves_left == 1
+    g.apply("GG-GGG")
+    assert g.to_move == 1
+
+
+def test_stymie_lethal_kinds_capture_only_and_where_captured_stones_go():
+    stymie = place(game('[moves]\nlateral = true\n'), ["G"], ["R"])
+    with pytest.raises(IllegalAction, match="R is occupied"):
+        stymie.apply("G-R")
+    lethal = place(game('[moves]\nlateral = true\n[encounters]\nlanding = "lethal"\nlethal = ["sideways"]\n'
+                        'capture_only = ["sideways"]\ncaptured = "returned"\n'), ["G"], ["R", "GG"], hand=3)
+    assert "G-GG" not in names(lethal.legal_actions())  # down is not lethal here
+    with pytest.raises(IllegalAction, match="sideways moves are only to capture an opponent's stone"):
+        lethal.apply("G-B")
+    lethal.apply("G-R")
+    assert lethal.owner(lethal.space.parse("R")) == 0 and lethal.captured == (1, 0) and lethal.in_hand == (3, 4)
+    out = place(game('[moves]\nlateral = true\n[encounters]\nlanding = "lethal"\n'), ["G"], ["R"], hand=3)
+    out.apply("G-R")
+    assert out.in_hand == (3, 3)  # "out": a captured stone leaves the game
+
+
+def test_hold_court_the_roll_decides_the_encounter():
+    base = '[moves]\nlateral = true\n[encounters]\nlanding = "hold-court"\n'
+
+    def encounter(roll):
+        g = place(game(base), ["GR"], ["GG"])
+        g.apply("GR-GG")
+        assert g.is_chance and g.owner(g.space.parse("GR")) == 0  # nothing moved before the roll
+        g.apply(f"roll:{roll}")
+        return g
+
+    same = encounter("G")  # the colour of the node held: the opponent's stone is taken
+    assert same.owner(same.space.parse("GG")) == 0 and same.captured == (1, 0)
+    side = encounter("B")  # a colour to the side: the opponent is bumped there, the node is taken
+    assert side.owner(side.space.parse("GG")) == 0 and side.owner(side.space.parse("GB")) == 1
+    blocked = encounter("R")  # the side node is the mover's own: both stay where they were
+    assert blocked.owner(blocked.space.parse("GR")) == 0 and blocked.owner(blocked.space.parse("GG")) == 1
+    opposite = encounter("Y")  # the opposite colour: the mover goes to the opposite node instead
+    assert opposite.owner(opposite.space.parse("GY")) == 0 and opposite.owner(opposite.space.parse("GG")) == 1
+    assert opposite.to_move == 1 and not opposite.is_chance
+
+
+def test_hops_over_own_opponents_or_any_stones_and_captures():
+    toml = '[moves]\nhopping = "{}"\nhop_captures = {}\n[encounters]\nlanding = "{}"\n'
+    own = place(game(toml.format("own", "false", "stymie")), ["G", "GG"], ["R", "RR"])
+    # Over the player's own GG by two moves down, onto GG's children; not over the opponent's R.
+    assert {str(a) for a in own.legal_actions() if "/" in str(a)} == {f"G-GG{c}/GG" for c in "GRYB"}
+    theirs = place(game(toml.format("opponents", "true", "lethal")), ["G"], ["GG"])
+    hop = theirs.parse("G-GGY/GG")
+    assert hop in theirs.legal_actions() and str(hop) == "G-GGY/GG"
+    theirs.apply(hop)
+    assert theirs.stones[1] == 0 and theirs.captured == (1, 0)
+    with pytest.raises(IllegalAction, match="a hop is FROM-TO/OVER"):
+        theirs.parse("G,R-GG,RR/GG")
+
+
+def test_exits_and_the_vacate_goal():
+    g = place(game('[moves]\nexit = true\n[goal]\nwin = ["vacate"]\n'), ["GGGG"], ["YYYY"])
+    assert "xGGGG" in names(g.legal_actions())
+    with pytest.raises(IllegalAction, match="only a stone at the far end of the board can leave it"):
+        place(game('[moves]\nexit = true\n[goal]\nwin = ["vacate"]\n'), ["GGG"], ["YYYY"]).apply("xGGG")
+    g.apply("xGGGG")
+    assert g.over and g.winners == (0,) and g.exited == (1, 0)
+
+
+def test_chain_moves_build_on_an_unbroken_chain():
+    g = place(game('[moves]\ngravity = false\nlateral = true\nchain = true\n'), ["G", "GR"], ["Y"], hand=5)
+    entries = {str(a) for a in g.legal_actions() if a.kind == "place"}
+    assert entries == {"R", "B", "GG", "GY", "GB", "GRG", "GRR", "GRY", "GRB"}
+    with pytest.raises(IllegalAction, match="the chain to YGR is broken at Y$"):
+        g.apply("YGR")
+
+
+def test_pop_drives_a_chain_up_and_off_the_top():
+    g = place(game('[tokens]\nenter = "bottom"\n[moves]\ngravity = false\nlevity = true\n'
+                   '[encounters]\npop = true\n'), ["R"], ["GGGG", "GGG", "GG", "G"], hand=4)
+    assert "GGGG" in names(g.legal_actions())
+    g.apply("GGGG")  # player 0 enters on player 1's stone: the whole column goes up a node, the top one off
+    assert g.owner(g.space.parse("GGGG")) == 0
+    assert [g.owner(g.space.parse(n)) for n in ("GGG", "GG", "G", "0")] == [1, 1, 1, 1]
+    assert g.captured == (0, 0)  # popped onto the head node, not off the board
+    g2 = place(game('[board]\nheadless = true\n[tokens]\nenter = "bottom"\n[moves]\ngravity = false\n'
+                    'levity = true\n[encounters]\npop = true\n'), ["R"], ["GGGG", "GGG", "GG", "G"], hand=4)
+    g2.apply("GGGG")
+    assert g2.stones[1].bit_count() == 3 and g2.captured == (1, 0)  # headless: G popped off the top
+
+
+def test_teams_win_together_and_spare_each_other():
+    g = place(game('players = 4\nteams = true\n[moves]\nlateral = true\n[encounters]\nlanding = "lethal"\n'
+                   '[goal]\nwin = ["gryb"]\n', players=4), ["G", "GG", "GR"], ["YYYY"], ["GY"], ["BBBB"])
+    assert "GR-GY" not in names(g.legal_actions())  # a partner's stone is not captured
+    g.apply("G-GB")  # seat 1 completes GG GR GY GB with seat 3's GY: the team's quadrangle
+    assert g.over and g.winners == (0, 2) and g.scores == (2, 0, 2, 0)
+
+
+def test_goals_capture_race_arrangement_connection_surround_corner():
+    capture = place(game('[moves]\nlateral = true\n[encounters]\nlanding = "lethal"\n[goal]\nwin = ["capture"]\n'
+                         'capture = 1\n'), ["G"], ["R", "Y"])
+    capture.apply("G-R")
+    assert capture.winners == (0,)
+    everything = place(game('[moves]\nlateral = true\n[encounters]\nlanding = "lethal"\n[goal]\nwin = '
+                            '["capture"]\n'), ["G"], ["R", "Y"])
+    everything.apply("G-R")
+    assert not everything.over  # Y is left
+    race = place(game('[goal]\nwin = ["race"]\nrace = "RRRR"\n'), ["RRR"], ["Y"])
+    race.apply("RRR-RRRR")
+    assert race.winners == (0,)
+    arrangement = place(game('[moves]\nlateral = true\n[goal]\nwin = ["arrangement"]\narrangement = [["G", "GG", '
+                             '"GGG"]]\n'), ["G", "GG", "GGR"], ["Y"])
+    arrangement.apply("GGR-GGG")
+    assert arrangement.winners == (0,)
+    connection = place(game('[moves]\nlevity = true\nlateral = true\n[goal]\nwin = ["connection"]\nconnect = '
+                            '[["GG", "RR"], ["YY", "BB"]]\n'), ["GG", "G", "R", "RY"], ["YY"])
+    connection.apply("RY-RR")  # GG - G (up), G - R (beside), R - RR (down): joined
+    assert connection.winners == (0,)
+    # GGR's neighbours: GG above, GGG and GGY beside, GGRG GGRR GGRY GGRB below; GGB-GGY closes the ring.
+    surround = place(game('[moves]\nlateral = true\n[goal]\nwin = ["surround"]\n'),
+                     ["GG", "GGG", "GGB", "GGRG", "GGRR", "GGRY", "GGRB"], ["GGR", "YYYY"])
+    surround.apply("GGB-GGY")
+    assert surround.winners == (0,)
+    corner = place(game('[moves]\ngravity = false\nlateral = true\n[goal]\nwin = ["corner"]\n'),
+                   ["GGGR", "BBBB"], ["GGGG", "YYYY"])
+    corner.apply("BBBB-BBBG")  # GGGG can still go to GGGB
+    assert not corner.over
+    corner2 = place(game('[moves]\ngravity = false\nlateral = true\n[goal]\nwin = ["corner"]\n'),
+                    ["GGGR", "GGGY"], ["GGGG", "YYYY"])
+    corner2.apply("GGGY-GGGB")  # GGGG's neighbours GGGR and GGGB are now both player 0's
+    assert corner2.winners == (0,)
+
+
+def test_a_gryb_on_the_levels_that_count_scored_big_endian():
+    g = place(game('[moves]\nlateral = true\n[goal]\nendian = "big"\nlevels = [2]\n'),
+              ["GG", "GR", "GY", "G"], ["YYYY"])
+    g.apply("G-GB")
+    assert g.winners == (0,) and g.scores == (4, 0)  # a level-2 GRYB: 2 points little endian, 4 big endian
+    top = place(game('[moves]\nlateral = true\n[goal]\nlevels = [2]\n'), ["G", "R", "Y", "0"], ["YYYY"])
+    top.apply("0-B")
+    assert not top.over  # the top quadrangle does not count
+
+
+def test_a_position_nobody_can_change_is_a_draw():
+    g = place(game('[turn]\ndie = "colour"\n'), ["GGGG"], ["YYYY"])
+    g.apply("roll:G")
+    g.apply("pass")
+    assert g.over and g.winners == ()
+
+
+@pytest.mark.parametrize("cls", SHIPPED, ids=lambda c: c.id)
+def test_every_shipped_composition_plays_to_an_end_through_the_engine(cls):
+    rng = random.Random(cls.id)
+    for number in range(6):
+        players = cls.min_players + number % (cls.max_players - cls.min_players + 1)
+        g = cls(players)
+        while not g.over:
+            g.push_legal(g.random_action(rng))
+        assert g.over and (g.winners or g.turn > 0)
+
+
+def test_the_reference_lists_every_parameter():
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "composer.md").read_text(encoding="utf-8")
+    missing = [p.where for p in composition.SCHEMA if f"`{p.where}`" not in doc]
+    assert not missing, f"docs/composer.md does not describe {missing}"
