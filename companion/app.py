@@ -137,7 +137,9 @@ class Companion:
             except ValueError as err:  # below what this layout draws doing nothing: keep the old budget
                 log.warning("LED budget not applied: %s", err)
                 runtime.budget_ma = surface.budget_ma
-        surface.show_nodes({nd.name(n): colour for n, colour in picture.nodes.items()}, picture.status)
+        # A Giant board's nodes are not the cloth's: it shows only whose turn and the die (on_cloth()).
+        nodes = picture.nodes if runtime.on_cloth() else {}
+        surface.show_nodes({nd.name(n): colour for n, colour in nodes.items()}, picture.status)
 
     def _sound(self, kind: str) -> None:
         if self.panel is not None:
@@ -146,7 +148,7 @@ class Companion:
     def _node_event(self, event) -> None:
         runtime = self.runtime
         if runtime is not None:
-            runtime.submit("press" if event.pressed else "release", event.node)
+            runtime.submit("cloth" if event.pressed else "release", event.node)
 
     def start_selftest(self, timeout: float = SELFTEST_SECONDS) -> bool:
         """Run the self-test (LED sweep, every node pressed, link) on its own thread; False if one runs.

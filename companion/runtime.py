@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 from . import ai
+from . import node as nd
 from .config import Config, ConfigError
 from .die import Die
 from .engine import Game, IllegalAction, OptionError, UnknownGame, find
@@ -36,6 +37,7 @@ BRIGHTNESS_STEPS = (1.0, 0.6, 0.3, 0.12)
 HUMAN = "human"
 HINT_LEVEL = "medium"
 DEFAULT_GAME = "ez-gryb"
+CLOTH_DEPTH = nd.STANDARD_DEPTH  # the printed bandanna is the standard board
 
 
 class CommandError(ValueError):
@@ -215,6 +217,19 @@ class Runtime:
 
     def _do_tick(self) -> None:
         return None
+
+    def on_cloth(self) -> bool:
+        """Whether the game fits the cloth. Boards up to the standard depth are its upper levels, node for
+        node; a Giant or Super Giant board (four or sixteen bandannas in the manual) does not fit one, so
+        such a game is played on the phone's board and the cloth shows only the status pixels."""
+        return self.table.game.space.depth <= CLOTH_DEPTH
+
+    def _do_cloth(self, node_name: str) -> Feedback:
+        """A press on the cloth (from the node buttons)."""
+        if not self.on_cloth():
+            return self._after(Feedback(False, f"this {self.table.game.space.depth}-level board does not fit the "
+                                               "cloth: press on the phone's board"))
+        return self._do_press(node_name)
 
     def _do_press(self, node_name: str) -> Feedback:
         try:
@@ -494,6 +509,7 @@ class Runtime:
             "version": self._version,
             "game_id": self.game_id,
             "game": game.describe() | {"settings": game.settings},
+            "board": {"depth": game.space.depth, "on_cloth": self.on_cloth()},
             "players": game.players,
             "state": game.state_dict(),
             "table": self.table.to_dict(),

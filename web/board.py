@@ -20,7 +20,7 @@ HEAD_FILL = "#E8E8E8"
 
 def depth_of(snapshot: dict) -> int:
     try:
-        return int(snapshot["game"]["settings"].get("depth", nd.STANDARD_DEPTH))
+        return int(snapshot["board"]["depth"])
     except (KeyError, TypeError, ValueError, AttributeError):
         return nd.STANDARD_DEPTH
 

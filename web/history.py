@@ -52,7 +52,7 @@ def _record(game_id: int):
         game = store.replay(row)
     except ValueError as err:
         refuse(409, f"game {game_id} cannot be replayed: {err}")
-    return row, GameRecord.of(game, row.seed)
+    return row, GameRecord.of(game, row.seed), game.space.depth
 
 
 def _series(series_id: int) -> dict | None:
@@ -76,8 +76,7 @@ def history_page():
 
 @bp.get("/history/<int:game_id>")
 def replay_page(game_id: int):
-    row, record = _record(game_id)
-    depth = int(record.options.get("depth", 4))
+    row, record, depth = _record(game_id)
     return render_template("replay.html", row=_row_dict(row), record=record, board=board_svg(depth))
 
 
@@ -91,7 +90,7 @@ def list_history():
 
 @bp.get("/api/history/<int:game_id>")
 def game_record(game_id: int):
-    row, record = _record(game_id)
+    row, record, _ = _record(game_id)
     ply = request.args.get("ply", len(record.actions), type=int)
     if ply is None or not 0 <= ply <= len(record.actions):
         refuse(400, f"ply is a whole number from 0 to {len(record.actions)}")
@@ -104,7 +103,7 @@ def game_record(game_id: int):
 
 @bp.get("/api/history/<int:game_id>/record.<fmt>")
 def export(game_id: int, fmt: str):
-    row, record = _record(game_id)
+    row, record, _ = _record(game_id)
     if fmt == "json":
         body, mimetype = record.to_json(), "application/json"
     elif fmt == "txt":

@@ -54,7 +54,7 @@ def press():
     except nd.NodeError as err:
         refuse(400, str(err))
     sim = web().sim_input
-    if sim is not None:
+    if sim is not None and web().runtime.snapshot()["board"]["on_cloth"]:
         # Through the emulated MCU and the serial bridge, like a finger on the cloth; the outcome
         # comes back on the change feed.
         sim.tap(name)

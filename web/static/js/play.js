@@ -9,7 +9,7 @@ const COLOUR = { G: "green", R: "red", Y: "yellow", B: "blue" };
 
 async function render(s) {
   snap = s;
-  const depth = (s.game.settings && s.game.settings.depth) || 4;
+  const depth = (s.board && s.board.depth) || 4;
   svg = await ensureDepth(svg, depth);
   draw(svg, s);
   drawBoards($("boards"), svg, s);
