@@ -172,3 +172,19 @@ def test_pairing_code_shows_on_the_top_level_nodes_and_not_in_the_feed(make):
     rt.call("show_code", None)
     rt.call("tick")
     assert frames.pictures[-1].nodes.get(1) != BOARD_COLOURS["Y"]
+
+
+def test_a_giant_board_is_played_on_the_phone_not_the_cloth(make):
+    frames = Frames()
+    rt = make(frame_sink=frames)
+    rt.call("new_game", "drangles", 2, {"depth": 5}, ["Ann", "Bo"])
+    snap = rt.snapshot()
+    assert snap["board"] == {"depth": 5, "on_cloth": False}
+    refused = rt.call("cloth", "0")  # a press on the bandanna: not one of this board's nodes
+    assert not refused.ok and "does not fit the cloth" in refused.message
+    assert rt.store.events(rt.game_id) == []
+    assert rt.call("press", "0").ok  # the phone's board
+    assert rt.call("press", "0").ok and rt.call("press", "GGGGG").ok is False  # 0 selected; GGGGG is not one move
+    rt.call("new_game", "drangles", 2, {"depth": 3}, ["Ann", "Bo"])
+    assert rt.snapshot()["board"] == {"depth": 3, "on_cloth": True}  # the cloth's upper three levels
+    assert rt.call("cloth", "0").ok
