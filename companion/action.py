@@ -5,7 +5,7 @@ notation           action                        example
 =================  ============================  =============================================
 ``NODE``           place a stone                 ``R``, ``GGBY``, ``0``
 ``FROM-TO``        move a stone                  ``R-RG``, ``GRYY-GRRY``
-``A,B-C,D``        move a line or shape          ``GR,GRY-R,RY`` (stone i goes from A_i to C_i)
+``A,B-C,D``        move a line or shape          ``GR,GRY-R,RY`` (stone i goes from A_i to C_i; any order)
 ``xNODE``          remove (lift) a stone         ``xRG``
 ``pass``           pass (when nothing is legal)
 ``end``            end the turn early
@@ -24,6 +24,8 @@ from . import node as nd
 from .node import COLOURS, Node, NodeError
 
 PLACE, MOVE, REMOVE, PASS, END, ROLL = "place", "move", "remove", "pass", "end", "roll"
+_PLACES: dict[Node, "Action"] = {}
+_MOVES: dict[int, "Action"] = {}
 
 
 class NotationError(ValueError):
@@ -38,13 +40,22 @@ class Action:
     colour: str | None = None
 
     # -- constructors ---------------------------------------------------------------------------
+    # Actions are values, so one instance per placement and per (from, to) serves every list of moves:
+    # listing and playouts build none after the first.
     @staticmethod
     def place(node: Node) -> Action:
-        return Action(PLACE, (node,))
+        found = _PLACES.get(node)
+        if found is None:
+            found = _PLACES[node] = Action(PLACE, (node,))
+        return found
 
     @staticmethod
     def move(source: Node, target: Node) -> Action:
-        return Action(MOVE, (target,), (source,))
+        key = source << 16 | target
+        found = _MOVES.get(key)
+        if found is None:
+            found = _MOVES[key] = Action(MOVE, (target,), (source,))
+        return found
 
     @staticmethod
     def block(sources: tuple[Node, ...], targets: tuple[Node, ...]) -> Action:
@@ -119,6 +130,9 @@ class Action:
                 raise NotationError(f"{raw!r}: {len(sources)} stones move but {len(targets)} targets are given")
             if len(set(sources)) != len(sources):
                 raise NotationError(f"{raw!r}: a stone is named twice")
+            if len(sources) > 1:  # a line or shape may be written in any order: its stones lowest first
+                pairs = sorted(zip(sources, targets))
+                sources, targets = tuple(s for s, _ in pairs), tuple(t for _, t in pairs)
             return Action(MOVE, targets, sources)
         return Action.place(node(raw))
 

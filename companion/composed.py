@@ -41,19 +41,6 @@ KIND_WORDS = {"down": "down", "up": "up", "sideways": "sideways", "hyperspace": 
               "limited-excision": "by limited excision", "reincarnation": "by reincarnation", "hop": "by a hop"}
 
 
-_MOVES: dict[int, Action] = {}
-_PLACES: dict[Node, Action] = {}
-
-
-def _move(source: Node, target: Node) -> Action:
-    """One shared Action per (from, to) and per entry node: listing moves builds none."""
-    key = source << 16 | target
-    found = _MOVES.get(key)
-    if found is None:
-        found = _MOVES[key] = Action.move(source, target)
-    return found
-
-
 _FACES: dict[Node, Action] = {}
 _COLOUR_FACES = tuple(Action.roll_colour(c) for c in COLOURS)
 
@@ -62,13 +49,6 @@ def _face(node: Node) -> Action:
     found = _FACES.get(node)
     if found is None:
         found = _FACES[node] = Action.roll_node(node)
-    return found
-
-
-def _place(node: Node) -> Action:
-    found = _PLACES.get(node)
-    if found is None:
-        found = _PLACES[node] = Action.place(node)
     return found
 
 
@@ -328,7 +308,7 @@ class ComposedGame(Game):
 
     def _actions_for(self, player: int, roll) -> list[Action]:
         singles, others = self._choices(player, roll)
-        return others + [_move(s, n) for s, reach in singles for n in bits(reach)]
+        return others + [Action.move(s, n) for s, reach in singles for n in bits(reach)]
 
     def random_action(self, rng) -> Action:
         """A uniformly random legal action without listing them all (playouts)."""
@@ -375,14 +355,14 @@ class ComposedGame(Game):
                 room = 1 << roll if isinstance(roll, int) else t.entry if roll is None else 0
             else:
                 room = self._room(player) & land & (start if rules.colour_of == "source" else board.all)
-            others += [_place(n) for n in bits(room & empty)]
+            others += [Action.place(n) for n in bits(room & empty)]
             if rules.push:  # onto an opponent's stone where stones enter (not further down a chain)
                 for n in bits(room & t.entry & foes):
                     singles.append((n, self._push_targets(n, player)))
             elif rules.pop:
-                others += [_place(n) for n in bits(room & t.entry & foes) if self._pop_room(n, player)]
+                others += [Action.place(n) for n in bits(room & t.entry & foes) if self._pop_room(n, player)]
             elif rules.through and first:
-                others += [_place(n) for n in bits(room & occupied) if t.free[n] & empty & land]
+                others += [Action.place(n) for n in bits(room & occupied) if t.free[n] & empty & land]
         if self.phase == PLACING:
             return singles, others
         mine = stones[player] & start

@@ -25,7 +25,7 @@ from . import ai
 from . import node as nd
 from .config import Config, ConfigError
 from .die import Die
-from .engine import Game, IllegalAction, OptionError, UnknownGame, find
+from .engine import IllegalAction, OptionError, UnknownGame, find
 from .renderer import Effects, Picture, render
 from .series import Series, SeriesError
 from .store import ACTION, UNDO, Store

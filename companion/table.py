@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from . import node as nd
-from .action import END, MOVE, PASS, PLACE, REMOVE, ROLL, Action
+from .action import END, MOVE, PASS, ROLL, Action
 from .engine import Game, IllegalAction
 from .node import Node
 from .space import bits

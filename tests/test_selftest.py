@@ -14,7 +14,7 @@ from companion import node as nd
 from hardware.led_layout import load_layout
 from hardware.leds import SimulatedSurface
 from hardware.node_input import SimulatedNodeInput
-from hardware.selftest import DIM, DONE, selftest, sweep
+from hardware.selftest import selftest, sweep
 
 ROOT = Path(__file__).resolve().parent.parent
 NAMES = [nd.name(n) for n in nd.nodes()]

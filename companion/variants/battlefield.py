@@ -261,14 +261,6 @@ class Battlefield(Game):
         face = self.t.face
         return [face(n) for n in bits(self.roll_node_mask())]
 
-    def parse(self, text: str) -> Action:
-        # A group may be written in any order; the legal list names its stones lowest first.
-        action = super().parse(text)
-        if action.kind == MOVE and len(action.sources) > 1:
-            pairs = sorted(zip(action.sources, action.targets))
-            action = Action.block(tuple(s for s, _ in pairs), tuple(t for _, t in pairs))
-        return action
-
     # -- moves -----------------------------------------------------------------------------------------
 
     def _landing(self, player: int, group: Group, shift: Shift,

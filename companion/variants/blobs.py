@@ -94,14 +94,6 @@ class OozeGame(Game):
         occupied = self.occupied
         return [_FACES[n] for n in self.space.nodes if not occupied >> n & 1]
 
-    def parse(self, text: str) -> Action:
-        # A line or shape may be written in any order; the legal list names its pieces lowest first.
-        action = super().parse(text)
-        if action.kind == MOVE and len(action.sources) > 1:
-            pairs = sorted(zip(action.sources, action.targets))
-            action = Action.block(tuple(s for s, _ in pairs), tuple(t for _, t in pairs))
-        return action
-
     # -- moves -----------------------------------------------------------------------------------------
 
     def _prey(self, size: int, theirs: Bitboard) -> Bitboard:

@@ -80,16 +80,6 @@ def birth(gender: str, node: Node, mother: Node) -> ReaperAction:
     return ReaperAction(PLACE, (node,), (mother,), f"+{gender}")
 
 
-_MOVES: dict[tuple[Node, Node], Action] = {}
-
-
-def move(source: Node, target: Node) -> Action:
-    found = _MOVES.get((source, target))
-    if found is None:
-        found = _MOVES[(source, target)] = Action.move(source, target)
-    return found
-
-
 def is_birth(action: Action) -> bool:
     return isinstance(action, ReaperAction) and bool(action.sources)
 
@@ -357,7 +347,7 @@ class GrimReaper(Game):
                 for g in (MALE, FEMALE):
                     actions.extend(placements(g, n, reserve))
         for s in bits(self.stones[me]):
-            actions.extend(move(s, t) for t in bits(self._reach(s, free)))
+            actions.extend(Action.move(s, t) for t in bits(self._reach(s, free)))
         return actions
 
     def random_action(self, rng) -> Action:
@@ -380,7 +370,7 @@ class GrimReaper(Game):
         k -= placements
         for s, reach in reaches:
             if k < reach.bit_count():
-                return move(s, list(bits(reach))[k])
+                return Action.move(s, list(bits(reach))[k])
             k -= reach.bit_count()
         raise AssertionError("unreachable")
 

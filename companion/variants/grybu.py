@@ -58,18 +58,6 @@ def _boards_text(boards) -> str:
     return ", ".join(BOARD_NAMES[b] for b in boards)
 
 
-_ACTIONS: dict[int, Action] = {}
-
-
-def _move(s: Node, t: Node) -> Action:
-    """One shared Action per (from, to): move lists are built from these, not created anew."""
-    key = s << 16 | t
-    action = _ACTIONS.get(key)
-    if action is None:
-        action = _ACTIONS[key] = Action.move(s, t)
-    return action
-
-
 class Entry(tuple):
     """One move from a node: (kc, target, target bit, passed, path, beyond, action).
 
@@ -143,7 +131,7 @@ class Tables:
                 kind = kc // 2
                 vertical = kind in (UP, DOWN)
                 path = (passed | 1 << t) if vertical else 0
-                e = Entry((kc, t, 1 << t, passed, path, beyond(kind, t) if vertical else 0, _move(n, t)))
+                e = Entry((kc, t, 1 << t, passed, path, beyond(kind, t) if vertical else 0, Action.move(n, t)))
                 mine.append(e)
                 self.pair[n, t] = e
             entries[n] = tuple(mine)

@@ -60,18 +60,6 @@ BISHOP_MOVE = "one up or down and one limited-hyperspace step, in either order"
 ROOK_MOVE = "one step up, down, sideways or via limited hyperspace"
 
 
-_ACTIONS: dict[int, Action] = {}
-
-
-def _move(s: Node, t: Node) -> Action:
-    """One shared Action per (from, to): playouts build none."""
-    key = s << 16 | t
-    action = _ACTIONS.get(key)
-    if action is None:
-        action = _ACTIONS[key] = Action.move(s, t)
-    return action
-
-
 class Tables:
     """Every piece's reach from every node of one board, and the reverse tables for finding checks.
 
@@ -134,7 +122,7 @@ class Tables:
         # Per kind and node, every (target bit, target, move) on an empty board: move lists are filtered
         # from these rather than built.
         self.moves = tuple(
-            tuple(tuple((1 << t, t, _move(n, t)) for t in bits(forward[n])) for n in range(size))
+            tuple(tuple((1 << t, t, Action.move(n, t)) for t in bits(forward[n])) for n in range(size))
             for forward in self.reach)
 
         def reverse(forward) -> tuple[Bitboard, ...]:
@@ -385,7 +373,7 @@ class HyperChess(Game):
         moves = []
         for s, kind, reach in found:
             if kind == KING:
-                moves += [_move(s, t) for t in bits(reach)]
+                moves += [Action.move(s, t) for t in bits(reach)]
             elif not in_check and not pinned >> s & 1:
                 moves += [action for bit, _, action in table[kind][s] if bit & reach]
             else:
@@ -429,9 +417,9 @@ class HyperChess(Game):
                 r -= 1
             if kind == KING:
                 if self._king_safe(self.to_move, target):
-                    return _move(s, target)
+                    return Action.move(s, target)
             elif not pinned >> s & 1 or self._keeps_king_safe(self.to_move, s, target):
-                return _move(s, target)
+                return Action.move(s, target)
 
     # -- making a move ---------------------------------------------------------------------------------
 
@@ -573,7 +561,7 @@ class HyperChess(Game):
         kind = found[1]
         piece = f"the {KIND_NAMES[kind]} on {nd.name(s)}"
         me = self.to_move
-        mine, theirs = self.pieces[me], self.pieces[1 - me]
+        mine = self.pieces[me]
         if s == target:
             return "a move must go somewhere else"
         if kind == KING and mine[ROOK] >> target & 1:
@@ -584,7 +572,7 @@ class HyperChess(Game):
             return f"castling would put your King in check on {nd.name(target)}"
         if not self.t.reach[kind][s] >> target & 1:
             how = {KING: f"{ROOK_MOVE}, or like a Bishop ({BISHOP_MOVE})",
-                   QUEEN: f"like a Rook or a Bishop, once or twice the same way",
+                   QUEEN: "like a Rook or a Bishop, once or twice the same way",
                    ROOK: ROOK_MOVE, BISHOP: BISHOP_MOVE, KNIGHT: KNIGHT_MOVE, PAWN: ROOK_MOVE}[kind]
             return f"{piece} moves {how}; {nd.name(target)} is not one such move away"
         there = self.kind_at(target)
@@ -602,7 +590,7 @@ class HyperChess(Game):
             blocked = "it is" if passes.bit_count() == 1 else "each is"
             return f"the queen's two moves to {nd.name(target)} pass {names}, and {blocked} occupied"
         if self.check:
-            return f"your King is in check: this move does not get him out of it"
+            return "your King is in check: this move does not get him out of it"
         return "that would leave your King in check"
 
     def state_dict(self) -> dict:

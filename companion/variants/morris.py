@@ -12,7 +12,7 @@ Rules decisions: docs/rules/shapes-morris.md and docs/rules/lines-morris.md.
 from __future__ import annotations
 
 from .. import node as nd
-from ..action import MOVE, PASS, Action, nth_move
+from ..action import PASS, Action, nth_move
 from ..engine import register
 from ..node import Bitboard, Node
 from ..space import bits
@@ -29,14 +29,6 @@ class FormationMorris(MorrisGame):
 
     size = 3
     formation = "shape"
-
-    def parse(self, text: str) -> Action:
-        # A formation may be written in any order; the legal list names its men lowest first.
-        action = super().parse(text)
-        if action.kind == MOVE and len(action.sources) > 1:
-            pairs = sorted(zip(action.sources, action.targets))
-            action = Action.block(tuple(s for s, _ in pairs), tuple(t for _, t in pairs))
-        return action
 
     # -- moves ---------------------------------------------------------------------------------------
 

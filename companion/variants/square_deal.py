@@ -93,14 +93,6 @@ class SquareDeal(Game):
         # Only phase one uses the die; "if the node is occupied, roll again" is rolling among free nodes.
         return self.phase == "place" and self.roll is None
 
-    def parse(self, text: str) -> Action:
-        # A line or shape may be written in any order; the legal list names its stones lowest first.
-        action = super().parse(text)
-        if action.kind == MOVE and len(action.sources) > 1:
-            pairs = sorted(zip(action.sources, action.targets))
-            action = Action.block(tuple(s for s, _ in pairs), tuple(t for _, t in pairs))
-        return action
-
     def roll_faces(self) -> list[Action]:
         occupied = self.occupied
         return [_FACES[n] for n in self.space.nodes if not occupied >> n & 1]
