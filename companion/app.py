@@ -25,13 +25,13 @@ from . import node as nd
 from .config import Config
 from .die import Die
 from .renderer import Picture
+from . import runtime as runtime_mod
 from .runtime import Runtime
 from .store import Store
 
 log = logging.getLogger(__name__)
 
 DB_NAME = "companion.db"
-COMPOSITIONS = "compositions"  # saved compositions, one TOML file each (companion/composition.py)
 SELFTEST_SECONDS = 300.0  # time to press every node
 # The runtime's sound names -> the control panel's tone patterns.
 SOUNDS = {"roll": "roll", "illegal": "illegal", "gryb": "gryb", "win": "win", "draw": "ok", "undo": "ok"}
@@ -76,7 +76,7 @@ class Companion:
         config = self.config
         try:
             state = config.state.path()
-            for problem in composed.install_library(state / COMPOSITIONS):
+            for problem in composed.install_library(state / runtime_mod.COMPOSITIONS):
                 log.warning("saved composition skipped: %s", problem)
             self.store = Store(state / DB_NAME)
             leds = config.leds

@@ -162,14 +162,14 @@ def _compose(args) -> int:
             print(composition.export(_rules_of(args.source, args), "json" if args.json else "toml"), end="")
         elif args.action == "import":
             rules = composition.load(args.source)
-            composed.install(rules)  # refuses the id of a game the companion ships with
-            path = _library(args).save(rules, replace=args.replace)
-            _print_json({"id": rules.id, "name": rules.name, "saved": str(path)})
+            library = _library(args)
+            composed.save_and_install(library, rules, replace=args.replace)
+            _print_json({"id": rules.id, "name": rules.name, "saved": str(library.path(rules.id))})
         elif args.action == "list":
             library = _library(args)
             _print_json([{"id": r.id, "name": r.name, "path": str(library.path(r.id))} for r in library.all()])
         elif args.action == "delete":
-            _library(args).delete(args.source)
+            composed.forget(_library(args), args.source)
     except composition.CompositionError as err:
         raise UsageError(str(err)) from None
     return EXIT_OK

@@ -163,16 +163,36 @@ def game_class(rules: Rules, shipped: bool = False) -> type[ComposedGame]:
     return type(f"Composed_{name}", (ComposedGame,), attrs)
 
 
-def install(rules: Rules) -> type[ComposedGame]:
-    """Add a saved composition to the catalogue (again, if an earlier version of it is there). A game
-    that ships with the companion keeps its id."""
+def check_id(game_id: str) -> None:
+    """A saved composition may take any id but that of a game the companion ships with."""
     from .engine import _REGISTRY, catalogue
 
-    catalogue()  # the shipped games first, so a saved composition cannot take one of their ids
-    existing = _REGISTRY.get(rules.id)
+    catalogue()  # the shipped games first
+    existing = _REGISTRY.get(game_id)
     if existing is not None and not (getattr(existing, "composed", False) and not existing.shipped):
-        raise CompositionError(f"id {rules.id!r} is a game the companion ships with: choose another id")
+        raise CompositionError(f"id {game_id!r} is a game the companion ships with: choose another id")
+
+
+def install(rules: Rules) -> type[ComposedGame]:
+    """Add a saved composition to the catalogue (again, if an earlier version of it is there)."""
+    check_id(rules.id)
     return register(game_class(rules), replace=True)
+
+
+def save_and_install(library, rules: Rules, replace: bool = False) -> type[ComposedGame]:
+    """Import a composition: checked, saved under its id, and in the catalogue."""
+    check_id(rules.id)
+    game_class(rules)(rules.players[0])  # it sets up (residents, tables) before it is kept
+    library.save(rules, replace=replace)
+    return install(rules)
+
+
+def forget(library, game_id: str) -> None:
+    """Delete a saved composition and take it out of the catalogue (a game under way keeps its rules)."""
+    from .engine import unregister
+
+    library.delete(game_id)
+    unregister(game_id)
 
 
 def install_library(folder) -> list[str]:

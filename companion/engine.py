@@ -512,6 +512,11 @@ def register(cls: type[Game], replace: bool = False) -> type[Game]:
     return cls
 
 
+def unregister(game_id: str) -> None:
+    """Take a game out of the catalogue (a saved composition that was deleted); games under way keep it."""
+    _REGISTRY.pop(game_id, None)
+
+
 class UnknownGame(LookupError):
     pass
 

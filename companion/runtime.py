@@ -21,7 +21,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from typing import Any, Callable
 
-from . import ai
+from . import ai, composed, composition
 from . import node as nd
 from .config import Config, ConfigError
 from .die import Die
@@ -38,6 +38,7 @@ HUMAN = "human"
 HINT_LEVEL = "medium"
 DEFAULT_GAME = "ez-gryb"
 CLOTH_DEPTH = nd.STANDARD_DEPTH  # the printed bandanna is the standard board
+COMPOSITIONS = "compositions"  # saved compositions, in the state directory
 
 
 class CommandError(ValueError):
@@ -289,6 +290,30 @@ class Runtime:
         self.menu = not self.menu
         self._publish()
         return Feedback(True, "menu open: ROLL changes brightness, OK closes" if self.menu else "menu closed")
+
+    # -- compositions (docs/composer.md): the runtime owns the catalogue, so it adds and removes ----------
+
+    @property
+    def library(self) -> composition.Library:
+        return composition.Library(self.config.state.path() / COMPOSITIONS)
+
+    def _do_compose(self, text: str, fmt: str = "toml", replace: bool = False) -> dict:
+        try:
+            rules = composition.loads(text, fmt)
+            cls = composed.save_and_install(self.library, rules, replace=replace)
+        except (composition.CompositionError, OptionError) as err:
+            raise CommandError(str(err)) from None
+        log.info("composition %s saved", rules.id)
+        self._publish()
+        return {"id": cls.id, "name": cls.name}
+
+    def _do_forget_composition(self, game_id: str) -> None:
+        try:
+            composed.forget(self.library, game_id)
+        except composition.CompositionError as err:
+            raise CommandError(str(err)) from None
+        log.info("composition %s deleted", game_id)
+        self._publish()
 
     def _do_act(self, text: str) -> Feedback:
         """An action typed or tapped on the phone, in the notation (e.g. a move of a line)."""

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 DATA = Path(__file__).parent / "data"
+
+
+@pytest.fixture(autouse=True)
+def _private_state_directory(tmp_path_factory, monkeypatch):
+    """No test reads or writes the real state directory (~/.local/state/gryb-companion): the default
+    Config(), the CLI and the companions the tests start each get a fresh one."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("state")))
+    monkeypatch.delenv("STATE_DIRECTORY", raising=False)
 
 
 def read_table(name: str) -> list[list[str]]:

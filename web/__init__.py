@@ -58,9 +58,9 @@ def create_app(runtime, config, sim_input=None, state_dir: str | Path | None = N
     state_dir = Path(state_dir) if state_dir is not None else config.state.path()
     app.extensions["gryb"] = WebState(runtime, config, sim_input, state_dir, status_provider, selftest)
 
-    from . import board, events, games, history, openapi, pairing, play, security, settings
+    from . import board, compose, events, games, history, openapi, pairing, play, security, settings
 
     security.init_app(app, state_dir)
-    for module in (play, events, pairing, games, history, settings, board, openapi):
+    for module in (play, events, pairing, games, history, settings, board, compose, openapi):
         app.register_blueprint(module.bp)
     return app

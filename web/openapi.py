@@ -71,6 +71,7 @@ def _get(summary: str, schema: dict, *errors: int, params: list | None = None) -
 
 
 GAME_ID = {"name": "game_id", "in": "path", "required": True, "schema": {"type": "integer", "minimum": 0}}
+COMPOSED_ID = {"name": "game_id", "in": "path", "required": True, "schema": {"type": "string", "maxLength": 40}}
 NEW_GAME = {"type": "object", "required": ["game"], "properties": {
     "game": {"type": "string", "description": "a game id from /api/games"},
     "players": {"type": "integer", "minimum": 2, "maximum": 4},
@@ -161,6 +162,22 @@ DOCUMENT = {
                                | _errors(400, 403, 413, 415, 429)}},
         "/api/unpair": _command("forget this phone", None, {"type": "object"}),
         "/api/pair/forget-all": _command("forget every paired phone", None, {"type": "object"}),
+        "/api/compositions": _get("composed games: the saved ones and the companion's own, each {id, name}",
+                                  {"type": "object", "properties": {"saved": {"type": "array"},
+                                                                    "shipped": {"type": "array"}}})
+        | _command("check a composition (docs/composer.md) and save it under its id: it joins the catalogue",
+                   {"type": "object", "required": ["text"], "additionalProperties": False, "properties": {
+                       "text": {"type": "string", "maxLength": 12000},
+                       "format": {"enum": ["toml", "json"]}, "replace": {"type": "boolean"}}},
+                   {"type": "object", "properties": {"ok": {"type": "boolean"}, "game": {"type": "object"}}}),
+        "/api/compositions/{game_id}.toml": {"get": {
+            "summary": "a composed game in full, every parameter with its meaning (TOML)",
+            "parameters": [COMPOSED_ID],
+            "responses": {"200": {"description": "the composition",
+                                  "content": {"text/plain": {"schema": {"type": "string"}}}}} | _errors(404)}},
+        "/api/compositions/{game_id}/delete": {"post": _command(
+            "delete a saved composition (a game under way keeps its rules)", None, {"type": "object"}, 404)["post"]
+            | {"parameters": [COMPOSED_ID]}},
         "/api/openapi.json": _get("this document", {"type": "object"}),
     },
 }

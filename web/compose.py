@@ -1,0 +1,82 @@
+"""Games of your own (docs/composer.md): paste a composition, check it, save it; export any composed game."""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response, jsonify, render_template
+
+from companion import composition
+from companion.engine import catalogue
+
+from .play import _call
+from .security import body, paired, refuse, web
+
+bp = Blueprint("compose", __name__)
+
+EXAMPLE = """id = "my-game"
+name = "My Game"
+summary = "Two free moves a turn down and sideways; cover a quadrangle to win."
+players = 2
+
+[tokens]
+stones = 20
+enter = "head"
+
+[turn]
+moves = 2
+
+[moves]
+gravity = true
+lateral = true
+
+[goal]
+win = ["gryb"]
+"""
+
+
+def _composed() -> tuple[list[dict], list[dict]]:
+    """(saved compositions, the companion's own), each {id, name}."""
+    games = [cls for cls in catalogue() if getattr(cls, "composed", False)]
+    saved = set(web().runtime.library.ids())
+    mine = [{"id": c.id, "name": c.name} for c in games if c.id in saved and not c.shipped]
+    own = [{"id": c.id, "name": c.name} for c in games if c.shipped]
+    return mine, own
+
+
+@bp.get("/compose")
+def compose_page():
+    saved, shipped = _composed()
+    return render_template("compose.html", saved=saved, shipped=shipped, example=EXAMPLE)
+
+
+@bp.get("/api/compositions")
+def list_compositions():
+    saved, shipped = _composed()
+    return jsonify(saved=saved, shipped=shipped)
+
+
+@bp.get("/api/compositions/<game_id>.toml")
+def export(game_id: str):
+    cls = next((c for c in catalogue() if c.id == game_id and getattr(c, "composed", False)), None)
+    if cls is None:
+        refuse(404, f"no composed game {game_id!r}")
+    return Response(composition.export(cls.base_rules), mimetype="text/plain",
+                    headers={"Content-Disposition": f'attachment; filename="{cls.id}.toml"'})
+
+
+@bp.post("/api/compositions")
+@paired
+def save():
+    data = body()
+    text, fmt, replace = data.get("text"), data.get("format", "toml"), data.get("replace", False)
+    if set(data) - {"text", "format", "replace"} or not isinstance(text, str) or fmt not in ("toml", "json") \
+            or not isinstance(replace, bool):
+        refuse(400, "send {\"text\": the composition, \"format\": \"toml\" or \"json\", \"replace\": false}")
+    return jsonify(ok=True, game=_call("compose", text, fmt, replace))
+
+
+@bp.post("/api/compositions/<game_id>/delete")
+@paired
+def delete(game_id: str):
+    body()
+    _call("forget_composition", game_id)
+    return jsonify(ok=True)
