@@ -1,44 +1,59 @@
 """Browser tests: Playwright (sync API) driving Debian's Chromium, never Playwright's own download.
 
-The session fixture installs the ``chromium`` package with apt when /usr/bin/chromium is missing
-(CI runs as root). Each test gets a real Runtime (temporary store), the app, and waitress on port 0.
+Chromium comes from Debian's ``chromium`` package (``.ci/bootstrap`` installs it; as root this setup
+installs it too when /usr/bin/chromium is missing). Without Chromium or Playwright the tests FAIL with
+the reason: in CI a skipped browser test would look like a pass.
+
+Each test gets the whole companion on the simulator, wired as ``gryb-companion run --sim`` wires it
+(``companion.app.Companion``: temporary state directory, emulated Pico over a pty, mock panel, LEDs in
+memory, waitress on port 0), so a tap on the page's board presses the node through the emulated MCU,
+the pty and the serial bridge, as on a laptop.
 """
 
 import os
 import shutil
 import subprocess
+from dataclasses import replace
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
-from companion.config import Config
-from companion.runtime import Runtime
-from companion.store import Store
-from web import create_app
-from web.server import serve
+from companion import config as config_mod
+from companion.app import Companion
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+INSTALL_HINT = ("run .ci/bootstrap --tests (it installs Debian's chromium with apt-get, through sudo when not root), "
+                "or: sudo apt-get install chromium")
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="session")
 def chromium_path():
-    if not os.path.exists(CHROMIUM):
-        if os.geteuid() != 0 or shutil.which("apt-get") is None:
-            pytest.skip("no /usr/bin/chromium and no root apt-get to install it")
+    if not os.path.exists(CHROMIUM) and os.geteuid() == 0 and shutil.which("apt-get"):
         env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-        subprocess.run("apt-get update && apt-get install -y chromium", shell=True, check=True, env=env,
-                       stdout=subprocess.DEVNULL, timeout=900)
+        result = subprocess.run("apt-get update -qq && apt-get install -y -qq chromium", shell=True, env=env,
+                                capture_output=True, text=True, timeout=900)
+        if result.returncode != 0:
+            pytest.fail(f"installing Debian's chromium failed (exit {result.returncode}): "
+                        f"{result.stderr.strip()[-2000:]}", pytrace=False)
+    if not os.access(CHROMIUM, os.X_OK):
+        pytest.fail(f"the browser tests need Debian's Chromium at {CHROMIUM}, and it is missing: {INSTALL_HINT}",
+                    pytrace=False)
     return CHROMIUM
 
 
 @pytest.fixture(scope="session")
 def browser(chromium_path):
-    sync_api = pytest.importorskip("playwright.sync_api")
+    try:
+        from playwright import sync_api
+    except ImportError as err:
+        pytest.fail(f"the browser tests need Playwright for Python ({err}): run .ci/bootstrap --tests, or "
+                    f".venv/bin/python -m pip install -e '.[test]'", pytrace=False)
     os.environ.setdefault("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")
     with sync_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium_path, args=ARGS, headless=True)
@@ -52,21 +67,35 @@ def artifacts():
     return ARTIFACTS
 
 
+class Site(NamedTuple):
+    runtime: object  # the started companion.runtime.Runtime
+    url: str  # the page, on waitress
+    companion: Companion
+    pressed: list  # the nodes whose press came in from the serial bridge (the emulated Pico's key events)
+
+
 @pytest.fixture
 def site(tmp_path, request):
-    """A started runtime, the app and waitress: (runtime, base_url). Die faces from @pytest.mark.die."""
+    """The companion on the simulator, started (a :class:`Site`). Die faces from @pytest.mark.die."""
     from web.testing import LoadedDie
 
     marker = request.node.get_closest_marker("die")
     die = LoadedDie(marker.args[0]) if marker else LoadedDie("GRYB")
-    runtime = Runtime(Config(), Store(tmp_path / "gryb.db"), die=die)
-    runtime.start()
-    app = create_app(runtime, Config(), state_dir=tmp_path / "state")
-    server = serve(app, "127.0.0.1", 0)
-    yield runtime, server.url
-    server.close()
-    runtime.stop()
-    runtime.store.close()
+    config = config_mod.load(None, sim=True)  # what `gryb-companion run --sim` reads
+    config = replace(config, state=replace(config.state, dir=str(tmp_path / "state")))
+    companion = Companion(config, sim=True, port=0, die=die)
+    companion.start()
+    pressed: list[str] = []
+    forward = companion.node_input.when_event  # the bridge's key events on their way to the runtime
+
+    def record(event) -> None:
+        if event.pressed:
+            pressed.append(event.node)
+        forward(event)
+
+    companion.node_input.when_event = record
+    yield Site(companion.runtime, companion.url, companion, pressed)
+    companion.stop()
 
 
 def pytest_configure(config):

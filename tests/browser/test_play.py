@@ -1,7 +1,11 @@
-"""The whole page in a real browser: pair, choose EZ GRYB, play to a GRYB, undo, reload, screenshots."""
+"""The whole page in a real browser, on the simulator: pair, choose EZ GRYB, play to a GRYB with taps that
+go through the emulated Pico, undo, reload, screenshots; a computer seat; the live feed over a dropped
+connection."""
 
 import os
 import shutil
+import socket
+import threading
 import time
 from pathlib import Path
 
@@ -42,6 +46,9 @@ def pair(page, runtime):
     while (runtime.effects.code is None or runtime.effects.code is shown) and time.monotonic() < deadline:
         time.sleep(0.05)
     code = "".join(runtime.effects.code)  # read off the board: the test sits at the table
+    # On the laptop's simulator the page is the board: the pairing sheet shows the code as well.
+    until(page, f"document.querySelector('#pair-shown .codeview').textContent === '{code}'")
+    assert page.locator("#pair-shown").is_visible()
     for colour in code:
         page.locator(f"#pair-panel .key[data-c='{colour}']").click()
     page.wait_for_selector("#pair-open[data-paired='yes']", timeout=15000)
@@ -50,7 +57,7 @@ def pair(page, runtime):
 
 @pytest.mark.die("GGRGYGBG")  # Ann enters G, R, Y, B; Bo's rolls of G find nothing to do
 def test_pair_choose_play_to_a_gryb_undo_and_reload(browser, site, artifacts):
-    runtime, url = site
+    runtime, url = site.runtime, site.url
     errors = []
     phone = browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True, has_touch=True)
     page = phone.new_page()
@@ -70,7 +77,7 @@ def test_pair_choose_play_to_a_gryb_undo_and_reload(browser, site, artifacts):
     pair(page, runtime)
 
     page.goto(url + "/games")
-    page.locator("label.gamecard", has_text="EZ GRYB").click()
+    page.locator("label.gamecard", has=page.locator("input[value='ez-gryb']")).click()
     form = page.locator("form[data-game='ez-gryb']")
     form.locator("input[name='name0']").fill("Ann")
     form.locator("input[name='name1']").fill("Bo")
@@ -89,6 +96,8 @@ def test_pair_choose_play_to_a_gryb_undo_and_reload(browser, site, artifacts):
         if colour != "B":  # Bo rolls G, has nothing to do, and the turn passes by itself
             after(page, lambda: page.locator("#roll").click())
     until(page, "document.querySelector('#scores tbody tr td.num').textContent === '1'")
+    # Each tap on the page's board came in as a key event from the emulated Pico through the serial bridge.
+    assert site.pressed == ["G", "R", "Y", "B"]
     assert "G R Y B" in page.locator("#grybs").inner_text()
     assert "Ann won" in page.locator("#turn-name").inner_text()
     assert page.locator("#board .gryb").count() == 1
@@ -130,7 +139,7 @@ def test_pair_choose_play_to_a_gryb_undo_and_reload(browser, site, artifacts):
 
 
 def test_other_pages_render_without_errors_or_csp_violations(browser, site, artifacts):
-    runtime, url = site
+    url = site.url
     ctx = browser.new_context(viewport=PHONE)
     page = ctx.new_page()
     problems = []
@@ -154,14 +163,14 @@ def test_other_pages_render_without_errors_or_csp_violations(browser, site, arti
 
 def test_a_game_against_the_computer_from_the_phone(browser, site):
     """Seat 2 is the computer: its move blinks on the board until the phone's player carries it out."""
-    runtime, url = site
+    runtime, url = site.runtime, site.url
     ctx = browser.new_context(viewport=PHONE)
     page = ctx.new_page()
     page.goto(url + "/")
     until(page, "document.body.dataset.version > 0")
     pair(page, runtime)
     page.goto(url + "/games")
-    page.locator("label.gamecard", has_text="Drangles").first.click()
+    page.locator("label.gamecard", has=page.locator("input[value='drangles']")).click()
     form = page.locator("form[data-game='drangles']")
     form.locator("select[name='kind1']").select_option("medium")
     form.locator("button[type='submit']").click()
@@ -173,16 +182,147 @@ def test_a_game_against_the_computer_from_the_phone(browser, site):
     after(page, lambda: page.locator("#board circle.n[data-n='0']").click())
     after(page, lambda: page.locator("#board circle.n[data-n='0']").click())
     after(page, lambda: page.locator("#board circle.n[data-n='G']").click())
+    last = "G"
     # The computer answers with a proposal: shown on the board and in words; carried out by taps.
     while runtime.snapshot()["state"]["to_move"] == 1:
         until(page, "!!document.querySelector('#board .proposal') || "
                     "document.getElementById('message').textContent.includes('the computer plays')")
         proposal = runtime.snapshot()["table"]["proposal"]
-        assert proposal and "the computer plays" in page.locator("#message").inner_text()
+        assert proposal and "the computer plays" in runtime.snapshot()["table"]["message"]
+        # A tap's answer on the simulator is only "pressed <node>" (the outcome comes on the feed): it must
+        # never overwrite the newer words the feed drew, here the computer's proposal.
+        message = page.locator("#message").inner_text()
+        assert "the computer plays" in message, message
         parts = proposal.split("-")
         for name in parts[0].split(",") + (parts[1].split(",") if len(parts) > 1 else []):
             after(page, lambda n=name: page.locator(f"#board circle.n[data-n='{n}']").click())
+            last = name
     assert runtime.snapshot()["table"]["proposal"] is None
     assert page.locator("#board .proposal").count() == 0
     assert len(runtime.snapshot()["state"]["stones"]) >= 2
+    assert site.pressed[:3] == ["0", "0", "G"]  # the taps went through the emulated Pico
     ctx.close()
+
+
+class Cable:
+    """A TCP relay between the browser and the companion, to be cut and mended like a phone's Wi-Fi.
+
+    Cut, it closes every connection through it and turns new ones away (accepted, then closed at once);
+    mended, it relays again."""
+
+    def __init__(self, port: int):
+        self.target = ("127.0.0.1", port)
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.listener.settimeout(0.1)
+        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
+        self.up = True
+        self.closed = False
+        self.sockets: list[socket.socket] = []
+        self.lock = threading.Lock()
+        self.streams = 0  # connections that asked for the live feed
+        self.thread = threading.Thread(target=self._accept, daemon=True)
+        self.thread.start()
+
+    def _accept(self) -> None:
+        while not self.closed:
+            try:
+                client, _ = self.listener.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            if not self.up:
+                client.close()
+                continue
+            server = socket.create_connection(self.target)
+            with self.lock:
+                self.sockets += [client, server]
+            threading.Thread(target=self._pump, args=(client, server, True), daemon=True).start()
+            threading.Thread(target=self._pump, args=(server, client, False), daemon=True).start()
+
+    def _pump(self, src: socket.socket, dst: socket.socket, request: bool) -> None:
+        try:
+            while True:
+                data = src.recv(65536)
+                if not data:
+                    break
+                if request and data.startswith(b"GET /api/events "):
+                    self.streams += 1
+                dst.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for s in (src, dst):
+                try:
+                    s.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+    def cut(self) -> None:
+        self.up = False
+        with self.lock:
+            sockets, self.sockets = self.sockets, []
+        for s in sockets:
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            s.close()
+
+    def mend(self) -> None:
+        self.up = True
+
+    def close(self) -> None:
+        self.cut()
+        self.closed = True
+        self.listener.close()
+        self.thread.join(2)
+
+
+@pytest.mark.die("GR")
+def test_the_live_feed_reconnects_by_itself(browser, site):
+    """The page keeps following the board over a dropped connection, without a reload: EventSource
+    (told by the feed to retry after 2 s) or, if it gives up, the page itself opens a new stream, whose
+    first event is the newest snapshot, with what changed while the page was cut off."""
+    runtime, companion = site.runtime, site.companion
+    cable = Cable(int(site.url.rsplit(":", 1)[1]))
+    ctx = browser.new_context(viewport=PHONE)
+    page = ctx.new_page()
+    try:
+        page.goto(cable.url + "/")
+        until(page, "document.body.dataset.version > 0")
+        page.evaluate("document.body.dataset.marker = 'the same page'")  # gone if the page were reloaded
+        deadline = time.monotonic() + 5
+        while not cable.streams:  # the page's feed is open (through the cable)
+            assert time.monotonic() < deadline, "the page never opened /api/events"
+            time.sleep(0.01)
+        opened = cable.streams
+        # A change made elsewhere (ROLL at the table, not on this page) arrives over the feed.
+        v = version(page)
+        runtime.call("roll")
+        until(page, f"+document.body.dataset.version > {v} && document.getElementById('die').textContent === 'G'")
+
+        cable.cut()  # the Wi-Fi drops
+        companion.node_input.tap("G")  # meanwhile a stone is placed on the cloth (the emulated Pico)
+        deadline = time.monotonic() + 5
+        while "G" not in runtime.snapshot()["state"]["stones"]:
+            assert time.monotonic() < deadline, runtime.snapshot()["table"]
+            time.sleep(0.01)
+        time.sleep(0.5)
+        assert page.locator("#board .stone").count() == 0  # the page cannot know yet
+        missed = runtime.snapshot()["version"]
+        assert version(page) < missed
+
+        cable.mend()  # back: the page catches up by itself, no reload, no click
+        until(page, f"+document.body.dataset.version >= {missed}", timeout=20)
+        assert page.locator("#board .stone").count() == 1
+        assert page.evaluate("document.body.dataset.marker") == "the same page"
+        assert cable.streams > opened  # a new stream, opened by the page itself
+
+        # And the new stream goes on following the board.
+        v = version(page)
+        runtime.call("roll")
+        until(page, f"+document.body.dataset.version > {v} && document.getElementById('die').textContent === 'R'")
+    finally:
+        ctx.close()
+        cable.close()

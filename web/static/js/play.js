@@ -67,7 +67,9 @@ async function command(path, data) {
   try {
     const r = await post(path, data);
     if (r.state) accept(r.state);
-    else if (r.message) $("message").textContent = r.message;
+    // A tap on the simulator goes through the emulated board: its outcome (and any newer message, such
+    // as the computer's proposal) comes on the live feed, so the "pressed X" echo must not overwrite it.
+    else if (r.message && r.via !== "board") $("message").textContent = r.message;
   } catch (e) {
     $("message").textContent = e.message;
     $("message").classList.add("refused");
