@@ -22,7 +22,8 @@ from companion import config as config_mod
 from companion import node as nd
 from companion.app import Companion
 from companion.die import Die
-from companion.engine import Game
+from companion.engine import Game, find
+from companion.store import Store
 from companion.table import _presses
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -255,6 +256,171 @@ def test_a_kill_mid_game_loses_nothing_and_the_game_goes_on(tmp_path):
     finally:
         process.kill()
         process.wait(10)
+
+
+# -- whole games on the program, through its simulated hardware, across a SIGKILL ------------------
+
+WORKER = ROOT / "tests" / "durability_worker.py"
+
+
+class Board:
+    """``gryb-companion run --sim`` in a child process (tests/durability_worker.py --companion) with a
+    finger on its simulated hardware: node taps on the emulated Pico, ROLL/OK/UNDO on the panel's mock
+    pins. Every input returns the board's report once the runtime has handled (and committed) it."""
+
+    def __init__(self, tmp_path: Path, seed: int):
+        self.tmp_path, self.seed = tmp_path, seed
+        self.log = open(tmp_path / "companion.log", "a")
+        env = dict(os.environ, XDG_STATE_HOME=str(tmp_path / "xdg"), PYTHONUNBUFFERED="1",
+                   PYTHONPATH=str(ROOT))
+        self.process = subprocess.Popen([sys.executable, str(WORKER), "--companion", str(seed)], cwd=ROOT, env=env,
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, text=True)
+        self.report = self._read()
+        assert self.report.get("ready"), self.report
+        self.url = self.report["url"]
+
+    def _read(self) -> dict:
+        line = self.process.stdout.readline()
+        if not line:
+            self.process.wait(10)
+            raise AssertionError(f"the companion died: {(self.tmp_path / 'companion.log').read_text()[-3000:]}")
+        report = json.loads(line)
+        assert "error" not in report, report["error"]
+        return report
+
+    def send(self, command: str) -> dict:
+        self.process.stdin.write(command + "\n")
+        self.process.stdin.flush()
+        self.report = self._read()
+        return self.report
+
+    def tap(self, node: str) -> dict:
+        return self.send(f"tap {node}")
+
+    def button(self, name: str) -> dict:
+        return self.send(f"button {name}")
+
+    def kill(self) -> None:
+        """Pull the plug: SIGKILL, no chance to flush or close anything."""
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait(10)
+        self.log.close()
+
+    def stop(self) -> int:
+        """SIGTERM, as systemd stops the service; the exit code (SIGKILL after 15 s: -9)."""
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            return self.process.wait(15)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            return self.process.wait(10)
+        finally:
+            self.log.close()
+
+
+class Mirror:
+    """The test's own engine, kept to the actions the board reports (the player's head)."""
+
+    def __init__(self):
+        self.game: Game | None = None
+        self.id = None
+
+    def sync(self, report: dict) -> Game:
+        history = report["history"]
+        if self.game is None or self.id != report["game_id"] or history[:len(self.game.history)] != [
+                str(a) for a, _ in self.game.history]:
+            self.game, self.id = find(report["game"])(2, **report["options"]), report["game_id"]
+        for text in history[len(self.game.history):]:
+            self.game.apply(text)
+        assert repr(self.game.state_key()) == report["key"], "the board's game is not the replay of its actions"
+        return self.game
+
+
+def play_on_the_program(tmp_path, game_id: str, seed: int, kill_at: int, kill_after: str) -> tuple[Game, dict]:
+    """A whole game with its default options on ``gryb-companion run --sim``: chosen on the phone, then
+    played with node taps and panel buttons alone, the moves picked by :func:`greedy` (seeded, like the
+    program's die, so the game is the same on every run). Once ``kill_at`` actions are on record, right
+    after a ``kill_after`` input ("roll": the die has just been cast; "pick": a stone is picked up, its
+    target not pressed yet) the process gets SIGKILL; the restarted program must hold exactly what it had
+    acknowledged, and the game is played on to its end. Returns the test's replay of the game and the
+    board's last report."""
+    rng = random.Random(seed)
+    board = Board(tmp_path, seed)
+    try:
+        Browser(board.url).post("/api/games/new", {"game": game_id, "players": 2})  # chosen on the phone
+        report = board.send("report")
+        assert report["game"] == game_id and report["history"] == []
+        mirror = Mirror()
+        killed = False
+        for _ in range(3000):
+            if report["over"]:
+                break
+            game = mirror.sync(report)
+            step = None
+            if report["chores"]:  # a stone the runtime moved (a capture): lifted by hand, its node pressed
+                report = board.tap(report["chores"][0])
+            elif game.is_chance:
+                report, step = board.button("roll"), "roll"
+            else:
+                action = greedy(game.copy(), rng)
+                presses = [nd.name(n) for n in _presses(action)]
+                if not presses:  # a pass or an end of turn
+                    report = board.button("ok")
+                for i, node in enumerate(presses):
+                    report = board.tap(node)
+                    if i == 0 and len(presses) > 1:
+                        assert report["picks"] == [node], report  # the stone is picked up, nothing acted yet
+                        if kill_after == "pick" and not killed and len(report["history"]) >= kill_at:
+                            step = "pick"
+                            break
+            if step == kill_after and not killed and len(report["history"]) >= kill_at:
+                acknowledged = report
+                board.kill()
+                killed = True
+                board = Board(tmp_path, seed)
+                report = board.report
+                assert (report["game_id"], report["game"]) == (acknowledged["game_id"], game_id)
+                assert report["history"] == acknowledged["history"], "an acknowledged action was lost or added"
+                assert report["key"] == acknowledged["key"]  # the die, the turn, every stone: exactly as acked
+                assert report["picks"] == [] and report["chores"] == []  # a half-made move is not persisted
+        else:
+            raise AssertionError(f"{game_id} did not end")
+        assert killed, "the game ended before the kill"
+        mirror.sync(report)
+    finally:
+        code = board.stop() if board.process.poll() is None else board.process.returncode
+    assert code == 0  # SIGTERM stops the restarted program cleanly
+    return mirror.game, report
+
+
+def _replayed(tmp_path) -> Game:
+    store = Store(tmp_path / "xdg" / "gryb-companion" / "companion.db")
+    try:
+        return store.replay(store.current_game())
+    finally:
+        store.close()
+
+
+@pytest.mark.slow
+def test_a_whole_game_of_ez_gryb_on_the_program_survives_a_kill(tmp_path):
+    """Issue 5's test: EZ GRYB on the standard board, killed right after a roll some 40 % in."""
+    game, final = play_on_the_program(tmp_path, "ez-gryb", seed=0, kill_at=44, kill_after="roll")
+    assert game.settings == find("ez-gryb")(2).settings and game.space.depth == 4
+    assert {a.kind for a, _ in game.history} >= {"roll", "place", "move"}
+    assert final["winners"] and final["scores"][final["winners"][0]] > 0
+    assert repr(_replayed(tmp_path).state_key()) == final["key"]  # and the log says the same
+
+
+@pytest.mark.slow
+def test_a_whole_game_of_25_mens_gryb_on_the_program_survives_a_kill(tmp_path):
+    """Issue 5's test: 25 Men's GRYB with its 25 men each, killed in phase two with a man picked up."""
+    game, final = play_on_the_program(tmp_path, "25-mens-gryb", seed=3, kill_at=65, kill_after="pick")
+    assert game.settings == find("25-mens-gryb")(2).settings and game.space.depth == 4
+    assert sum(a.kind == "place" for a, _ in game.history) == 50  # phase one: 25 men each
+    assert sum(a.kind == "move" for a, _ in game.history) > 10  # phase two
+    assert any(a.kind == "remove" for a, _ in game.history)  # GRYBs' removals, pressed on their nodes
+    assert final["winners"]
+    assert repr(_replayed(tmp_path).state_key()) == final["key"]
 
 
 def test_the_self_test_from_the_page_takes_the_board_and_gives_it_back(companion):

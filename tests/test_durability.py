@@ -1,5 +1,6 @@
 """Kill the companion with SIGKILL at random points of 500 scripted actions, again and again: after
-every restart no acknowledged action is lost and the game equals a replay of the log."""
+every restart no acknowledged action is lost, and the game the restarted runtime holds equals a replay
+of the log (and the scripted game at that point)."""
 
 import os
 import random
@@ -36,9 +37,9 @@ def start(db):
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent))
     proc = subprocess.Popen([sys.executable, str(WORKER), str(db)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             text=True, env=env)
-    word, count = proc.stdout.readline().split()
+    word, count, key = proc.stdout.readline().rstrip("\n").split(" ", 2)
     assert word == "ready"
-    return proc, int(count)
+    return proc, int(count), key
 
 
 @pytest.mark.slow
@@ -55,12 +56,14 @@ def test_no_acknowledged_action_is_lost_across_sigkills(tmp_path):
     acked = 0
     kills = 0
     while True:
-        proc, restored = start(db)
+        proc, restored, key = start(db)
         assert restored >= acked, f"lost acknowledged actions: {acked} acked, {restored} restored"
         store = Store(db)
         replayed = store.replay(store.current_game())
         store.close()
         assert replayed.state_key() == states[restored]
+        # The restarted runtime's own game (not only the log) is that state: the restore is exact.
+        assert key == repr(replayed.state_key()) == repr(states[restored])
         acked = restored
         if restored >= ACTIONS:
             proc.kill()
