@@ -1,8 +1,11 @@
 """The web API and its safety measures, through Flask's test client against a real Runtime."""
 
-import time
+import json
 import os
+import re
 import stat
+import time
+from dataclasses import replace
 
 import pytest
 
@@ -10,12 +13,16 @@ from companion.config import Config
 from companion.store import Store
 from companion.runtime import Runtime
 from web import create_app
+from web.compose import EXAMPLE
+from web.openapi import DOCUMENT
 from web.testing import LoadedDie, pair
 
 
 @pytest.fixture
 def rt(tmp_path):
-    runtime = Runtime(Config(), Store(tmp_path / "gryb.db"), die=LoadedDie("G"))
+    config = Config()  # its state directory (saved compositions) in the test's own folder, not ~/.local
+    config = replace(config, state=replace(config.state, dir=str(tmp_path / "state")))
+    runtime = Runtime(config, Store(tmp_path / "gryb.db"), die=LoadedDie("G"))
     runtime.start()
     yield runtime
     runtime.stop()
@@ -149,6 +156,69 @@ def test_csrf_token_is_required_and_must_match(paired, rt):
     assert paired.post("/api/roll").status_code == 200
 
 
+# Every state-changing operation of the OpenAPI document, except pairing itself (reachable without a
+# session, so that a phone can pair): each needs the session's CSRF token.
+UNSAFE = ("post", "put", "patch", "delete")
+OPEN = {("POST", "/api/pair/start"), ("POST", "/api/pair")}
+CHANGES = sorted((method.upper(), path) for path, ops in DOCUMENT["paths"].items() for method in ops
+                 if method in UNSAFE and (method.upper(), path) not in OPEN)
+# A body and path each operation accepts, so that the token is the only thing wrong with the request.
+PROBE = "csrf-probe"  # a composition saved (and deleted) by these tests only
+COMPOSITION = re.sub(r'(?m)^id = ".*"$', f'id = "{PROBE}"', EXAMPLE)
+BODIES = {"/api/press": {"node": "G"}, "/api/act": {"action": "G"}, "/api/games/new": {"game": "drangles"},
+          "/api/settings": {"night": True, "brightness": 0.25},
+          "/api/compositions": {"text": COMPOSITION, "format": "toml"}}
+PATH_PARAMS = {"game_id": PROBE}
+SAVED_FIRST = {"/api/compositions/{game_id}/delete"}  # something there to delete
+
+
+def test_the_csrf_list_is_every_change_in_the_served_openapi_document(app):
+    doc = app.test_client().get("/api/openapi.json").get_json()
+    served = {(m.upper(), path) for path, ops in doc["paths"].items() for m in ops if m in UNSAFE}
+    assert set(CHANGES) == served - OPEN and OPEN <= served and len(CHANGES) >= 10
+    for method, path in CHANGES:  # and the document says so
+        assert {"session": [], "csrf": []} in doc["paths"][path][method.lower()]["security"], path
+    for method, path in OPEN:
+        assert "security" not in doc["paths"][path][method.lower()], path
+
+
+@pytest.mark.parametrize("method,path", CHANGES, ids=[f"{m} {p}" for m, p in CHANGES])
+def test_every_change_refuses_a_request_without_the_csrf_token(method, path, rt, tmp_path):
+    started = []  # the self-test launcher: it must not run for a refused request
+    app = create_app(rt, Config(), state_dir=tmp_path / "state", selftest=lambda: started.append(1) is None)
+    client = app.test_client()
+    token = pair(client, rt)  # paired: the session cookie is there, only the header is missing or wrong
+    rt.call("roll")  # EZ GRYB's die shows G: a press, an action, a hint all have something to do
+    if path in SAVED_FIRST:
+        rt.call("compose", COMPOSITION, "toml", False)
+    url = re.sub(r"\{(\w+)\}", lambda m: PATH_PARAMS[m.group(1)], path)
+    try:
+        pairings = app.extensions["gryb-pairings"]
+        before, epoch, library = rt.call("snapshot"), pairings.epoch, rt.library.ids()
+        games = [g["id"] for g in client.get("/api/games").get_json()["games"]]
+        stored = {k: rt.store.setting(k) for k in ("brightness", "night", "sounds", "budget_ma", "colours", "die")}
+        data = BODIES.get(path, {})
+        for headers in ({}, {"X-CSRF-Token": ""}, {"X-CSRF-Token": "forged-" + token[7:]}):
+            r = client.open(url, method=method, json=data, headers=headers)
+            assert r.status_code == 403, (headers, r.status_code)
+            assert "CSRF" in r.get_json()["error"]
+        after = rt.call("snapshot")
+        assert after is before or (after["version"], after["state"], after["table"], after["settings"],
+                                   after["game_id"]) == (before["version"], before["state"], before["table"],
+                                                         before["settings"], before["game_id"])
+        assert stored == {k: rt.store.setting(k) for k in stored}
+        assert rt.library.ids() == library
+        assert [g["id"] for g in client.get("/api/games").get_json()["games"]] == games
+        assert pairings.epoch == epoch and client.get("/api/session").get_json()["paired"] is True
+        assert started == []
+        # The very same request with the token goes through: it was the token, and only the token.
+        r = client.open(url, method=method, json=data, headers={"X-CSRF-Token": token})
+        assert r.status_code == 200, (r.status_code, r.get_json())
+    finally:
+        if PROBE in rt.library.ids():  # the catalogue is the process's: leave it as it was
+            rt.call("forget_composition", PROBE)
+
+
 def test_cross_origin_and_cross_site_posts_are_refused(paired, rt):
     before = rt.call("snapshot")
     for headers in [{"Origin": "http://evil.example"}, {"Origin": "null"}, {"Origin": "http://localhost:9999"},
@@ -169,6 +239,50 @@ def test_only_json_bodies_and_small_ones(paired, rt):
     big = '{"node": "' + "G" * 20000 + '"}'
     assert paired.post("/api/press", data=big, content_type="application/json").status_code == 413
     assert unchanged(rt, before)
+
+
+# -- the live feed: made to reconnect -------------------------------------------------------------
+
+def _feed(client, headers=None):
+    """Open /api/events and return (the response, its chunks as they come)."""
+    r = client.get("/api/events", headers=headers or {}, buffered=False)
+    assert r.status_code == 200 and r.mimetype == "text/event-stream"
+    assert r.headers["Cache-Control"] == "no-store"
+    return r, iter(r.response)
+
+
+def _event(chunks) -> tuple[int, dict]:
+    block = next(chunks).decode()
+    fields = dict(line.split(": ", 1) for line in block.strip().splitlines())
+    return int(fields["id"]), json.loads(fields["data"])
+
+
+def test_the_feed_asks_to_reconnect_and_a_new_stream_starts_with_the_newest_state(paired, rt):
+    """What a page's EventSource needs to come back by itself: a retry time first, an id per event, and
+    on any (re)connection the newest snapshot at once, so whatever happened meanwhile is not missed."""
+    from web.events import RETRY_MS
+
+    r, chunks = _feed(paired)
+    assert next(chunks).decode() == f"retry: {RETRY_MS}\n" and 0 < RETRY_MS <= 5000  # before any event
+    seen, snapshot = _event(chunks)
+    assert seen == snapshot["version"] == rt.snapshot()["version"] and "legal" not in snapshot
+    r.close()  # the phone's connection drops ...
+    assert not rt._listeners  # (the stream let go of the runtime)
+
+    paired.post("/api/roll")  # ... and the board changes meanwhile
+    paired.post("/api/press", json={"node": "G"})
+    now = rt.snapshot()
+    assert now["version"] > seen + 1
+    # EventSource reconnects with the last id it saw; the new stream brings it up to date at once.
+    r, chunks = _feed(paired, {"Last-Event-ID": str(seen)})
+    assert next(chunks).decode().startswith("retry: ")
+    version, snapshot = _event(chunks)
+    assert version == now["version"] and snapshot["state"]["stones"]["G"]["player"] == 0
+    # ... and goes on with the changes that follow.
+    paired.post("/api/undo")
+    version, snapshot = _event(chunks)
+    assert version == rt.snapshot()["version"] and snapshot["state"]["stones"] == {}
+    r.close()
 
 
 # -- secret key and headers ------------------------------------------------------------------------
