@@ -561,8 +561,10 @@ class ComposedGame(Game):
 
     def _after(self, moved: list[tuple[int, Node]]) -> None:
         """After a move: the goals (the mover first), the first phase's end, the turn."""
-        if self.transit is not None or self.pushing is not None:
-            self.use_move() if self.transit is not None else None
+        if self.pushing is not None:
+            return  # the mover pushes on with the next action, in the same move
+        if self.transit is not None:
+            self.use_move()  # passing through a stone is this move; landing is the next
             return
         me = self.to_move
         for player in dict.fromkeys([me] + [p for p, _ in moved]):
@@ -643,7 +645,6 @@ class ComposedGame(Game):
     def _corners(self, player: int) -> bool:
         """An opponent's stone that could move on an empty board but can go nowhere now, whatever the die."""
         t = self.t
-        mine = self._friends(player)
         occupied = self.occupied
         empty = self.space.all & ~occupied
         for foe in range(self.players):
@@ -658,7 +659,6 @@ class ComposedGame(Game):
                 if any(beyond & empty for over, beyond in t.hops[s] if occupied >> over & 1):
                     continue
                 return True
-        del mine
         return False
 
     # -- the end of the road ----------------------------------------------------------------------------------
