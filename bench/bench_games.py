@@ -1,10 +1,19 @@
 """Random playouts per second and plies per second for every game, on one core. Prints a table.
 
-    python bench/bench_games.py [--seconds S] [GAME ...]
+    python bench/bench_games.py [--seconds S] [--lengths] [GAME ...]
 
 A ply is one action (rolls included): choose a uniformly random legal action (``random_action``) and
-apply it (``push_legal``), as a Monte Carlo playout does. Targets: >= 100k plies/s for 25 Men's GRYB,
->= 2k playouts/s for EZ GRYB. Figures go in docs/performance.md.
+apply it (``push_legal``), as a Monte Carlo playout does. A playout is a whole random game from the start
+with the default options, to its end: a win, or a draw by the turn limit (300 turns each) or by the game's
+own draw rule (no one can ever move again, a stall, quiet turns). Rows: every game of the catalogue, with
+its fewest players, and with 3 where it takes 3 (Doubles: 4 only).
+
+Columns: plies/s and playouts/s; plies/game, the mean length; how the games ended, as shares: "won" (a
+winner, however reached), "draw:limit" (no winner at the turn limit), "draw:rule" (no winner by the
+game's own draw rule); and "ai po/s", the playouts of the computer player (companion/ai.py: the hard
+level's playout plies, then ``evaluate()``, then back with ``retract``), started from positions spread
+over random games. Targets (issue 4): >= 100k plies/s for 25 Men's GRYB, >= 2k playouts/s for EZ GRYB
+(whole games). Figures go in docs/performance.md.
 """
 
 from __future__ import annotations
@@ -17,47 +26,128 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from companion.ai import LEVELS  # noqa: E402
 from companion.engine import catalogue  # noqa: E402
 
-TARGETS = {"25-mens-gryb": ">= 100k plies/s", "ez-gryb": ">= 2k playouts/s"}
+TARGETS = {"25-mens-gryb": ("plies/s", 100_000), "ez-gryb": ("playouts/s", 2_000)}
+AI_PLAYOUT = LEVELS["hard"].playout
+AI_START_EVERY = 7  # an AI playout from every 7th position of a random game
 
 
-def measure(cls, players: int, seconds: float) -> tuple[int, int, float, float]:
+def ended_at_limit(cls, game) -> bool:
+    """Whether the turn limit ended the game: the same actions with a limit one turn longer do not end it.
+    (Each game counts its limit its own way, so the game itself is asked.)"""
+    if "turn_limit" not in game.settings:
+        return False
+    twin = cls(game.players, **{**game.settings, "turn_limit": game.settings["turn_limit"] + 1})
+    for action, _ in game.history:
+        twin.push_legal(action)
+    return not twin.over
+
+
+def measure(cls, players: int, seconds: float) -> dict:
     rng = random.Random(1)
-    games = plies = 0
-    wins = 0
-    start = time.perf_counter()
-    deadline = start + seconds
-    while time.perf_counter() < deadline:
+    games = plies = won = limit = 0
+    lengths = {"won": [], "draw:limit": [], "draw:rule": []}
+    elapsed = 0.0
+    while elapsed < seconds:
+        start = time.perf_counter()
         game = cls(players)
         while not game.over:
             game.push_legal(game.random_action(rng))
-            plies += 1
+        elapsed += time.perf_counter() - start
         games += 1
-        wins += bool(game.winners)
-    elapsed = time.perf_counter() - start
-    return games, plies, elapsed, wins / games
+        plies += len(game.history)
+        if game.winners:
+            won += 1
+            end = "won"
+        elif ended_at_limit(cls, game):  # not timed
+            limit += 1
+            end = "draw:limit"
+        else:
+            end = "draw:rule"
+        lengths[end].append(len(game.history))
+    return {"plies/s": plies / elapsed, "playouts/s": games / elapsed, "plies/game": plies / games,
+            "won": won / games, "draw:limit": limit / games, "draw:rule": (games - won - limit) / games,
+            "ai po/s": ai_playouts(cls, players, seconds / 2), "lengths": lengths, "games": games}
+
+
+def ai_playouts(cls, players: int, seconds: float) -> float:
+    """The computer player's playouts per second: AI_PLAYOUT random plies, evaluate(), retract."""
+    rng = random.Random(2)
+    count = 0
+    elapsed = 0.0
+    while elapsed < seconds:
+        game = cls(players)
+        while not game.over and elapsed < seconds:
+            for _ in range(AI_START_EVERY):
+                if game.over:
+                    break
+                game.push_legal(game.random_action(rng))
+            start = time.perf_counter()
+            played = 0
+            while not game.over and played < AI_PLAYOUT:
+                game.push_legal(game.random_action(rng))
+                played += 1
+            game.evaluate()
+            for _ in range(played):
+                game.retract()
+            elapsed += time.perf_counter() - start
+            count += 1
+    return count / elapsed
+
+
+def verdict(game_id: str, row: dict) -> str:
+    if game_id not in TARGETS:
+        return ""
+    column, target = TARGETS[game_id]
+    met = "met" if row[column] >= target else "MISSED"
+    return f">= {target:,} {column}: {met}"
+
+
+def percentiles(values: list[int]) -> str:
+    if not values:
+        return "-"
+    ordered = sorted(values)
+    return " / ".join(str(ordered[min(len(ordered) - 1, len(ordered) * q // 10)]) for q in (1, 5, 9))
+
+
+def print_lengths(rows) -> None:
+    print("\nplies per game, 10th / 50th / 90th percentile, of all games and by how they ended:")
+    print(f"{'game':<24} {'games':>6} {'all':>18} {'won':>18} {'draw:limit':>18} "
+          f"{'draw:rule':>18}")
+    print(f"{'-' * 24} {'-' * 6} {'-' * 18} {'-' * 18} {'-' * 18} {'-' * 18}")
+    for name, r, _ in rows:
+        every = [n for values in r["lengths"].values() for n in values]
+        print(f"{name:<24} {r['games']:>6} {percentiles(every):>18} " +
+              " ".join(f"{percentiles(r['lengths'][end]):>18}" for end in ("won", "draw:limit", "draw:rule")))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=3.0, help="time per game (default 3 s)")
+    parser.add_argument("--seconds", type=float, default=3.0, help="time per row (default 3 s; half as much "
+                        "again for the AI playouts)")
+    parser.add_argument("--lengths", action="store_true", help="also print how long the games were: the "
+                        "10th, 50th and 90th percentile of plies, of all games and by how they ended")
     parser.add_argument("games", nargs="*", help="game ids (default: every game)")
     args = parser.parse_args()
     rows = []
     for cls in sorted(catalogue(), key=lambda c: c.id):
         if args.games and cls.id not in args.games:
             continue
-        for players in sorted({cls.min_players, min(cls.max_players, 3)}):
-            games, plies, elapsed, decided = measure(cls, players, args.seconds)
-            rows.append((f"{cls.id} ({players}p)", plies / elapsed, games / elapsed, plies / games, decided,
-                         TARGETS.get(cls.id, "")))
-    print(f"{'game':<26} {'plies/s':>10} {'playouts/s':>11} {'plies/game':>11} {'decided':>8}  target")
-    print(f"{'-' * 26} {'-' * 10} {'-' * 11} {'-' * 11} {'-' * 8}  ------")
-    for name, pps, gps, length, decided, target in rows:
-        print(f"{name:<26} {pps:>10,.0f} {gps:>11,.1f} {length:>11,.0f} {decided:>8.0%}  {target}")
-    print(f"\nPython {sys.version.split()[0]}, one core, {args.seconds:g} s per game; 'decided' = games with a "
-          "winner rather than a draw by the turn limit.")
+        for players in sorted({cls.min_players, min(cls.max_players, max(cls.min_players, 3))}):
+            row = measure(cls, players, args.seconds)
+            rows.append((f"{cls.id} ({players}p)", row, verdict(cls.id, row)))
+    print(f"{'game':<24} {'plies/s':>9} {'playouts/s':>10} {'plies/game':>10} {'won':>5} {'draw:limit':>10} "
+          f"{'draw:rule':>9} {'ai po/s':>8}  target")
+    print(f"{'-' * 24} {'-' * 9} {'-' * 10} {'-' * 10} {'-' * 5} {'-' * 10} {'-' * 9} {'-' * 8}  ------")
+    for name, r, target in rows:
+        print(f"{name:<24} {r['plies/s']:>9,.0f} {r['playouts/s']:>10,.1f} {r['plies/game']:>10,.0f} "
+              f"{r['won']:>5.0%} {r['draw:limit']:>10.0%} {r['draw:rule']:>9.0%} {r['ai po/s']:>8,.0f}  {target}".rstrip())
+    if args.lengths:
+        print_lengths(rows)
+    print(f"\nPython {sys.version.split()[0]}, one core, {args.seconds:g} s of whole games per row and "
+          f"{args.seconds / 2:g} s of AI playouts ({AI_PLAYOUT} plies + evaluate) per row.")
 
 
 if __name__ == "__main__":

@@ -2,15 +2,27 @@
 
 - every legal action is accepted, and printing then parsing it gives the same action;
 - undo restores the state exactly, step by step, back to the start; redo replays to the same end;
-- replaying the record (game, options, actions) reproduces every state;
-- random self-play ends (a win or a draw by the documented turn limit).
+- replaying the record (game, options, actions) from its text reproduces every state;
+- random self-play ends (a win, or a draw by a documented rule: the turn limit, a stall, a deadlock);
+- while a game waits for a roll, the die it names (``game.die``) is the die whose faces it lists.
+
+Two sizes. 25 full games per game with the default options, checked at every ply: each action through
+``apply`` from its text, undo all the way back, redo to the end. And (slow) 2000 seeded games per game
+over its own option variants and player counts, played as playouts are (``random_action`` and
+``push_legal``) and checked at a few sampled plies and at the end: a replay in a new game (the sampled
+actions through ``apply`` from their text) has the same state and the same legal actions there, the
+action played is one of them, and undo and redo reach the same states. Those games get a short turn
+limit counted from the end of the placement (measured per option variant on a full game): 3-30 turns
+each more, one game in ten 30-120 more, so they spend their plies in every phase and not only in the
+opening; one game in a hundred, and the one full game per variant, keep the default limit. About 5 s
+per game on one core.
 """
 
 import random
 
 import pytest
 
-from companion.engine import catalogue
+from companion.engine import OptionError, catalogue
 
 GAMES = sorted(catalogue(), key=lambda g: g.id)
 GAMES_PER_ID = 25
@@ -85,29 +97,180 @@ def test_illegal_actions_are_refused_with_a_reason_and_change_nothing(cls):
         game.apply(rng.choice(game.legal_actions()))
 
 
-SHORT_GAMES = 1000
+@pytest.mark.parametrize("cls", GAMES, ids=lambda c: c.id)
+def test_the_die_a_game_names_is_the_die_it_rolls(cls):
+    """Whenever a game waits for a roll, ``game.die`` names the die whose faces it lists ("colour": the four
+    colours, "node": nodes, "number": Grim Reaper's random life), as the table reads it to tell players with
+    a physical die what to roll; on the class (the catalogue) it names the die the game starts with. Every
+    option variant, the most players."""
+    from companion.node import COLOURS
+
+    assert cls.die in ("none", "colour", "node", "number")
+    rng = random.Random(f"{cls.id} die")
+    short = {"turn_limit": 40} if any(o.name == "turn_limit" for o in cls.options) else {}
+    for options in option_variants(cls):
+        for _ in range(6):
+            game = cls(cls.max_players, **options, **short)
+            while not game.over:
+                if game.is_chance:
+                    faces = game.roll_faces()
+                    kinds = {"colour" if f.colour is not None and f.colour in COLOURS else "node" if f.targets
+                             else "number" if f.colour is not None and f.colour.isdigit() else "other" for f in faces}
+                    assert kinds == {game.die}, (options, game.phase, game.die, sorted(map(str, faces))[:4])
+                game.push_legal(game.random_action(rng))
+
+
+# -- thousands of seeded games per game --------------------------------------------------------------
+
+MANY_GAMES = 2000
+FULL_LENGTH_EVERY = 100  # one game in this many keeps the default turn limit and runs to its natural end
+DEEPER_EVERY = 20  # one game in this many is on a deeper board than the default (where the game has depth)
+EXTRA_TURNS = (3, 30)  # the short limit: the placement's turns each, plus this many more
+LONGER_EVERY, LONGER_TURNS = 10, (30, 120)  # one game in ten plays on this many more: supplies run out
+SAMPLES = 4  # plies checked per game besides the end
+MAX_DEPTH = 5  # Super Giant boards (depth 6) are left to the games' own tests: slow to build and play
+
+
+def option_variants(cls):
+    """The default options, then one option at a time changed from the manuals' default: a bool flipped,
+    each other choice, the smallest depth the game accepts and one deeper, a quarter of a count (stones,
+    nuts, rings, stall turns...). The turn limit is set by the test."""
+    variants = [{}]
+    for option in cls.options:
+        default = option.default
+        if option.name == "turn_limit":
+            continue
+        if isinstance(default, bool):
+            values = [not default]
+        elif option.choices is not None:
+            values = [c for c in option.choices if c != default]
+        elif isinstance(default, int) and option.name == "depth":
+            smallest = next((d for d in range(option.minimum, default) if _accepts(cls, {"depth": d})), None)
+            values = [d for d in (smallest, default + 1) if d is not None and d <= min(option.maximum, MAX_DEPTH)]
+        elif isinstance(default, int):
+            values = [max(option.minimum or 1, default // 4)]
+        else:
+            values = []
+        variants += [{option.name: v} for v in values if v != default]
+    return variants
+
+
+def _accepts(cls, options):
+    try:
+        cls(cls.min_players, **options)
+    except OptionError:
+        return False
+    return True
+
+
+def play_fast(cls, players, options, rng):
+    """A random game to its end with the playouts' fast path: every state, the phases seen, and the turn
+    of the last change of phase."""
+    game = cls(players, **options)
+    keys = [game.state_key()]
+    phase, phases, changed = game.phase, {game.phase}, 0
+    limit = game.settings.get("turn_limit", 300)
+    cap = 100 * limit * players + 2000  # far more plies than any turn needs: a game that gets here never ends
+    while not game.over:
+        game.push_legal(game.random_action(rng))
+        keys.append(game.state_key())
+        if game.phase != phase:
+            phase, changed = game.phase, game.turn
+            phases.add(phase)
+        assert len(keys) < cap, f"{cls.id} {options} ({players}p): no end after {cap} plies"
+    return game, keys, phases, changed
+
+
+def check_undo_redo_replay(cls, game, keys, rng, label):
+    """Replay the record in a new game, then undo the game to a sample of plies and the start, redoing the
+    last stretch once: the states agree with those seen in play, and the replay and the undone game list
+    the same legal actions at each sampled ply, where the action played is one of them and is applied
+    from its text through ``apply``. (Between the samples the replay takes the actions as played.)"""
+    actions = [a for a, _ in game.history]
+    end = len(actions)
+    points = sorted({0, end, *(rng.randrange(end + 1) for _ in range(SAMPLES))})
+    legal = {}
+    replay = cls(game.players, **game.settings)
+    for ply, action in enumerate(actions):
+        if ply in points:
+            assert replay.state_key() == keys[ply], f"{label}: replay at ply {ply}"
+            legal[ply] = sorted(map(str, replay.legal_actions()))
+            text = str(action)
+            assert text in legal[ply], f"{label}: random_action chose {text} at ply {ply}, not a legal action"
+            replay.apply(text)  # from the text, with every check apply makes
+        else:
+            replay.push_legal(action)
+    assert replay.state_key() == keys[end], f"{label}: replay at the end"
+    assert replay.over and replay.legal_actions() == []
+
+    last = points[-2]  # undo to the last sample, redo to the end, then undo to each sample and the start
+    game.goto(last)
+    assert game.state_key() == keys[last], f"{label}: undo to ply {last}"
+    game.goto(end)
+    assert game.state_key() == keys[end] and not game.redo_stack, f"{label}: redo from ply {last}"
+    for point in reversed(points[:-1]):
+        game.goto(point)
+        assert game.state_key() == keys[point], f"{label}: undo to ply {point}"
+        assert sorted(map(str, game.legal_actions())) == legal[point], f"{label}: legal actions at ply {point}"
+    assert not game.history
+
+
+def placement_turns(cls, options, rng):
+    """One full game at the default turn limit (itself checked): the turns each until its last change of
+    phase (0 for a game of one phase), and the phases it went through."""
+    game, keys, phases, changed = play_fast(cls, cls.min_players, options, rng)
+    check_undo_redo_replay(cls, game, keys, rng, f"{cls.id} {options} full game")
+    return -(-changed // cls.min_players), phases
+
+
+def schedule(cls, variants):
+    """Which variant and player count each of the MANY_GAMES games plays, and whether it keeps the default
+    turn limit: the variants in turn, a deeper board (slower to play) one game in DEEPER_EVERY, the
+    default limit one game in FULL_LENGTH_EVERY; player counts in turn within each variant."""
+    depth = next((o.default for o in cls.options if o.name == "depth"), None)
+    deeper = [i for i, v in enumerate(variants) if depth is not None and v.get("depth", depth) > depth]
+    others = [i for i in range(len(variants)) if i not in deeper]
+    span = cls.max_players - cls.min_players + 1
+    for number in range(MANY_GAMES):
+        if deeper and number % DEEPER_EVERY == DEEPER_EVERY - 1:
+            which = deeper[number // DEEPER_EVERY % len(deeper)]
+            players = cls.min_players + number // (DEEPER_EVERY * len(deeper)) % span
+        else:
+            which = others[number % len(others)]
+            players = cls.min_players + number // len(others) % span
+        yield number, which, players, number % FULL_LENGTH_EVERY == FULL_LENGTH_EVERY // 2
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("cls", GAMES, ids=lambda c: c.id)
-def test_a_thousand_short_games_undo_and_replay_exactly(cls):
-    """Many games cut short by a low turn limit: every opening, every early capture and removal."""
-    rng = random.Random(cls.id)
-    has_limit = any(o.name == "turn_limit" for o in cls.options)
-    for number in range(SHORT_GAMES):
-        players = cls.min_players + number % (cls.max_players - cls.min_players + 1)
-        options = {"turn_limit": rng.randint(10, 20)} if has_limit else {}
-        game = cls(players, **options)
-        keys = [game.state_key()]
-        while not game.over and len(keys) < 400:
-            game.push_legal(game.random_action(rng))
-            keys.append(game.state_key())
-        point = rng.randrange(len(keys))
-        game.goto(point)
-        assert game.state_key() == keys[point]
-        game.goto(len(keys) - 1)
-        assert game.state_key() == keys[-1]
-        replay = cls(players, **options)
-        for action, _ in game.history:
-            replay.apply(action)
-        assert replay.state_key() == keys[-1]
+def test_thousands_of_random_games_in_every_phase_undo_replay_and_end(cls):
+    rng = random.Random(f"{cls.id} properties")
+    variants = option_variants(cls)
+    assert all(_accepts(cls, v) for v in variants)
+    calibrated = [placement_turns(cls, v, rng) for v in variants]
+    has_limit = "turn_limit" in {o.name for o in cls.options}
+    seen = [set() for _ in variants]  # the phases the short games reached, per variant
+    left_start = [0] * len(variants)
+    played = [0] * len(variants)
+    players_seen = set()
+    for number, which, players, full_length in schedule(cls, variants):
+        options = dict(variants[which])
+        if has_limit and not full_length:
+            extra = rng.randint(*(LONGER_TURNS if number % LONGER_EVERY == 3 else EXTRA_TURNS))
+            options["turn_limit"] = max(10, calibrated[which][0] + extra)
+        game, keys, phases, _ = play_fast(cls, players, options, rng)
+        label = f"{cls.id} game {number} {options} ({players}p)"
+        assert game.over and set(game.winners) <= set(range(players)), label
+        seen[which] |= phases
+        left_start[which] += len(phases) > 1
+        played[which] += 1
+        players_seen.add(players)
+        check_undo_redo_replay(cls, game, keys, rng, label)
+    assert players_seen == set(range(cls.min_players, cls.max_players + 1))
+    for variant, (_, full_phases), short_phases, left, count in zip(variants, calibrated, seen, left_start, played):
+        # Every variant is played; its short games reach every phase a full game goes through, and most
+        # of them get past the first.
+        assert count >= 50, (cls.id, variant, count)
+        assert full_phases <= short_phases, (cls.id, variant, full_phases - short_phases)
+        if len(full_phases) > 1:
+            assert left >= 0.8 * count, (cls.id, variant, f"{left} of {count} games left the first phase")

@@ -2,25 +2,45 @@ import random
 
 import pytest
 
-from companion.engine import find
+from companion.engine import catalogue, find
 from companion.record import GameRecord, RecordError
 
-
-def random_game(game_id, seed, players=2):
-    rng = random.Random(seed)
-    game = find(game_id)(players)
-    while not game.over and len(game.history) < 400:
-        game.apply(rng.choice(game.legal_actions()))
-    return game
+GAMES = sorted(catalogue(), key=lambda c: c.id)
 
 
-@pytest.mark.parametrize("game_id", ["ez-gryb", "drangles", "sumo-drangles"])
-def test_record_json_round_trip_and_replay(game_id):
-    game = random_game(game_id, 9)
+@pytest.mark.parametrize("cls", GAMES, ids=lambda c: c.id)
+def test_record_json_and_text_round_trip_and_replay_for_every_game(cls):
+    """A random game played to its end (a short turn limit, the most players the game takes) makes a
+    record that survives JSON and the text form, and replays to the same state."""
+    players = cls.max_players
+    rng = random.Random(f"{cls.id} record")
+    options = {"turn_limit": 40} if any(o.name == "turn_limit" for o in cls.options) else {}
+    game = cls(players, **options)
+    while not game.over:
+        game.push_legal(game.random_action(rng))
     record = GameRecord.of(game, seed=9)
+    assert record.game == cls.id and record.players == players and record.options == game.settings
+    assert record.actions == [str(a) for a, _ in game.history]
+
     again = GameRecord.from_json(record.to_json())
     assert again == record
-    assert again.replay().state_key() == game.state_key()
+    replayed = again.replay()
+    assert replayed.state_key() == game.state_key() and replayed.over
+    assert replayed.state_dict() == game.state_dict()
+
+    # The text form names the game, players, options and seed, then every action numbered from 1,
+    # and those actions replay to the same state.
+    text = record.to_text()
+    header, _, body = text.partition("\n\n")
+    assert header.splitlines()[:2] == [f'[Game "{cls.id}"]', f'[Players "{players}"]']
+    assert '[Seed "9"]' in header
+    assert all(f'[Option "{k}={v}"]' in header for k, v in game.settings.items())
+    numbered = [line.split(". ", 1) for line in body.splitlines()]
+    assert [int(n) for n, _ in numbered] == list(range(1, len(record.actions) + 1))
+    from_text = cls(players, **record.options)
+    for _, action in numbered:
+        from_text.apply(action)
+    assert from_text.state_key() == game.state_key()
 
 
 def test_text_record_lists_header_and_numbered_actions():
