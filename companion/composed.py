@@ -30,7 +30,7 @@ from typing import Any
 from . import node as nd
 from .action import MOVE, PASS, PLACE, REMOVE, ROLL, Action, nth_move
 from .composition import MOVE_KEYS, PARAMS, CompositionError, Rules
-from .engine import COLOUR_DIE, NO_DIE, NODE_DIE, Game, IllegalAction, Option, OptionError, register
+from .engine import COLOUR_DIE, NO_DIE, NODE_DIE, DieByPhase, Game, IllegalAction, Option, OptionError, register
 from .node import COLOURS, HEAD, Bitboard, Node
 from .space import GameSpace, MoveKind, bits, mask_of, space
 
@@ -152,8 +152,9 @@ def game_class(rules: Rules, shipped: bool = False) -> type[ComposedGame]:
     """A game class for this composition (register it with companion.engine.register to list it)."""
     options = tuple(_option(s.key, rules, s) for s in rules.options if s.key != "turn_limit")
     options += (Option("turn_limit", rules.turn_limit, PARAMS["turn_limit"].help, minimum=10, maximum=100000),)
-    die = NODE_DIE if rules.rolled else COLOUR_DIE if rules.die == "colour" or rules.landing == "hold-court" \
+    catalogue = NODE_DIE if rules.rolled else COLOUR_DIE if rules.die == "colour" or rules.landing == "hold-court" \
         else NO_DIE
+    die = DieByPhase(catalogue, ComposedGame.die_now)
     attrs: dict[str, Any] = {
         "id": rules.id, "name": rules.name, "source": rules.source, "summary": rules.summary,
         "min_players": rules.players[0], "max_players": rules.players[1], "die": die, "options": options,
@@ -270,6 +271,12 @@ class ComposedGame(Game):
         if self.rules.rolled and self.phase == PLACING:
             return True
         return self.rules.die == "colour" and self.moves_left == self.moves_per_turn
+
+    def die_now(self) -> str:
+        """GRYB Dice II while it places the stones, the colour die for prescribed moves and encounters."""
+        if self.rules.rolled and self.phase == PLACING and self.encounter is None:
+            return NODE_DIE
+        return COLOUR_DIE if self.rules.die == "colour" or self.rules.landing == "hold-court" else NO_DIE
 
     def roll_faces(self) -> list[Action]:
         if self.rules.rolled and self.phase == PLACING and self.encounter is None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from operator import attrgetter
-from typing import Any, ClassVar, Iterable
+from typing import Any, Callable, ClassVar, Iterable
 
 from . import gryb as gryb_mod
 from . import node as nd
@@ -28,7 +28,20 @@ from .node import COLOURS, Bitboard, Node
 from .space import GameSpace, bits, space
 
 COLOUR_NAMES = {"G": "green", "R": "red", "Y": "yellow", "B": "blue"}
-NO_DIE, COLOUR_DIE, NODE_DIE = "none", "colour", "node"
+NO_DIE, COLOUR_DIE, NODE_DIE, NUMBER_DIE = "none", "colour", "node", "number"
+
+
+class DieByPhase:
+    """A game's ``die`` when it changes as the game goes on (GRYB Dice II to place, the colour die to move;
+    Grim Reaper's number die for a random life): on the class (the catalogue) it reads ``catalogue``, the
+    die the game starts with; on a game, ``now(game)``. The table reads it to ask players with a physical
+    die for the right one."""
+
+    def __init__(self, catalogue: str, now: Callable[[Game], str]):
+        self.catalogue, self.now = catalogue, now
+
+    def __get__(self, game, cls=None) -> str:
+        return self.catalogue if game is None else self.now(game)
 
 
 class IllegalAction(ValueError):

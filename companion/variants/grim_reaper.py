@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from .. import node as nd
 from ..action import END, MOVE, PASS, PLACE, REMOVE, ROLL, Action
-from ..engine import TURN_LIMIT, Game, IllegalAction, Option, register
+from ..engine import NO_DIE, NUMBER_DIE, TURN_LIMIT, DieByPhase, Game, IllegalAction, Option, register
 from ..node import Bitboard, Node
 from ..space import GameSpace, bits, space
 
@@ -193,6 +193,8 @@ class GrimReaper(Game):
                "life reserve, move them one or two squares, give birth between a male and a female, age "
                "and die. Join your two sides (red top-bottom, blue left-right) or outlive the other side.")
     options = (SIZE, MALE_LIFE, FEMALE_LIFE, RANDOM_LIFE, RESERVE, TURN_LIMIT)
+    # No die, but with random_life a newborn's life turns are rolled (2 to its sex's maximum).
+    die = DieByPhase(NO_DIE, lambda g: NUMBER_DIE if g.awaiting is not None else NO_DIE)
     # males: bitboard of the male pieces (the rest are female); lives: remaining life turns, a tuple indexed
     # by node (0 where no piece stands); step: 0-3 within the round (first mover moves, second moves,
     # second gives births, first gives births); newborn: pieces born in the latest birth phase (not

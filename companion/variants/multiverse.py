@@ -26,8 +26,8 @@ from functools import lru_cache
 
 from .. import node as nd
 from ..action import END, MOVE, PASS, PLACE, REMOVE, Action, nth_move
-from ..engine import (COLOUR_DIE, COLOUR_NAMES, NODE_DIE, TURN_LIMIT, Game, IllegalAction, Option, OptionError,
-                      register)
+from ..engine import (COLOUR_DIE, COLOUR_NAMES, NODE_DIE, TURN_LIMIT, DieByPhase, Game, IllegalAction, Option,
+                      OptionError, register)
 from ..node import COLOURS, HEAD, Bitboard, Node
 from ..space import MoveKind, bits, space
 
@@ -131,16 +131,6 @@ def multispace(depth: int) -> Multispace:
     return Multispace(depth)
 
 
-class _PhaseDie:
-    """The game's die: GRYB Dice II while the rings are placed, the colour die after. On the class (the
-    catalogue) it reads "node": the die the game starts with."""
-
-    def __get__(self, game, cls=None) -> str:
-        if game is None or game.phase == PLACING:
-            return NODE_DIE
-        return COLOUR_DIE
-
-
 @register
 class Multiverse(Game):
     id = "multiverse"
@@ -151,7 +141,7 @@ class Multiverse(Game):
                "or your conduit marker to a top-level node; a ring that comes into an opponent's space "
                "captures it. Eliminate the opponents' rings.")
     min_players, max_players = 2, 4
-    die = _PhaseDie()
+    die = DieByPhase(NODE_DIE, lambda g: NODE_DIE if g.phase == PLACING else COLOUR_DIE)
     options = (DEPTH, RINGS, STALL, TURN_LIMIT)
     physical_stones = False  # 2-4 boards of rings do not fit one cloth: the LEDs are the rings
     # conduits: per player, the node of their conduit marker on their own board (0, then a top-level node).

@@ -14,8 +14,8 @@ from __future__ import annotations
 import math
 
 from .. import node as nd
-from ..action import MOVE, PASS, PLACE, Action
-from ..engine import COLOUR_DIE, NODE_DIE, TURN_LIMIT, Game, Option, register
+from ..action import MOVE, PLACE, Action
+from ..engine import COLOUR_DIE, NO_DIE, NODE_DIE, TURN_LIMIT, DieByPhase, Game, Option, register
 from ..node import COLOURS, Bitboard, Node
 from ..space import GameSpace, MoveKind, bits, space
 
@@ -45,7 +45,10 @@ class SquirrelRace(Game):
     summary = ("Place 60 nuts where the node die picks, then roll the colour die to put your squirrel on the third "
                "level and move it sideways or via hyperspace, gathering the nuts beneath: 2 points for your "
                "colour, 1 for the other. Most points when the nuts are gone wins.")
-    die = NODE_DIE  # phase one; the colour die places the squirrels (and moves them with dice_moves)
+    # GRYB Dice II while the nuts are placed, the colour die while the squirrels enter (and for every move
+    # with dice_moves), none for the free moves of the race; "node" in the catalogue.
+    die = DieByPhase(NODE_DIE, lambda g: NODE_DIE if g.phase == NUTTING else
+                     NO_DIE if g.phase == RACING and not g.settings["dice_moves"] else COLOUR_DIE)
     options = (NUTS, DICE_MOVES, TURN_LIMIT)
     # squirrels: each player's squirrel node, None before it is on the board.
     extra_fields = ("squirrels",)

@@ -182,7 +182,6 @@ def test_a_game_against_the_computer_from_the_phone(browser, site):
     after(page, lambda: page.locator("#board circle.n[data-n='0']").click())
     after(page, lambda: page.locator("#board circle.n[data-n='0']").click())
     after(page, lambda: page.locator("#board circle.n[data-n='G']").click())
-    last = "G"
     # The computer answers with a proposal: shown on the board and in words; carried out by taps.
     while runtime.snapshot()["state"]["to_move"] == 1:
         until(page, "!!document.querySelector('#board .proposal') || "
@@ -196,7 +195,6 @@ def test_a_game_against_the_computer_from_the_phone(browser, site):
         parts = proposal.split("-")
         for name in parts[0].split(",") + (parts[1].split(",") if len(parts) > 1 else []):
             after(page, lambda n=name: page.locator(f"#board circle.n[data-n='{n}']").click())
-            last = name
     assert runtime.snapshot()["table"]["proposal"] is None
     assert page.locator("#board .proposal").count() == 0
     assert len(runtime.snapshot()["state"]["stones"]) >= 2
