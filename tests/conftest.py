@@ -17,6 +17,18 @@ def _private_state_directory(tmp_path_factory, monkeypatch):
     monkeypatch.delenv("STATE_DIRECTORY", raising=False)
 
 
+@pytest.fixture(autouse=True)
+def _catalogue_restored():
+    """A composition a test saves or installs leaves the catalogue with the test (it is one per process)."""
+    from companion import engine
+
+    engine.catalogue()
+    before = dict(engine._REGISTRY)
+    yield
+    engine._REGISTRY.clear()
+    engine._REGISTRY.update(before)
+
+
 def read_table(name: str) -> list[list[str]]:
     """Rows of a tab-separated data file under tests/data, comments and blank lines skipped."""
     rows = []
