@@ -74,7 +74,7 @@ class Tables:
         self.board = board
         size = board.size
         kinds = rules.kinds
-        lethal = set(rules.lethal) or set(kinds) | {"reincarnation", "hop"}
+        lethal = set(rules.lethal) or set(kinds) | {"reincarnation"}
         capture_only = set(rules.capture_only)
         lateral_ok = mask_of(n for n in board.nodes
                              if not rules.lateral_levels or nd.LEVEL[n] in rules.lateral_levels)
@@ -113,7 +113,6 @@ class Tables:
                 self.hops[n] = tuple(sorted(over.items()))
                 for beyond in over.values():
                     self.any[n] |= beyond
-        self.hop_lethal = rules.landing != "stymie" and "hop" in lethal
         top = 1 << HEAD if not rules.headless else board.top
         self.entry = {"head": 1 << HEAD, "top": board.top, "bottom": board.bottom, "anywhere": board.all,
                       "none": 0}[rules.enter]

@@ -53,7 +53,9 @@ MOVE_KEYS = {  # the manuals' word for a kind of move -> the move kind of compan
     "excision": "excision",
     "limited_excision": "limited-excision",
 }
-KIND_NAMES = tuple(MOVE_KEYS.values()) + ("reincarnation", "hop")
+# The kinds of move encounters can name. A hop is not one: it always lands on a free node beyond the stone
+# it passes (moves.hop_captures takes that stone).
+KIND_NAMES = tuple(MOVE_KEYS.values()) + ("reincarnation",)
 GOALS = ("gryb", "capture", "corner", "vacate", "race", "surround", "arrangement", "connection")
 ID_PATTERN = re.compile(r"[a-z0-9][a-z0-9-]{1,39}")
 
@@ -433,8 +435,7 @@ def _check_together(v: dict[str, Any]) -> None:
         raise CompositionError("moves.exit leaves the board down (gravity) or up (levity): allow one of them")
     if v["hop_captures"] and v["hopping"] in ("none", "own"):
         raise CompositionError("moves.hop_captures needs moves.hopping over opponents ('opponents' or 'any')")
-    allowed = set(kinds) | ({"reincarnation"} if v["reincarnation"] else set()) | \
-        ({"hop"} if v["hopping"] != "none" else set())
+    allowed = set(kinds) | ({"reincarnation"} if v["reincarnation"] else set())
     for key in ("lethal", "capture_only"):
         for kind in v[key]:
             if kind not in allowed:
@@ -443,8 +444,6 @@ def _check_together(v: dict[str, Any]) -> None:
         raise CompositionError("encounters.capture_only: with landing = 'stymie' no move can land on an opponent")
     if v["lethal"] and v["landing"] == "stymie":
         raise CompositionError("encounters.lethal names kinds of move, but landing = 'stymie' makes none lethal")
-    if v["hop_captures"] and v["landing"] != "stymie" and "hop" in v["capture_only"]:
-        raise CompositionError("encounters.capture_only lists 'hop', but a hop lands beyond the stone it takes")
     if (v["push"] or v["pop"]) and v["enter"] == "none":
         raise CompositionError("encounters.push and pop happen when a stone enters: tokens.enter is 'none'")
     if v["push"] and v["pop"]:

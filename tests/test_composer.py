@@ -451,3 +451,8 @@ def test_the_reference_lists_every_parameter():
     doc = (Path(__file__).resolve().parent.parent / "docs" / "composer.md").read_text(encoding="utf-8")
     missing = [p.where for p in composition.SCHEMA if f"`{p.where}`" not in doc]
     assert not missing, f"docs/composer.md does not describe {missing}"
+
+
+def test_a_hop_is_not_a_kind_an_encounter_can_name():
+    with pytest.raises(CompositionError, match="'hop' is not a kind of move"):
+        rules('[moves]\nhopping = "any"\n[encounters]\nlanding = "lethal"\nlethal = ["hop"]\n')
