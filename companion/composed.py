@@ -118,8 +118,9 @@ class Tables:
                       "none": 0}[rules.enter]
         self.entry_nodes = tuple(bits(self.entry))
         self.exit = (board.bottom if rules.gravity else 0) | (top if rules.levity else 0) if rules.exit else 0
-        self.race = board.bottom if rules.race == "bottom" else board.top if rules.race == "top" else \
-            1 << board.parse(rules.race) if "race" in rules.win else 0
+        self.race = 0  # the nodes a race is won on
+        if "race" in rules.win:
+            self.race = {"bottom": board.bottom, "top": board.top}.get(rules.race) or 1 << board.parse(rules.race)
         self.arrangements = tuple(mask_of(board.parse_many(s)) for s in rules.arrangement)
         self.connect = tuple(tuple(board.parse_many(pair)) for pair in rules.connect)
         self.residents = tuple(mask_of(board.parse_many(s)) for s in rules.residents)
