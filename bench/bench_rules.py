@@ -43,15 +43,16 @@ def main() -> None:
     full = board.all
 
     def all_targets() -> int:
+        """Every target of every move kind from every stone of a full board (each one counted)."""
         total = 0
-        empty = ~full
         for kind in MoveKind:
             for n in bits(full):
-                total += (board.target_mask(kind, n) & empty).bit_count()
+                total += board.target_mask(kind, n).bit_count()
         return total
 
     t = best_of(all_targets, 20)
-    rows.append(("all targets, 9 kinds x 341 stones (full board)", f"{t * 1e3:.2f} ms", ""))
+    rows.append((f"all targets, 9 kinds x 341 stones (full board; {all_targets()} targets)", f"{t * 1e3:.2f} ms",
+                 ""))
 
     rng = random.Random(2026)
     index = gryb.GrybIndex(board)
