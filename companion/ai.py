@@ -9,8 +9,10 @@ of the catalogue gets a computer player without code of its own. Details that ma
   three- and four-player games are searched like two-player ones.
 - Playouts are random but short; where one stops before the end, ``game.evaluate()`` says how each
   player stands (games with a better sense of progress than their scores override it).
-- The search stops at its time budget or iteration budget, whichever comes first; it never touches
-  the game it is given (it works on a copy), so it can run on its own thread beside the runtime.
+- The search stops inside its time budget or at its iteration budget, whichever comes first: the
+  clock is read after every iteration, and no iteration is started after 90 % of the budget or when
+  the slowest iteration so far would not fit before the budget's end. It never touches the game it is
+  given (it works on a copy), so it can run on its own thread beside the runtime.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable
 
 from .action import Action
@@ -40,11 +42,20 @@ class Level:
 # won 50 %, 16 won 50 %, 8 won 90 %, 4 won 80 % (bench/bench_ai.py, docs/performance.md).
 # The levels are spaced by search budget; easy also plays a random move one time in ten, as beginners
 # do (at 0.3 it lost 15 % of Drangles games to a random player; the target is >= 95 % wins).
+# Easy 30 -> 60 iterations: at 30 it drew 6 of 40 'Drangles games against a random player at the turn
+# limit (0 of 60 at 60). Medium 150 -> 300: at 150 it drew 3-4 of 40 Connection games against a random
+# player (1 of 40 at 300). Playout 0 (the evaluation alone) was tried and is worse for hard in
+# Hyper-Chess (1 win, 7 draws, 12 losses against medium); per-root-action budgets made easy stronger
+# than medium in Hyper-Chess. Measurements: docs/performance.md, "Computer players".
 LEVELS = {
-    "easy": Level("easy", iterations=30, seconds=0.05, playout=4, blunder=0.1),
-    "medium": Level("medium", iterations=150, seconds=0.12, playout=8),
+    "easy": Level("easy", iterations=60, seconds=0.05, playout=4, blunder=0.1),
+    "medium": Level("medium", iterations=300, seconds=0.12, playout=8),
     "hard": Level("hard", iterations=100000, seconds=0.25, playout=8),
 }
+
+
+HINT_LEVEL = "hard"  # a hint is what a good player would do: the hard search, a quarter of a second
+LAST_START = 0.9  # share of the time budget after which no new iteration starts
 
 
 class LevelError(ValueError):
@@ -59,6 +70,13 @@ def level(name: str) -> Level:
 
 
 class _Node:
+    """One node of the search tree (``Result.root`` hands the tree out for inspection).
+
+    ``children`` maps an action to its node; a *chance* node (the die is to be rolled there) has one
+    child per face drawn so far, each drawn as often as the die would show it. ``visits`` counts the
+    iterations through the node and ``value`` sums the rewards of ``mover``, the player who moved into
+    it (None for the root and for die faces)."""
+
     __slots__ = ("action", "parent", "mover", "children", "untried", "visits", "value", "chance")
 
     def __init__(self, action: Action | None, parent: _Node | None, mover: int | None):
@@ -75,9 +93,10 @@ class _Node:
 @dataclass
 class Result:
     action: Action
-    iterations: int
-    seconds: float
-    visits: dict[str, int]
+    iterations: int  # tree iterations run (0: a forced move, a roll or a beginner's random move)
+    seconds: float  # from the call to the answer, by the search's clock
+    visits: dict[str, int]  # visits of each root action, by its text
+    root: _Node | None = field(default=None, repr=False)  # the search tree, for tests and debugging
 
 
 def search(game: Game, lvl: Level | str = "medium", rng: random.Random | None = None,
@@ -95,13 +114,18 @@ def search(game: Game, lvl: Level | str = "medium", rng: random.Random | None = 
     board.redo_stack = []
     root = _Node(None, None, None)
     deadline = start + lvl.seconds
-    iterations = 0
-    while iterations < lvl.iterations and (iterations % 8 or clock() < deadline):
+    last_start = start + lvl.seconds * LAST_START
+    iterations, slowest, now = 0, 0.0, clock()
+    while iterations < lvl.iterations and now < last_start and now + slowest < deadline:
         _iterate(board, root, lvl, rng)
         iterations += 1
+        before, now = now, clock()
+        slowest = max(slowest, now - before)
+    if not root.children:  # not even one iteration fitted (a tiny budget): any legal action
+        return Result(rng.choice(legal), 0, clock() - start, {}, root)
     best = max(root.children.values(), key=lambda n: (n.visits, n.value))
     visits = {str(a): n.visits for a, n in root.children.items()}
-    return Result(best.action, iterations, clock() - start, visits)
+    return Result(best.action, iterations, clock() - start, visits, root)
 
 
 def _iterate(board: Game, root: _Node, lvl: Level, rng: random.Random) -> None:
@@ -164,5 +188,5 @@ def _select(node: _Node, c: float) -> _Node:
 
 
 def hint(game: Game, rng: random.Random | None = None) -> Action:
-    """What a good player would do: the hard level's choice for the side to move."""
-    return search(game, "hard", rng).action
+    """What a good player would do: the choice of the ``HINT_LEVEL`` search for the side to move."""
+    return search(game, HINT_LEVEL, rng).action

@@ -35,7 +35,7 @@ log = logging.getLogger(__name__)
 
 BRIGHTNESS_STEPS = (1.0, 0.6, 0.3, 0.12)
 HUMAN = "human"
-HINT_LEVEL = "medium"
+HINT_LEVEL = ai.HINT_LEVEL  # "hard": a hint is what a good player would do
 DEFAULT_GAME = "ez-gryb"
 CLOTH_DEPTH = nd.STANDARD_DEPTH  # the printed bandanna is the standard board
 COMPOSITIONS = "compositions"  # saved compositions, in the state directory

@@ -4,6 +4,8 @@ import random
 import subprocess
 import sys
 import json
+import time
+from dataclasses import replace
 
 import pytest
 
@@ -62,7 +64,23 @@ def test_chance_nodes_branch_on_the_die():
     game.apply("roll:R")  # player 1 may enter R or go G-GR: a real choice after a roll
     assert len(game.legal_actions()) == 2
     result = ai.search(game, STEADY, random.Random(4))
-    assert result.iterations > 0 and result.action in game.legal_actions()
+    assert result.action in game.legal_actions()
+    assert sorted(result.visits) == sorted(str(a) for a in game.legal_actions())
+    for action, node in result.root.children.items():
+        game.apply(action)
+        outcomes = game.chance_outcomes()  # player 0 rolls next: every face, equally likely
+        game.undo()
+        assert len(outcomes) == 4 and node.visits >= 100
+        assert node.chance and node.mover == game.to_move
+        # The chance node's children are the faces drawn, each visited as often as the die shows it:
+        # every face present, and the counts fit the die (chi-square, 3 degrees of freedom, p = 0.001).
+        # A search that chose the faces (by their value) would pile its visits on a few of them.
+        assert {face for face, _ in outcomes} == set(node.children)
+        drawn = sum(child.visits for child in node.children.values())
+        assert drawn == node.visits - 1  # the first visit only reached the chance node
+        chi2 = sum((node.children[face].visits - drawn * share) ** 2 / (drawn * share) for face, share in outcomes)
+        assert chi2 < 16.27, {str(f): c.visits for f, c in node.children.items()}
+        assert all(child.mover is None and not child.chance for child in node.children.values())
 
 
 def test_levels_and_errors():
@@ -75,11 +93,50 @@ def test_levels_and_errors():
         ai.search(game, "easy")
 
 
-def test_time_budget_is_kept():
+def opened_drangles():
+    """Drangles after the first player's forced head node: four moves to choose from."""
     game = find("drangles")()
-    budget = ai.Level("tight", iterations=10**9, seconds=0.05, playout=10)
-    result = ai.search(game, budget, random.Random(5))
-    assert result.seconds < 1.0
+    game.apply("0")
+    assert len(game.legal_actions()) == 4
+    return game
+
+
+@pytest.mark.parametrize("step", [0.0001, 0.001, 0.007, 0.03])
+@pytest.mark.parametrize("name", ["tight", *ai.LEVELS])
+def test_time_budget_is_kept_whatever_an_iteration_costs(name, step, monkeypatch):
+    """A fake clock that only moves when an iteration runs, by ``step``: deterministic on any machine."""
+    now = [100.0]
+    iterate = ai._iterate
+
+    def slow_iterate(*args):
+        iterate(*args)
+        now[0] += step
+
+    monkeypatch.setattr(ai, "_iterate", slow_iterate)
+    lvl = ai.Level("tight", 10**9, 0.05, 10) if name == "tight" else ai.level(name)
+    lvl = replace(lvl, iterations=10**9, blunder=0.0)  # only the clock stops it
+    game = opened_drangles()
+    result = ai.search(game, lvl, random.Random(5), clock=lambda: now[0])
+    assert result.seconds <= lvl.seconds
+    assert result.action in game.legal_actions()
+    assert result.iterations == round(result.seconds / step)
+    if step < lvl.seconds * (1 - ai.LAST_START):  # cheap iterations: the budget is used, not wasted
+        assert result.seconds >= lvl.seconds * ai.LAST_START - step
+
+
+@pytest.mark.parametrize("name", ["tight", "hard"])
+def test_time_budget_is_kept(name):
+    """The real search on a real clock. Its own ``seconds`` are read on this thread's CPU clock, so a
+    loaded machine (other processes, 2 cores) does not lengthen them; the wall clock is bounded loosely."""
+    lvl = ai.Level("tight", 10**9, 0.05, 10) if name == "tight" else ai.level(name)
+    game = opened_drangles()
+    ai.search(game, ai.Level("warm", 50, 60.0, 10), random.Random(5))  # build the lazy tables first
+    began = time.perf_counter()
+    result = ai.search(game, lvl, random.Random(5), clock=time.thread_time)
+    wall = time.perf_counter() - began
+    assert result.iterations > 10
+    assert result.seconds <= lvl.seconds
+    assert wall < lvl.seconds + 1.0
 
 
 def run(*args, stdin=""):
