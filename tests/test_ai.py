@@ -124,6 +124,24 @@ def test_time_budget_is_kept_whatever_an_iteration_costs(name, step, monkeypatch
         assert result.seconds >= lvl.seconds * ai.LAST_START - step
 
 
+def test_no_garbage_collection_inside_a_search_and_the_collector_is_left_as_found(monkeypatch):
+    """A full collection (50-110 ms) inside the budget overran it; it waits until the answer."""
+    import gc
+
+    states = []
+    iterate = ai._iterate
+    monkeypatch.setattr(ai, "_iterate", lambda *args: (states.append(gc.isenabled()), iterate(*args)))
+    game = opened_drangles()
+    for enabled in (True, False):
+        (gc.enable if enabled else gc.disable)()
+        try:
+            ai.search(game, ai.Level("few", 20, 60.0, 4), random.Random(5))
+            assert gc.isenabled() is enabled
+        finally:
+            gc.enable()
+    assert len(states) == 40 and not any(states)
+
+
 @pytest.mark.parametrize("name", ["tight", "hard"])
 def test_time_budget_is_kept(name):
     """The real search on a real clock. Its own ``seconds`` are read on this thread's CPU clock, so a
@@ -154,6 +172,20 @@ def test_cli_computer_seat_answers_each_human_move():
 def test_cli_computer_plays_a_whole_game_against_random():
     done = run("play", "ez-gryb", "--ai", "1=easy", "--seed", "8", "--random", "5000")
     assert done.returncode == 0 and json.loads(done.stdout.splitlines()[-1])["over"]
+
+
+@pytest.mark.parametrize("cls", sorted(catalogue(), key=lambda c: c.id), ids=lambda c: c.id)
+def test_cli_every_game_against_the_computer_to_its_end(cls):
+    """Every game of the catalogue, seat 2 the computer, the rest random, from the first move to the end
+    (the shortest turn limit keeps it quick)."""
+    done = run("play", cls.id, "--players", str(cls.min_players), "--ai", "2=easy", "--seed", "5",
+               "--random", "100000", "--option", "turn_limit=10")
+    assert done.returncode == 0, done.stderr
+    states = [json.loads(line) for line in done.stdout.splitlines()]
+    assert states[-1]["over"]
+    movers = [before["to_move"] for before, after in zip(states, states[1:])
+              if not after["action"].startswith("roll") and after["action"] != "pass"]
+    assert 1 in movers and 0 in movers  # the computer and the random player both acted
 
 
 @pytest.mark.parametrize("bad, message", [("3=easy", "SEAT from 1 to 2"), ("1=godlike", "no level 'godlike'"),
