@@ -40,14 +40,13 @@ def after(page, action):
 
 
 def pair(page, runtime):
-    shown = runtime.effects.code  # a code from an earlier, abandoned pairing may still be on the board
     page.locator("#watching [data-pair]").click()
-    deadline = time.monotonic() + 15
-    while (runtime.effects.code is None or runtime.effects.code is shown) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    code = "".join(runtime.effects.code)  # read off the board: the test sits at the table
-    # On the laptop's simulator the page is the board: the pairing sheet shows the code as well.
-    until(page, f"document.querySelector('#pair-shown .codeview').textContent === '{code}'")
+    # On the laptop's simulator the page is the board: the pairing sheet shows the code as well. An
+    # earlier, abandoned start (a tap on ROLL while watching) may answer late; its code must not show.
+    until(page, "!document.querySelector('#pair-shown').hidden && "
+                "document.querySelector('#pair-shown .codeview').textContent.length === 4")
+    code = page.locator("#pair-shown .codeview").text_content()
+    assert code == "".join(runtime.effects.code)  # the code the board shows: the test sits at the table
     assert page.locator("#pair-shown").is_visible()
     for colour in code:
         page.locator(f"#pair-panel .key[data-c='{colour}']").click()

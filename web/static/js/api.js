@@ -68,19 +68,23 @@ function showSlots() {
 
 function say(text) { panel.querySelector("#pair-msg").textContent = text; }
 
+let attempt = 0; // a late answer to an abandoned start must not show its (no longer valid) code
+
 async function startCode() {
+  const mine = ++attempt;
   typed = ""; showSlots(); say("");
   const shown = panel.querySelector("#pair-shown");
   shown.hidden = true;
   try {
     const r = await post("/api/pair/start");
+    if (mine !== attempt || panel.hidden) return;
     if (r.code) { // the laptop simulator: this page is the board
       shown.hidden = false;
       const view = shown.querySelector(".codeview");
       view.replaceChildren(...[...r.code].map((c) => { const s = document.createElement("span"); s.className = "dot " + c; s.textContent = c; return s; }));
     }
     say("Look at the board and tap its colours.");
-  } catch (e) { say(e.message); }
+  } catch (e) { if (mine === attempt) say(e.message); }
 }
 
 export function openPairing() {
@@ -103,7 +107,7 @@ async function key(c) {
 if (panel) {
   panel.querySelectorAll(".key").forEach((b) => b.addEventListener("click", () => key(b.dataset.c)));
   panel.querySelector("#pair-again").addEventListener("click", startCode);
-  panel.querySelector("#pair-close").addEventListener("click", () => { panel.hidden = true; });
+  panel.querySelector("#pair-close").addEventListener("click", () => { attempt++; panel.hidden = true; });
   document.getElementById("pair-open").addEventListener("click", () => { if (!isPaired()) openPairing(); else location.href = "/settings"; });
   document.querySelectorAll("[data-pair]").forEach((b) => b.addEventListener("click", openPairing));
 }
