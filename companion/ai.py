@@ -197,8 +197,3 @@ def _select(node: _Node, c: float) -> _Node:
         if score > best_score:
             best, best_score = child, score
     return best
-
-
-def hint(game: Game, rng: random.Random | None = None) -> Action:
-    """What a good player would do: the choice of the ``HINT_LEVEL`` search for the side to move."""
-    return search(game, HINT_LEVEL, rng).action

@@ -35,7 +35,6 @@ log = logging.getLogger(__name__)
 
 BRIGHTNESS_STEPS = (1.0, 0.6, 0.3, 0.12)
 HUMAN = "human"
-HINT_LEVEL = ai.HINT_LEVEL  # "hard": a hint is what a good player would do
 DEFAULT_GAME = "ez-gryb"
 CLOTH_DEPTH = nd.STANDARD_DEPTH  # the printed bandanna is the standard board
 COMPOSITIONS = "compositions"  # saved compositions, in the state directory
@@ -411,7 +410,7 @@ class Runtime:
             raise CommandError("roll first: the hint is for the move after the roll")
         if self.seats[game.to_move] != HUMAN:
             raise CommandError("the computer is to move")
-        self._think(HINT_LEVEL, "hint_ready")
+        self._think(ai.HINT_LEVEL, "hint_ready")
         return Feedback(True, "thinking about a hint")
 
     def _do_hint_ready(self, token: tuple, text: str) -> None:
