@@ -9,6 +9,8 @@ of the catalogue gets a computer player without code of its own. Details that ma
   three- and four-player games are searched like two-player ones.
 - Playouts are random but short; where one stops before the end, ``game.evaluate()`` says how each
   player stands (games with a better sense of progress than their scores override it).
+- A win in one (a checkmate, a GRYB completed) is taken at once, before any search and before a
+  beginner's random move: the tree would find it too, but at the easy level's few iterations not always.
 - The search stops inside its time budget or at its iteration budget, whichever comes first: the
   clock is read after every iteration, and no iteration is started after 90 % of the budget or when
   the slowest iteration so far would not fit before the budget's end; the garbage collector waits
@@ -120,10 +122,15 @@ def _search(game: Game, lvl: Level, rng: random.Random, clock: Callable[[], floa
     legal = game.legal_actions()
     if not legal:
         raise ValueError("the game is over: no action to choose")
-    if len(legal) == 1 or game.is_chance or rng.random() < lvl.blunder:
+    if len(legal) == 1 or game.is_chance:
         return Result(legal[0] if len(legal) == 1 else rng.choice(legal), 0, clock() - start, {})
     board = game.copy()
     board.redo_stack = []
+    win = _winning_action(board, legal)
+    if win is not None:
+        return Result(win, 0, clock() - start, {})
+    if rng.random() < lvl.blunder:
+        return Result(rng.choice(legal), 0, clock() - start, {})
     root = _Node(None, None, None)
     deadline = start + lvl.seconds
     last_start = start + lvl.seconds * LAST_START
@@ -138,6 +145,19 @@ def _search(game: Game, lvl: Level, rng: random.Random, clock: Callable[[], floa
     best = max(root.children.values(), key=lambda n: (n.visits, n.value))
     visits = {str(a): n.visits for a, n in root.children.items()}
     return Result(best.action, iterations, clock() - start, visits, root)
+
+
+def _winning_action(board: Game, legal: list[Action]) -> Action | None:
+    """An action that wins the game outright at once for the side to move, if there is one: no level
+    misses a win in one (a checkmate, a GRYB completed), a beginner included."""
+    mover = board.to_move
+    for action in legal:
+        board.push_legal(action)
+        won = board.over and board.winners == (mover,)
+        board.retract()
+        if won:
+            return action
+    return None
 
 
 def _iterate(board: Game, root: _Node, lvl: Level, rng: random.Random) -> None:

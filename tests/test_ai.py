@@ -44,6 +44,27 @@ def test_takes_a_winning_move_in_ez_gryb():
     assert str(ai.search(game, STEADY, random.Random(2)).action) == "B"
 
 
+@pytest.mark.parametrize("name", [*ai.LEVELS, "always blunders"])
+def test_no_level_misses_a_win_in_one(name):
+    # Hyper-Chess: the red King on the head node, blue pawns on G, R and Y, the blue Rook on BG guards B;
+    # only the Queen's BBB-B (two ups) mates. Even a player who otherwise always moves at random sees it.
+    lvl = replace(ai.LEVELS["easy"], blunder=1.0) if name == "always blunders" else ai.LEVELS[name]
+    game = find("hyper-chess")()
+    game.set_position({"0": "k", "G": "P", "R": "P", "Y": "P", "BBB": "Q", "BG": "R", "BBBB": "K"})
+    assert len(game.legal_actions()) > 20
+    result = ai.search(game, lvl, random.Random(5))
+    assert str(result.action) == "BBB-B" and result.iterations == 0
+    game.apply(result.action)
+    assert game.over and game.winners == (0,)
+
+
+def test_a_beginner_still_blunders_when_there_is_no_win_in_one():
+    game = find("hyper-chess")()
+    lvl = replace(ai.LEVELS["easy"], blunder=1.0)
+    picks = {str(ai.search(game, lvl, random.Random(seed)).action) for seed in range(12)}
+    assert len(picks) > 3 and picks <= {str(a) for a in game.legal_actions()}
+
+
 def test_blocks_or_wins_in_drangles():
     game = find("drangles")()
     space = game.space
