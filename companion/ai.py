@@ -24,7 +24,7 @@ import gc
 import math
 import random
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from .action import Action
@@ -66,11 +66,14 @@ class LevelError(ValueError):
     pass
 
 
-def level(name: str) -> Level:
+def level(name: str, time_scale: float = 1.0) -> Level:
+    """The level called ``name``; ``time_scale`` multiplies its time budget (a slower machine needs
+    longer for the same search: the ``computer.time_scale`` setting)."""
     try:
-        return LEVELS[name]
+        found = LEVELS[name]
     except KeyError:
         raise LevelError(f"no level {name!r}; levels: {', '.join(LEVELS)}") from None
+    return found if time_scale == 1.0 else replace(found, seconds=found.seconds * time_scale)
 
 
 class _Node:

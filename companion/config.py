@@ -151,12 +151,25 @@ class State:
 
 
 @dataclass(frozen=True)
+class Computer:
+    # The computer players' time budgets (companion/ai.py: easy 0.05 s, medium 0.12 s, hard 0.25 s a
+    # move) were set on a desktop core. A slower board searches less in the same time and plays weaker;
+    # this multiplies every budget so it searches as much. A Raspberry Pi Zero 2 W is about 8 times
+    # slower: 8 there keeps the levels as measured, with a hard move taking about 2 s.
+    time_scale: float = 1.0
+
+    def check(self) -> None:
+        _span("computer.time_scale", self.time_scale, 0.1, 20.0)
+
+
+@dataclass(frozen=True)
 class Config:
     leds: Leds = field(default_factory=Leds)
     serial: Serial = field(default_factory=Serial)
     panel: Panel = field(default_factory=Panel)
     web: Web = field(default_factory=Web)
     players: Players = field(default_factory=Players)
+    computer: Computer = field(default_factory=Computer)
     state: State = field(default_factory=State)
 
     def check(self) -> Config:

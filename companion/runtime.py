@@ -453,10 +453,11 @@ class Runtime:
     def _think(self, level: str, reply: str) -> None:
         """Search a copy of the game on a worker thread; the answer comes back as a command."""
         board, token = self.table.game.copy(), self._position()
+        budget = ai.level(level, self.config.computer.time_scale)
 
         def work() -> None:
             try:
-                text = str(ai.search(board, level).action)
+                text = str(ai.search(board, budget).action)
             except Exception:
                 log.exception("the %s search failed", level)
                 return

@@ -114,6 +114,15 @@ def test_levels_and_errors():
         ai.search(game, "easy")
 
 
+def test_a_time_scale_stretches_only_the_time_budget():
+    assert ai.level("hard") is ai.LEVELS["hard"]
+    slow = ai.level("hard", 8.0)
+    assert slow.seconds == pytest.approx(8 * ai.LEVELS["hard"].seconds)
+    assert replace(slow, seconds=ai.LEVELS["hard"].seconds) == ai.LEVELS["hard"]
+    with pytest.raises(ai.LevelError):
+        ai.level("godlike", 8.0)
+
+
 def opened_drangles():
     """Drangles after the first player's forced head node: four moves to choose from."""
     game = find("drangles")()

@@ -37,6 +37,8 @@ def test_a_file_for_the_pi(tmp_path):
     ("[players]\ncolours = ['#FFFFFF', '#FFFFF0', '#00E5FF', '#9A00FF']", "too close to players.colours[0]"),
     ("[players]\ncolours = ['white', '#FF00C8', '#00E5FF', '#9A00FF']", "#RRGGBB"),
     ("[leds]\nfps = true", "leds.fps must be int"),
+    ("[computer]\ntime_scale = 0", "computer.time_scale must be from 0.1 to 20.0"),
+    ("[computer]\ntime_scale = '8'", "computer.time_scale must be float, not str"),
     ("leds = 3", "[leds] must be a table"),
     ("[leds\n", "is not valid TOML"),
 ])
@@ -45,6 +47,13 @@ def test_broken_files_name_the_key_and_the_problem(tmp_path, text, message):
     path.write_text(text)
     with pytest.raises(ConfigError, match=message.replace("[", r"\[").replace("]", r"\]")):
         config.load(path)
+
+
+def test_a_slower_board_gives_the_computer_players_longer(tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_text("[computer]\ntime_scale = 8\n")
+    assert config.load(path).computer.time_scale == 8.0
+    assert config.load(None, sim=True).computer.time_scale == 1.0
 
 
 def test_missing_file(tmp_path):

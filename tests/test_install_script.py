@@ -202,3 +202,4 @@ def test_the_example_config_is_a_valid_hardware_config():
     assert loaded.serial.url.startswith("/dev/ttyACM") and loaded.panel.driver == "gpio"
     assert loaded.web.host == "0.0.0.0" and loaded.web.port == 8080
     assert loaded.state.dir == ""  # the unit's StateDirectory, the only writable place
+    assert loaded.computer.time_scale == 8.0  # a Pi Zero 2 W searches as long as the levels were measured

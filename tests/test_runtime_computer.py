@@ -6,7 +6,8 @@ import pytest
 
 from companion import node as nd
 from companion.action import Action
-from companion.config import Config
+from companion import ai
+from companion.config import Computer, Config
 from companion.die import Die
 from companion.runtime import CommandError, Runtime
 from companion.store import Store
@@ -17,9 +18,9 @@ from companion.table import _presses
 def make(tmp_path):
     made = []
 
-    def factory():
+    def factory(config=None):
         store = Store(tmp_path / "gryb.db")
-        rt = Runtime(Config(), store, die=Die(3))
+        rt = Runtime(config or Config(), store, die=Die(3))
         rt.start()
         made.append(rt)
         return rt
@@ -119,3 +120,21 @@ def test_a_hint_suggests_a_legal_move_and_binds_nobody(make):
     other = next(a for a in snap["legal"] if a != snap["table"]["hint"])
     press_all(rt, other)
     assert rt.call("snapshot")["table"]["hint"] is None
+
+
+@pytest.mark.parametrize("scale", [1.0, 0.2, 4.0])
+def test_the_config_time_scale_reaches_the_search(make, monkeypatch, scale):
+    budgets = []
+    search = ai.search
+
+    def watched(game, lvl, *args, **kwargs):
+        budgets.append(lvl.seconds)
+        return search(game, lvl, *args, **kwargs)
+
+    monkeypatch.setattr(ai, "search", watched)
+    rt = make(Config(computer=Computer(time_scale=scale)))
+    rt.call("new_game", "drangles", 2, {}, None, None, None)
+    press_all(rt, "0")
+    assert rt.call("hint").ok
+    wait_for(rt, lambda s: s["table"]["hint"])
+    assert budgets == [pytest.approx(ai.LEVELS[ai.HINT_LEVEL].seconds * scale)]
