@@ -11,11 +11,14 @@
   systemd sees it). Target < 2 s.
 - resident memory with the web page up (page, state and an open event stream served). Target < 80 MB.
 - idle CPU: the same process over S seconds with nothing happening. Target < 1 %.
+- a full garbage collection in the companion after the presses, median of 5, without and with
+  ``app.settle()`` (what ``gryb-companion run`` does once started: start-up objects frozen).
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import socket
 import statistics
@@ -32,7 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from companion import config as config_mod  # noqa: E402
-from companion.app import Companion  # noqa: E402
+from companion.app import Companion, settle  # noqa: E402
 
 
 def percentile(values: list[float], p: float) -> float:
@@ -77,9 +80,22 @@ def press_to_frame(presses: int) -> list[float]:
                 time.sleep(0.005 + (i % 7) * 0.004)  # land at different points of the animation
                 sim.release("0")
                 time.sleep(0.03)
-            return samples
+            collections = (collection_ms(), None)
+            settle()
+            collections = (collections[0], collection_ms())
+            gc.unfreeze()
+            return samples, collections
         finally:
             companion.stop()
+
+
+def collection_ms(times: int = 5) -> float:
+    spent = []
+    for _ in range(times):
+        started = time.perf_counter()
+        gc.collect()
+        spent.append((time.perf_counter() - started) * 1000)
+    return statistics.median(spent)
 
 
 def process_figures(starts: int, idle_seconds: float) -> dict[str, float]:
@@ -136,7 +152,7 @@ def main() -> None:
     parser.add_argument("--idle-seconds", type=float, default=30.0)
     parser.add_argument("--starts", type=int, default=5)
     args = parser.parse_args()
-    samples = press_to_frame(args.presses)
+    samples, (collect_plain, collect_settled) = press_to_frame(args.presses)
     figures = process_figures(args.starts, args.idle_seconds)
     ms = [s * 1000 for s in samples]
     rows = [
@@ -147,6 +163,8 @@ def main() -> None:
         ("start to READY=1 (slowest)", f"{figures['ready_max']:.2f} s", ""),
         ("resident memory, web page up", f"{figures['rss']:.1f} MB", "< 80 MB"),
         (f"idle CPU over {args.idle_seconds:g} s", f"{figures['cpu']:.2f} %", "< 1 %"),
+        ("full garbage collection", f"{collect_plain:.1f} ms", ""),
+        ("full garbage collection, settled", f"{collect_settled:.1f} ms", ""),
     ]
     width = max(len(r[0]) for r in rows)
     print(f"{'measure':<{width}}  {'value':>10}  target")

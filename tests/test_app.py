@@ -228,6 +228,37 @@ def test_run_tells_systemd_it_is_ready_pings_the_watchdog_and_stops_on_sigterm(t
         sock.close()
 
 
+def test_run_freezes_what_start_up_built_so_collections_skip_it(tmp_path):
+    # run() in this process (its signal handlers need the main thread); a timer stops it once it serves.
+    import gc
+    import threading
+
+    from companion import app
+
+    config = config_mod.load(None, sim=True)
+    config = replace(config, state=replace(config.state, dir=str(tmp_path / "state")))
+    stop = threading.Event()
+    frozen = []
+    settle = app.settle
+
+    def settle_then_stop():
+        settle()
+        frozen.append(gc.get_freeze_count())
+        stop.set()
+
+    gc.unfreeze()
+    fallback = threading.Timer(30, stop.set)  # a run() that never settles fails below instead of hanging
+    fallback.start()
+    try:
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(app, "settle", settle_then_stop)
+            assert app.run(config, sim=True, port=0, stop=stop) == 0
+        assert frozen and frozen[0] > 50_000  # the tables, the catalogue, Flask: tens of thousands of objects
+    finally:
+        fallback.cancel()
+        gc.unfreeze()
+
+
 def test_a_broken_config_stops_with_the_key_named(tmp_path):
     bad = tmp_path / "config.toml"
     bad.write_text("[panel]\nroll = 27\n")
