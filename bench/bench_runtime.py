@@ -43,7 +43,8 @@ def percentile(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
 
 
-def press_to_frame(presses: int) -> list[float]:
+def press_to_frame(presses: int) -> tuple[list[float], tuple[float, float]]:
+    """Press-to-frame samples, and a full collection's milliseconds without and with ``settle()``."""
     with tempfile.TemporaryDirectory() as state:
         config = config_mod.load(None, sim=True)
         config = replace(config, state=replace(config.state, dir=state))
@@ -80,11 +81,11 @@ def press_to_frame(presses: int) -> list[float]:
                 time.sleep(0.005 + (i % 7) * 0.004)  # land at different points of the animation
                 sim.release("0")
                 time.sleep(0.03)
-            collections = (collection_ms(), None)
+            plain = collection_ms()
             settle()
-            collections = (collections[0], collection_ms())
+            settled = collection_ms()
             gc.unfreeze()
-            return samples, collections
+            return samples, (plain, settled)
         finally:
             companion.stop()
 
