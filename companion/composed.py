@@ -127,6 +127,11 @@ class Tables:
         self.level_ok = mask_of(n for n in board.nodes if not rules.levels or nd.LEVEL[n] in rules.levels)
         self.goal_quadrangles = tuple(q for q in board.quadrangles if q & self.level_ok and q & board.all == q) + \
             tuple(mask_of(board.parse_many(s)) for s in rules.arrangement)
+        shapes_of: list[list[int]] = [[] for _ in range(size)]
+        for i, q in enumerate(self.goal_quadrangles):
+            for n in bits(q):
+                shapes_of[n].append(i)
+        self.goal_shapes_of = [frozenset(found) for found in shapes_of]  # node -> goal shapes holding it
         self.hyper_links = rules.limited_hyperspace
         words = [KIND_WORDS[k] for k in kinds] + (["by reincarnation"] if rules.reincarnation else []) + \
             (["by a hop"] if rules.hopping != "none" else [])
@@ -704,26 +709,38 @@ class ComposedGame(Game):
 
     def _gryb_race(self) -> list[float]:
         """How close each side is to a quadrangle it can still cover on the levels that count: its stones
-        on it, and half a stone for each missing corner one of its other stones can move onto next."""
+        on it, and half a stone for each missing corner one of its other stones can move onto next.
+
+        Worked out from the stones, not quadrangle by quadrangle (most quadrangles hold nothing of a side
+        and count 0): the computer player calls this at the end of every playout, and this way is about
+        five times faster (tests/test_composer.py checks it against the rule as read)."""
         t = self.t
         occupied = self.occupied
         empty = self.space.all & ~occupied
-        quadrangles = t.goal_quadrangles
+        shapes, shapes_of, free = t.goal_quadrangles, t.goal_shapes_of, t.free
         best = []
         for p in range(self.players):
             mine = self._friends(p)
             theirs = occupied & ~mine
-            reach = [(1 << s, t.free[s] & empty) for s in bits(mine)]
+            helpers: dict[int, int] = {}  # goal shape -> stones outside it that can move onto it next
+            candidates: set[int] = set()  # goal shapes holding a stone of the side
+            for s in bits(mine):
+                home = shapes_of[s]
+                candidates |= home
+                reach = free[s] & empty
+                if reach:
+                    onto: set[int] = set()
+                    for n in bits(reach):
+                        onto |= shapes_of[n]
+                    for i in onto - home:
+                        helpers[i] = helpers.get(i, 0) + 1
             top = 0.0
-            for q in quadrangles:
+            for i in candidates.union(helpers):
+                q = shapes[i]
                 if q & theirs:
                     continue
-                have = (q & mine).bit_count()
-                if have + 0.5 * (4 - have) <= top:
-                    continue
                 missing = q & empty
-                helpers = sum(1 for s, m in reach if not s & q and m & missing)
-                top = max(top, have + 0.5 * min(helpers, missing.bit_count()))
+                top = max(top, (q & mine).bit_count() + 0.5 * min(helpers.get(i, 0), missing.bit_count()))
             best.append(top)
         return _share([math.exp(1.5 * b) for b in best])
 

@@ -1,6 +1,7 @@
 """Compositions (docs/composer.md): the file, its checks, the library, and every parameter at play."""
 
 import json
+import math
 import random
 import subprocess
 import sys
@@ -443,6 +444,46 @@ def test_every_shipped_composition_plays_to_an_end_through_the_engine(cls):
         while not g.over:
             g.push_legal(g.random_action(rng))
         assert g.over and (g.winners or g.turn > 0)
+
+
+def _gryb_race_by_quadrangle(g: ComposedGame) -> list[float]:
+    """evaluate()'s GRYB race as its rule reads, quadrangle by quadrangle (the game works it out from the
+    stones, for speed): the stones a side has on a quadrangle free of opponents, and half a stone for each
+    missing corner one of its other stones can move onto next; the best quadrangle of each side."""
+    t, occupied = g.t, g.occupied
+    empty = g.space.all & ~occupied
+    best = []
+    for p in range(g.players):
+        mine = g._friends(p)
+        top = 0.0
+        for q in t.goal_quadrangles:
+            if q & occupied & ~mine:
+                continue
+            missing = q & empty
+            helpers = sum(1 for s in range(g.space.size) if mine >> s & 1 and not q >> s & 1
+                          and t.free[s] & missing)
+            top = max(top, (q & mine).bit_count() + 0.5 * min(helpers, missing.bit_count()))
+        best.append(top)
+    weights = [math.exp(1.5 * b) for b in best]
+    return [w / sum(weights) for w in weights]
+
+
+GRYB_GOALS = [c for c in SHIPPED if "gryb" in c.base_rules.win] + [game_class(rules(
+    '[moves]\nlateral = true\n[goal]\nwin = ["arrangement"]\narrangement = [["G", "GG", "GGG"], ["R", "RR", "RRR", "RRRR", "Y"]]\n'))]
+
+
+@pytest.mark.parametrize("cls", GRYB_GOALS, ids=lambda c: c.id if c.id != "test-game" else "arrangements")
+def test_the_gryb_race_counts_what_its_rule_says_in_every_position_of_random_games(cls):
+    rng = random.Random(cls.id)
+    checked = 0
+    for number in range(2):
+        g = cls(cls.min_players + number % (cls.max_players - cls.min_players + 1))
+        while not g.over and len(g.history) < 300:
+            if len(g.history) % 4 == 0:
+                assert g._gryb_race() == pytest.approx(_gryb_race_by_quadrangle(g), abs=1e-12)
+                checked += 1
+            g.push_legal(g.random_action(rng))
+    assert checked > 40
 
 
 def test_the_reference_lists_every_parameter():
