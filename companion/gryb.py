@@ -130,6 +130,7 @@ class GrybIndex:
         self.space = space
         self._through: list[tuple[tuple[Bitboard, Gryb], ...] | None] = [None] * space.size
         self._lowest: list[tuple[Gryb, ...] | None] = [None] * space.size
+        self._quadrangle: list[tuple[tuple[Bitboard, Gryb], ...]] = [()] * space.size  # built with _through
 
     def through(self, node: Node) -> tuple[tuple[Bitboard, Gryb], ...]:
         """Every GRYB containing ``node``, each with the bitboard of its other three nodes."""
@@ -160,14 +161,15 @@ class GrybIndex:
         result = tuple(entries)
         self._through[node] = result
         self._lowest[node] = tuple(g for _, g in result if g.nodes[0] == node)
+        self._quadrangle[node] = tuple(e for e in result if e[1].quadrangle)
         return result
 
     def completed_by(self, node: Node, stones: Bitboard, quadrangle_only: bool = False) -> list[Gryb]:
         """The GRYBs a stone on ``node`` completes together with ``stones`` (which may include it)."""
-        found = [g for others, g in self.through(node) if stones & others == others]
-        if quadrangle_only:
-            found = [g for g in found if g.quadrangle]
-        return found
+        entries = self.through(node)
+        if quadrangle_only:  # the one quadrangle of the node's, without going through the others
+            entries = self._quadrangle[node]
+        return [g for others, g in entries if stones & others == others]
 
     def find_all(self, stones: Bitboard, quadrangle_only: bool = False) -> list[Gryb]:
         """Every GRYB made of ``stones`` (each once)."""
