@@ -8,7 +8,9 @@ of the catalogue gets a computer player without code of its own. Details that ma
 - Several players: every tree node keeps the value for the player who moved into it (max^n), so
   three- and four-player games are searched like two-player ones.
 - Playouts are random but short; where one stops before the end, ``game.evaluate()`` says how each
-  player stands (games with a better sense of progress than their scores override it).
+  player stands (games with a better sense of progress than their scores override it). The game plays
+  them itself (``Game.playout``), so a game with a faster way of playing the same random game (EZ GRYB,
+  companion/playout.py) gives its computer player more iterations in the same time.
 - A win in one (a checkmate, a GRYB completed) is taken at once, before any search and before a
   beginner's random move: the tree would find it too, but at the easy level's few iterations not always.
 - The search stops inside its time budget or at its iteration budget, whichever comes first: the
@@ -194,13 +196,9 @@ def _iterate(board: Game, root: _Node, lvl: Level, rng: random.Random) -> None:
         node = _select(node, lvl.exploration)
         board.push_legal(node.action)
         depth += 1
-    # Playout.
-    played = 0
-    while not board.over and played < lvl.playout:
-        board.push_legal(board.random_action(rng))
-        played += 1
-    reward = board.evaluate()
-    for _ in range(played + depth):
+    # Playout (the game plays it and comes back: companion/engine.py, Game.playout).
+    reward = board.playout(rng, lvl.playout)
+    for _ in range(depth):
         board.retract()
     # Backpropagation.
     while node is not None:

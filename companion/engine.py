@@ -300,6 +300,20 @@ class Game:
         twin.settings = dict(self.settings)
         return twin
 
+    def playout(self, rng, plies: int | None = None) -> list[float]:
+        """Play uniformly random legal actions from here, ``plies`` of them (None: to the end of the
+        game), and say how each player stands then (``evaluate()``); the game is left as it was. The
+        computer player ends each search iteration with this. Games MAY override it with a faster way
+        of playing the same random game (EZ GRYB: companion/playout.py)."""
+        played = 0
+        while not self.over and played != plies:
+            self.push_legal(self.random_action(rng))
+            played += 1
+        values = self.evaluate()
+        for _ in range(played):
+            self.retract()
+        return values
+
     def evaluate(self) -> list[float]:
         """How well each player stands, 0..1 each (search uses it where a playout stops before the end).
         The default reads the scores; games with a better sense of progress MAY override."""
