@@ -8,17 +8,21 @@ with the default options, to its end: a win, or a draw by the turn limit (300 tu
 own draw rule (no one can ever move again, a stall, quiet turns). Rows: every game of the catalogue, with
 its fewest players, and with 3 where it takes 3 (Doubles: 4 only).
 
-Columns: plies/s and playouts/s; plies/game, the mean length; how the games ended, as shares: "won" (a
-winner, however reached), "draw:limit" (no winner at the turn limit), "draw:rule" (no winner by the
-game's own draw rule); and "ai po/s", the playouts of the computer player (companion/ai.py: the hard
-level's playout plies, then ``evaluate()``, then back with ``retract``), started from positions spread
-over random games. Targets (issue 4): >= 100k plies/s for 25 Men's GRYB, >= 2k playouts/s for EZ GRYB
-(whole games). Figures go in docs/performance.md.
+Columns: plies/s and playouts/s, through the engine; plies/game, the mean length; how the games ended,
+as shares: "won" (a winner, however reached), "draw:limit" (no winner at the turn limit), "draw:rule" (no
+winner by the game's own draw rule); "ai po/s", the playouts of the computer player (companion/ai.py:
+``Game.playout`` with the hard level's playout plies, then ``evaluate()``, then back), started from
+positions spread over random games; "playout()/s", whole random games from the start through
+``Game.playout``, the same loop as the engine's columns except where a game plays its random games its
+own faster way (EZ GRYB: companion/playout.py). Targets (issue 4): >= 100k plies/s for 25 Men's GRYB,
+>= 2k whole random games a second for EZ GRYB ("playout()/s", the playouts its computer player uses).
+Figures go in docs/performance.md.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import random
 import sys
 import time
@@ -29,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from companion.ai import LEVELS  # noqa: E402
 from companion.engine import catalogue  # noqa: E402
 
-TARGETS = {"25-mens-gryb": ("plies/s", 100_000), "ez-gryb": ("playouts/s", 2_000)}
+TARGETS = {"25-mens-gryb": ("plies/s", 100_000), "ez-gryb": ("playout()/s", 2_000)}
 AI_PLAYOUT = LEVELS["hard"].playout
 AI_START_EVERY = 7  # an AI playout from every 7th position of a random game
 
@@ -69,11 +73,13 @@ def measure(cls, players: int, seconds: float) -> dict:
         lengths[end].append(len(game.history))
     return {"plies/s": plies / elapsed, "playouts/s": games / elapsed, "plies/game": plies / games,
             "won": won / games, "draw:limit": limit / games, "draw:rule": (games - won - limit) / games,
-            "ai po/s": ai_playouts(cls, players, seconds / 2), "lengths": lengths, "games": games}
+            "ai po/s": ai_playouts(cls, players, seconds / 2), "playout()/s": whole_playouts(cls, players, seconds / 2),
+            "lengths": lengths, "games": games}
 
 
 def ai_playouts(cls, players: int, seconds: float) -> float:
-    """The computer player's playouts per second: AI_PLAYOUT random plies, evaluate(), retract."""
+    """The computer player's playouts per second: ``Game.playout(rng, AI_PLAYOUT)`` as the search calls it
+    (AI_PLAYOUT random plies, evaluate(), back), from positions spread over random games."""
     rng = random.Random(2)
     count = 0
     elapsed = 0.0
@@ -85,16 +91,30 @@ def ai_playouts(cls, players: int, seconds: float) -> float:
                     break
                 game.push_legal(game.random_action(rng))
             start = time.perf_counter()
-            played = 0
-            while not game.over and played < AI_PLAYOUT:
-                game.push_legal(game.random_action(rng))
-                played += 1
-            game.evaluate()
-            for _ in range(played):
-                game.retract()
+            game.playout(rng, AI_PLAYOUT)
             elapsed += time.perf_counter() - start
             count += 1
     return count / elapsed
+
+
+def whole_playouts(cls, players: int, seconds: float, batch_seconds: float = 0.1) -> float:
+    """Whole random games a second through ``Game.playout(rng)`` (to the end, evaluate, back): the engine's
+    loop, or a game's own faster way of playing the same random game (EZ GRYB's bitboards). Timed as
+    ``timeit`` times: the same batch of games (one seed, as many as the first ``batch_seconds`` held) again
+    and again, and the fastest batch counts, since whatever else the machine runs only slows a batch."""
+    batch, best, elapsed = 0, math.inf, 0.0
+    while elapsed < seconds:
+        rng = random.Random(3)
+        start = time.perf_counter()
+        played = 0
+        while played < batch or not batch and time.perf_counter() - start < batch_seconds:
+            cls(players).playout(rng)
+            played += 1
+        took = time.perf_counter() - start
+        batch = played
+        best = min(best, took)
+        elapsed += took
+    return batch / best
 
 
 def verdict(game_id: str, row: dict) -> str:
@@ -139,15 +159,17 @@ def main() -> None:
             row = measure(cls, players, args.seconds)
             rows.append((f"{cls.id} ({players}p)", row, verdict(cls.id, row)))
     print(f"{'game':<24} {'plies/s':>9} {'playouts/s':>10} {'plies/game':>10} {'won':>5} {'draw:limit':>10} "
-          f"{'draw:rule':>9} {'ai po/s':>8}  target")
-    print(f"{'-' * 24} {'-' * 9} {'-' * 10} {'-' * 10} {'-' * 5} {'-' * 10} {'-' * 9} {'-' * 8}  ------")
+          f"{'draw:rule':>9} {'ai po/s':>8} {'playout()/s':>11}  target")
+    print(f"{'-' * 24} {'-' * 9} {'-' * 10} {'-' * 10} {'-' * 5} {'-' * 10} {'-' * 9} {'-' * 8} {'-' * 11}  ------")
     for name, r, target in rows:
         print(f"{name:<24} {r['plies/s']:>9,.0f} {r['playouts/s']:>10,.1f} {r['plies/game']:>10,.0f} "
-              f"{r['won']:>5.0%} {r['draw:limit']:>10.0%} {r['draw:rule']:>9.0%} {r['ai po/s']:>8,.0f}  {target}".rstrip())
+              f"{r['won']:>5.0%} {r['draw:limit']:>10.0%} {r['draw:rule']:>9.0%} {r['ai po/s']:>8,.0f} "
+              f"{r['playout()/s']:>11,.1f}  {target}".rstrip())
     if args.lengths:
         print_lengths(rows)
     print(f"\nPython {sys.version.split()[0]}, one core, {args.seconds:g} s of whole games per row and "
-          f"{args.seconds / 2:g} s of AI playouts ({AI_PLAYOUT} plies + evaluate) per row.")
+          f"{args.seconds / 2:g} s each of AI playouts ({AI_PLAYOUT} plies + evaluate) and of whole games "
+          f"through Game.playout per row.")
 
 
 if __name__ == "__main__":
