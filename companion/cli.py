@@ -203,7 +203,7 @@ def _play(args) -> int:
     except (engine.UnknownGame, engine.OptionError, composition.CompositionError) as err:
         raise UsageError(str(err.args[0] if err.args else err)) from None
     rolled = Die(args.seed)
-    seats = _ai_seats(args.ai, game.players)
+    seats = _ai_seats(args.ai, game.players, args.time_scale)
     thinker = random.Random(args.seed)
 
     def computer_turn() -> bool:
@@ -267,8 +267,11 @@ def _play(args) -> int:
     return EXIT_OK
 
 
-def _ai_seats(pairs: list[str], players: int) -> dict[int, str]:
-    """--ai SEAT=LEVEL, seats counted from 1 as players call them."""
+def _ai_seats(pairs: list[str], players: int, time_scale: float) -> dict[int, ai.Level]:
+    """--ai SEAT=LEVEL, seats counted from 1 as players call them; --time-scale as the config's
+    computer.time_scale (a slower machine searches as long as the levels were measured with)."""
+    if not 0.1 <= time_scale <= 20.0:
+        raise UsageError(f"--time-scale is from 0.1 to 20, not {time_scale:g}")
     seats = {}
     for pair in pairs:
         seat, sep, lvl = pair.partition("=")
@@ -276,7 +279,7 @@ def _ai_seats(pairs: list[str], players: int) -> dict[int, str]:
             raise UsageError(f"--ai takes SEAT=LEVEL with SEAT from 1 to {players}, not {pair!r}")
         if lvl not in ai.LEVELS:
             raise UsageError(f"--ai {pair}: no level {lvl!r}; levels: {', '.join(ai.LEVELS)}")
-        seats[int(seat) - 1] = lvl
+        seats[int(seat) - 1] = ai.level(lvl, time_scale)
     return seats
 
 
@@ -376,6 +379,9 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--random", type=int, metavar="N", help="play N random legal actions instead of stdin")
     play.add_argument("--ai", action="append", default=[], metavar="SEAT=LEVEL",
                       help="a computer player in seat SEAT (1..4): easy, medium or hard")
+    play.add_argument("--time-scale", type=float, default=1.0, metavar="F",
+                      help="multiply the computer players' time budgets (0.1-20; 8 on a Raspberry Pi Zero 2 W, "
+                      "as the config's computer.time_scale)")
     play.set_defaults(run=_play)
 
     compose = commands.add_parser("compose", help="games of your own from the manuals' parameters (docs/composer.md)")

@@ -223,3 +223,15 @@ def test_cli_every_game_against_the_computer_to_its_end(cls):
 def test_cli_bad_ai_option(bad, message):
     done = run("play", "drangles", "--ai", bad)
     assert done.returncode == 2 and message in done.stderr
+
+
+def test_cli_time_scale_stretches_the_computers_budget_and_is_checked():
+    from companion import cli
+
+    seats = cli._ai_seats(["2=hard", "1=easy"], 2, 8.0)
+    assert seats[1] == ai.level("hard", 8.0) and seats[1].seconds == pytest.approx(2.0)
+    assert seats[0].seconds == pytest.approx(0.4) and seats[0].iterations == ai.LEVELS["easy"].iterations
+    done = run("play", "drangles", "--ai", "2=easy", "--time-scale", "50")
+    assert done.returncode == 2 and "--time-scale is from 0.1 to 20, not 50" in done.stderr
+    done = run("play", "drangles", "--ai", "2=easy", "--time-scale", "0.5", "--seed", "3", stdin="0\n0-G\n")
+    assert done.returncode == 0 and len(done.stdout.splitlines()) == 4  # the human's two moves, the computer's
