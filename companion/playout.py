@@ -65,7 +65,6 @@ class Board:
     """The tables of one depth. :func:`board` keeps one per depth."""
 
     def __init__(self, depth: int):
-        self.depth = depth
         size = nd.count(depth)
         self.all = (1 << size) - 2  # every node but the head
         colour = [sum(1 << n for n in range(1, size) if nd.loci(n)[-1] == c) for c in "GRYB"]
