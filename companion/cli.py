@@ -270,8 +270,9 @@ def _play(args) -> int:
 def _ai_seats(pairs: list[str], players: int, time_scale: float) -> dict[int, ai.Level]:
     """--ai SEAT=LEVEL, seats counted from 1 as players call them; --time-scale as the config's
     computer.time_scale (a slower machine searches as long as the levels were measured with)."""
-    if not 0.1 <= time_scale <= 20.0:
-        raise UsageError(f"--time-scale is from 0.1 to 20, not {time_scale:g}")
+    low, high = config_mod.TIME_SCALES
+    if not low <= time_scale <= high:
+        raise UsageError(f"--time-scale is from {low:g} to {high:g}, not {time_scale:g}")
     seats = {}
     for pair in pairs:
         seat, sep, lvl = pair.partition("=")

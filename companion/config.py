@@ -150,6 +150,9 @@ class State:
         pass
 
 
+TIME_SCALES = (0.1, 20.0)  # computer.time_scale, the page's setting and play --time-scale: lowest, highest
+
+
 @dataclass(frozen=True)
 class Computer:
     # The computer players' time budgets (companion/ai.py: easy 0.05 s, medium 0.12 s, hard 0.25 s a
@@ -159,7 +162,7 @@ class Computer:
     time_scale: float = 1.0
 
     def check(self) -> None:
-        _span("computer.time_scale", self.time_scale, 0.1, 20.0)
+        _span("computer.time_scale", self.time_scale, *TIME_SCALES)
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from typing import Any, Callable
 
 from . import ai, composed, composition
 from . import node as nd
-from .config import Config, ConfigError
+from .config import TIME_SCALES, Config, ConfigError
 from .die import Die
 from .engine import IllegalAction, OptionError, UnknownGame, find
 from .renderer import Effects, Picture, render
@@ -92,6 +92,9 @@ class Runtime:
         self.sounds = bool(store.setting("sounds", config.panel.sounds))
         self.budget_ma = int(store.setting("budget_ma", config.leds.budget_ma))
         self.die_mode = store.setting("die", "electronic")
+        # How long the computer players think, as a multiple of their levels' budgets (the config's
+        # computer.time_scale until the page changes it).
+        self.time_scale = float(store.setting("time_scale", config.computer.time_scale))
         self.effects = Effects()
         self.menu = False
         self.brightness = float(store.setting("brightness", config.leds.brightness))
@@ -389,6 +392,12 @@ class Runtime:
             if value not in DIE_MODES:
                 raise CommandError("die is electronic (the companion rolls) or physical (you roll a GRYB die)")
             return value
+        if key == "time_scale":
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or \
+                    not TIME_SCALES[0] <= value <= TIME_SCALES[1]:
+                raise CommandError(f"time_scale multiplies the computer players' thinking time, "
+                                   f"{TIME_SCALES[0]:g} to {TIME_SCALES[1]:g}")
+            return float(value)
         raise CommandError(f"no setting {key!r}")
 
     def _do_show_code(self, code: str | None) -> None:
@@ -453,7 +462,7 @@ class Runtime:
     def _think(self, level: str, reply: str) -> None:
         """Search a copy of the game on a worker thread; the answer comes back as a command."""
         board, token = self.table.game.copy(), self._position()
-        budget = ai.level(level, self.config.computer.time_scale)
+        budget = ai.level(level, self.time_scale)
 
         def work() -> None:
             try:
@@ -543,6 +552,7 @@ class Runtime:
             "series": None if self.series is None else self.series.to_dict() | {"id": self.series_id},
             "settings": {"brightness": self.brightness, "night": self.effects.night, "menu": self.menu,
                          "sounds": self.sounds, "budget_ma": self.budget_ma, "die": self.die_mode,
+                         "time_scale": self.time_scale,
                          "colours": ["#%02X%02X%02X" % c for c in self.colours]},
             "colours": ["#%02x%02x%02x" % c for c in self.colours[: game.players]],
             "feedback": None if feedback is None else {"ok": feedback.ok, "message": feedback.message},

@@ -138,3 +138,30 @@ def test_the_config_time_scale_reaches_the_search(make, monkeypatch, scale):
     assert rt.call("hint").ok
     wait_for(rt, lambda s: s["table"]["hint"])
     assert budgets == [pytest.approx(ai.LEVELS[ai.HINT_LEVEL].seconds * scale)]
+
+
+def test_the_time_scale_setting_overrides_the_config_and_is_kept(make, monkeypatch):
+    budgets = []
+    search = ai.search
+
+    def watched(game, lvl, *args, **kwargs):
+        budgets.append(lvl.seconds)
+        return search(game, lvl, *args, **kwargs)
+
+    monkeypatch.setattr(ai, "search", watched)
+    rt = make(Config(computer=Computer(time_scale=8.0)))
+    assert rt.call("snapshot")["settings"]["time_scale"] == 8.0  # the config's until changed
+    rt.call("settings", {"time_scale": 2})
+    before = rt.call("snapshot")
+    for bad in (0.05, 21, True, "2", None):
+        with pytest.raises(CommandError, match="time_scale multiplies"):
+            rt.call("settings", {"time_scale": bad})
+    assert rt.call("snapshot")["settings"] == before["settings"]
+    rt.call("new_game", "drangles", 2, {}, None, None, None)
+    press_all(rt, "0")
+    assert rt.call("hint").ok
+    wait_for(rt, lambda s: s["table"]["hint"])
+    assert budgets == [pytest.approx(ai.LEVELS[ai.HINT_LEVEL].seconds * 2)]
+    rt.stop()
+    again = make(Config(computer=Computer(time_scale=8.0)))  # the same store: a restart keeps it
+    assert again.call("snapshot")["settings"]["time_scale"] == 2.0

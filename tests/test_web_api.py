@@ -394,10 +394,13 @@ def test_settings(paired, rt):
     settings = rt.snapshot()["settings"]
     assert (settings["sounds"], settings["budget_ma"], settings["colours"]) == (False, 2500, colours)
     assert rt.colours[3] == (128, 128, 255) and rt.store.setting("budget_ma") == 2500
+    assert paired.post("/api/settings", json={"time_scale": 8}).status_code == 200  # a Pi Zero 2 W
+    assert rt.snapshot()["settings"]["time_scale"] == 8.0 and rt.store.setting("time_scale") == 8.0
     before = rt.call("snapshot")
     for bad in [{}, {"brightness": 2}, {"brightness": "1"}, {"night": "yes"}, {"volume": 1}, {"brightness": True},
                 {"sounds": 1}, {"budget_ma": 500}, {"budget_ma": 2000.5}, {"colours": ["#FFFFFF"] * 4},
                 {"colours": ["#00A03C", "#FF00C8", "#00E5FF", "#9A00FF"]},  # seat 1 as green as the board's G
+                {"time_scale": 0}, {"time_scale": 50}, {"time_scale": "8"}, {"time_scale": False},
                 {"brightness": 0.9, "budget_ma": 10}]:  # one bad value: nothing of the request changes
         r = paired.post("/api/settings", json=bad)
         assert r.status_code == 400, bad

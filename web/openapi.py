@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from flask import Blueprint, jsonify
 
+from companion.config import TIME_SCALES
+
 bp = Blueprint("openapi", __name__)
 
 NODE = {"type": "string", "pattern": "^(0|[GRYB]{1,6})$", "maxLength": 6,
@@ -28,6 +30,10 @@ CHANGEABLE = {"brightness": {"type": "number", "minimum": 0, "maximum": 1}, "nig
               "sounds": {"type": "boolean"},
               "die": {"enum": ["electronic", "physical"],
                       "description": "electronic: the companion rolls; physical: you roll a GRYB die and enter it"},
+              "time_scale": {"type": "number", "minimum": TIME_SCALES[0], "maximum": TIME_SCALES[1],
+                             "description": "multiplies the computer players' thinking time (easy 0.05 s, "
+                                            "medium 0.12 s, hard 0.25 s a move on a desktop core; about 8 "
+                                            "on a Raspberry Pi Zero 2 W plays as strong)"},
               "budget_ma": {"type": "integer", "minimum": 1100, "maximum": 60000,
                             "description": "the LED power supply's current budget in mA"},
               "colours": {"type": "array", "minItems": 4, "maxItems": 4,

@@ -10,7 +10,7 @@ from .security import body, paired, refuse, web
 
 bp = Blueprint("settings", __name__)
 
-SETTINGS = ("brightness", "night", "sounds", "budget_ma", "colours", "die")
+SETTINGS = ("brightness", "night", "sounds", "budget_ma", "colours", "die", "time_scale")
 
 
 @bp.get("/settings")
@@ -36,7 +36,7 @@ def set_settings():
     changes = {k: data[k] for k in SETTINGS if k in data}
     if set(data) - set(SETTINGS) or not changes:
         refuse(400, "settings are brightness (0 to 1), night and sounds (true or false), budget_ma (mA), "
-                    "colours (four '#RRGGBB') and die (electronic or physical)")
+                    "colours (four '#RRGGBB'), die (electronic or physical) and time_scale (0.1 to 20)")
     if "brightness" in changes:
         value = changes["brightness"]
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:

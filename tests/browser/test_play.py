@@ -198,6 +198,15 @@ def test_a_game_against_the_computer_from_the_phone(browser, site):
     assert page.locator("#board .proposal").count() == 0
     assert len(runtime.snapshot()["state"]["stones"]) >= 2
     assert site.pressed[:3] == ["0", "0", "G"]  # the taps went through the emulated Pico
+
+    # A slower board lets its computer players think longer: the settings page says by how much.
+    page.goto(url + "/settings")
+    field = page.locator("input[name='time_scale']")
+    assert float(field.input_value()) == runtime.snapshot()["settings"]["time_scale"] == 1.0
+    field.fill("8")
+    field.dispatch_event("change")
+    until(page, "document.querySelector('#settings .message').textContent === 'Saved.'")
+    assert runtime.snapshot()["settings"]["time_scale"] == 8.0
     ctx.close()
 
 

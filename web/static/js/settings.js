@@ -14,6 +14,7 @@ form.elements.night.addEventListener("change", () => save({ night: form.elements
 form.elements.sounds.addEventListener("change", () => save({ sounds: form.elements.sounds.checked }));
 form.elements.die.addEventListener("change", () => save({ die: form.elements.die.value }));
 form.elements.budget_ma.addEventListener("change", () => save({ budget_ma: Math.round(+form.elements.budget_ma.value) }));
+form.elements.time_scale.addEventListener("change", () => save({ time_scale: +form.elements.time_scale.value }));
 const colours = () => [0, 1, 2, 3].map((i) => form.elements["colour" + i].value.toUpperCase());
 for (let i = 0; i < 4; i++) form.elements["colour" + i].addEventListener("change", () => save({ colours: colours() }));
 
