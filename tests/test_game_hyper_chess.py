@@ -279,6 +279,25 @@ def test_evaluate_prefers_material_and_a_safe_king():
     assert boxed[0] > free[0]
 
 
+def test_a_bare_king_is_judged_by_how_boxed_in_he_is():
+    """Once one side has only King and Pawns, the material says nothing more: the evaluation follows
+    the hunt (the King's room, the hunters' distance, check), above HUNT_FLOOR and short of a win."""
+    from companion.variants.hyper_chess import HUNT_FLOOR
+
+    pawns = {"RRR": "p", "RRG": "p", "RRY": "p", "RGR": "p", "RYR": "p"}
+    far = position(pawns | {"RRRR": "k", "BBBB": "K", "BGBB": "B", "BBGB": "N", "BYBB": "R"}, to_move=1)
+    near = position(pawns | {"RRRR": "k", "BBBB": "K", "RRRG": "B", "RRGY": "N", "RRYR": "R"}, to_move=1)
+    open_field = position(pawns | {"GGG": "k", "BBBB": "K", "RRRG": "B", "RRGY": "N", "RRYR": "R"}, to_move=1)
+    for game in (far, near, open_field):
+        blue, red = game.evaluate()
+        assert HUNT_FLOOR <= blue < 1 and blue + red == pytest.approx(1)
+    assert near.evaluate()[0] > far.evaluate()[0]  # the pieces closing in
+    assert near.evaluate()[0] > open_field.evaluate()[0]  # a corner King has 9 neighbours, a third-level one 29
+    # With a piece left to each side it is the material again (a Queen up: well ahead, not a hunt).
+    armed = position({"RRRR": "k", "BBBB": "K", "GGGG": "Q", "BGBB": "B", "RYRR": "b"})
+    assert armed.evaluate()[0] > 0.8
+
+
 @pytest.mark.slow
 def test_legal_moves_match_a_plain_search_for_checks():
     """The fast generator (tables, pins through the Queen's path) against trying every move and

@@ -54,6 +54,10 @@ VALUES = (0.0, 9.0, 3.0, 4.0, 4.0, 0.0)
 # free safe nodes round him), pressure (per node round him the opponent attacks), check, the move, and
 # the scale of the score difference that makes a 73 % chance.
 WEIGHTS = (0.2, 0.2, 0.1, 0.7, 0.8, 0.25, 1.0, 0.2, 3.0)
+# _hunt(): the weights of the King's room, of the room one step further, of each King step between
+# the hunter's pieces and the King, of check, and the scale that halves the value above HUNT_FLOOR.
+HUNT_WEIGHTS = (1.0, 0.5, 0.3, 2.0, 8.0)
+HUNT_FLOOR = 0.7
 KNIGHT_MOVE = ("one up and two sideways, two sideways and one down, two up and one sideways, or one "
                "sideways and two down")
 BISHOP_MOVE = "one up or down and one limited-hyperspace step, in either order"
@@ -504,12 +508,16 @@ class HyperChess(Game):
     # -- evaluation for the computer player -------------------------------------------------------------
 
     def evaluate(self) -> list[float]:
-        """Material, mobility and King safety, as the chance of winning for each side."""
+        """Material, mobility and King safety, as the chance of winning for each side; once one side has
+        nothing left that can give check, how close the other is to mating it (``_hunt``)."""
         if self.over:
             return self.outcome()
         occupied = self.occupied
         t = self.t
         pieces = self.pieces
+        armed = [bool(masks[QUEEN] | masks[ROOK] | masks[BISHOP] | masks[KNIGHT]) for masks in pieces]
+        if armed[0] != armed[1]:
+            return self._hunt(0 if armed[0] else 1, occupied)
         w_mobility, w_hunt, w_hang_to_move, w_hang, w_room, w_pressure, w_check, w_tempo, w_scale = WEIGHTS
         attacks = (self._attack_map(pieces[0], occupied), self._attack_map(pieces[1], occupied))
         kings = (_low(pieces[0][KING]), _low(pieces[1][KING]))
@@ -544,6 +552,33 @@ class HyperChess(Game):
         score[self.to_move] += w_tempo  # the side to move gets its threats in first
         p0 = 1.0 / (1.0 + math.exp((score[1] - score[0]) / w_scale))
         return [p0, 1.0 - p0]
+
+    def _hunt(self, hunter: int, occupied: Bitboard) -> list[float]:
+        """The hunter's chance of mating a King left with Pawns only: he cannot lose and the material
+        says nothing more, so what counts is the King's room (the free nodes he may step to that the
+        hunter does not attack, and half of those one step further), how near the hunter's pieces and
+        King are, and check. From HUNT_FLOOR (no progress) towards 1 (mate)."""
+        t = self.t
+        pieces = self.pieces
+        prey = 1 - hunter
+        k = _low(pieces[prey][KING])
+        attacks = self._attack_map(pieces[hunter], occupied)
+        open_nodes = self.space.all & ~(self.stones[prey] | pieces[hunter][PAWN] | attacks)
+        ring = t.king[k] & open_nodes
+        beyond = 0
+        for a in bits(ring):
+            beyond |= t.king[a]
+        beyond &= open_nodes & ~ring & ~(1 << k)
+        w_room, w_beyond, w_near, w_check, w_scale = HUNT_WEIGHTS
+        distance = t.distance[k]
+        near = sum(distance[s] for kind in (KING, QUEEN, ROOK, BISHOP, KNIGHT) for s in bits(pieces[hunter][kind]))
+        x = w_room * ring.bit_count() + w_beyond * beyond.bit_count() + w_near * near
+        if attacks >> k & 1:
+            x -= w_check
+        value = HUNT_FLOOR + (1.0 - HUNT_FLOOR) * math.exp(-x / w_scale)
+        out = [0.0, 0.0]
+        out[hunter], out[prey] = value, 1.0 - value
+        return out
 
     # -- reasons -------------------------------------------------------------------------------------------
 
