@@ -4,7 +4,8 @@
 
 Each position comes from a random game of 30 plies: the defender then keeps his King and Pawns, the
 attacker his King, Pawns and the PIECES named (letters Q R B N; default "RBN", then "Q"), and it is the
-attacker's move. The attacker is the level, the defender a random player. No capture is left to make,
+attacker's move (the same endings for every level, from --seed). The attacker is the level, the
+defender a random player. No capture is left to make,
 so the fifty-turn rule gives the attacker 50 turns to mate; anything else is a draw. These endings are
 where the computer player's games against a random player were drawn (docs/performance.md).
 """
@@ -52,13 +53,14 @@ def ending(rng: random.Random, attacker: int, pieces: str) -> HyperChess | None:
 
 
 def run(level: str, pieces: str, positions: int, seed: int) -> tuple[int, int, list[int], float]:
+    positions_rng = random.Random(f"{seed}-{pieces}")  # the same endings for every level and version
     rng = random.Random(f"{seed}-{pieces}-{level}")
     mated = played = 0
     turns: list[int] = []
     began = time.perf_counter()
     while played < positions:
         attacker = played % 2
-        game = ending(rng, attacker, pieces)
+        game = ending(positions_rng, attacker, pieces)
         if game is None:
             continue
         played += 1
