@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from flask import Blueprint, jsonify, render_template
 
+from companion.config import TIME_SCALES
+
 from .play import _call
 from .security import body, paired, refuse, web
 
@@ -16,7 +18,7 @@ SETTINGS = ("brightness", "night", "sounds", "budget_ma", "colours", "die", "tim
 @bp.get("/settings")
 def settings_page():
     return render_template("settings.html", settings=web().runtime.snapshot()["settings"],
-                           status=web().status(), self_test=web().selftest is not None)
+                           status=web().status(), self_test=web().selftest is not None, time_scales=TIME_SCALES)
 
 
 @bp.get("/api/settings")
@@ -36,7 +38,8 @@ def set_settings():
     changes = {k: data[k] for k in SETTINGS if k in data}
     if set(data) - set(SETTINGS) or not changes:
         refuse(400, "settings are brightness (0 to 1), night and sounds (true or false), budget_ma (mA), "
-                    "colours (four '#RRGGBB'), die (electronic or physical) and time_scale (0.1 to 20)")
+                    f"colours (four '#RRGGBB'), die (electronic or physical) and time_scale "
+                    f"({TIME_SCALES[0]:g} to {TIME_SCALES[1]:g})")
     if "brightness" in changes:
         value = changes["brightness"]
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
