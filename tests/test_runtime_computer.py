@@ -122,33 +122,34 @@ def test_a_hint_suggests_a_legal_move_and_binds_nobody(make):
     assert rt.call("snapshot")["table"]["hint"] is None
 
 
-@pytest.mark.parametrize("scale", [1.0, 0.2, 4.0])
-def test_the_config_time_scale_reaches_the_search(make, monkeypatch, scale):
-    budgets = []
+@pytest.fixture
+def budgets(monkeypatch):
+    """The time budget of every search the runtime starts, in order."""
+    seen = []
     search = ai.search
 
     def watched(game, lvl, *args, **kwargs):
-        budgets.append(lvl.seconds)
+        seen.append(lvl.seconds)
         return search(game, lvl, *args, **kwargs)
 
     monkeypatch.setattr(ai, "search", watched)
-    rt = make(Config(computer=Computer(time_scale=scale)))
+    return seen
+
+
+def ask_for_a_hint(rt):
     rt.call("new_game", "drangles", 2, {}, None, None, None)
     press_all(rt, "0")
     assert rt.call("hint").ok
     wait_for(rt, lambda s: s["table"]["hint"])
+
+
+@pytest.mark.parametrize("scale", [1.0, 0.2, 4.0])
+def test_the_config_time_scale_reaches_the_search(make, budgets, scale):
+    ask_for_a_hint(make(Config(computer=Computer(time_scale=scale))))
     assert budgets == [pytest.approx(ai.LEVELS[ai.HINT_LEVEL].seconds * scale)]
 
 
-def test_the_time_scale_setting_overrides_the_config_and_is_kept(make, monkeypatch):
-    budgets = []
-    search = ai.search
-
-    def watched(game, lvl, *args, **kwargs):
-        budgets.append(lvl.seconds)
-        return search(game, lvl, *args, **kwargs)
-
-    monkeypatch.setattr(ai, "search", watched)
+def test_the_time_scale_setting_overrides_the_config_and_is_kept(make, budgets):
     rt = make(Config(computer=Computer(time_scale=8.0)))
     assert rt.call("snapshot")["settings"]["time_scale"] == 8.0  # the config's until changed
     rt.call("settings", {"time_scale": 2})
@@ -157,10 +158,7 @@ def test_the_time_scale_setting_overrides_the_config_and_is_kept(make, monkeypat
         with pytest.raises(CommandError, match="time_scale multiplies"):
             rt.call("settings", {"time_scale": bad})
     assert rt.call("snapshot")["settings"] == before["settings"]
-    rt.call("new_game", "drangles", 2, {}, None, None, None)
-    press_all(rt, "0")
-    assert rt.call("hint").ok
-    wait_for(rt, lambda s: s["table"]["hint"])
+    ask_for_a_hint(rt)
     assert budgets == [pytest.approx(ai.LEVELS[ai.HINT_LEVEL].seconds * 2)]
     rt.stop()
     again = make(Config(computer=Computer(time_scale=8.0)))  # the same store: a restart keeps it
