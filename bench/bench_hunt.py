@@ -22,6 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from companion import ai  # noqa: E402
+from companion.space import bits  # noqa: E402
 from companion.variants.hyper_chess import KIND_NAMES, HyperChess  # noqa: E402
 
 LETTERS = "KQRBNP"
@@ -34,16 +35,14 @@ def ending(rng: random.Random, attacker: int, pieces: str) -> HyperChess | None:
         if game.over:
             return None
         game.push_legal(rng.choice(game.legal_actions()))
-    keep = ({"K", "P"} | set(pieces), {"K", "P"})
     placement = {}
     for player in (0, 1):
-        side = keep[0] if player == attacker else keep[1]
+        kept = "KP" + (pieces if player == attacker else "")
         for kind, mask in enumerate(game.pieces[player]):
             letter = LETTERS[kind]
-            if letter in side:
-                for node in game.space.nodes:
-                    if mask >> node & 1:
-                        placement[game.space.name(node)] = letter if player == 0 else letter.lower()
+            if letter in kept:
+                for node in bits(mask):
+                    placement[game.space.name(node)] = letter if player == 0 else letter.lower()
     start = HyperChess(2)
     try:
         start.set_position(placement, to_move=attacker)
