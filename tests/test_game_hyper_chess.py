@@ -322,6 +322,28 @@ def test_legal_moves_match_a_plain_search_for_checks():
             game.apply(rng.choice(game.legal_actions()))
 
 
+def test_kept_move_lists_belong_to_the_position_they_were_asked_in():
+    """_candidates keeps its last untested answer for the next question in the same position (a
+    playout asks twice a ply); through moves, undo and redo it always answers as a fresh computation
+    does, for either player."""
+    rng = random.Random(5)
+    game = CHESS()
+    undone = 0
+    for _ in range(600):
+        if game.over or game.history and rng.random() < 0.3:
+            game.undo()
+            undone += 1
+            if rng.random() < 0.5:
+                game.redo()
+        else:
+            game.push_legal(game.random_action(rng))
+        player = rng.randrange(2)
+        fresh = game.copy()
+        fresh._kept = None
+        assert game._candidates(player, test_king=False) == fresh._candidates(player, test_king=False)
+    assert undone > 100
+
+
 def _plain_legal(game, s, t, kind):
     from companion.variants.hyper_chess import KING, PAWN, ROOK
 

@@ -192,6 +192,8 @@ class HyperChess(Game):
     def make_space(self) -> GameSpace:
         return space(nd.STANDARD_DEPTH, self.settings["headless"])
 
+    _kept = None  # the last untested answer of _candidates, with the position it was asked in
+
     def setup(self) -> None:
         lateral = MoveKind.HYPERSPACE if self.settings["hyperspace"] == "full" else MoveKind.LIMITED_HYPERSPACE
         self.t = tables(self.space, lateral)
@@ -313,7 +315,15 @@ class HyperChess(Game):
         """Every piece of ``player`` with the nodes it may move to before the check rule, whether that
         player is in check, and the nodes whose pieces need the check test (pinned: the opponent's
         Queen would pass them on a double move to the King). The King's nodes (castling: his Rook's) are
-        already tested unless ``test_king`` is false."""
+        already tested unless ``test_king`` is false.
+
+        Untested answers are kept for the position they were asked in (known by its ``pieces`` and
+        ``castle`` objects, which every move replaces and undo puts back): a move asks for the
+        opponent's to see whether he can reply, and the random move a playout plays next asks again."""
+        if not test_king:
+            kept = self._kept
+            if kept is not None and kept[0] is self.pieces and kept[1] is self.castle and kept[2] == player:
+                return kept[3]
         t = self.t
         mine, theirs = self.pieces[player], self.pieces[1 - player]
         own = self.stones[player]
@@ -349,6 +359,8 @@ class HyperChess(Game):
                     reach = t.reach[kind][s] & ~barred
                 if reach:
                     found.append((s, kind, reach))
+        if not test_king:
+            self._kept = (self.pieces, self.castle, player, (found, in_check, pinned))
         return found, in_check, pinned
 
     def _king_safe(self, player: int, target: Node) -> bool:
