@@ -170,6 +170,11 @@ def tables(board: GameSpace, lateral: MoveKind) -> Tables:
     return Tables(board, lateral)
 
 
+def _armed(masks: tuple[Bitboard, ...]) -> bool:
+    """Whether a side still has a piece that can give check (anything but its King and Pawns)."""
+    return bool(masks[QUEEN] | masks[ROOK] | masks[BISHOP] | masks[KNIGHT])
+
+
 def _low(mask: Bitboard) -> Node:
     return (mask & -mask).bit_length() - 1
 
@@ -497,10 +502,7 @@ class HyperChess(Game):
 
     def _bare_kings(self) -> bool:
         """Neither side has a piece that could ever give check: Kings and Pawns only."""
-        for masks in self.pieces:
-            if masks[QUEEN] | masks[ROOK] | masks[BISHOP] | masks[KNIGHT]:
-                return False
-        return True
+        return not any(map(_armed, self.pieces))
 
     def draw_reason(self) -> str | None:
         """Why a finished game is a draw (None while it goes on or when somebody won)."""
@@ -527,9 +529,9 @@ class HyperChess(Game):
         occupied = self.occupied
         t = self.t
         pieces = self.pieces
-        armed = [bool(masks[QUEEN] | masks[ROOK] | masks[BISHOP] | masks[KNIGHT]) for masks in pieces]
-        if armed[0] != armed[1]:
-            return self._hunt(0 if armed[0] else 1, occupied)
+        armed = _armed(pieces[0])
+        if armed != _armed(pieces[1]):
+            return self._hunt(0 if armed else 1, occupied)
         w_mobility, w_hunt, w_hang_to_move, w_hang, w_room, w_pressure, w_check, w_tempo, w_scale = WEIGHTS
         attacks = (self._attack_map(pieces[0], occupied), self._attack_map(pieces[1], occupied))
         kings = (_low(pieces[0][KING]), _low(pieces[1][KING]))
