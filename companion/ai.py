@@ -11,6 +11,10 @@ of the catalogue gets a computer player without code of its own. Details that ma
   player stands (games with a better sense of progress than their scores override it). The game plays
   them itself (``Game.playout``), so a game with a faster way of playing the same random game (EZ GRYB,
   companion/playout.py) gives its computer player more iterations in the same time.
+- A game that can rank its moves at a glance (``Game.action_order``: Hyper-Chess, by what a capture
+  wins and what a move hangs) gets them tried best first, and each node widens to the rest step by step
+  as it earns visits (progressive widening), so a few hundred iterations reach the replies that matter
+  (a recapture) instead of spreading over every quiet move. Other games try every action as before.
 - A win in one (a checkmate, a GRYB completed) is taken at once, before any search and before a
   beginner's random move: the tree would find it too, but at the easy level's few iterations not always.
 - The search stops inside its time budget or at its iteration budget, whichever comes first: the
@@ -60,6 +64,14 @@ LEVELS = {
 }
 
 
+# Progressive widening (Coulom 2007; Chaslot et al. 2008), for games that order their moves
+# (Game.action_order): a node tries its actions best first and holds at most
+# WIDEN_BASE + WIDEN_RATE * sqrt(visits) children, so the search looks deeper into the likely moves and
+# reaches the rest as a node earns visits. Hyper-Chess, hard against medium, 40 games each: 2 + 0.5
+# sqrt(n) won 23, drew 7, lost 10; 3 + sqrt(n) 20-3-17 (two runs of 20); 5 + 2 sqrt(n) 18-3-19.
+WIDEN_BASE = 2
+WIDEN_RATE = 0.5
+
 HINT_LEVEL = "hard"  # a hint is what a good player would do: the hard search, a quarter of a second
 LAST_START = 0.9  # share of the time budget after which no new iteration starts
 
@@ -86,7 +98,7 @@ class _Node:
     iterations through the node and ``value`` sums the rewards of ``mover``, the player who moved into
     it (None for the root and for die faces)."""
 
-    __slots__ = ("action", "parent", "mover", "children", "untried", "visits", "value", "chance")
+    __slots__ = ("action", "parent", "mover", "children", "untried", "visits", "value", "chance", "widen")
 
     def __init__(self, action: Action | None, parent: _Node | None, mover: int | None):
         self.action = action
@@ -97,6 +109,7 @@ class _Node:
         self.visits = 0
         self.value = 0.0
         self.chance = False
+        self.widen = False  # the untried actions are in the game's order, best last: widen step by step
 
 
 @dataclass
@@ -174,6 +187,11 @@ def _iterate(board: Game, root: _Node, lvl: Level, rng: random.Random) -> None:
             node.chance = board.is_chance
             node.untried = [] if node.chance else board.legal_actions()
             rng.shuffle(node.untried)
+            if len(node.untried) > 1:
+                order = board.action_order(node.untried)
+                if order is not None:  # best last, to be popped first; ties stay shuffled (a stable sort)
+                    node.untried = [a for _, a in sorted(zip(order, node.untried), key=lambda pair: pair[0])]
+                    node.widen = True
         if node.chance:
             face = board.random_action(rng)
             child = node.children.get(face)
@@ -185,7 +203,7 @@ def _iterate(board: Game, root: _Node, lvl: Level, rng: random.Random) -> None:
             if child.visits == 0:
                 break
             continue
-        if node.untried:
+        if node.untried and (not node.widen or len(node.children) < _width(node.visits)):
             action = node.untried.pop()
             mover = board.to_move
             board.push_legal(action)
@@ -206,6 +224,11 @@ def _iterate(board: Game, root: _Node, lvl: Level, rng: random.Random) -> None:
         if node.mover is not None:
             node.value += reward[node.mover]
         node = node.parent
+
+
+def _width(visits: int) -> float:
+    """How many children a widening node may hold after ``visits`` iterations through it."""
+    return WIDEN_BASE + WIDEN_RATE * math.sqrt(visits)
 
 
 def _select(node: _Node, c: float) -> _Node:

@@ -314,6 +314,13 @@ class Game:
             self.retract()
         return values
 
+    def action_order(self, actions: list[Action]) -> list[float] | None:
+        """How promising each of ``actions`` looks at a glance (higher first), for the computer player's
+        search to try the likeliest moves first and widen to the rest as a position earns visits; None
+        (the default): no such knowledge, every action is tried. Games MAY override with something cheap
+        (captures, threats)."""
+        return None
+
     def evaluate(self) -> list[float]:
         """How well each player stands, 0..1 each (search uses it where a playout stops before the end).
         The default reads the scores; games with a better sense of progress MAY override."""

@@ -4,6 +4,7 @@ import random
 import subprocess
 import sys
 import json
+import math
 import time
 from dataclasses import replace
 
@@ -102,6 +103,35 @@ def test_chance_nodes_branch_on_the_die():
         chi2 = sum((node.children[face].visits - drawn * share) ** 2 / (drawn * share) for face, share in outcomes)
         assert chi2 < 16.27, {str(f): c.visits for f, c in node.children.items()}
         assert all(child.mover is None and not child.chance for child in node.children.values())
+
+
+def test_a_game_that_orders_its_moves_gets_them_tried_best_first_and_widened_by_visits():
+    # Hyper-Chess ranks its moves (action_order): taking the undefended Knight (GGGG-GGGR) and the
+    # attacked Bishop's escapes rank 4, the Queen stepping beside the red Rook (YYYY-YRY) -9.
+    game = find("hyper-chess")()
+    game.set_position({"BBBB": "K", "RRRR": "k", "GGGG": "R", "GGGR": "n", "YYYY": "Q", "YRYR": "r",
+                       "YRYY": "B", "RRR": "p", "RRG": "p"})
+    legal = game.legal_actions()
+    order = dict(zip(legal, game.action_order(legal)))
+    best = {a for a, v in order.items() if v == max(order.values())}
+    first = ai.search(game, replace(STEADY, iterations=1), random.Random(6))
+    assert set(first.root.children) <= best and len(first.root.children) == 1
+    result = ai.search(game, STEADY, random.Random(6))
+    root = result.root
+    tried = set(root.children)
+    assert len(tried) <= ai.WIDEN_BASE + ai.WIDEN_RATE * math.sqrt(root.visits) + 1 < len(legal)
+    assert best <= tried and min(order, key=order.get) not in tried
+    # Every node below the root widens the same way: none has more children than its visits allow.
+    stack = list(root.children.values())
+    while stack:
+        node = stack.pop()
+        assert len(node.children) <= ai.WIDEN_BASE + ai.WIDEN_RATE * math.sqrt(max(node.visits - 1, 0)) + 1
+        stack.extend(node.children.values())
+    # A game without an order (the default) has every action tried before any is tried twice.
+    plain = find("connection")()
+    assert plain.action_order(plain.legal_actions()) is None
+    result = ai.search(plain, replace(STEADY, iterations=len(plain.legal_actions())), random.Random(6))
+    assert set(result.root.children) == set(plain.legal_actions())
 
 
 def test_levels_and_errors():

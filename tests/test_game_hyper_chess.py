@@ -344,6 +344,24 @@ def test_kept_move_lists_belong_to_the_position_they_were_asked_in():
     assert undone > 100
 
 
+def test_the_search_is_offered_winning_captures_and_escapes_first_and_blunders_last():
+    """action_order, the computer player's move ordering: taking a piece nobody can take back first
+    (with a hanging piece's escapes), then checks, then quiet moves; a move onto a node the opponent
+    attacks loses the mover's value (the Queen stepping next to a Rook last)."""
+    game = position({"BBBB": "K", "RRRR": "k", "GGGG": "R", "GGGR": "n", "YYYY": "Q", "YRYR": "r",
+                     "YRYY": "B", "RRR": "p", "RRG": "p"})
+    actions = game.legal_actions()
+    order = dict(zip(map(str, actions), game.action_order(actions)))
+    assert len(order) == len(actions) > 30
+    best = max(order.values())
+    assert {a for a, v in order.items() if v == best} == {
+        "GGGG-GGGR",  # the undefended Knight (4)
+        "YRYY-YGY", "YRYY-YRR", "YRYY-YRB", "YRYY-YYY"}  # the Bishop the Rook attacks, to safe nodes
+    assert order["YYYY-RR"] > order["YYYY-YYYR"] == 0  # a check before a quiet move
+    assert min(order, key=order.get) == "YYYY-YRY" and order["YYYY-YRY"] == -9  # beside the Rook
+    assert order["GGGG-GGG"] == 0  # the Rook's quiet step, and Pawns and King count nothing
+
+
 def _plain_legal(game, s, t, kind):
     from companion.variants.hyper_chess import KING, PAWN, ROOK
 
