@@ -68,7 +68,8 @@ LEVELS = {
 # (Game.action_order): a node tries its actions best first and holds at most
 # WIDEN_BASE + WIDEN_RATE * sqrt(visits) children, so the search looks deeper into the likely moves and
 # reaches the rest as a node earns visits. Hyper-Chess, hard against medium, 40 games each: 2 + 0.5
-# sqrt(n) won 23, drew 7, lost 10; 3 + sqrt(n) 20-3-17 (two runs of 20); 5 + 2 sqrt(n) 18-3-19.
+# sqrt(n) won 23, drew 7, lost 10 (and 15-6-19 on other seeds); 3 + sqrt(n) 20-3-17; 5 + 2 sqrt(n)
+# 18-3-19 (docs/performance.md).
 WIDEN_BASE = 2
 WIDEN_RATE = 0.5
 
