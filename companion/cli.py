@@ -203,7 +203,7 @@ def _play(args) -> int:
     except (engine.UnknownGame, engine.OptionError, composition.CompositionError) as err:
         raise UsageError(str(err.args[0] if err.args else err)) from None
     rolled = Die(args.seed)
-    seats = _ai_seats(args.ai, game.players, args.time_scale)
+    seats = _ai_seats(args.ai, game, args.time_scale)
     thinker = random.Random(args.seed)
 
     def computer_turn() -> bool:
@@ -267,7 +267,7 @@ def _play(args) -> int:
     return EXIT_OK
 
 
-def _ai_seats(pairs: list[str], players: int, time_scale: float) -> dict[int, ai.Level]:
+def _ai_seats(pairs: list[str], game: engine.Game, time_scale: float) -> dict[int, ai.Level]:
     """--ai SEAT=LEVEL, seats counted from 1 as players call them; --time-scale as the config's
     computer.time_scale (a slower machine searches as long as the levels were measured with)."""
     low, high = config_mod.TIME_SCALES
@@ -276,11 +276,11 @@ def _ai_seats(pairs: list[str], players: int, time_scale: float) -> dict[int, ai
     seats = {}
     for pair in pairs:
         seat, sep, lvl = pair.partition("=")
-        if not sep or not seat.isdigit() or not 1 <= int(seat) <= players:
-            raise UsageError(f"--ai takes SEAT=LEVEL with SEAT from 1 to {players}, not {pair!r}")
+        if not sep or not seat.isdigit() or not 1 <= int(seat) <= game.players:
+            raise UsageError(f"--ai takes SEAT=LEVEL with SEAT from 1 to {game.players}, not {pair!r}")
         if lvl not in ai.LEVELS:
             raise UsageError(f"--ai {pair}: no level {lvl!r}; levels: {', '.join(ai.LEVELS)}")
-        seats[int(seat) - 1] = ai.level(lvl, time_scale)
+        seats[int(seat) - 1] = ai.level(lvl, time_scale, game.id)
     return seats
 
 

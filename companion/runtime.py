@@ -462,7 +462,7 @@ class Runtime:
     def _think(self, level: str, reply: str) -> None:
         """Search a copy of the game on a worker thread; the answer comes back as a command."""
         board, token = self.table.game.copy(), self._position()
-        budget = ai.level(level, self.time_scale)
+        budget = ai.level(level, self.time_scale, board.id)
 
         def work() -> None:
             try:

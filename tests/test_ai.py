@@ -153,6 +153,26 @@ def test_a_time_scale_stretches_only_the_time_budget():
         ai.level("godlike", 8.0)
 
 
+def test_a_game_whose_strength_saturates_early_gets_its_lower_levels_placed_lower():
+    from companion import cli
+
+    tuned = ai.GAME_LEVELS["ez-gryb"]
+    medium = ai.level("medium", game="ez-gryb")
+    assert medium.iterations == tuned["medium"]["iterations"] < ai.LEVELS["medium"].iterations
+    assert replace(medium, iterations=ai.LEVELS["medium"].iterations) == ai.LEVELS["medium"]
+    assert ai.level("hard", game="ez-gryb") is ai.LEVELS["hard"]  # the strongest level is never held back
+    assert ai.level("medium", game="drangles") is ai.LEVELS["medium"]  # other games keep the general levels
+    assert ai.level("easy", 2.0, "ez-gryb").seconds == pytest.approx(2 * ai.LEVELS["easy"].seconds)
+    # A level asked for by name searches the game's own budget, in the CLI and in search() itself.
+    game, rng = find("ez-gryb")(), random.Random(1)
+    while game.is_chance or len(game.legal_actions()) < 2:  # a position with a choice to search
+        game.push_legal(game.random_action(rng) if game.is_chance else rng.choice(game.legal_actions()))
+    stopped = lambda: 0.0  # a clock that never moves: the iteration budget alone ends the search
+    seats = cli._ai_seats(["1=medium"], game, 1.0)
+    assert seats[0] == medium
+    assert ai.search(game, "medium", random.Random(2), stopped).iterations == tuned["medium"]["iterations"]
+
+
 def opened_drangles():
     """Drangles after the first player's forced head node: four moves to choose from."""
     game = find("drangles")()
@@ -258,7 +278,7 @@ def test_cli_bad_ai_option(bad, message):
 def test_cli_time_scale_stretches_the_computers_budget_and_is_checked():
     from companion import cli
 
-    seats = cli._ai_seats(["2=hard", "1=easy"], 2, 8.0)
+    seats = cli._ai_seats(["2=hard", "1=easy"], find("drangles")(), 8.0)
     assert seats[1] == ai.level("hard", 8.0) and seats[1].seconds == pytest.approx(2.0)
     assert seats[0].seconds == pytest.approx(0.4) and seats[0].iterations == ai.LEVELS["easy"].iterations
     done = run("play", "drangles", "--ai", "2=easy", "--time-scale", "50")
