@@ -80,12 +80,12 @@ WIDEN_RATE = 0.5
 # 70 % against one of 60 (140 games); a 20-iteration easy with no random moves was as strong as that
 # medium (98 of 200 games), while one that plays a random move one time in five lost 74 % of 200 games
 # to it and still beat a random player in 97.8 % of 400. In Hyper-Chess medium's 0.12 s held it to about
-# 270 iterations, half of hard's, and hard won about 53 % of 120 games against it; a medium of 150
-# iterations lost 73 % of 60 games to hard, still won 68 % against easy and all 60 against a random
-# player (docs/performance.md, "Computer players").
+# 270 iterations, half of hard's, and hard won about 53 % of 120 games against it; against a medium of
+# 180 iterations hard won 70 % of 80 games, and that medium 71 % of 100 against easy (one of 150 won 63 %
+# of 100 against easy). docs/performance.md, "Computer players", has every run.
 GAME_LEVELS: dict[str, dict[str, dict[str, float]]] = {
     "ez-gryb": {"easy": {"iterations": 20, "blunder": 0.2}, "medium": {"iterations": 60}},
-    "hyper-chess": {"medium": {"iterations": 150}},
+    "hyper-chess": {"medium": {"iterations": 180}},
 }
 
 HINT_LEVEL = "hard"  # a hint is what a good player would do: the hard search, a quarter of a second
