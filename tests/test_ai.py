@@ -173,6 +173,16 @@ def test_a_game_whose_strength_saturates_early_gets_its_lower_levels_placed_lowe
     assert ai.search(game, "medium", random.Random(2), stopped).iterations == tuned["medium"]["iterations"]
 
 
+def test_every_game_level_override_names_a_game_a_level_and_a_budget_it_changes():
+    fields = {f for f in ai.Level.__dataclass_fields__ if f != "name"}
+    for game_id, levels in ai.GAME_LEVELS.items():
+        find(game_id)  # a game of the catalogue (an unknown id raises)
+        assert levels and set(levels) <= set(ai.LEVELS) and "hard" not in levels
+        for name, changes in levels.items():
+            assert changes and set(changes) <= fields
+            assert ai.level(name, game=game_id) != ai.LEVELS[name]
+
+
 def opened_drangles():
     """Drangles after the first player's forced head node: four moves to choose from."""
     game = find("drangles")()

@@ -123,13 +123,13 @@ def test_a_hint_suggests_a_legal_move_and_binds_nobody(make):
 
 
 @pytest.fixture
-def budgets(monkeypatch):
-    """The time budget of every search the runtime starts, in order."""
+def searched(monkeypatch):
+    """The level of every search the runtime starts, in order (the real search runs)."""
     seen = []
     search = ai.search
 
     def watched(game, lvl, *args, **kwargs):
-        seen.append(lvl.seconds)
+        seen.append(lvl)
         return search(game, lvl, *args, **kwargs)
 
     monkeypatch.setattr(ai, "search", watched)
@@ -144,12 +144,12 @@ def ask_for_a_hint(rt):
 
 
 @pytest.mark.parametrize("scale", [1.0, 0.2, 4.0])
-def test_the_config_time_scale_reaches_the_search(make, budgets, scale):
+def test_the_config_time_scale_reaches_the_search(make, searched, scale):
     ask_for_a_hint(make(Config(computer=Computer(time_scale=scale))))
-    assert budgets == [pytest.approx(ai.LEVELS[ai.HINT_LEVEL].seconds * scale)]
+    assert [lvl.seconds for lvl in searched] == [pytest.approx(ai.LEVELS[ai.HINT_LEVEL].seconds * scale)]
 
 
-def test_the_time_scale_setting_overrides_the_config_and_is_kept(make, budgets):
+def test_the_time_scale_setting_overrides_the_config_and_is_kept(make, searched):
     rt = make(Config(computer=Computer(time_scale=8.0)))
     assert rt.call("snapshot")["settings"]["time_scale"] == 8.0  # the config's until changed
     rt.call("settings", {"time_scale": 2})
@@ -159,7 +159,15 @@ def test_the_time_scale_setting_overrides_the_config_and_is_kept(make, budgets):
             rt.call("settings", {"time_scale": bad})
     assert rt.call("snapshot")["settings"] == before["settings"]
     ask_for_a_hint(rt)
-    assert budgets == [pytest.approx(ai.LEVELS[ai.HINT_LEVEL].seconds * 2)]
+    assert [lvl.seconds for lvl in searched] == [pytest.approx(ai.LEVELS[ai.HINT_LEVEL].seconds * 2)]
     rt.stop()
     again = make(Config(computer=Computer(time_scale=8.0)))  # the same store: a restart keeps it
     assert again.call("snapshot")["settings"]["time_scale"] == 2.0
+
+
+def test_a_computer_seat_searches_at_its_games_own_level(make, searched):
+    rt = make()
+    rt.call("new_game", "hyper-chess", 2, {}, None, None, ["medium", "human"])  # blue, the computer, begins
+    wait_for(rt, lambda s: s["table"]["proposal"])
+    assert searched == [ai.level("medium", game="hyper-chess")]
+    assert searched[0].iterations == ai.GAME_LEVELS["hyper-chess"]["medium"]["iterations"]
