@@ -138,6 +138,7 @@ class Emulator:
         os.set_blocking(self._wake_w, False)
         self._stop = threading.Event()
         self._t0 = time.monotonic()
+        self._scanned = 0  # the MCU time of the last scan
         self._thread = threading.Thread(target=self._run, name="emulated pico", daemon=True)
         self._closed = False
         if start:
@@ -192,9 +193,10 @@ class Emulator:
         self._wake()
 
     def tap(self, row: int, col: int, hold: float = 0.03) -> None:
-        """Close the switch now and open it ``hold`` seconds later; returns at once."""
+        """Close the switch now and open it ``hold`` seconds later; returns at once. Both are planned, so
+        the emulated MCU scans at each (below): a busy host cannot shorten the press it sees."""
         self.matrix.check(row, col)
-        self.press(row, col)
+        self._schedule(0.0, lambda: self.matrix.set(row, col, True))
         self._schedule(hold, lambda: self.matrix.set(row, col, False))
 
     def bounce(self, row: int, col: int, closed: bool, flips: int = 6, every: float = 0.0004) -> None:
@@ -281,6 +283,21 @@ class Emulator:
         except FileNotFoundError:
             pass
 
+    def _next_planned(self):
+        """The earliest planned (time, action) that is due, taken off the plan; None if none is."""
+        with self._lock:
+            if self._plan and self._plan[0][0] <= time.monotonic():
+                when, _, action = heapq.heappop(self._plan)
+                return when, action
+        return None
+
+    def _scan_at(self, when: float) -> None:
+        """One firmware scan stamped with the MCU time of ``when`` (a time.monotonic() value)."""
+        with self._lock:
+            if self.firmware is not None and self._master is not None and time.monotonic() >= self._hung_until:
+                self._scanned = max(self._scanned, int((when - self._t0) * 1000))  # MCU time never runs back
+                self.firmware.tick(self._scanned)
+
     def _schedule(self, delay: float, action) -> None:
         with self._lock:
             heapq.heappush(self._plan, (time.monotonic() + delay, next(self._order), action))
@@ -354,12 +371,17 @@ class Emulator:
                         data = b""
                     if data and self.firmware is not None and not hung:
                         self.firmware.receive(data, self.ms())
-                now = time.monotonic()
-                due_actions = []
-                while self._plan and self._plan[0][0] <= now:
-                    due_actions.append(heapq.heappop(self._plan)[2])
-            for action in due_actions:
+            # A real MCU scans every few hundred microseconds whatever the host does; this thread may run
+            # late (a loaded machine). So the firmware scans at the time each planned contact change was
+            # due, just before and just after it, as the MCU would have: a planned 20 ms tap is seen as
+            # 20 ms held even when this thread woke 50 ms late. The plan is looked at again after each
+            # change, so one planned while an earlier one ran is still scanned at its own time.
+            while (due := self._next_planned()) is not None:
+                when, action = due
+                self._scan_at(when)
                 action()
+                self._scan_at(when)
             with self._lock:
                 if self.firmware is not None and self._master is not None and not hung:
-                    self.firmware.tick(self.ms())
+                    self._scanned = self.ms()
+                    self.firmware.tick(self._scanned)
