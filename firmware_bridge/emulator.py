@@ -381,7 +381,4 @@ class Emulator:
                 self._scan_at(when)
                 action()
                 self._scan_at(when)
-            with self._lock:
-                if self.firmware is not None and self._master is not None and not hung:
-                    self._scanned = self.ms()
-                    self.firmware.tick(self._scanned)
+            self._scan_at(time.monotonic())
