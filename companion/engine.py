@@ -16,7 +16,6 @@ A game subclass sets class metadata, its :class:`Option` s, and overrides the ho
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from operator import attrgetter
 from typing import Any, Callable, ClassVar, Iterable
@@ -330,26 +329,6 @@ class Game:
         if total <= 0:
             return [1.0 / self.players] * self.players
         return [s / total for s in self.scores]
-
-    def quadrangle_race(self) -> list[float]:
-        """An evaluation for games won by covering a quadrangle: how close each player is to one they
-        can still complete (no opponent stone in it), deeper quadrangles worth a little more."""
-        if self.over:
-            return self.outcome()
-        occupied = self.occupied
-        best = []
-        for mine in self.stones:
-            theirs = occupied & ~mine
-            top = 0.0
-            for q in self.space.quadrangles:
-                if not q & theirs:
-                    have = (q & mine).bit_count()
-                    if have > top:
-                        top = have
-            best.append(top)
-        weights = [math.exp(1.5 * b) for b in best]
-        total = sum(weights)
-        return [w / total for w in weights]
 
     def outcome(self) -> list[float]:
         """1 shared among the winners; a draw shares it among everyone."""

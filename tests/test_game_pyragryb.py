@@ -160,3 +160,45 @@ def test_options_and_players():
     with pytest.raises(ValueError):
         PYRA(5)
     assert PYRA(2, pieces=3).stash == ((3, 3, 3), (3, 3, 3))
+
+
+# -- the computer player's evaluation: a race to fill a quadrangle --------------------------------------
+
+def test_the_chance_of_rolling_every_colour_of_a_set_matches_counting_every_sequence_of_rolls():
+    from itertools import product
+
+    from companion.variants.pyragryb import COVERS, _covered
+
+    families = [(0b0001,), (0b0011,), (0b1111,), (0b0011, 0b1100), (0b0111, 0b1000)]
+    for family in families:
+        sets = 0
+        for colours in family:
+            sets |= COVERS[colours]
+        for rolls in range(5):
+            hits = sum(any(all(colours >> c & 1 == 0 or c in seq for c in range(4)) for colours in family)
+                       for seq in product(range(4), repeat=rolls))
+            assert _covered(sets, rolls) == pytest.approx(hits / 4**rolls), (family, rolls)
+
+
+def test_a_player_one_colour_from_a_quadrangle_leads_the_race_until_their_line_is_cut_at_the_top():
+    game = play("roll:G G roll:R R roll:G GG roll:R RR roll:R GR roll:Y RY roll:Y GY")
+    ahead = game.evaluate()  # player 0 needs B for GB; player 1 two colours for the R quadrangle
+    assert sum(ahead) == pytest.approx(1.0) and ahead[0] > 0.6 > ahead[1]
+    game.apply("roll:G")
+    game.apply("R-G")  # player 1's lethal encounter on G cuts player 0's line: GG GR GY can grow no more
+    cut = game.evaluate()
+    assert sum(cut) == pytest.approx(1.0) and cut[0] < cut[1] and cut[0] < ahead[0] - 0.2
+
+
+def test_of_two_players_needing_the_same_last_colour_the_one_who_rolls_first_leads():
+    game = play("roll:G G roll:R R roll:G GG roll:G RG roll:R GR roll:R RR roll:Y GY roll:Y RY")
+    assert game.is_chance and game.to_move == 0
+    # Each needs a B (a chance of 1/4 a turn), so the first to roll wins with 1/4 + (3/4)^2 1/4 + ... = 4/7
+    # (less what is left after the race's horizon, shared).
+    first, second = game.evaluate()
+    assert first == pytest.approx(4 / 7, abs=0.005) and second == pytest.approx(3 / 7, abs=0.005)
+
+
+def test_a_finished_game_is_judged_by_its_result():
+    game = play("roll:G G roll:G pass roll:G GG roll:G pass roll:R GR roll:G pass roll:Y GY roll:G pass roll:B GB")
+    assert game.evaluate() == [1.0, 0.0]

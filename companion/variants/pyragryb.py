@@ -10,6 +10,8 @@ Rules decisions: docs/rules/pyragryb.md.
 
 from __future__ import annotations
 
+import functools
+
 from .. import node as nd
 from ..action import MOVE, PLACE, REMOVE, Action
 from ..engine import COLOUR_DIE, COLOUR_NAMES, TURN_LIMIT, Game, Option, register
@@ -21,6 +23,27 @@ SIZE_NAMES = ("large", "medium", "small")
 # Large pyramids on the top two levels, medium on the third, small on the bottom (003).
 SIZE_OF_LEVEL = (None, LARGE, LARGE, MEDIUM, SMALL)
 DEPTH = 4  # the three pyramid sizes are tied to the four levels, so there are no Giant boards
+
+# The computer player's evaluation (PyraGryb.evaluate) races the players over this many turns each.
+HORIZON = 10
+# A colour set is a mask of four bits in the order of a node's children, G R Y B (bit 0 is G).
+# ROLLED[r][a]: the chance that r rolls of the colour die show exactly the colours of set a.
+ROLLED: list[list[float]] = [[1.0] + [0.0] * 15]
+for _ in range(HORIZON):
+    ROLLED.append([sum(ROLLED[-1][before] / 4 for before in range(16) for c in range(4)
+                       if before | 1 << c == shown) for shown in range(16)])
+# COVERS[m]: the colour sets that include m, as a 16-bit mask over sets.
+COVERS = [sum(1 << a for a in range(16) if a & m == m) for m in range(16)]
+
+
+@functools.lru_cache(maxsize=None)
+def _covered(sets: int, rolls: int) -> float:
+    """The chance that ``rolls`` rolls of the colour die show every colour of at least one of ``sets``
+    (a mask over colour sets, as COVERS makes)."""
+    if rolls <= 0:
+        return float(sets & 1)
+    return sum(chance for shown, chance in enumerate(ROLLED[min(rolls, HORIZON)]) if sets >> shown & 1)
+
 
 PIECES = Option("pieces", 5, "pyramids of each size per player (003: 5 large, 5 medium, 5 small)",
                 minimum=1, maximum=16)
@@ -52,7 +75,54 @@ class PyraGryb(Game):
         return SIZE_NAMES[SIZE_OF_LEVEL[nd.LEVEL[node]]]
 
     def evaluate(self) -> list[float]:
-        return self.quadrangle_race()
+        """Each player's chance of filling a quadrangle first: the computer player's judgement where a
+        playout stops. Every player's chance of being done within t of their turns (``_finish_curve``)
+        is raced turn by turn in the order of play; what is left after ``HORIZON`` turns is shared."""
+        if self.over:
+            return self.outcome()
+        n = self.players
+        curves = [self._finish_curve(p) for p in range(n)]
+        order = [(self.to_move + i) % n for i in range(n)]
+        first = [0.0] * n
+        for t in range(1, HORIZON + 1):
+            for i, p in enumerate(order):
+                chance = curves[p][t] - curves[p][t - 1]  # done on exactly this turn
+                if chance <= 0.0:
+                    continue
+                for j, q in enumerate(order):
+                    if q != p:  # and no one before them is done: this round for earlier seats
+                        chance *= 1.0 - curves[q][t if j < i else t - 1]
+                first[p] += chance
+        rest = (1.0 - sum(first)) / n
+        return [f + rest for f in first]
+
+    def _finish_curve(self, player: int) -> list[float]:
+        """The chance that the player fills a quadrangle within t of their own turns, t = 0..HORIZON, if
+        no one gets in the way: for each quadrangle they can still fill (no opponent in it; the top one,
+        or one under a piece of their unbroken line), every colour it lacks must come up on the die, after
+        a turn per pyramid of that size they must first take back (reincarnation); a player with no line
+        must first enter on a free top node. Opponents' lethal encounters are left to the search."""
+        board = self.space
+        mine = self.stones[player]
+        theirs = self.occupied & ~mine
+        stash = self.stash[player]
+        alive = self._alive(player)
+        wanted: dict[int, int] = {}  # turns lost first -> the colour sets (as a COVERS mask) that finish
+        if not board.top & theirs:
+            lacking = (board.top & ~mine) >> 1
+            delay = max(0, lacking.bit_count() - stash[LARGE])
+            wanted[delay] = wanted.get(delay, 0) | COVERS[lacking]
+        for p in bits(alive & ~board.bottom):
+            shift = 4 * p + 1
+            if theirs >> shift & 0b1111:
+                continue
+            lacking = ~mine >> shift & 0b1111
+            delay = max(0, lacking.bit_count() - stash[SIZE_OF_LEVEL[nd.LEVEL[p] + 1]])
+            wanted[delay] = wanted.get(delay, 0) | COVERS[lacking]
+        if not alive & board.top and board.top & ~self.occupied:
+            wanted[1] = wanted.get(1, 0) | COVERS[0b1111]  # enter first, then the quadrangle beneath
+        return [max((_covered(sets, t - delay) for delay, sets in wanted.items()), default=0.0)
+                for t in range(HORIZON + 1)]
 
     # -- geometry of the lifeline --------------------------------------------------------------------
 
