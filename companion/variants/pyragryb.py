@@ -39,10 +39,10 @@ COVERS = [sum(1 << a for a in range(16) if a & m == m) for m in range(16)]
 @functools.lru_cache(maxsize=None)
 def _covered(sets: int, rolls: int) -> float:
     """The chance that ``rolls`` rolls of the colour die show every colour of at least one of ``sets``
-    (a mask over colour sets, as COVERS makes)."""
+    (a mask over colour sets, as COVERS makes); at most HORIZON rolls."""
     if rolls <= 0:
         return float(sets & 1)
-    return sum(chance for shown, chance in enumerate(ROLLED[min(rolls, HORIZON)]) if sets >> shown & 1)
+    return sum(chance for shown, chance in enumerate(ROLLED[rolls]) if sets >> shown & 1)
 
 
 PIECES = Option("pieces", 5, "pyramids of each size per player (003: 5 large, 5 medium, 5 small)",
