@@ -190,6 +190,21 @@ def test_a_player_one_colour_from_a_quadrangle_leads_the_race_until_their_line_i
     assert sum(cut) == pytest.approx(1.0) and cut[0] < cut[1] and cut[0] < ahead[0] - 0.2
 
 
+def test_an_opponents_piece_in_a_quadrangle_costs_a_turn_but_does_not_close_it():
+    from companion.variants.pyragryb import HORIZON
+
+    # Player 1 builds GB under G; player 0 slides onto G (a lethal encounter) and builds GG GR GY: player
+    # 1's GB is left in the quadrangle. Player 0 can still fill it: a B roll slides GG or GY onto GB, and
+    # the node left is built on again, a turn more than a quadrangle lacking only B (1 - (3/4)^t).
+    game = play("roll:R R roll:G G roll:Y RY roll:B GB roll:G R-G roll:Y Y roll:G GG roll:Y YY roll:R GR "
+                "roll:G YG roll:Y GY", pieces=8)
+    assert game.owner(game.space.parse("GB")) == 1 and game.stash[0][0] == 3
+    curve = game._finish_curve(0)
+    assert curve[:2] == [0.0, 0.0]
+    for t in range(2, HORIZON + 1):
+        assert curve[t] == pytest.approx(1 - 0.75 ** (t - 1)), t
+
+
 def test_of_two_players_needing_the_same_last_colour_the_one_who_rolls_first_leads():
     game = play("roll:G G roll:R R roll:G GG roll:G RG roll:R GR roll:R RR roll:Y GY roll:Y RY")
     assert game.is_chance and game.to_move == 0

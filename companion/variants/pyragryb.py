@@ -98,26 +98,24 @@ class PyraGryb(Game):
 
     def _finish_curve(self, player: int) -> list[float]:
         """The chance that the player fills a quadrangle within t of their own turns, t = 0..HORIZON, if
-        no one gets in the way: for each quadrangle they can still fill (no opponent in it; the top one,
-        or one under a piece of their unbroken line), every colour it lacks must come up on the die, after
-        a turn per pyramid of that size they must first take back (reincarnation); a player with no line
-        must first enter on a free top node. Opponents' lethal encounters are left to the search."""
+        no one gets in the way: for each quadrangle they may fill (the top one, or one under a piece of
+        their unbroken line), every colour it lacks must come up on the die, after a turn per pyramid of
+        that size they must first take back (reincarnation) and a turn per opponent's piece in it (it is
+        taken by a lethal encounter, and the node the slide leaves must be built on again); a player with
+        no line must first enter on a free top node. Opponents' lethal encounters are left to the search."""
         board = self.space
         mine = self.stones[player]
         theirs = self.occupied & ~mine
         stash = self.stash[player]
         alive = self._alive(player)
         wanted: dict[int, int] = {}  # turns lost first -> the colour sets (as a COVERS mask) that finish
-        if not board.top & theirs:
-            lacking = (board.top & ~mine) >> 1
-            delay = max(0, lacking.bit_count() - stash[LARGE])
-            wanted[delay] = wanted.get(delay, 0) | COVERS[lacking]
-        for p in bits(alive & ~board.bottom):
-            shift = 4 * p + 1
-            if theirs >> shift & 0b1111:
-                continue
+        # A quadrangle's four nodes are bits shift..shift+3 of a bitboard: the top one's shift is 1.
+        quadrangles = [(1, LARGE)]
+        quadrangles += [(4 * p + 1, SIZE_OF_LEVEL[nd.LEVEL[p] + 1]) for p in bits(alive & ~board.bottom)]
+        for shift, size in quadrangles:
             lacking = ~mine >> shift & 0b1111
-            delay = max(0, lacking.bit_count() - stash[SIZE_OF_LEVEL[nd.LEVEL[p] + 1]])
+            held = (theirs >> shift & 0b1111).bit_count()
+            delay = max(0, lacking.bit_count() - stash[size]) + held
             wanted[delay] = wanted.get(delay, 0) | COVERS[lacking]
         if not alive & board.top and board.top & ~self.occupied:
             wanted[1] = wanted.get(1, 0) | COVERS[0b1111]  # enter first, then the quadrangle beneath
