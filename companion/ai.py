@@ -84,7 +84,9 @@ WIDEN_RATE = 0.5
 # 180 iterations hard won 70 % of 80 games, and that medium 71 % of 100 against easy (one of 150 won 63 %
 # of 100 against easy). PyraGRYB's easy, with the game's race evaluation, beat two random players in
 # 85.0 % of 40 games as it was and 87.0 % of 100 without its random moves; with 2-ply playouts, which
-# leave more to the evaluation, and no random moves it won 164 of 180 (91.1 %), still short of 95 %.
+# leave more to the evaluation, and no random moves it won 164 of 180 (91.1 %), still short of 95 %
+# (92.5 % of 1,000 once the race counted an opponent's piece in a quadrangle as a turn more; medium 93.0 %
+# of 600, a hard of 1,000 iterations 91.6 % of 250: more search buys little here).
 # docs/performance.md, "Computer players", has every run.
 GAME_LEVELS: dict[str, dict[str, dict[str, float]]] = {
     "ez-gryb": {"easy": {"iterations": 20, "blunder": 0.2}, "medium": {"iterations": 60}},
