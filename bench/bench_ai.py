@@ -1,6 +1,6 @@
 """Computer player strength and speed. Prints a table.
 
-    python bench/bench_ai.py [--games N] [--seed S] [--jobs J] [GAME ...]
+    python bench/bench_ai.py [--games N] [--seed S] [--jobs J] [--pairing "hard v medium" ...] [GAME ...]
 
 For each game: each level against a random player, and each level against the level below, seats
 alternating. Targets: every level beats random in >= 95 % of games, each level beats the one below in
@@ -8,9 +8,10 @@ alternating. Targets: every level beats random in >= 95 % of games, each level b
 1/players), "NO" otherwise. Also the hard level's time per searched move (forced moves, which need no
 search, are left out): mean and maximum on the wall clock (what a player waits; other work on the
 machine lengthens it) and the maximum on the search thread's CPU clock; and its search speed
-(iterations per second). Target: hard <= 0.25 s per move on one core. Each game has its own random
-stream (from --seed and its id), so one game can be re-run alone, or beside others with --jobs, and
-give the same games. Figures go in docs/performance.md.
+(iterations per second). Target: hard <= 0.25 s per move on one core. Each pairing of each game has
+its own random stream (from --seed, the game's id and the pairing), so one game or one pairing
+(--pairing) can be re-run alone, or beside others with --jobs, and give the same games. Figures go in
+docs/performance.md.
 """
 
 from __future__ import annotations
@@ -102,24 +103,38 @@ def row(game_id: str, pairing: str, p: float, record: list[int], n: int, target:
             f">= {target:.0%} {met}")
 
 
-def bench_game(game_id: str, games: int, seed: int) -> tuple[list[str], tuple | None]:
+def pairings() -> list[tuple[str, str | None]]:
+    """(level, opponent) for every pairing: each level against random (None), then against the one below."""
+    pairs, previous = [], None
+    for level in ai.LEVELS:
+        pairs.append((level, None))
+        if previous:
+            pairs.append((level, previous))
+        previous = level
+    return pairs
+
+
+def pairing_name(level: str, opponent: str | None) -> str:
+    return f"{level} v {opponent or 'random'}"
+
+
+def bench_game(game_id: str, games: int, seed: int, only: tuple[str, ...] = ()) -> tuple[list[str], tuple | None]:
     """One game's rows and the hard level's speed (moves, mean, slowest, slowest on CPU, iterations/s)."""
     try:
         find(game_id)
     except LookupError:
         return [f"{game_id:<14} (not in the catalogue)"], None
     began = time.time()
-    rng = random.Random(f"{seed}:{game_id}")
     players = DEFAULT_GAMES.get(game_id, 2)
     stats: dict[str, Stats] = {}
-    lines, previous = [], None
-    for level in ai.LEVELS:
-        p, record = match(game_id, players, level, None, games, rng, stats)
-        lines.append(row(game_id, f"{level} v random", p, record, games, TARGET_RANDOM))
-        if previous:
-            p, record = match(game_id, players, level, previous, games, rng, stats)
-            lines.append(row(game_id, f"{level} v {previous}", p, record, games, TARGET_BELOW))
-        previous = level
+    lines = []
+    for level, opponent in pairings():
+        name = pairing_name(level, opponent)
+        if only and name not in only:
+            continue
+        rng = random.Random(f"{seed}:{game_id}:{name}")
+        p, record = match(game_id, players, level, opponent, games, rng, stats)
+        lines.append(row(game_id, name, p, record, games, TARGET_BELOW if opponent else TARGET_RANDOM))
     lines.append(f"{'':<14} ({players} players; {time.time() - began:.0f} s)")
     hard = stats.get("hard")
     if not (hard and hard.moves):
@@ -128,7 +143,7 @@ def bench_game(game_id: str, games: int, seed: int) -> tuple[list[str], tuple | 
                    hard.iterations / max(hard.seconds, 1e-9))
 
 
-def _bench_game(args: tuple[str, int, int]):
+def _bench_game(args: tuple[str, int, int, tuple[str, ...]]):
     return bench_game(*args)
 
 
@@ -139,12 +154,15 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=1,
                         help="games benchmarked side by side, one process each (default 1); each still "
                              "searches on one core, so use at most one job per core")
+    names = [pairing_name(*pair) for pair in pairings()]
+    parser.add_argument("--pairing", action="append", default=[], choices=names, metavar="PAIRING",
+                        help=f"only this pairing, e.g. \"hard v medium\" (repeatable; default all: {', '.join(names)})")
     parser.add_argument("ids", nargs="*", help="game ids (default: the six of the issue)")
     args = parser.parse_args()
     ids = args.ids or list(DEFAULT_GAMES)
     print(f"{'game':<14} {'pairing':<16} {'wins':>5} {'score':>6} {'95 % CI':>9} {'W-D-L':>8} {'games':>5}  target")
     print(f"{'-' * 14} {'-' * 16} {'-' * 5} {'-' * 6} {'-' * 9} {'-' * 8} {'-' * 5}  {'-' * 10}", flush=True)
-    work = [(game_id, args.games, args.seed) for game_id in ids]
+    work = [(game_id, args.games, args.seed, tuple(args.pairing)) for game_id in ids]
     speed = {}
     with multiprocessing.Pool(args.jobs) if args.jobs > 1 else contextlib.nullcontext() as pool:
         done = pool.imap_unordered(_bench_game, work) if pool else map(_bench_game, work)
