@@ -425,8 +425,10 @@ class Runtime:
     def _do_hint_ready(self, token: tuple, text: str) -> None:
         if token != self._position():
             return None  # the game moved on while the search ran
-        self.table.hint = self.table.game.parse(text)
-        self.table.message = f"hint: {text}"
+        hint = self.table.game.parse(text)
+        # The hint says how to make the move from nothing selected, so a stone picked meanwhile is put down.
+        self.table.hint, self.table.picks = hint, ()
+        self.table.message = f"hint: {text} ({self.table.say_how(hint)})"
         self._publish(Feedback(True, self.table.message))
         return None
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from . import node as nd
-from .action import END, MOVE, PASS, ROLL, Action
+from .action import END, MOVE, PASS, PLACE, REMOVE, ROLL, Action
 from .engine import Game, IllegalAction
 from .node import Node
 from .space import bits
@@ -114,8 +114,9 @@ class Table:
             return self.act(complete[0], pressed=picks)
         if partial:
             self.picks = picks
-            if complete:
-                return self._ok(f"{nd.name(node)} selected: press a target, or OK to enter a new stone here")
+            alone = self._ok_action(legal)
+            if alone is not None:
+                return self._ok(f"{nd.name(node)} selected: press a target, or OK to {_words(alone)}")
             return self._ok(f"{nd.name(node)} selected")
         if self.proposal is not None:
             return self._refuse(f"the computer plays {self.proposal}: {self._proposal_step()}", node)
@@ -130,6 +131,60 @@ class Table:
             return self.act(action, pressed=())
         self.proposal, self.picks, self.hint = action, (), None
         return self._ok(f"the computer plays {action}: {self._proposal_step()}")
+
+    def how_to(self, action: Action) -> tuple[tuple[str, Action | Node | None], ...]:
+        """The steps that make ``action`` at the table, starting with nothing selected: ``("press", node)``,
+        ``("ok", None)``, ``("choose", action)`` (a button on the phone). Found by trying them on a copy
+        of the table, so they are what :meth:`press` and :meth:`ok` really do. Empty when presses and
+        buttons cannot make it."""
+        if action.kind in (PASS, END):
+            trial = self._trial()
+            return (("ok", None),) if trial.ok().action == action else ()
+        steps: list[tuple[str, Action | Node | None]] = []
+        trial = self._trial()
+        for node in _presses(action):
+            steps.append(("press", node))
+            done = trial.press(node).action
+            if done is not None:
+                return tuple(steps) if done == action else ()
+        if action in trial.choices:
+            return (*steps, ("choose", action))
+        if trial.picks and trial.ok().action == action:
+            return (*steps, ("ok", None))
+        return ()
+
+    def say_how(self, action: Action) -> str:
+        """:meth:`how_to` in words: ``press R, then RG``, ``press OK``, ``press B, then choose B+ on the
+        phone``. Every legal action has a way (the tests make sure)."""
+        steps = self.how_to(action)
+        if not steps:
+            return f"{action} is not legal here"
+        words, pressed = [], []
+        for kind, what in steps:
+            if kind == "press":
+                pressed.append(nd.name(what))
+                continue
+            if pressed:
+                words.append("press " + ", then ".join(pressed))
+                pressed = []
+            words.append("press OK" if kind == "ok" else f"choose {what} on the phone")
+        if pressed:
+            words.append("press " + ", then ".join(pressed))
+        return ", then ".join(words)
+
+    def _trial(self) -> Table:
+        """A copy of the table with its game copied, nothing selected and no chores, to try presses on."""
+        return Table(self.game.copy(), list(self.names), physical_die=self.physical_die)
+
+    def _ok_action(self, legal: list[Action]) -> Action | None:
+        """What OK does with one stone of the player's own selected, when that one press is also a whole
+        action: entering on it ('Drangles' head node), taking it back (PyraGRYB's reincarnation), moving
+        a conduit marker onto it (Multiverse). Otherwise the press selects the stone, to move it."""
+        if len(self.picks) != 1:
+            return None
+        alone = [a for a in legal if a.kind != MOVE and _presses(a) == self.picks]
+        order = {PLACE: 0, REMOVE: 1}
+        return min(alone, key=lambda a: order.get(a.kind, 2), default=None)
 
     def _proposal_step(self) -> str:
         seq = _presses(self.proposal)
@@ -164,12 +219,9 @@ class Table:
         if self.proposal is not None:
             return self._refuse(f"the computer plays {self.proposal}: {self._proposal_step()}")
         legal = self.game.legal_actions()
-        if len(self.picks) == 1:
-            # A selected stone of your own that may also be entered on ('Drangles' head node) or taken
-            # back (PyraGRYB's reincarnation): OK does that instead of moving the selected stone.
-            for other in (Action.place(self.picks[0]), Action.remove(self.picks[0])):
-                if other in legal:
-                    return self.act(other, pressed=self.picks)
+        alone = self._ok_action(legal)
+        if alone is not None:
+            return self.act(alone, pressed=self.picks)
         for kind in (END, PASS):
             for action in legal:
                 if action.kind == kind:
@@ -306,6 +358,15 @@ def _lift_put(action: Action) -> tuple[tuple[Node, ...], tuple[Node, ...]]:
         return action.sources, action.targets
     return (tuple(n for n in action.sources if n not in action.targets),
             tuple(n for n in action.targets if n not in action.sources))
+
+
+def _words(action: Action) -> str:
+    """An action that is one press, as what OK does with it."""
+    if action.kind == PLACE:
+        return "enter a new stone here"
+    if action.kind == REMOVE:
+        return "take it off the board"
+    return f"play {action}"
 
 
 def _presses(action: Action) -> tuple[Node, ...]:

@@ -1,5 +1,6 @@
 """Computer players and hints in the runtime: the search runs off the loop, its move waits for hands."""
 
+import re
 import time
 
 import pytest
@@ -116,7 +117,12 @@ def test_a_hint_suggests_a_legal_move_and_binds_nobody(make):
     press_all(rt, "0")  # the head node; now many moves are open
     assert rt.call("hint").ok
     snap = wait_for(rt, lambda s: s["table"]["hint"])
-    assert snap["table"]["hint"] in snap["legal"] and snap["table"]["message"].startswith("hint:")
+    hint = snap["table"]["hint"]
+    assert hint in snap["legal"]
+    # The message says how to make it at the table: its nodes pressed in order (then OK, if it needs it).
+    how = snap["table"]["message"].removeprefix(f"hint: {hint} (press ").removesuffix(")")
+    assert how != snap["table"]["message"] and how.removesuffix(", then press OK").split(", then ") == \
+        re.split("[-,]", hint)
     other = next(a for a in snap["legal"] if a != snap["table"]["hint"])
     press_all(rt, other)
     assert rt.call("snapshot")["table"]["hint"] is None

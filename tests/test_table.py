@@ -131,14 +131,41 @@ def test_table_state_for_the_page():
 GAME_IDS = sorted(cls.id for cls in __import__("companion.engine").engine.catalogue())
 
 
+def carry_out(t, steps):
+    """Do what :meth:`Table.how_to` says, at the table: presses, OK, the phone's choice. Returns the
+    actions the game took (rolls and passes that followed included)."""
+    before = len(t.game.history)
+    for kind, what in steps:
+        if kind == "press":
+            t.press(what)  # may be refused: presses that fit several actions offer the choice
+        elif kind == "ok":
+            t.ok()
+        else:
+            assert what in t.choices, (str(what), [str(c) for c in t.choices])
+            assert t.act(what, pressed=what.sources + what.targets).ok
+    return [entry[0] for entry in t.game.history[before:]]
+
+
+def single_press_on_own_stone(game, legal):
+    """The actions that are one press on a stone of the mover's own that could also be moved: the press
+    selects the stone, so these need OK (entering on it, reincarnation, a conduit move)."""
+    from companion.action import MOVE
+    from companion.table import _presses
+
+    movable = {a.sources[0] for a in legal if a.kind == MOVE and len(a.sources) == 1}
+    return [a for a in legal if a.kind != MOVE and len(_presses(a)) == 1 and a.targets[0] in movable
+            and game.owner(a.targets[0]) == game.to_move]
+
+
 @pytest.mark.parametrize("game_id", GAME_IDS)
 def test_whole_random_games_through_presses_alone(game_id):
     """Any legal action of any game can be made by presses (and ROLL/OK; where presses fit several
-    actions, the phone's choice), so the board alone plays a whole game."""
+    actions, the phone's choice), so the board alone plays a whole game: at every turn the steps
+    ``how_to`` gives make the action on a copy of the table (a sample of the legal actions, and every
+    one-press action on a stone that could also move), and the game goes on with one of them."""
     import random
 
     from companion.die import Die
-    from companion.table import _presses
 
     rng = random.Random(3)
     die = Die(3)
@@ -151,23 +178,52 @@ def test_whole_random_games_through_presses_alone(game_id):
             assert t.roll(die).ok
             continue
         legal = t.game.legal_actions()
+        tried = rng.sample(legal, min(6, len(legal))) + single_press_on_own_stone(t.game, legal)
+        for action in tried:
+            steps = t.how_to(action)
+            assert steps, f"no way to make {action} at the table"
+            assert carry_out(Table(t.game.copy()), steps)[0] == action, (str(action), steps)
         action = rng.choice(legal)
-        presses = _presses(action)
-        if not presses:
-            assert t.ok().ok
-            continue
-        before = len(t.game.history)
-        for n in presses:
-            fb = t.press(n)
-            if t.choices:  # the presses fit several actions: the phone offers each, the player picks
-                assert action in t.choices, (str(action), [str(c) for c in t.choices])
-                assert t.act(action, pressed=presses).ok
-                break
-            assert fb.ok, (str(action), fb.message)
-        if t.picks == presses and len(t.game.history) == before:  # entering through your own stone
-            assert t.ok().ok
-        assert len(t.game.history) > before
-        assert str(t.game.history[before][0]) == str(action)
+        assert carry_out(t, t.how_to(action))[0] == action
+
+
+@pytest.mark.parametrize("game_id, players", [("multiverse", 2), ("pyragryb", 3)])
+def test_ok_makes_the_one_press_action_on_a_selected_stone_of_your_own(game_id, players):
+    """A press on your own stone that can move selects it; when that press is also a whole action, OK
+    makes it, and the message says which. Multiverse: your conduit marker onto the top-level node where
+    your own ring stands (OK refused it until 2026-11-25, so the conduit could not move there from the
+    board); PyraGRYB: reincarnation (the message used to offer 'a new stone')."""
+    import random
+
+    rng = random.Random(1)
+    game = find(game_id)(players)
+    while not single_press_on_own_stone(game, [] if game.is_chance else game.legal_actions()):
+        game.apply(game.random_action(rng) if game.is_chance else rng.choice(game.legal_actions()))
+    action = single_press_on_own_stone(game, game.legal_actions())[0]
+    t = Table(game)
+    feedback = t.press(action.targets[0])
+    assert feedback.ok and t.picks == action.targets and not game.history[-1][0] == action
+    words = "take it off the board" if game_id == "pyragryb" else f"play {action}"
+    assert feedback.message == f"{game.space.name(action.targets[0])} selected: press a target, or OK to {words}"
+    assert t.how_to(action) == (("press", action.targets[0]), ("ok", None))
+    assert t.say_how(action) == f"press {game.space.name(action.targets[0])}, then press OK"
+    assert t.ok().ok and game.history[-1][0] == action
+
+
+def test_how_to_in_words():
+    from companion.action import Action
+
+    t = table("drangles")
+    t.press(P(t, "0"))
+    assert t.say_how(Action.move(P(t, "0"), P(t, "Y"))) == "press 0, then Y"
+    assert t.say_how(Action.place(P(t, "G"))) == "G is not legal here"
+    t = table("ez-gryb")
+    t.roll(Loaded("G"))
+    assert t.say_how(Action.place(P(t, "G"))) == "press G"
+    g = find("grim-reaper")(2)
+    t = Table(g)
+    choice = next(a for a in g.legal_actions() if a.targets)
+    assert t.say_how(choice) == f"press {g.space.name(choice.targets[0])}, then choose {choice} on the phone"
 
 
 def test_presses_that_fit_several_actions_are_never_guessed():
