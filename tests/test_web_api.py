@@ -446,7 +446,7 @@ def test_history_replay_and_export(paired, rt):
             paired.post("/api/act", json={"action": s["legal"][0]})
     assert rt.snapshot()["state"]["over"]
     games = paired.get("/api/history").get_json()["games"]
-    assert games[0]["id"] == game_id
+    assert games[0]["id"] == game_id and games[0]["game"] == "ez-gryb" and games[0]["name"] == "EZ GRYB"
     record = paired.get(f"/api/history/{game_id}").get_json()
     n = len(record["actions"])
     assert record["ply"] == n and record["state"]["over"]
@@ -457,8 +457,10 @@ def test_history_replay_and_export(paired, rt):
     assert '[Game "ez-gryb"]' in text.get_data(as_text=True)
     js = paired.get(f"/api/history/{game_id}/record.json").get_json()
     assert js["actions"] == record["actions"]
-    assert paired.get(f"/history/{game_id}").status_code == 200
-    assert paired.get("/history").status_code == 200
+    page = paired.get(f"/history/{game_id}")
+    assert page.status_code == 200 and f"EZ GRYB #{game_id}</h2>" in page.get_data(as_text=True)
+    listing = paired.get("/history")
+    assert listing.status_code == 200 and "<b>EZ GRYB</b>" in listing.get_data(as_text=True)
     assert paired.get("/api/history/999").status_code == 404
 
 

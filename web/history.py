@@ -12,6 +12,7 @@ from pathlib import Path
 
 from flask import Blueprint, Response, jsonify, render_template, request
 
+from companion import engine
 from companion.record import GameRecord
 from companion.store import Store
 
@@ -38,8 +39,17 @@ def reader() -> Store:
     return cached
 
 
+def _game_name(game_id: str) -> str:
+    """The game's name for people ("PyraGRYB"); a game no longer in the catalogue keeps its id."""
+    try:
+        return engine.find(game_id).name
+    except engine.UnknownGame:
+        return game_id
+
+
 def _row_dict(row) -> dict:
-    return {"id": row.id, "game": row.game, "players": row.players, "options": row.options, "names": row.names,
+    return {"id": row.id, "game": row.game, "name": _game_name(row.game), "players": row.players,
+            "options": row.options, "names": row.names,
             "series_id": row.series_id, "started": row.started, "finished": row.finished, "result": row.result}
 
 
