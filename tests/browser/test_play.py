@@ -160,6 +160,28 @@ def test_other_pages_render_without_errors_or_csp_violations(browser, site, arti
     ctx.close()
 
 
+@pytest.mark.parametrize("viewport", [PHONE, LAPTOP], ids=["phone", "laptop"])
+def test_every_players_board_never_covers_the_buttons(browser, site, viewport):
+    """Multiverse shows every player's board beside the cloth's. On a laptop that strip once took the
+    panel's column and pushed ROLL, OK and UNDO under the (sticky) board, where no click reached them."""
+    site.runtime.call("new_game", "multiverse", 2, {}, None, None, None)
+    ctx = browser.new_context(viewport=viewport)
+    page = ctx.new_page()
+    page.goto(site.url + "/")
+    until(page, "document.body.dataset.version > 0 && !document.getElementById('boards').hidden")
+    assert page.locator("#boards figure").count() == 2
+    for button in ("roll", "ok", "undo", "hint"):
+        page.locator(f"#{button}").scroll_into_view_if_needed()
+        on_top = page.evaluate(f"""(() => {{ const b = document.getElementById('{button}').getBoundingClientRect();
+            const e = document.elementFromPoint(b.x + b.width / 2, b.y + b.height / 2);
+            return e && e.id; }})()""")
+        assert on_top == button, (button, on_top)
+    if viewport is LAPTOP:  # side by side: the buttons in the first screen, right of the board
+        roll, board = page.locator("#roll").bounding_box(), page.locator("#board").bounding_box()
+        assert roll["y"] + roll["height"] <= LAPTOP["height"] and roll["x"] >= board["x"] + board["width"]
+    ctx.close()
+
+
 def test_a_game_against_the_computer_from_the_phone(browser, site):
     """Seat 2 is the computer: its move blinks on the board until the phone's player carries it out."""
     runtime, url = site.runtime, site.url
