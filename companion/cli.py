@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from . import __version__
-from . import ai, board_text, composed, composition, engine, gryb
+from . import ai, board_text, composed, composition, console, engine, gryb
 from . import config as config_mod
 from .die import Die
 from . import node as nd
@@ -186,7 +186,8 @@ def _options(pairs: list[str]) -> dict[str, str]:
 
 
 def _play(args) -> int:
-    """Play a game from stdin (one action a line) or with random legal actions; a JSON state line each."""
+    """Play a game from stdin (one action a line) or with random legal actions; a JSON state line each.
+    A person at a terminal gets :mod:`companion.console` instead."""
     import random
 
     try:
@@ -230,6 +231,9 @@ def _play(args) -> int:
             else:
                 step(chooser.choice(game.legal_actions()))
         return EXIT_OK
+
+    if args.interactive or (args.interactive is None and sys.stdin.isatty()):
+        return console.Console(game, rolled, seats, thinker, sys.stdout).play(sys.stdin)
 
     def advance(for_humans: bool) -> None:
         """Play the computer seats (rolling for them) until a human is to choose; roll for a human too
@@ -378,6 +382,9 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--seed", type=int, help="seed the die (and the random player) for a repeatable game")
     play.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a game option")
     play.add_argument("--random", type=int, metavar="N", help="play N random legal actions instead of stdin")
+    play.add_argument("--interactive", action=argparse.BooleanOptionalAction, default=None,
+                      help="a person at the keyboard: the board as text and a prompt, mistakes answered and "
+                           "asked again (default: when stdin is a terminal; otherwise a JSON state line per action)")
     play.add_argument("--ai", action="append", default=[], metavar="SEAT=LEVEL",
                       help="a computer player in seat SEAT (1..4): easy, medium or hard")
     play.add_argument("--time-scale", type=float, default=1.0, metavar="F",

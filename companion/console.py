@@ -1,0 +1,148 @@
+"""Playing at a terminal: ``gryb-companion play GAME`` when its input is a terminal (or ``--interactive``).
+
+Before each of a person's turns: the board as text, each stone the number of its player over its node,
+then whose turn it is, the die, the scores and a prompt. The person types an action in the notation
+(docs/notation.md) or a word: ``moves``, ``hint``, ``undo``, ``quit``. A mistake is answered and the
+prompt comes again; nothing changes. The die and the computer seats play by themselves, and each of
+their actions is one line.
+
+Scripts (input from a pipe or a file) get the other mode of ``play``: a JSON state line per action, and
+exit 2 at the first action the rules refuse.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable
+from typing import TextIO
+
+from . import ai, board_text
+from . import node as nd
+from .action import PASS, ROLL, Action
+from .die import Die
+from .engine import Game, IllegalAction
+
+WORDS = "moves (the legal actions), hint (what a good player would do), undo (back to your last move), quit"
+
+
+class Console:
+    def __init__(self, game: Game, die: Die, seats: dict[int, ai.Level], rng: random.Random, out: TextIO,
+                 hint: ai.Level | None = None):
+        self.game, self.die, self.seats, self.rng, self.out = game, die, seats, rng, out
+        self.hint = hint or ai.level(ai.HINT_LEVEL, 1.0, game.id)
+        self.names = [f"Player {i + 1}" + (f" (computer, {seats[i].name})" if i in seats else "")
+                      for i in range(game.players)]
+
+    # -- the loop -------------------------------------------------------------------------------
+
+    def play(self, lines: Iterable[str]) -> int:
+        """Play until the game ends, the input ends or the person quits. Returns the exit status (0)."""
+        self.write(f"{self.game.name}: type an action in the notation, or {WORDS}.")
+        self.advance()
+        self.show()
+        if self.game.over:  # every seat the computer's
+            return 0
+        self.prompt()
+        for line in lines:
+            text = line.split("#", 1)[0].strip()
+            if text in ("quit", "q", "exit"):
+                break
+            if text:
+                self.answer(text)
+            if self.game.over:
+                break
+            self.prompt()
+        return 0
+
+    def answer(self, text: str) -> None:
+        """One line of the person's: a word or an action. Whatever is wrong is said; nothing changes."""
+        game = self.game
+        if text == "help":
+            self.write(f"type an action in the notation (docs/notation.md: R, R-RG, xRG, pass, end), or {WORDS}")
+            return
+        if text in ("moves", "legal", "?"):
+            self.write("legal: " + " ".join(str(a) for a in game.legal_actions()))
+            return
+        if text == "hint":
+            self.write(f"hint: {ai.search(game.copy(), self.hint, self.rng).action}")
+            return
+        if text == "undo":
+            self.undo()
+            return
+        try:
+            self.act(game.parse(text))
+        except IllegalAction as err:
+            self.write(f"{text}: {err.reason} (try 'moves')")
+            return
+        self.advance()
+        self.show()
+
+    def advance(self) -> None:
+        """Roll the die and play the computer seats until a person is to choose or the game is over.
+        A forced pass is played too: there is nothing to choose."""
+        game = self.game
+        while not game.over:
+            if game.is_chance:
+                self.act(self.die.roll(game))
+            elif game.to_move in self.seats:
+                self.act(ai.search(game, self.seats[game.to_move], self.rng).action)
+            elif [a.kind for a in game.legal_actions()] == [PASS]:
+                self.act(Action(PASS))
+            else:
+                return
+
+    def act(self, action: Action) -> None:
+        who = self.names[self.game.to_move]
+        self.game.apply(action)
+        if action.kind == ROLL:
+            self.write(f"{who} rolled {action.colour or nd.name(action.targets[0])}")
+        else:
+            self.write(f"{who}: {action}")
+
+    def undo(self) -> None:
+        """Back to before the person's last own action (taking back the computer's replies and the die
+        after it; the roll before it stands, as on the board)."""
+        game = self.game
+        movers = _movers(game)
+        people = [i for i, (action, _) in enumerate(game.history) if action.kind not in (ROLL, PASS)
+                  and movers[i] not in self.seats]
+        if not people:
+            self.write("nothing to take back")
+            return
+        taken = [game.undo() for _ in range(len(game.history) - people[-1])]
+        self.write("took back " + ", ".join(str(a) for a in taken))
+        self.show()
+
+    # -- what is shown --------------------------------------------------------------------------
+
+    def show(self) -> None:
+        game = self.game
+        state = game.state_dict()
+        # A node two players' stones share (Multiverse's simultaneous space) is marked *.
+        marks = {game.space.parse(name): str(stone["player"] + 1) if "player" in stone else "*"
+                 for name, stone in state["stones"].items()}
+        self.write(board_text.render(game.space.depth, marks))
+        scores = "-".join(str(s) for s in state["scores"])  # in seat order, as the page's history shows them
+        if game.over:
+            result = " and ".join(self.names[w] for w in game.winners) + " won" if game.winners else "a draw"
+            self.write(f"game over: {result} (scores {scores})")
+            return
+        die = f", die {state['die']}" if state["die"] is not None else ""
+        self.write(f"{self.names[game.to_move]} to play{die}; scores {scores}")
+
+    def prompt(self) -> None:
+        if not self.game.over:
+            print(f"{self.names[self.game.to_move]}> ", end="", file=self.out, flush=True)
+
+    def write(self, text: str) -> None:
+        print(text, file=self.out, flush=True)
+
+
+def _movers(game: Game) -> list[int]:
+    """Who made each action of the history: the player to move just before it."""
+    back = game.copy()
+    movers = [0] * len(game.history)
+    for i in reversed(range(len(movers))):
+        back.retract()
+        movers[i] = back.to_move
+    return movers

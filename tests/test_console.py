@@ -1,0 +1,113 @@
+"""Playing at a terminal (`gryb-companion play` with a person at the keyboard): companion.console."""
+
+import io
+import os
+import pty
+import random
+import select
+import subprocess
+import sys
+import time
+
+from companion import ai
+from companion import node as nd
+from companion.console import Console
+from companion.die import Die
+from companion.engine import find
+
+
+def console(game_id, players=2, seats=None, seed=1, **options):
+    game = find(game_id)(players, **options)
+    out = io.StringIO()
+    levels = {seat: ai.level(name) for seat, name in (seats or {}).items()}
+    return Console(game, Die(seed), levels, random.Random(seed), out), out
+
+
+def test_mistakes_are_answered_and_change_nothing_then_a_move_and_the_computers_replies():
+    c, out = console("pyragryb", 3, seats={1: "easy", 2: "easy"})
+    game = c.game
+    seen = {}
+
+    def typed():
+        seen["start"] = len(game.history)
+        yield "GX"  # a bad node name
+        seen["wrong"] = next(n for n in "GRYB" if n != game.roll)
+        yield seen["wrong"]  # a top node of another colour than the roll
+        assert len(game.history) == seen["start"]
+        yield "moves"
+        yield "hint"
+        seen["action"] = game.legal_actions()[0]
+        yield str(seen["action"])
+        seen["after"] = len(game.history)
+        yield "undo"
+        yield "quit"
+        raise AssertionError("read past quit")
+
+    assert c.play(typed()) == 0
+    text = out.getvalue()
+    assert "bad node name 'GX'" in text and "(try 'moves')" in text
+    assert f"{seen['wrong']}: you rolled" in text
+    assert "legal: " + " ".join(str(a) for a in c.game.legal_actions()) in text
+    assert "hint: " in text
+    # The person's action, then both computer seats rolled and moved before the prompt came back.
+    assert f"Player 1: {seen['action']}" in text
+    assert "Player 2 (computer, easy) rolled" in text and "Player 3 (computer, easy): " in text
+    assert seen["after"] >= seen["start"] + 5
+    # Undo goes back to before the person's move; the roll before it stands.
+    assert len(game.history) == seen["start"] and game.is_chance is False
+    assert "took back " in text and text.rstrip().endswith("Player 1>")
+
+
+def test_a_whole_game_against_the_computer_to_its_end():
+    c, out = console("ez-gryb", seats={1: "easy"}, depth=2, stones=4)
+    game = c.game
+
+    def typed():
+        while not game.over:
+            yield str(random.Random(len(game.history)).choice(game.legal_actions()))
+
+    assert c.play(typed()) == 0
+    text = out.getvalue()
+    assert game.over and "game over: " in text
+    assert ("Player 1 won" in text) == (list(game.winners) == [0]) and ("a draw" in text) == (not game.winners)
+    # The last board shown: each stone is its player's number at its node's point of the grid.
+    lines = text.split("\ngame over")[0].splitlines()
+    half = (1 << game.space.depth) - 1
+    board = lines[-(2 * half + 1):]
+    stones = game.state_dict()["stones"]
+    assert stones
+    for name, stone in stones.items():
+        x, y = nd.position(game.space.parse(name), game.space.depth)
+        assert board[y + half][2 * (x + half)] == str(stone["player"] + 1), name
+
+
+def test_nothing_to_take_back_before_the_first_move():
+    c, out = console("drangles")
+    c.play(iter(["undo", "quit"]))
+    assert "nothing to take back" in out.getvalue() and not c.game.history
+
+
+def test_play_at_a_terminal_is_the_console_and_a_pipe_stays_json():
+    """`play` asks for a terminal's person by itself: stdin on a pseudo-terminal gets the board and a
+    prompt; the same command reading a pipe prints JSON (the test_cli_play tests)."""
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "companion.cli", "play", "drangles"], stdin=slave,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=os.getcwd())
+    os.close(slave)
+    try:
+        seen = b""
+        deadline = time.monotonic() + 60
+        while b"Player 1> " not in seen and time.monotonic() < deadline:
+            ready, _, _ = select.select([proc.stdout], [], [], 1)
+            if ready:
+                seen += os.read(proc.stdout.fileno(), 4096)
+        assert b"Player 1> " in seen, seen
+        os.write(master, b"0\nquit\n")
+        rest, err = proc.communicate(timeout=60)
+    finally:
+        os.close(master)
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err
+    assert rest.startswith(b"Player 1: 0\n") and b"1" in rest.split(b"\n")[1 + 15]  # the stone on the head node
+    assert rest.endswith(b"> ")
