@@ -441,6 +441,14 @@ class Runtime:
     def _do_computer_roll(self, token: tuple) -> Feedback | None:
         if token != self._position():
             return None
+        if self.menu:  # opened while this waited in the queue: ROLL steps the brightness there
+            self._thinking = None  # asked again when the menu closes
+            return None
+        if self.table.physical_die:
+            # The players roll a real die for the computer. Asked once: _thinking stays on this position
+            # until they enter what it shows (re-asking at every turn of the loop spun it flat out).
+            table = self.table
+            return self._after(table.roll(self.die, computer=table.names[table.game.to_move]))
         self._thinking = None
         return self._do_roll()
 

@@ -198,17 +198,21 @@ class Table:
     def _legal(self) -> list[Action]:
         return [self.proposal] if self.proposal is not None else self.game.legal_actions()
 
-    def roll(self, die) -> Feedback:
+    def roll(self, die, computer: str | None = None) -> Feedback:
+        """ROLL: the electronic die rolls; with a physical die, the players are asked what theirs shows
+        (rolling it for the computer player named ``computer`` when it is the computer's turn)."""
         if self.chores:
             return self._refuse(self._chore_reason())
         if not self.game.is_chance:
             return self._refuse("no roll now" if not self.game.over else "the game is over")
         if self.physical_die:
             faces = self.game.roll_faces()
+            whose = "your GRYB die" if computer is None else f"the GRYB die for {computer}"
             if faces[0].colour:  # a colour die (some games roll a node die in one phase, colours later)
                 self.choices = tuple(faces)
-                return self._ok("roll your GRYB die, then choose the colour it shows on the phone")
-            return self._ok("roll GRYB Dice II, then press the node it shows")
+                return self._ok(f"roll {whose}, then choose the colour it shows on the phone")
+            dice = "GRYB Dice II" if computer is None else f"GRYB Dice II for {computer}"
+            return self._ok(f"roll {dice}, then press the node it shows")
         feedback = self.act(die.roll(self.game), pressed=())
         return Feedback(feedback.ok, feedback.message, action=feedback.action, rolled=True,
                         passed=feedback.passed)

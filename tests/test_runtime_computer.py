@@ -177,3 +177,20 @@ def test_a_computer_seat_searches_at_its_games_own_level(make, searched):
     wait_for(rt, lambda s: s["table"]["proposal"])
     assert searched == [ai.level("medium", game="hyper-chess")]
     assert searched[0].iterations == ai.GAME_LEVELS["hyper-chess"]["medium"]["iterations"]
+
+
+def test_a_physical_die_is_rolled_for_the_computer_once_asked_and_the_loop_waits(make):
+    """With the players' own GRYB die the computer's roll is theirs to make: the runtime asks once, names
+    the computer, and waits. (It used to ask again at every turn of its loop: some 50,000 snapshots a
+    second, the board's CPU flat out and every open page flooded.)"""
+    rt = make()
+    rt.call("settings", {"die": "physical"})
+    rt.call("new_game", "ez-gryb", 2, {}, None, None, ["easy", "human"])
+    asked = wait_for(rt, lambda s: s["table"]["choices"])
+    assert asked["table"]["message"] == "roll the GRYB die for Computer (easy), then choose the colour it shows on the phone"
+    assert asked["table"]["choices"] == ["roll:G", "roll:R", "roll:Y", "roll:B"] and asked["state"]["awaiting_roll"]
+    time.sleep(0.3)
+    assert rt.call("snapshot")["version"] == asked["version"]  # nothing happens until the players answer
+    rt.call("act", "roll:Y")
+    proposed = wait_for(rt, lambda s: s["table"]["proposal"])
+    assert proposed["state"]["die"] == "Y" and proposed["table"]["proposal"] == "Y"
