@@ -76,8 +76,14 @@ def test_pair_choose_play_to_a_gryb_undo_and_reload(browser, site, artifacts):
     pair(page, runtime)
 
     page.goto(url + "/games")
+    page.locator("label.gamecard", has=page.locator("input[value='pyragryb']")).click()
     page.locator("label.gamecard", has=page.locator("input[value='ez-gryb']")).click()
     form = page.locator("form[data-game='ez-gryb']")
+    # The chosen game's form opens under its card (not below the whole list), and only that one.
+    assert form.evaluate("f => f.previousElementSibling.querySelector('input').value") == "ez-gryb"
+    assert page.locator("form.newgame:not([hidden])").count() == 1
+    until(page, "(() => { const r = document.querySelector(\"label.gamecard:has(input[value='ez-gryb'])\")"
+                ".getBoundingClientRect(); return r.top >= 60 && r.top < 200; })()")
     form.locator("input[name='name0']").fill("Ann")
     form.locator("input[name='name1']").fill("Bo")
     levels = form.locator("select[name='kind1'] option").evaluate_all("os => os.map(o => o.value)")

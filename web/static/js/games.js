@@ -2,10 +2,20 @@
 import { post, isPaired, openPairing } from "./api.js";
 
 const forms = [...document.querySelectorAll("form.newgame")];
-function pick(id) { forms.forEach((f) => { f.hidden = f.dataset.game !== id; }); }
-document.querySelectorAll('input[name="game"]').forEach((r) => r.addEventListener("change", () => pick(r.value)));
+// The chosen game's form opens right under its card, so a phone need not scroll past the whole list.
+function pick(radio) {
+  forms.forEach((f) => { f.hidden = f.dataset.game !== radio.value; });
+  const form = forms.find((f) => f.dataset.game === radio.value);
+  const card = radio.closest(".gamecard");
+  if (form && card) card.after(form);
+  return card;
+}
+const still = matchMedia("(prefers-reduced-motion: reduce)");
+document.querySelectorAll('input[name="game"]').forEach((r) => r.addEventListener("change", () => {
+  pick(r).scrollIntoView({ block: "start", behavior: still.matches ? "auto" : "smooth" });
+}));
 const checked = document.querySelector('input[name="game"]:checked') || document.querySelector('input[name="game"]');
-if (checked) { checked.checked = true; pick(checked.value); }
+if (checked) { checked.checked = true; pick(checked); }
 
 for (const form of forms) {
   const count = form.elements.players;
