@@ -188,6 +188,28 @@ def test_every_players_board_never_covers_the_buttons(browser, site, viewport):
     ctx.close()
 
 
+def test_pieces_of_different_kinds_are_told_apart_and_a_game_without_a_die_has_no_roll(browser, site):
+    """Hyper-Chess on the page: each piece carries its figure (the cloth has real pieces, the page only
+    circles); with no die there is no ROLL and no die face. EZ GRYB brings both back."""
+    site.runtime.call("new_game", "hyper-chess", 2, {}, None, None, None)
+    ctx = browser.new_context(viewport=PHONE)
+    page = ctx.new_page()
+    page.goto(site.url + "/")
+    until(page, "document.body.dataset.version > 0")
+    stones = page.locator("#board .stone").count()
+    figures = page.locator("#board text.kind").all_text_contents()
+    assert stones == 20 and len(figures) == stones
+    assert sorted(f[0] for f in figures) == sorted("♚" * 2 + "♛" * 2 + "♜" * 2 + "♝" * 2 + "♞" * 2 + "♟" * 10)
+    assert not page.locator("#roll").is_visible() and not page.locator("#die").is_visible()
+    assert page.locator("#ok").is_visible() and page.locator("#undo").is_visible()
+    v = version(page)
+    site.runtime.call("new_game", "ez-gryb", 2, {}, None, None, None)
+    until(page, f"+document.body.dataset.version > {v} && document.querySelectorAll('#board .stone').length === 0")
+    assert page.locator("#roll").is_visible() and page.locator("#die").is_visible()
+    assert page.locator("#board text.kind").count() == 0
+    ctx.close()
+
+
 def test_a_game_against_the_computer_from_the_phone(browser, site):
     """Seat 2 is the computer: its move blinks on the board until the phone's player carries it out."""
     runtime, url = site.runtime, site.url

@@ -22,6 +22,30 @@ function circle(parent, p, r, cls, fill) {
   return c;
 }
 
+// A stone's kind where the game has several (Hyper-Chess's pieces, Grim Reaper's sexes, Battlefield's
+// ranks), drawn on the stone: the cloth has the real pieces, the page has only circles. U+FE0E asks for
+// the text glyph where a phone would otherwise draw an emoji.
+const GLYPHS = { king: "♚", queen: "♛", rook: "♜", bishop: "♝", knight: "♞", pawn: "♟\uFE0E",
+  male: "♂\uFE0E", female: "♀\uFE0E", sergeant: "S", lieutenant: "L" };
+
+function label(parent, p, kind, fill) {
+  const glyph = GLYPHS[kind];
+  if (!glyph) return;
+  const t = document.createElementNS(NS, "text");
+  t.setAttribute("x", p.x); t.setAttribute("y", p.y);
+  t.setAttribute("font-size", (p.r * 1.5).toFixed(3));
+  t.setAttribute("class", `kind ${light(fill) ? "on-light" : "on-dark"}`);
+  t.textContent = glyph;
+  parent.appendChild(t);
+}
+
+function light(colour) {
+  const m = /^#?([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(colour || "");
+  if (!m) return true;
+  const [r, g, b] = m.slice(1).map((h) => parseInt(h, 16));
+  return 0.299 * r + 0.587 * g + 0.114 * b > 140;
+}
+
 export function draw(svg, snap) {
   const nodes = nodesOf(svg);
   const state = snap.state, table = snap.table || {};
@@ -41,8 +65,10 @@ export function draw(svg, snap) {
   for (const [name, stone] of Object.entries(state.stones || {})) {
     const p = nodes.get(name);
     if (!p) continue;
-    const c = circle(frag, p, p.r + 0.06, `stone ${p.focus} k-${stone.kind}`, (snap.colours || [])[stone.player] || "#fff");
+    const fill = (snap.colours || [])[stone.player] || "#fff";
+    const c = circle(frag, p, p.r + 0.06, `stone ${p.focus} k-${stone.kind}`, fill);
     c.dataset.player = stone.player;
+    label(frag, p, stone.kind, fill);
   }
   // Markers that are not stones: Multiverse's conduit markers, one ring per player (offset when shared).
   (state.conduits || []).forEach((name, i) => {

@@ -39,6 +39,8 @@ async function render(s) {
     return b;
   }));
   $("roll").classList.toggle("attention", !!state.awaiting_roll && !state.over);
+  // Games without a die ('Drangles, Hyper-Chess, the Morris games ...): no ROLL and no die face.
+  $("roll").hidden = $("die").hidden = s.game.die === "none";
   scoreRows($("scores").tBodies[0], s, names);
   const list = $("grybs");
   if ((state.grybs || []).length) {
