@@ -21,6 +21,7 @@ from . import node as nd
 from .action import PASS, ROLL, Action
 from .die import Die
 from .engine import Game, IllegalAction
+from .table import Table
 
 WORDS = "moves (the legal actions), hint (what a good player would do), undo (back to your last move), quit"
 
@@ -100,17 +101,19 @@ class Console:
             self.write(f"{who}: {action}")
 
     def undo(self) -> None:
-        """Back to before the person's last own action (taking back the computer's replies and the die
-        after it; the roll before it stands, as on the board)."""
+        """Back to the person's own turn, as UNDO on the board does against the computer: the last
+        player action and the rolls after it (the roll before it stands), again while a computer seat
+        is to move."""
         game = self.game
-        movers = _movers(game)
-        people = [i for i, (action, _) in enumerate(game.history) if action.kind not in (ROLL, PASS)
-                  and movers[i] not in self.seats]
-        if not people:
+        if not any(a.kind not in (ROLL, PASS) for a, _ in game.history):
             self.write("nothing to take back")
             return
-        taken = [game.undo() for _ in range(len(game.history) - people[-1])]
+        table = Table(game)
+        taken = table.undo()
+        while game.to_move in self.seats and any(a.kind not in (ROLL, PASS) for a, _ in game.history):
+            taken += table.undo()
         self.write("took back " + ", ".join(str(a) for a in taken))
+        self.advance()  # a computer's first move taken back is played again
         self.show()
 
     # -- what is shown --------------------------------------------------------------------------
@@ -137,12 +140,3 @@ class Console:
     def write(self, text: str) -> None:
         print(text, file=self.out, flush=True)
 
-
-def _movers(game: Game) -> list[int]:
-    """Who made each action of the history: the player to move just before it."""
-    back = game.copy()
-    movers = [0] * len(game.history)
-    for i in reversed(range(len(movers))):
-        back.retract()
-        movers[i] = back.to_move
-    return movers
