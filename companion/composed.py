@@ -31,7 +31,7 @@ from . import node as nd
 from . import playout as fast
 from .action import MOVE, PASS, PLACE, REMOVE, ROLL, Action, nth_move
 from .composition import MOVE_KEYS, PARAMS, CompositionError, Rules
-from .engine import COLOUR_DIE, NO_DIE, NODE_DIE, DieByPhase, Game, IllegalAction, Option, OptionError, register
+from .engine import COLOUR_DIE, COLOUR_NAMES, NO_DIE, NODE_DIE, DieByPhase, Game, IllegalAction, Option, OptionError, register
 from .node import COLOURS, HEAD, Bitboard, Node
 from .space import GameSpace, MoveKind, bits, mask_of, space
 
@@ -833,7 +833,7 @@ class ComposedGame(Game):
         owner = self.owner(s)
         if rules.push and owner is not None and owner not in self.side(me) and t.entry >> s & 1:
             if isinstance(self.roll, str) and nd.focus(s) != self.roll:
-                return (f"you rolled {self.roll}: only a stone on the {_COLOUR_WORD[self.roll]} entry node can be "
+                return (f"you rolled {self.roll}: only a stone on the {COLOUR_NAMES[self.roll]} entry node can be "
                         f"pushed down")
             if not self.in_hand[me]:
                 return "you have no stones left to take its place"
@@ -845,7 +845,7 @@ class ComposedGame(Game):
         if owner != me:
             return None  # the engine names the missing or foreign stone
         if isinstance(self.roll, str) and rules.colour_of == "source" and nd.focus(s) != self.roll:
-            return f"you rolled {self.roll}: move a stone that stands on a {_COLOUR_WORD[self.roll]} node"
+            return f"you rolled {self.roll}: move a stone that stands on a {COLOUR_NAMES[self.roll]} node"
         if rules.lateral_levels and self.space.target_mask(MoveKind.SIDEWAYS, s) >> target & 1 and \
                 nd.LEVEL[s] not in rules.lateral_levels:
             where = "the top level" if nd.LEVEL[s] == 1 else f"level {nd.LEVEL[s]}"
@@ -904,9 +904,6 @@ class ComposedGame(Game):
             if rules.through and self.moves_left != self.moves_per_turn:
                 return f"{nd.name(node)} is occupied: only the first move of a turn may pass through a stone"
         return None
-
-
-_COLOUR_WORD = {"G": "green", "R": "red", "Y": "yellow", "B": "blue"}
 
 
 def _share(weights: list[float]) -> list[float]:

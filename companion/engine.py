@@ -360,6 +360,14 @@ class Game:
         except NotationError as err:
             raise IllegalAction(str(err)) from None
 
+    def say(self, action: Action) -> str:
+        """``action`` in a player's words, for buttons and messages: its notation, which the manuals'
+        players read, but a roll names its colour. Games whose notation is their own (Grim Reaper's
+        ``M10GGB``) say more."""
+        if action.kind == ROLL and action.colour in COLOUR_NAMES:
+            return COLOUR_NAMES[action.colour]
+        return str(action)
+
     def state_key(self) -> tuple:
         """Everything that defines the position (for tests of undo and replay, and repetition)."""
         return self._snapshot()

@@ -428,7 +428,7 @@ class Runtime:
         hint = self.table.game.parse(text)
         # The hint says how to make the move from nothing selected, so a stone picked meanwhile is put down.
         self.table.hint, self.table.picks = hint, ()
-        self.table.message = f"hint: {text} ({self.table.say_how(hint)})"
+        self.table.message = f"hint: {self.table.game.say(hint)} ({self.table.say_how(hint)})"
         self._publish(Feedback(True, self.table.message))
         return None
 

@@ -154,8 +154,8 @@ class Table:
         return ()
 
     def say_how(self, action: Action) -> str:
-        """:meth:`how_to` in words: ``press R, then RG``, ``press OK``, ``press B, then choose B+ on the
-        phone``. Every legal action has a way (the tests make sure)."""
+        """:meth:`how_to` in words: ``press R, then RG``, ``press OK``, ``press B, then choose "B+" on
+        the phone`` (a choice by the label of its button). Every legal action has a way (the tests make sure)."""
         steps = self.how_to(action)
         if not steps:
             return f"{action} is not legal here"
@@ -167,7 +167,7 @@ class Table:
             if pressed:
                 words.append("press " + ", then ".join(pressed))
                 pressed = []
-            words.append("press OK" if kind == "ok" else f"choose {what} on the phone")
+            words.append("press OK" if kind == "ok" else f'choose "{self.game.say(what)}" on the phone')
         if pressed:
             words.append("press " + ", then ".join(pressed))
         return ", then ".join(words)
@@ -305,7 +305,8 @@ class Table:
             "names": self.names,
             "proposal": None if self.proposal is None else str(self.proposal),
             "hint": None if self.hint is None else str(self.hint),
-            "choices": [str(a) for a in self.choices],
+            # A button each: the action to send and what it says (Grim Reaper: "male, 10 turns, on a8").
+            "choices": [{"action": str(a), "label": self.game.say(a)} for a in self.choices],
         }
 
     # -- internals ------------------------------------------------------------------------------
@@ -344,7 +345,7 @@ class Table:
             if not game.winners:
                 return "the game is a draw"
             return " and ".join(self.names[w] for w in game.winners) + " won"
-        return str(action)
+        return game.say(action)
 
     def _ok(self, message: str) -> Feedback:
         self.message = message

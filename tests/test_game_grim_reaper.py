@@ -406,3 +406,14 @@ def test_random_games_with_each_option_end_and_undo_and_replay_exactly(options):
         for key in reversed(keys[:-1]):
             game.undo()
             assert game.state_key() == key
+
+
+def test_placements_births_and_rolls_said_in_words_for_the_phones_buttons():
+    game = position(red="Ma1:9 Fa3:9", at="red births", random_life=True, male_life=5)
+    a1, a2, a3 = node("a1"), node("a2"), node("a3")
+    assert game.say(game.parse(f"M10{a1}")) == f"male, 10 turns, on {a1}"
+    assert game.say(game.parse(f"F1{a1}")) == f"female, 1 turn, on {a1}"
+    assert game.say(game.parse(f"+M{a2}/{a3}")) == f"male born on {a2}, mother on {a3}"
+    game.apply("+Ma2")
+    assert [game.say(a) for a in game.legal_actions()] == [f"a life of {n} turns" for n in (2, 3, 4, 5)]
+    assert game.say(game.parse("end")) == "end"

@@ -223,7 +223,7 @@ def test_how_to_in_words():
     g = find("grim-reaper")(2)
     t = Table(g)
     choice = next(a for a in g.legal_actions() if a.targets)
-    assert t.say_how(choice) == f"press {g.space.name(choice.targets[0])}, then choose {choice} on the phone"
+    assert t.say_how(choice) == f'press {g.space.name(choice.targets[0])}, then choose "{g.say(choice)}" on the phone'
 
 
 def test_presses_that_fit_several_actions_are_never_guessed():
@@ -237,7 +237,12 @@ def test_presses_that_fit_several_actions_are_never_guessed():
     feedback = table.press(node)
     assert not feedback.ok and "ways: choose one on the phone" in feedback.message
     assert not game.history and len(table.choices) > 1
-    assert set(table.to_dict()["choices"]) == {str(a) for a in table.choices}
+    # One button each, in words: the sex, the life and the node.
+    buttons = table.to_dict()["choices"]
+    assert [b["action"] for b in buttons] == [str(a) for a in table.choices]
+    assert buttons[0]["label"] == f"male, 1 turn, on {game.space.name(node)}"
+    assert buttons[-1]["label"] == f"female, 12 turns, on {game.space.name(node)}"
+    assert table.say_how(table.choices[9]) == f'press {game.space.name(node)}, then choose "male, 10 turns, on {game.space.name(node)}" on the phone'
     chosen = table.choices[-1]
     assert table.act(chosen, pressed=(node,)).ok and game.history[-1][0] == chosen
     assert table.choices == ()

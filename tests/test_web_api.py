@@ -409,8 +409,9 @@ def test_settings(paired, rt):
     # The players' own GRYB die: ROLL asks for its colour, which the phone then enters.
     assert paired.post("/api/settings", json={"die": "physical"}).status_code == 200
     assert paired.post("/api/settings", json={"die": "loaded"}).status_code == 400
-    assert paired.post("/api/roll", json={}).get_json()["state"]["table"]["choices"] == ["roll:G", "roll:R", "roll:Y",
-                                                                                       "roll:B"]
+    assert paired.post("/api/roll", json={}).get_json()["state"]["table"]["choices"] == [
+        {"action": "roll:G", "label": "green"}, {"action": "roll:R", "label": "red"},
+        {"action": "roll:Y", "label": "yellow"}, {"action": "roll:B", "label": "blue"}]
     assert paired.post("/api/act", json={"action": "roll:B"}).get_json()["state"]["state"]["die"] == "B"
     assert paired.post("/api/settings", json={"die": "electronic"}).status_code == 200
     assert paired.post("/api/act", json={"action": "roll:G"}).status_code == 400  # no typing the die in

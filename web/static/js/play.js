@@ -33,9 +33,10 @@ async function render(s) {
   $("message").classList.toggle("refused", !!(fb && !fb.ok));
   $("chores").replaceChildren(...(table.chores || []).map((c) => { const li = document.createElement("li"); li.textContent = c.text; return li; }));
   // Presses that fit several actions (e.g. Grim Reaper's sex and lifespan): one button for each.
-  $("choices").replaceChildren(...(table.choices || []).map((a) => {
-    const b = document.createElement("button"); b.type = "button"; b.className = "secondary"; b.textContent = a;
-    b.addEventListener("click", () => command("/api/act", { action: a }));
+  $("choices").replaceChildren(...(table.choices || []).map((c) => {
+    const b = document.createElement("button"); b.type = "button"; b.className = "secondary"; b.textContent = c.label;
+    b.title = c.action;
+    b.addEventListener("click", () => command("/api/act", { action: c.action }));
     return b;
   }));
   $("roll").classList.toggle("attention", !!state.awaiting_roll && !state.over);
