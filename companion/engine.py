@@ -128,6 +128,9 @@ class Game:
     # them to lift or put down what the rules moved). A game on more boards than the cloth (Multiverse)
     # shows its stones with the LEDs alone.
     physical_stones: ClassVar[bool] = True
+    # What ``in_hand`` counts, as the page's column heads it; None for a game that has nothing in hand
+    # (every piece starts on the board), whose page leaves the column out.
+    hand: ClassVar[str | None] = "In hand"
 
     _BASE_FIELDS = ("stones", "to_move", "phase", "roll", "in_hand", "captured", "scores", "moves_left",
                     "over", "winners", "last", "turn", "grybs", "pending", "last_roll")
@@ -516,6 +519,7 @@ class Game:
             "summary": cls.summary,
             "players": {"min": cls.min_players, "max": cls.max_players},
             "die": cls.die,
+            "hand": cls.hand,
             "options": [o.describe() for o in cls.options],
         }
 

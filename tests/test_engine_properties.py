@@ -120,6 +120,22 @@ def test_the_die_a_game_names_is_the_die_it_rolls(cls):
                 game.push_legal(game.random_action(rng))
 
 
+@pytest.mark.parametrize("cls", GAMES, ids=lambda c: c.id)
+def test_a_game_with_nothing_in_hand_says_so(cls):
+    """``hand`` heads the page's column of ``in_hand``; a game that says it has none (every piece starts on
+    the board: Hyper-Chess, GRYBU, Leapfrog) never has anything there, and one that has a hand starts
+    with something in it. Every option variant, a few random games each."""
+    rng = random.Random(f"{cls.id} hand")
+    short = {"turn_limit": 40} if any(o.name == "turn_limit" for o in cls.options) else {}
+    for options in option_variants(cls):
+        game = cls(cls.min_players, **options, **short)
+        assert cls.hand is None or any(game.in_hand), (options, game.in_hand)
+        while cls.hand is None and not game.over:
+            assert not any(game.in_hand), (options, game.phase, game.in_hand)
+            game.push_legal(game.random_action(rng))
+    assert cls.describe()["hand"] == cls.hand
+
+
 # -- thousands of seeded games per game --------------------------------------------------------------
 
 MANY_GAMES = 2000

@@ -39,16 +39,19 @@ def reader() -> Store:
     return cached
 
 
-def _game_name(game_id: str) -> str:
-    """The game's name for people ("PyraGRYB"); a game no longer in the catalogue keeps its id."""
+def _about(game_id: str) -> tuple[str, str | None]:
+    """The game's name for people ("PyraGRYB") and what its stones in hand are called; a game no longer
+    in the catalogue keeps its id and the usual column."""
     try:
-        return engine.find(game_id).name
+        cls = engine.find(game_id)
     except engine.UnknownGame:
-        return game_id
+        return game_id, "In hand"
+    return cls.name, cls.hand
 
 
 def _row_dict(row) -> dict:
-    return {"id": row.id, "game": row.game, "name": _game_name(row.game), "players": row.players,
+    name, hand = _about(row.game)
+    return {"id": row.id, "game": row.game, "name": name, "hand": hand, "players": row.players,
             "options": row.options, "names": row.names,
             "series_id": row.series_id, "started": row.started, "finished": row.finished, "result": row.result}
 

@@ -169,6 +169,7 @@ class Grybu(Game):
                "the other colour, where up and down moves push an opponent's ring. Push or pop all four of "
                "the opponent's rings off one board to win.")
     options = (DEPTH, HYPERSPACE, QUIET, TURN_LIMIT)
+    hand = None  # every piece starts on the board
     moves_per_turn = 2
     # passive: None before the passive move, else (board, kc) of it; quiet: turns since a ring left the board.
     extra_fields = ("passive", "quiet")

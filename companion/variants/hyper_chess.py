@@ -190,6 +190,7 @@ class HyperChess(Game):
                "up, down, sideways and limited-hyperspace steps. Pawns are diplomats: they block but never "
                "capture or get captured. Checkmate the opponent's King to win.")
     options = (HYPERSPACE, HEADLESS, FIRST, QUIET, TURN_LIMIT)
+    hand = None  # every piece starts on the board
     # pieces: per player, a bitboard per kind (KING .. PAWN); stones[p] is their union.
     # castle: per player, whether King and Rook are both unmoved; quiet: turns since the last capture;
     # seen: hashes of the positions since the last capture or castling (for repetition);

@@ -202,11 +202,16 @@ def test_pieces_of_different_kinds_are_told_apart_and_a_game_without_a_die_has_n
     assert sorted(f[0] for f in figures) == sorted("♚" * 2 + "♛" * 2 + "♜" * 2 + "♝" * 2 + "♞" * 2 + "♟" * 10)
     assert not page.locator("#roll").is_visible() and not page.locator("#die").is_visible()
     assert page.locator("#ok").is_visible() and page.locator("#undo").is_visible()
+    # Every piece starts on the board: no "In hand" column.
+    assert page.locator("#scores th").all_text_contents() == ["", "Player", "Points"]
+    assert page.locator("#scores tbody tr").first.locator("td").count() == 3
     v = version(page)
     site.runtime.call("new_game", "ez-gryb", 2, {}, None, None, None)
     until(page, f"+document.body.dataset.version > {v} && document.querySelectorAll('#board .stone').length === 0")
     assert page.locator("#roll").is_visible() and page.locator("#die").is_visible()
     assert page.locator("#board text.kind").count() == 0
+    assert page.locator("#scores th").all_text_contents() == ["", "Player", "Points", "In hand"]
+    assert page.locator("#scores tbody tr").first.locator("td").last.inner_text() == "30"
     ctx.close()
 
 
@@ -382,3 +387,27 @@ def test_the_live_feed_reconnects_by_itself(browser, site):
     finally:
         ctx.close()
         cable.close()
+
+
+def test_a_press_that_fits_several_moves_offers_them_in_words(browser, site):
+    """Grim Reaper: a tap on a free square could be a male or a female with any life; the page asks with
+    a button for each, in words, and the one tapped is the move made."""
+    site.runtime.call("new_game", "grim-reaper", 2, {}, None, None, None)
+    page = browser.new_context(viewport=PHONE).new_page()
+    page.goto(site.url + "/")
+    until(page, "document.body.dataset.version > 0")
+    pair(page, site.runtime)
+    after(page, lambda: page.locator("#board circle.n[data-n='GGG']").click())
+    buttons = page.locator("#choices button")
+    labels = buttons.all_text_contents()
+    assert len(labels) == 24 and labels[0] == "male, 1 turn, on GGG" and labels[-1] == "female, 12 turns, on GGG"
+    assert "choose one on the phone" in page.locator("#message").inner_text()
+    after(page, lambda: buttons.nth(labels.index("female, 7 turns, on GGG")).click())
+    until(page, "document.querySelectorAll('#choices button').length === 0")
+    assert site.runtime.snapshot()["state"]["stones"]["GGG"] == {"player": 0, "kind": "female", "life": 7, "square": "a8"}
+    assert [f[0] for f in page.locator("#board text.kind").all_text_contents()] == ["♀"]
+    # The piece's life turns on it; the reserve it was drawn from in the scores (12 + 12 / 2 - 7).
+    assert page.locator("#board text.life").all_text_contents() == ["7"]
+    assert page.locator("#scores th").last.inner_text() == "Life reserve"
+    assert page.locator("#scores tbody tr").first.locator("td").last.inner_text() == "5"
+    page.context.close()

@@ -28,15 +28,22 @@ function circle(parent, p, r, cls, fill) {
 const GLYPHS = { king: "♚", queen: "♛", rook: "♜", bishop: "♝", knight: "♞", pawn: "♟\uFE0E",
   male: "♂\uFE0E", female: "♀\uFE0E", sergeant: "S", lieutenant: "L" };
 
-function label(parent, p, kind, fill) {
-  const glyph = GLYPHS[kind];
-  if (!glyph) return;
+function text(parent, x, y, size, cls, content) {
   const t = document.createElementNS(NS, "text");
-  t.setAttribute("x", p.x); t.setAttribute("y", p.y);
-  t.setAttribute("font-size", (p.r * 1.5).toFixed(3));
-  t.setAttribute("class", `kind ${light(fill) ? "on-light" : "on-dark"}`);
-  t.textContent = glyph;
+  t.setAttribute("x", x.toFixed(3)); t.setAttribute("y", y.toFixed(3));
+  t.setAttribute("font-size", size.toFixed(3));
+  t.setAttribute("class", cls);
+  t.textContent = content;
   parent.appendChild(t);
+}
+
+// The figure, and Grim Reaper's life turns left as a badge at the stone's lower right. Returns whether
+// anything was written on the stone (the last-move dot then moves off its centre).
+function label(parent, p, stone, fill) {
+  const glyph = GLYPHS[stone.kind];
+  if (glyph) text(parent, p.x, p.y, p.r * 1.5, `kind ${light(fill) ? "on-light" : "on-dark"}`, glyph);
+  if (typeof stone.life === "number") text(parent, p.x + p.r * 0.8, p.y + p.r * 0.75, p.r * 1.05, "life", String(stone.life));
+  return !!glyph;
 }
 
 function light(colour) {
@@ -62,20 +69,25 @@ export function draw(svg, snap) {
     gfrag.appendChild(poly);
   }
   for (const name of table.targets || []) { const p = nodes.get(name); if (p) circle(frag, p, p.r + 0.3, "target"); }
+  const written = new Set();
   for (const [name, stone] of Object.entries(state.stones || {})) {
     const p = nodes.get(name);
     if (!p) continue;
     const fill = (snap.colours || [])[stone.player] || "#fff";
     const c = circle(frag, p, p.r + 0.06, `stone ${p.focus} k-${stone.kind}`, fill);
     c.dataset.player = stone.player;
-    label(frag, p, stone.kind, fill);
+    if (label(frag, p, stone, fill)) written.add(name);
   }
   // Markers that are not stones: Multiverse's conduit markers, one ring per player (offset when shared).
   (state.conduits || []).forEach((name, i) => {
     const p = nodes.get(name);
     if (p) circle(frag, p, p.r + 0.5 + 0.22 * i, "conduit").setAttribute("stroke", (snap.colours || [])[i] || "#fff");
   });
-  for (const name of state.last || []) { const p = nodes.get(name); if (p) circle(frag, p, 0.2, "last"); }
+  // The last move's nodes: a dot at the centre, or at the upper right where a figure would be covered.
+  for (const name of state.last || []) {
+    const p = nodes.get(name);
+    if (p) circle(frag, written.has(name) ? { x: p.x + p.r * 0.7, y: p.y - p.r * 0.7 } : p, 0.2, "last");
+  }
   for (const name of table.picks || []) { const p = nodes.get(name); if (p) circle(frag, p, p.r + 0.36, "pick"); }
   // A computer player's move waiting for hands: its stone(s) blink. A hint: its nodes breathe.
   if (table.proposal && !(table.picks || []).length) {
@@ -130,8 +142,15 @@ export async function ensureDepth(svg, depth) {
   return fresh;
 }
 
+// One row a player: chip, name, points and, where the game has stones in hand, how many (its own word
+// for them heads the column: Grim Reaper's life reserve); a game with none (Hyper-Chess) has no column.
 export function scoreRows(tbody, snap, names) {
   const state = snap.state;
+  const hand = snap.game ? snap.game.hand : "In hand";
+  const head = tbody.parentElement.tHead.rows[0];
+  if (hand && head.cells.length < 4) head.appendChild(document.createElement("th"));
+  if (!hand && head.cells.length > 3) head.cells[3].remove();
+  if (hand) head.cells[3].textContent = hand;
   const rows = (state.scores || []).map((score, i) => {
     const tr = document.createElement("tr");
     if (state.to_move === i) tr.className = "to-move";
@@ -142,7 +161,8 @@ export function scoreRows(tbody, snap, names) {
     dot.setAttribute("cx", 1); dot.setAttribute("cy", 1); dot.setAttribute("r", 0.85);
     dot.setAttribute("fill", (snap.colours || [])[i] || "#fff");
     chip.appendChild(dot);
-    const cells = [chip, names[i] || `Player ${i + 1}`, String(score), String((state.in_hand || [])[i] ?? "")];
+    const cells = [chip, names[i] || `Player ${i + 1}`, String(score)];
+    if (hand) cells.push(String((state.in_hand || [])[i] ?? ""));
     cells.forEach((content, k) => {
       const td = document.createElement("td");
       if (k >= 2) td.className = "num";
