@@ -86,6 +86,12 @@ class Action:
     def is_roll(self) -> bool:
         return self.kind == ROLL
 
+    @property
+    def face(self) -> str:
+        """What a roll shows, as the die shows it: a colour letter, a node's name (GRYB Dice II), or a
+        number (Grim Reaper's random life)."""
+        return self.colour or nd.NODE_NAMES[self.targets[0]]
+
     def __str__(self) -> str:
         names = nd.NODE_NAMES
         if self.kind == PLACE:

@@ -9,12 +9,13 @@ from __future__ import annotations
 from . import node as nd
 
 
-def render(depth: int = nd.STANDARD_DEPTH, marks: dict[int, str] | None = None) -> str:
-    """One line per grid row; ``marks`` overrides the letter drawn at some nodes (e.g. stones)."""
+def render(depth: int = nd.STANDARD_DEPTH, marks: dict[int, str] | None = None, headless: bool = False) -> str:
+    """One line per grid row; ``marks`` overrides the letter drawn at some nodes (e.g. stones). A headless
+    board has no head node to draw."""
     half = (1 << depth) - 1
     width = 2 * half + 1
     grid = [[" "] * width for _ in range(width)]
-    for n in nd.nodes(depth):
+    for n in nd.nodes(depth, headless):
         x, y = nd.position(n, depth)
         letter = nd.focus(n) or nd.HEAD_NAME
         grid[y + half][x + half] = (marks or {}).get(n, letter)

@@ -17,7 +17,6 @@ from collections.abc import Iterable
 from typing import TextIO
 
 from . import ai, board_text
-from . import node as nd
 from .action import PASS, ROLL, Action
 from .die import Die
 from .engine import Game, IllegalAction
@@ -96,7 +95,7 @@ class Console:
         who = self.names[self.game.to_move]
         self.game.apply(action)
         if action.kind == ROLL:
-            self.write(f"{who} rolled {action.colour or nd.name(action.targets[0])}")
+            self.write(f"{who} rolled {action.face}")
         else:
             self.write(f"{who}: {action}")
 
@@ -124,7 +123,7 @@ class Console:
         # A node two players' stones share (Multiverse's simultaneous space) is marked *.
         marks = {game.space.parse(name): str(stone["player"] + 1) if "player" in stone else "*"
                  for name, stone in state["stones"].items()}
-        self.write(board_text.render(game.space.depth, marks))
+        self.write(board_text.render(game.space.depth, marks, game.space.headless))
         scores = "-".join(str(s) for s in state["scores"])  # in seat order, as the page's history shows them
         if game.over:
             result = " and ".join(self.names[w] for w in game.winners) + " won" if game.winners else "a draw"

@@ -339,8 +339,7 @@ class Table:
     def _describe(self, action: Action, passed: bool) -> str:
         game = self.game
         if action.kind == ROLL:
-            shown = action.colour or nd.name(action.targets[0])
-            return f"rolled {shown}" + (": no move, the turn passes" if passed else "")
+            return f"rolled {action.face}" + (": no move, the turn passes" if passed else "")
         if game.over:
             if not game.winners:
                 return "the game is a draw"

@@ -111,3 +111,16 @@ def test_play_at_a_terminal_is_the_console_and_a_pipe_stays_json():
     assert proc.returncode == 0, err
     assert rest.startswith(b"Player 1: 0\n") and b"1" in rest.split(b"\n")[1 + 15]  # the stone on the head node
     assert rest.endswith(b"> ")
+
+
+def test_a_headless_board_is_drawn_without_its_head_node():
+    """PyraGRYB's board has no head node: the console draws its 340 nodes, and a stone where it stands."""
+    c, out = console("pyragryb", 2)
+    c.game.apply("roll:G")
+    c.game.apply("G")
+    c.show()
+    board = out.getvalue().splitlines()[:31]
+    assert sum(ch in "GRYB" for line in board for ch in line) == 339 and sum(line.count("1") for line in board) == 1
+    assert "0" not in "".join(board)
+    x, y = nd.position(nd.parse("G"))
+    assert board[y + 15][2 * (x + 15)] == "1"
