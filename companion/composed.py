@@ -166,7 +166,7 @@ def game_class(rules: Rules, shipped: bool = False) -> type[ComposedGame]:
         "id": rules.id, "name": rules.name, "source": rules.source, "summary": rules.summary,
         "min_players": rules.players[0], "max_players": rules.players[1], "die": die, "options": options,
         "moves_per_turn": rules.moves, "base_rules": rules, "shipped": shipped, "__module__": __name__,
-        "hand": None if rules.enter == "none" else "In hand",
+        "hand": None if rules.enter == "none" else "In hand", "finds_grybs": "gryb" in rules.win,
     }
     name = "".join(part.capitalize() for part in rules.id.split("-")) or "Composed"
     return type(f"Composed_{name}", (ComposedGame,), attrs)

@@ -131,6 +131,8 @@ class Game:
     # What ``in_hand`` counts, as the page's column heads it; None for a game that has nothing in hand
     # (every piece starts on the board), whose page leaves the column out.
     hand: ClassVar[str | None] = "In hand"
+    # Whether the game finds GRYBs (``grybs``): the page lists those found only for such a game.
+    finds_grybs: ClassVar[bool] = False
 
     _BASE_FIELDS = ("stones", "to_move", "phase", "roll", "in_hand", "captured", "scores", "moves_left",
                     "over", "winners", "last", "turn", "grybs", "pending", "last_roll")
@@ -520,6 +522,7 @@ class Game:
             "players": {"min": cls.min_players, "max": cls.max_players},
             "die": cls.die,
             "hand": cls.hand,
+            "grybs": cls.finds_grybs,
             "options": [o.describe() for o in cls.options],
         }
 

@@ -136,6 +136,23 @@ def test_a_game_with_nothing_in_hand_says_so(cls):
     assert cls.describe()["hand"] == cls.hand
 
 
+@pytest.mark.parametrize("cls", GAMES, ids=lambda c: c.id)
+def test_only_a_game_that_says_it_finds_grybs_finds_any(cls):
+    """The page lists GRYBs found only where ``finds_grybs``; a game that says it finds none never does
+    (every option variant, a few random games each)."""
+    rng = random.Random(f"{cls.id} grybs")
+    short = {"turn_limit": 60} if any(o.name == "turn_limit" for o in cls.options) else {}
+    assert cls.describe()["grybs"] is cls.finds_grybs
+    if cls.finds_grybs:
+        return
+    for options in option_variants(cls):
+        for _ in range(3):
+            game = cls(cls.max_players, **options, **short)
+            while not game.over:
+                game.push_legal(game.random_action(rng))
+                assert not game.grybs, (options, game.phase)
+
+
 # -- thousands of seeded games per game --------------------------------------------------------------
 
 MANY_GAMES = 2000

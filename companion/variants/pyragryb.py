@@ -60,6 +60,7 @@ class PyraGryb(Game):
     min_players, max_players = 2, 4
     die = COLOUR_DIE
     options = (PIECES, TURN_LIMIT)
+    finds_grybs = True
     # stash: per player, the pyramids off the board as (large, medium, small).
     extra_fields = ("stash",)
 

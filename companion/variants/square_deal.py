@@ -75,6 +75,7 @@ class SquareDeal(Game):
                "Completing any GRYB, of either player's stones, captures it whole; most opponent stones wins.")
     die = NODE_DIE
     options = (DEPTH, STONES, EASY, STALL, TURN_LIMIT)
+    finds_grybs = True
     # own_captured: the mover's own stones in their capture pile (they do not score);
     # since: the turn of the last GRYB (or the start of phase two), for conceding a stalled game.
     extra_fields = ("own_captured", "since")

@@ -63,6 +63,7 @@ class MorrisGame(Game):
 
     source = "002 25 Men's GRYB; 000 25 Men's GRYB"
     options = (DEPTH, HEADLESS, STONES, BLOCKED, TURN_LIMIT)
+    finds_grybs = True
     # pieces: per player, the nodes of their men on the board, sorted (a function of ``stones`` kept so
     # playouts can pick a random man without scanning the bitboard).
     extra_fields = ("pieces",)

@@ -202,7 +202,8 @@ def test_pieces_of_different_kinds_are_told_apart_and_a_game_without_a_die_has_n
     assert sorted(f[0] for f in figures) == sorted("♚" * 2 + "♛" * 2 + "♜" * 2 + "♝" * 2 + "♞" * 2 + "♟" * 10)
     assert not page.locator("#roll").is_visible() and not page.locator("#die").is_visible()
     assert page.locator("#ok").is_visible() and page.locator("#undo").is_visible()
-    # Every piece starts on the board: no "In hand" column.
+    # Every piece starts on the board: no "In hand" column; GRYBs play no part: no list of them.
+    assert not page.locator("#grybs-found").is_visible()
     assert page.locator("#scores th").all_text_contents() == ["", "Player", "Points"]
     assert page.locator("#scores tbody tr").first.locator("td").count() == 3
     v = version(page)
@@ -211,6 +212,7 @@ def test_pieces_of_different_kinds_are_told_apart_and_a_game_without_a_die_has_n
     assert page.locator("#roll").is_visible() and page.locator("#die").is_visible()
     assert page.locator("#board text.kind").count() == 0
     assert page.locator("#scores th").all_text_contents() == ["", "Player", "Points", "In hand"]
+    assert page.locator("#grybs-found").is_visible()
     assert page.locator("#scores tbody tr").first.locator("td").last.inner_text() == "30"
     ctx.close()
 

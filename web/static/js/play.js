@@ -43,6 +43,7 @@ async function render(s) {
   // Games without a die ('Drangles, Hyper-Chess, the Morris games ...): no ROLL and no die face.
   $("roll").hidden = $("die").hidden = s.game.die === "none";
   scoreRows($("scores").tBodies[0], s, names);
+  $("grybs-found").hidden = !s.game.grybs;  // only where GRYBs are found (not Hyper-Chess, Grim Reaper ...)
   const list = $("grybs");
   if ((state.grybs || []).length) {
     list.replaceChildren(...state.grybs.map((g) => {
