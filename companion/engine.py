@@ -484,6 +484,12 @@ class Game:
     def winner(self) -> int | None:
         return self.winners[0] if len(self.winners) == 1 else None
 
+    def aims(self) -> list[str] | None:
+        """What each player is out to do, where the seats' goals differ (Grim Reaper: one side joins top
+        and bottom, the other left and right), shown beside their names; None where all share the
+        game's goal."""
+        return None
+
     def state_dict(self) -> dict:
         """The position as JSON-able data (the CLI prints it, the web page and renderer read it)."""
         stones = {}
@@ -510,6 +516,7 @@ class Game:
             "winner": self.winner,
             "winners": list(self.winners),
             "turn": self.turn,
+            "aims": self.aims(),
         }
 
     @classmethod

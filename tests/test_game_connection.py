@@ -36,6 +36,7 @@ def stones(game, player):
 def test_the_first_player_chooses_a_pair_of_opposite_corners_and_the_second_covers_the_other():
     game = CONNECTION()
     assert not game.is_chance and names(game.legal_actions()) == {"GGGG", "RRRR", "YYYY", "BBBB"}
+    assert game.state_dict()["aims"] is None  # nobody's corners yet
     with pytest.raises(IllegalAction, match=r"first choose your corners: place a stone on GGGG \(with YYYY\) or "
                                             r"RRRR \(with BBBB\)"):
         game.apply("G")
@@ -43,6 +44,7 @@ def test_the_first_player_chooses_a_pair_of_opposite_corners_and_the_second_cove
     assert stones(game, 0) == ["BBBB", "RRRR"] and stones(game, 1) == ["GGGG", "YYYY"]
     assert game.to_move == 0 and game.is_chance and game.in_hand == (28, 28)
     assert {game.state_dict()["stones"][n]["kind"] for n in ("RRRR", "BBBB", "GGGG", "YYYY")} == {"endpoint"}
+    assert game.state_dict()["aims"] == ["join RRRR and BBBB", "join GGGG and YYYY"]  # beside the names
 
 
 def test_a_small_board_game_won_across_the_top_quadrangle():

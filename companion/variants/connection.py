@@ -53,6 +53,12 @@ class Connection(Game):
     def stone_kind(self, node: Node) -> str:
         return "endpoint" if any(e >> node & 1 for e in self.ends) else "stone"
 
+    def aims(self) -> list[str] | None:
+        """Each player's corners once chosen: ``join GGGG and YYYY``."""
+        if not any(self.ends):
+            return None
+        return ["join " + " and ".join(nd.name(n) for n in bits(ends)) for ends in self.ends]
+
     def needs_roll(self) -> bool:
         return self.phase == PLAYING and self.roll is None
 

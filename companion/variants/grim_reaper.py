@@ -597,6 +597,9 @@ class GrimReaper(Game):
                 turn, step = turn + 1, 0
         return out[:count]
 
+    def aims(self) -> list[str]:
+        return ["join top and bottom", "join left and right"]  # red, blue; either wins by outliving
+
     def state_dict(self) -> dict:
         out = super().state_dict()
         lat = self.lattice

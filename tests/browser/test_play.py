@@ -213,6 +213,7 @@ def test_pieces_of_different_kinds_are_told_apart_and_a_game_without_a_die_has_n
     assert page.locator("#board text.kind").count() == 0
     assert page.locator("#scores th").all_text_contents() == ["", "Player", "Points", "In hand"]
     assert page.locator("#grybs-found").is_visible()
+    assert page.locator("#scores .aim").count() == 0  # one goal for all: nothing beside the names
     assert page.locator("#scores tbody tr").first.locator("td").last.inner_text() == "30"
     ctx.close()
 
@@ -411,5 +412,6 @@ def test_a_press_that_fits_several_moves_offers_them_in_words(browser, site):
     # The piece's life turns on it; the reserve it was drawn from in the scores (12 + 12 / 2 - 7).
     assert page.locator("#board text.life").all_text_contents() == ["7"]
     assert page.locator("#scores th").last.inner_text() == "Life reserve"
+    assert page.locator("#scores .aim").all_text_contents() == ["join top and bottom", "join left and right"]
     assert page.locator("#scores tbody tr").first.locator("td").last.inner_text() == "5"
     page.context.close()

@@ -161,7 +161,11 @@ export function scoreRows(tbody, snap, names) {
     dot.setAttribute("cx", 1); dot.setAttribute("cy", 1); dot.setAttribute("r", 0.85);
     dot.setAttribute("fill", (snap.colours || [])[i] || "#fff");
     chip.appendChild(dot);
-    const cells = [chip, names[i] || `Player ${i + 1}`, String(score)];
+    const who = document.createDocumentFragment();
+    who.append(names[i] || `Player ${i + 1}`);
+    const aim = (state.aims || [])[i];
+    if (aim) { const small = document.createElement("small"); small.className = "aim"; small.textContent = aim; who.append(small); }
+    const cells = [chip, who, String(score)];
     if (hand) cells.push(String((state.in_hand || [])[i] ?? ""));
     cells.forEach((content, k) => {
       const td = document.createElement("td");
