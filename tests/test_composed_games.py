@@ -25,6 +25,7 @@ CORPUS = json.loads((DATA / "composed-games.json").read_text(encoding="utf-8"))
 def digest(game) -> str:
     state = game.state_dict()
     state.pop("game")
+    assert state.pop("aims") is None  # added to the state after the corpus was recorded; none of these has one
     legal = sorted(map(str, game.legal_actions()))
     return json.dumps([state, legal], sort_keys=True, separators=(",", ":"))
 
