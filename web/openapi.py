@@ -20,8 +20,11 @@ STATE = {"type": "object", "description": "the runtime's snapshot without the li
              "version": {"type": "integer"}, "game_id": {"type": ["integer", "null"]},
              "game": {"type": "object"}, "players": {"type": "integer"},
              "state": {"type": "object", "description": "stones (node -> {player, kind}), to_move, die, scores, "
-                                                          "last, grybs, over, winners ..."},
-             "table": {"type": "object", "description": "picks, targets, chores, message, names"},
+                                                          "last, grybs, over, winners, aims (each seat's "
+                                                          "goal where they differ, else null) ..."},
+             "table": {"type": "object", "description": "picks, targets, chores, message, names, choices "
+                                                          "([{action, label}]: buttons where one press fits "
+                                                          "several actions; send the action to /api/act)"},
              "series": {"type": ["object", "null"]},
              "settings": {"$ref": "#/components/schemas/Settings"},
              "colours": {"type": "array", "items": {"type": "string"}},
