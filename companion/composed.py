@@ -31,7 +31,8 @@ from . import node as nd
 from . import playout as fast
 from .action import MOVE, PASS, PLACE, REMOVE, ROLL, Action, nth_move
 from .composition import MOVE_KEYS, PARAMS, CompositionError, Rules
-from .engine import COLOUR_DIE, COLOUR_NAMES, NO_DIE, NODE_DIE, DieByPhase, Game, IllegalAction, Option, OptionError, register
+from .engine import (COLOUR_DIE, COLOUR_NAMES, NO_DIE, NODE_DIE, DieByPhase, Game, IllegalAction, Option, OptionError,
+                     register)
 from .node import COLOURS, HEAD, Bitboard, Node
 from .space import GameSpace, MoveKind, bits, mask_of, space
 
@@ -166,7 +167,7 @@ def game_class(rules: Rules, shipped: bool = False) -> type[ComposedGame]:
         "id": rules.id, "name": rules.name, "source": rules.source, "summary": rules.summary,
         "min_players": rules.players[0], "max_players": rules.players[1], "die": die, "options": options,
         "moves_per_turn": rules.moves, "base_rules": rules, "shipped": shipped, "__module__": __name__,
-        "hand": None if rules.enter == "none" else "In hand", "finds_grybs": "gryb" in rules.win,
+        "hand": None if rules.enter == "none" else Game.hand, "finds_grybs": "gryb" in rules.win,
     }
     name = "".join(part.capitalize() for part in rules.id.split("-")) or "Composed"
     return type(f"Composed_{name}", (ComposedGame,), attrs)

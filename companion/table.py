@@ -305,7 +305,7 @@ class Table:
             "names": self.names,
             "proposal": None if self.proposal is None else str(self.proposal),
             "hint": None if self.hint is None else str(self.hint),
-            # A button each: the action to send and what it says (Grim Reaper: "male, 10 turns, on a8").
+            # A button each: the action to send and what it says (Grim Reaper: "male, 10 turns, on GGG").
             "choices": [{"action": str(a), "label": self.game.say(a)} for a in self.choices],
         }
 

@@ -242,7 +242,8 @@ def test_presses_that_fit_several_actions_are_never_guessed():
     assert [b["action"] for b in buttons] == [str(a) for a in table.choices]
     assert buttons[0]["label"] == f"male, 1 turn, on {game.space.name(node)}"
     assert buttons[-1]["label"] == f"female, 12 turns, on {game.space.name(node)}"
-    assert table.say_how(table.choices[9]) == f'press {game.space.name(node)}, then choose "male, 10 turns, on {game.space.name(node)}" on the phone'
+    where = game.space.name(node)
+    assert table.say_how(table.choices[9]) == f'press {where}, then choose "male, 10 turns, on {where}" on the phone'
     chosen = table.choices[-1]
     assert table.act(chosen, pressed=(node,)).ok and game.history[-1][0] == chosen
     assert table.choices == ()

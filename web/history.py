@@ -45,7 +45,7 @@ def _about(game_id: str) -> tuple[str, str | None]:
     try:
         cls = engine.find(game_id)
     except engine.UnknownGame:
-        return game_id, "In hand"
+        return game_id, engine.Game.hand
     return cls.name, cls.hand
 
 

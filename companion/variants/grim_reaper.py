@@ -463,16 +463,15 @@ class GrimReaper(Game):
     def say(self, action: Action) -> str:
         """A piece's sex and life in words: ``male, 10 turns, on GGG``, ``female born on GGR, mother on
         GGG``, ``a life of 7 turns``. Nodes by the names the rest of the game's messages use."""
-        name = nd.name
         if action.kind == ROLL and action.colour.isdigit():
             return f"a life of {action.colour} turns"
         if is_birth(action):
-            return (f"{GENDER_NAMES[action.colour[1]]} born on {name(action.targets[0])}, "
-                    f"mother on {name(action.sources[0])}")
+            return (f"{GENDER_NAMES[action.colour[1]]} born on {nd.name(action.targets[0])}, "
+                    f"mother on {nd.name(action.sources[0])}")
         if isinstance(action, ReaperAction):
             life = int(action.colour[1:])
             return (f"{GENDER_NAMES[action.colour[0]]}, {life} turn{'' if life == 1 else 's'}, "
-                    f"on {name(action.targets[0])}")
+                    f"on {nd.name(action.targets[0])}")
         return super().say(action)
 
     # -- reasons ------------------------------------------------------------------------------------

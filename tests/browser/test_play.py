@@ -407,7 +407,8 @@ def test_a_press_that_fits_several_moves_offers_them_in_words(browser, site):
     assert "choose one on the phone" in page.locator("#message").inner_text()
     after(page, lambda: buttons.nth(labels.index("female, 7 turns, on GGG")).click())
     until(page, "document.querySelectorAll('#choices button').length === 0")
-    assert site.runtime.snapshot()["state"]["stones"]["GGG"] == {"player": 0, "kind": "female", "life": 7, "square": "a8"}
+    placed = site.runtime.snapshot()["state"]["stones"]["GGG"]
+    assert placed == {"player": 0, "kind": "female", "life": 7, "square": "a8"}
     assert [f[0] for f in page.locator("#board text.kind").all_text_contents()] == ["♀"]
     # The piece's life turns on it; the reserve it was drawn from in the scores (12 + 12 / 2 - 7).
     assert page.locator("#board text.life").all_text_contents() == ["7"]

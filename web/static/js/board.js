@@ -146,7 +146,7 @@ export async function ensureDepth(svg, depth) {
 // for them heads the column: Grim Reaper's life reserve); a game with none (Hyper-Chess) has no column.
 export function scoreRows(tbody, snap, names) {
   const state = snap.state;
-  const hand = snap.game ? snap.game.hand : "In hand";
+  const hand = snap.game.hand;
   const head = tbody.parentElement.tHead.rows[0];
   if (hand && head.cells.length < 4) head.appendChild(document.createElement("th"));
   if (!hand && head.cells.length > 3) head.cells[3].remove();
