@@ -131,6 +131,10 @@ class Game:
     # What ``in_hand`` counts, as the page's column heads it; None for a game that has nothing in hand
     # (every piece starts on the board), whose page leaves the column out.
     hand: ClassVar[str | None] = "In hand"
+    # What ``scores`` counts, as the page's column heads it. None for a game "just played win or lose"
+    # (001 "Scoring GRYB"): it keeps no points while it is played, the page leaves the column out, and
+    # when it ends each winner scores 1, which is what a series of such games adds up.
+    score: ClassVar[str | None] = "Points"
     # Whether the game finds GRYBs (``grybs``): the page lists those found only for such a game.
     finds_grybs: ClassVar[bool] = False
 
@@ -470,8 +474,12 @@ class Game:
             self.end_turn()
 
     def finish(self, winners: Iterable[int], points: Iterable[int] | None = None) -> None:
+        """End the game. ``points``: each player's score for it, if not the scores as they stand; a game
+        played win or lose (``score`` None) gives each winner 1."""
         self.over = True
         self.winners = tuple(winners)
+        if points is None and self.score is None:
+            points = [int(p in self.winners) for p in range(self.players)]
         if points is not None:
             self.scores = tuple(points)
 
@@ -529,6 +537,7 @@ class Game:
             "players": {"min": cls.min_players, "max": cls.max_players},
             "die": cls.die,
             "hand": cls.hand,
+            "score": cls.score,
             "grybs": cls.finds_grybs,
             "options": [o.describe() for o in cls.options],
         }

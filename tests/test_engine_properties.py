@@ -137,6 +137,26 @@ def test_a_game_with_nothing_in_hand_says_so(cls):
 
 
 @pytest.mark.parametrize("cls", GAMES, ids=lambda c: c.id)
+def test_a_game_played_win_or_lose_keeps_no_points_and_scores_a_win_one(cls):
+    """``score`` heads the page's column of ``scores``; a game that says it has none is "just played win
+    or lose" (001 "Scoring GRYB": Hyper-Chess, GRYBU, Grim Reaper, Connection, a composition that is not
+    won by a GRYB): every score stays 0 while it is played, and at its end each winner has 1 and everyone
+    else 0, which is what a series adds up. Every option variant, a few random games each."""
+    rng = random.Random(f"{cls.id} score")
+    short = {"turn_limit": 40} if any(o.name == "turn_limit" for o in cls.options) else {}
+    assert cls.describe()["score"] == cls.score
+    if cls.score is not None:
+        return
+    for options in option_variants(cls):
+        for _ in range(3):
+            game = cls(cls.max_players, **options, **short)
+            while not game.over:
+                assert not any(game.scores), (options, game.phase, game.scores)
+                game.push_legal(game.random_action(rng))
+            assert list(game.scores) == [int(p in game.winners) for p in range(game.players)], options
+
+
+@pytest.mark.parametrize("cls", GAMES, ids=lambda c: c.id)
 def test_only_a_game_that_says_it_finds_grybs_finds_any(cls):
     """The page lists GRYBs found only where ``finds_grybs``; a game that says it finds none never does
     (every option variant, a few random games each)."""

@@ -1,5 +1,6 @@
 """The runtime loop with a real SQLite store: commands in, durable actions, frames out, restarts."""
 
+import random
 import threading
 
 import pytest
@@ -138,6 +139,31 @@ def test_a_finished_game_is_recorded_and_scores_the_series(make):
     assert snap["state"]["over"] and snap["state"]["winner"] == 0
     assert snap["series"]["totals"] == [1, 0]
     assert rt.store.finished_games()[0].result == {"winners": [0], "scores": [1, 0]}
+
+
+def test_a_series_of_a_game_played_win_or_lose_counts_its_wins(make):
+    """Grim Reaper keeps no points (001 "Scoring GRYB": "Some GRYB games are just played win or lose"):
+    each game of a series won counts 1 for its winner, so the series is decided by the wins rather than
+    tied at 0 whatever happens."""
+    rt = make()
+    rng = random.Random(5)
+    wins = [0, 0]
+    rt.call("new_game", "grim-reaper", 2, {}, None, {"method": "games", "target": 3})
+    for game in range(3):
+        if game:
+            rt.call("new_game", "grim-reaper", 2, {}, None, None)  # the next game of the series
+        while not (snap := rt.snapshot())["state"]["over"]:
+            assert snap["state"]["scores"] == [0, 0]  # nothing to count while it is played
+            if rt.table.game.is_chance:
+                assert rt.call("roll").ok
+            else:
+                assert rt.call("act", rng.choice(snap["legal"])).ok
+        for w in snap["state"]["winners"]:
+            wins[w] += 1
+        assert snap["state"]["scores"] == [int(p in snap["state"]["winners"]) for p in range(2)]
+        assert snap["series"]["totals"] == wins
+    assert sum(wins) >= 2  # these seeds' games are not all drawn: the totals above counted real wins
+    assert len(snap["series"]["games"]) == 3
 
 
 class _Loaded:

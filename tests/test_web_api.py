@@ -1,6 +1,7 @@
 """The web API and its safety measures, through Flask's test client against a real Runtime."""
 
 import json
+import random
 import os
 import re
 import stat
@@ -10,6 +11,7 @@ from dataclasses import replace
 import pytest
 
 from companion.config import Config
+from companion.die import Die
 from companion.store import Store
 from companion.runtime import Runtime
 from web import create_app
@@ -459,10 +461,39 @@ def test_history_replay_and_export(paired, rt):
     js = paired.get(f"/api/history/{game_id}/record.json").get_json()
     assert js["actions"] == record["actions"]
     page = paired.get(f"/history/{game_id}")
-    assert page.status_code == 200 and f"EZ GRYB #{game_id}</h2>" in page.get_data(as_text=True)
+    html = page.get_data(as_text=True)
+    assert page.status_code == 200 and f"EZ GRYB #{game_id}</h2>" in html
+    assert games[0]["score"] == "Points" and "<th>Points</th><th>In hand</th>" in html
+    won = " & ".join(games[0]["names"][w] for w in games[0]["result"]["winners"]) + " won" \
+        if games[0]["result"]["winners"] else "draw"
+    scores = " – ".join(map(str, games[0]["result"]["scores"]))
+    assert f" · {scores} · {won}</p>" in html
     listing = paired.get("/history")
     assert listing.status_code == 200 and "<b>EZ GRYB</b>" in listing.get_data(as_text=True)
+    assert f">{scores} · {won}</span>" in listing.get_data(as_text=True)
     assert paired.get("/api/history/999").status_code == 404
+
+
+def test_a_game_played_win_or_lose_is_listed_by_its_winner_without_points(paired, rt):
+    """Grim Reaper keeps no points: its history and replay name who won, with no column of points."""
+    rng = random.Random(2)
+    paired.post("/api/games/new", json={"game": "grim-reaper", "names": ["Ann", "Bo"]})
+    game_id = rt.snapshot()["game_id"]
+    rt.die = Die(4)
+    while not (s := rt.call("snapshot"))["state"]["over"]:
+        if s["state"]["awaiting_roll"]:
+            assert paired.post("/api/roll").status_code == 200
+        else:
+            assert paired.post("/api/act", json={"action": rng.choice(s["legal"])}).status_code == 200
+    winners = s["state"]["winners"]
+    won = " & ".join(["Ann", "Bo"][w] for w in winners) + " won" if winners else "draw"
+    row = paired.get("/api/history").get_json()["games"][0]
+    assert row["id"] == game_id and row["score"] is None and row["hand"] == "Life reserve"
+    listing = paired.get("/history").get_data(as_text=True)
+    assert f'<span class="result">{won}</span>' in listing
+    html = paired.get(f"/history/{game_id}").get_data(as_text=True)
+    assert f"Ann v Bo · {won}</p>" in html
+    assert "<th>Player</th><th>Life reserve</th></tr>" in html
 
 
 def test_openapi_document_lists_every_api_route(app):

@@ -39,19 +39,19 @@ def reader() -> Store:
     return cached
 
 
-def _about(game_id: str) -> tuple[str, str | None]:
-    """The game's name for people ("PyraGRYB") and what its stones in hand are called; a game no longer
-    in the catalogue keeps its id and the usual column."""
+def _about(game_id: str) -> tuple[str, str | None, str | None]:
+    """The game's name for people ("PyraGRYB") and the heads of its columns of points and of stones in
+    hand (None: no such column); a game no longer in the catalogue keeps its id and the usual columns."""
     try:
         cls = engine.find(game_id)
     except engine.UnknownGame:
-        return game_id, engine.Game.hand
-    return cls.name, cls.hand
+        return game_id, engine.Game.score, engine.Game.hand
+    return cls.name, cls.score, cls.hand
 
 
 def _row_dict(row) -> dict:
-    name, hand = _about(row.game)
-    return {"id": row.id, "game": row.game, "name": name, "hand": hand, "players": row.players,
+    name, score, hand = _about(row.game)
+    return {"id": row.id, "game": row.game, "name": name, "score": score, "hand": hand, "players": row.players,
             "options": row.options, "names": row.names,
             "series_id": row.series_id, "started": row.started, "finished": row.finished, "result": row.result}
 

@@ -37,6 +37,7 @@ class Connection(Game):
                "the colour die, enter on the top quadrangle or move up, down, sideways or by limited hyperspace "
                "onto that colour. First to join their corners with a chain of their own stones wins.")
     die = COLOUR_DIE
+    score = None  # played win or lose: a win scores 1
     options = (DEPTH, HEADLESS, STONES, TURN_LIMIT)
     # ends: per player, the bitboard of their two corner stones (they mark the endpoints and never move).
     extra_fields = ("ends",)
@@ -139,7 +140,7 @@ class Connection(Game):
         self.set_stones(me, mine)
         self.last = action.sources + action.targets
         if self.connected(me):
-            self.finish((me,), [1 if p == me else 0 for p in range(self.players)])
+            self.finish((me,))
             return
         self.end_turn()
 

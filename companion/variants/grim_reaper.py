@@ -194,6 +194,7 @@ class GrimReaper(Game):
                "and die. Join your two sides (red top-bottom, blue left-right) or outlive the other side.")
     options = (SIZE, MALE_LIFE, FEMALE_LIFE, RANDOM_LIFE, RESERVE, TURN_LIMIT)
     hand = "Life reserve"  # in_hand: life turns left to give placed pieces
+    score = None  # played win or lose: a win scores 1
     # No die, but with random_life a newborn's life turns are rolled (2 to its sex's maximum).
     die = DieByPhase(NO_DIE, lambda g: NUMBER_DIE if g.awaiting is not None else NO_DIE)
     # males: bitboard of the male pieces (the rest are female); lives: remaining life turns, a tuple indexed

@@ -170,6 +170,7 @@ class Grybu(Game):
                "the opponent's rings off one board to win.")
     options = (DEPTH, HYPERSPACE, QUIET, TURN_LIMIT)
     hand = None  # every piece starts on the board
+    score = None  # played win or lose: a win scores 1
     moves_per_turn = 2
     # passive: None before the passive move, else (board, kc) of it; quiet: turns since a ring left the board.
     extra_fields = ("passive", "quiet")

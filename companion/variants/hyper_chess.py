@@ -191,6 +191,7 @@ class HyperChess(Game):
                "capture or get captured. Checkmate the opponent's King to win.")
     options = (HYPERSPACE, HEADLESS, FIRST, QUIET, TURN_LIMIT)
     hand = None  # every piece starts on the board
+    score = None  # played win or lose: a win scores 1
     # pieces: per player, a bitboard per kind (KING .. PAWN); stones[p] is their union.
     # castle: per player, whether King and Rook are both unmoved; quiet: turns since the last capture;
     # seen: hashes of the positions since the last capture or castling (for repetition);

@@ -3,6 +3,7 @@ go through the emulated Pico, undo, reload, screenshots; a computer seat; the li
 connection."""
 
 import os
+import random
 import shutil
 import socket
 import threading
@@ -10,6 +11,8 @@ import time
 from pathlib import Path
 
 import pytest
+
+from companion.die import Die
 
 DOCS_IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images"
 PHONE = {"width": 360, "height": 740}
@@ -202,10 +205,11 @@ def test_pieces_of_different_kinds_are_told_apart_and_a_game_without_a_die_has_n
     assert sorted(f[0] for f in figures) == sorted("♚" * 2 + "♛" * 2 + "♜" * 2 + "♝" * 2 + "♞" * 2 + "♟" * 10)
     assert not page.locator("#roll").is_visible() and not page.locator("#die").is_visible()
     assert page.locator("#ok").is_visible() and page.locator("#undo").is_visible()
-    # Every piece starts on the board: no "In hand" column; GRYBs play no part: no list of them.
+    # Every piece starts on the board: no "In hand" column; played win or lose: no "Points" column;
+    # GRYBs play no part: no list of them.
     assert not page.locator("#grybs-found").is_visible()
-    assert page.locator("#scores th").all_text_contents() == ["", "Player", "Points"]
-    assert page.locator("#scores tbody tr").first.locator("td").count() == 3
+    assert page.locator("#scores th").all_text_contents() == ["", "Player"]
+    assert page.locator("#scores tbody tr").first.locator("td").count() == 2
     v = version(page)
     site.runtime.call("new_game", "ez-gryb", 2, {}, None, None, None)
     until(page, f"+document.body.dataset.version > {v} && document.querySelectorAll('#board .stone').length === 0")
@@ -415,4 +419,31 @@ def test_a_press_that_fits_several_moves_offers_them_in_words(browser, site):
     assert page.locator("#scores th").last.inner_text() == "Life reserve"
     assert page.locator("#scores .aim").all_text_contents() == ["join top and bottom", "join left and right"]
     assert page.locator("#scores tbody tr").first.locator("td").last.inner_text() == "5"
+    page.context.close()
+
+
+def test_a_finished_game_replays_step_by_step_with_its_own_columns(browser, site):
+    """The replay of a finished Grim Reaper game: the columns are the game's own (no points, for it is
+    played win or lose; the life reserve), and the buttons walk the record from its start to its end."""
+    rt, rng = site.runtime, random.Random(2)
+    rt.call("new_game", "grim-reaper", 2, {}, ["Ann", "Bo"], None, None)
+    rt.die = Die(4)
+    while not (s := rt.call("snapshot"))["state"]["over"]:
+        rt.call("roll") if s["state"]["awaiting_roll"] else rt.call("act", rng.choice(s["legal"]))
+    page = browser.new_context(viewport=PHONE).new_page()
+    problems = []
+    page.on("pageerror", lambda e: problems.append(str(e)))
+    page.on("console", lambda m: problems.append(m.text) if m.type in ("error", "warning") else None)
+    page.goto(f"{site.url}/history/{s['game_id']}")
+    until(page, "document.querySelectorAll('#scores tbody tr').length === 2")
+    assert page.locator("#scores th").all_text_contents() == ["", "Player", "Life reserve"]
+    assert page.locator("#scores tbody tr").first.locator("td").count() == 3
+    assert page.locator("#board .stone").count() == len(s["state"]["stones"])
+    page.locator("[data-step='first']").click()
+    until(page, "document.getElementById('plyno').textContent === '0' && !document.querySelector('#board .stone')")
+    assert page.locator("#action").inner_text() == "· start"
+    page.locator("[data-step='next']").click()
+    until(page, "document.getElementById('plyno').textContent === '1'")
+    assert page.locator("#action").inner_text() == f"· {rt.store.events(s['game_id'])[0][1]}"
+    assert not problems, problems
     page.context.close()

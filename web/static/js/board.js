@@ -142,16 +142,18 @@ export async function ensureDepth(svg, depth) {
   return fresh;
 }
 
-// One row a player: chip, name, points and, where the game has stones in hand, how many (its own word
-// for them heads the column: Grim Reaper's life reserve); a game with none (Hyper-Chess) has no column.
+// One row a player: chip, name, points where the game keeps them (one played win or lose, Hyper-Chess,
+// has no column) and, where the game has stones in hand, how many (its own word for them heads the
+// column: Grim Reaper's life reserve; a game with none, Hyper-Chess again, has no column).
 export function scoreRows(tbody, snap, names) {
   const state = snap.state;
-  const hand = snap.game.hand;
+  const { score, hand } = snap.game;
+  const heads = ["", "Player", score, hand].filter((h) => h !== null && h !== undefined);
   const head = tbody.parentElement.tHead.rows[0];
-  if (hand && head.cells.length < 4) head.appendChild(document.createElement("th"));
-  if (!hand && head.cells.length > 3) head.cells[3].remove();
-  if (hand) head.cells[3].textContent = hand;
-  const rows = (state.scores || []).map((score, i) => {
+  if (head.cells.length !== heads.length || heads.some((h, k) => head.cells[k].textContent !== h)) {
+    head.replaceChildren(...heads.map((h) => { const th = document.createElement("th"); th.textContent = h; return th; }));
+  }
+  const rows = (state.scores || []).map((points, i) => {
     const tr = document.createElement("tr");
     if (state.to_move === i) tr.className = "to-move";
     if ((state.winners || []).includes(i)) tr.className = "winner";
@@ -165,7 +167,8 @@ export function scoreRows(tbody, snap, names) {
     who.append(names[i] || `Player ${i + 1}`);
     const aim = (state.aims || [])[i];
     if (aim) { const small = document.createElement("small"); small.className = "aim"; small.textContent = aim; who.append(small); }
-    const cells = [chip, who, String(score)];
+    const cells = [chip, who];
+    if (score) cells.push(String(points));
     if (hand) cells.push(String((state.in_hand || [])[i] ?? ""));
     cells.forEach((content, k) => {
       const td = document.createElement("td");

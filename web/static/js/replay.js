@@ -5,7 +5,7 @@ import { draw, scoreRows } from "./board.js";
 const main = document.getElementById("replay");
 const id = main.dataset.id, total = +main.dataset.total;
 const names = JSON.parse(document.getElementById("names").textContent);
-const hand = JSON.parse(document.getElementById("hand").textContent);
+const columns = JSON.parse(document.getElementById("columns").textContent); // {score, hand}: their heads
 const slider = document.getElementById("ply");
 let ply = total;
 
@@ -13,7 +13,7 @@ async function show(n) {
   ply = Math.max(0, Math.min(total, n));
   slider.value = ply;
   const r = await get(`/api/history/${id}?ply=${ply}`);
-  const snap = { state: r.state, table: { names }, colours: r.colours, game: { hand } };
+  const snap = { state: r.state, table: { names }, colours: r.colours, game: columns };
   draw(document.getElementById("board"), snap);
   scoreRows(document.getElementById("scores").tBodies[0], snap, names);
   document.getElementById("plyno").textContent = ply;
