@@ -40,7 +40,7 @@ def _board_options(parser: argparse.ArgumentParser, headless: bool = True, perio
     parser.add_argument("--depth", type=_depth, default=nd.STANDARD_DEPTH,
                         help="levels below the head node: 4 standard (341 nodes), 5 Giant, 6 Super Giant")
     if headless:
-        parser.add_argument("--headless", action="store_true", help="play without the head node 0")
+        parser.add_argument("--headless", action="store_true", help="the board without the head node 0")
     if periodic:
         parser.add_argument("--periodic", action="store_true",
                             help="periodic space: up from the top level reaches the bottom level and back")
@@ -105,7 +105,7 @@ def _rules_position(args) -> int:
 
 
 def _board(args) -> int:
-    print(board_text.render(args.depth))
+    print(board_text.render(args.depth, headless=args.headless))
     return EXIT_OK
 
 
@@ -432,7 +432,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.set_defaults(run=_selftest)
 
     board = commands.add_parser("board", help="print the board as the bandanna lays it out")
-    _board_options(board, headless=False)
+    _board_options(board)
     board.set_defaults(run=_board)
     return parser
 

@@ -20,7 +20,7 @@ from . import ai, board_text
 from .action import PASS, ROLL, Action
 from .die import Die
 from .engine import Game, IllegalAction
-from .table import Table
+from .table import Table, outcome
 
 WORDS = "moves (the legal actions), hint (what a good player would do), undo (back to your last move), quit"
 
@@ -124,13 +124,13 @@ class Console:
         marks = {game.space.parse(name): str(stone["player"] + 1) if "player" in stone else "*"
                  for name, stone in state["stones"].items()}
         self.write(board_text.render(game.space.depth, marks, game.space.headless))
-        scores = "-".join(str(s) for s in state["scores"])  # in seat order, as the page's history shows them
+        # In seat order, as the page's history shows them; none in a game played win or lose.
+        scores = "-".join(str(s) for s in state["scores"]) if game.score else None
         if game.over:
-            result = " and ".join(self.names[w] for w in game.winners) + " won" if game.winners else "a draw"
-            self.write(f"game over: {result} (scores {scores})")
+            self.write(f"game over: {outcome(game, self.names)}" + (f" (scores {scores})" if scores else ""))
             return
         die = f", die {state['die']}" if state["die"] is not None else ""
-        self.write(f"{self.names[game.to_move]} to play{die}; scores {scores}")
+        self.write(f"{self.names[game.to_move]} to play{die}" + (f"; scores {scores}" if scores else ""))
 
     def prompt(self) -> None:
         if not self.game.over:

@@ -62,6 +62,13 @@ class Feedback:
     passed: bool = False
 
 
+def outcome(game: Game, names: list[str]) -> str:
+    """A finished game's result in words: "Ann won", "Ann and Bo won", "a draw"."""
+    if not game.winners:
+        return "a draw"
+    return " and ".join(names[w] for w in game.winners) + " won"
+
+
 @dataclass
 class Table:
     game: Game
@@ -341,9 +348,7 @@ class Table:
         if action.kind == ROLL:
             return f"rolled {action.face}" + (": no move, the turn passes" if passed else "")
         if game.over:
-            if not game.winners:
-                return "the game is a draw"
-            return " and ".join(self.names[w] for w in game.winners) + " won"
+            return outcome(game, self.names)
         return game.say(action)
 
     def _ok(self, message: str) -> Feedback:

@@ -120,3 +120,6 @@ def test_board_prints_every_node_at_its_point():
     assert letters == 341
     x, y = nd.position(nd.parse("GGBY"))
     assert lines[y + 15][2 * (x + 15)] == "Y"
+    headless = run("board", "--headless").stdout.splitlines()
+    assert sum(ch in "GRYB" for line in headless for ch in line) == 340 and "0" not in "".join(headless)
+    assert lines[15][30] == "0" and headless[15][30:31].strip() == ""  # the centre, where the head node was

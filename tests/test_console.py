@@ -124,3 +124,14 @@ def test_a_headless_board_is_drawn_without_its_head_node():
     assert "0" not in "".join(board)
     x, y = nd.position(nd.parse("G"))
     assert board[y + 15][2 * (x + 15)] == "1"
+
+
+def test_points_are_shown_only_for_a_game_that_keeps_them():
+    """EZ GRYB keeps points: the line under the board gives them; Hyper-Chess is played win or lose: it
+    gives none."""
+    c, out = console("ez-gryb")
+    c.play(iter(["quit"]))
+    assert "\nPlayer 1 to play, die " in out.getvalue() and "; scores 0-0\n" in out.getvalue()
+    c, out = console("hyper-chess")
+    c.play(iter(["quit"]))
+    assert "Player 1 to play\n" in out.getvalue() and "scores" not in out.getvalue()
