@@ -553,7 +553,7 @@ class Runtime:
             "version": self._version,
             "game_id": self.game_id,
             "game": game.describe() | {"settings": game.settings},
-            "board": {"depth": game.space.depth, "on_cloth": self.on_cloth()},
+            "board": {"depth": game.space.depth, "headless": game.space.headless, "on_cloth": self.on_cloth()},
             "players": game.players,
             "state": game.state_dict(),
             "table": self.table.to_dict(),

@@ -205,12 +205,12 @@ def test_a_giant_board_is_played_on_the_phone_not_the_cloth(make):
     rt = make(frame_sink=frames)
     rt.call("new_game", "drangles", 2, {"depth": 5}, ["Ann", "Bo"])
     snap = rt.snapshot()
-    assert snap["board"] == {"depth": 5, "on_cloth": False}
+    assert snap["board"] == {"depth": 5, "headless": False, "on_cloth": False}
     refused = rt.call("cloth", "0")  # a press on the bandanna: not one of this board's nodes
     assert not refused.ok and "does not fit the cloth" in refused.message
     assert rt.store.events(rt.game_id) == []
     assert rt.call("press", "0").ok  # the phone's board
     assert rt.call("press", "0").ok and rt.call("press", "GGGGG").ok is False  # 0 selected; GGGGG is not one move
     rt.call("new_game", "drangles", 2, {"depth": 3}, ["Ann", "Bo"])
-    assert rt.snapshot()["board"] == {"depth": 3, "on_cloth": True}  # the cloth's upper three levels
+    assert rt.snapshot()["board"] == {"depth": 3, "headless": False, "on_cloth": True}  # the cloth's upper three levels
     assert rt.call("cloth", "0").ok

@@ -110,7 +110,8 @@ def game_record(game_id: int):
     game = record.new_game()
     for action in record.actions[:ply]:
         game.apply(action)
-    return jsonify(game=_row_dict(row), actions=record.actions, ply=ply, state=game.state_dict(),
+    board = {"depth": game.space.depth, "headless": game.space.headless}
+    return jsonify(game=_row_dict(row), actions=record.actions, ply=ply, state=game.state_dict(), board=board,
                    colours=list(web().config.players.colours[: row.players]))
 
 

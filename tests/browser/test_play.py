@@ -210,9 +210,15 @@ def test_pieces_of_different_kinds_are_told_apart_and_a_game_without_a_die_has_n
     assert not page.locator("#grybs-found").is_visible()
     assert page.locator("#scores th").all_text_contents() == ["", "Player"]
     assert page.locator("#scores tbody tr").first.locator("td").count() == 2
+    # Hyper-Chess plays on the head node; EZ GRYB never uses it (a headless board): there the printed
+    # node stays on the cloth, faded.
+    head = "getComputedStyle(document.querySelector('#board circle.n[data-n=\"0\"]')).opacity"
+    assert float(page.evaluate(head)) == 1
     v = version(page)
     site.runtime.call("new_game", "ez-gryb", 2, {}, None, None, None)
-    until(page, f"+document.body.dataset.version > {v} && document.querySelectorAll('#board .stone').length === 0")
+    until(page, f"+document.body.dataset.version > {v} && document.querySelectorAll('#board .stone').length === 0"
+                " && document.querySelector('#board').classList.contains('headless')")
+    assert float(page.evaluate(head)) < 0.5
     assert page.locator("#roll").is_visible() and page.locator("#die").is_visible()
     assert page.locator("#board text.kind").count() == 0
     assert page.locator("#scores th").all_text_contents() == ["", "Player", "Points", "In hand"]

@@ -55,6 +55,8 @@ function light(colour) {
 
 export function draw(svg, snap) {
   const nodes = nodesOf(svg);
+  // A game without the head node (EZ GRYB, PyraGRYB): the printed node stays on the cloth, faded, out of play.
+  svg.classList.toggle("headless", !!(snap.board && snap.board.headless));
   const state = snap.state, table = snap.table || {};
   const marks = svg.querySelector(".marks");
   const grybs = svg.querySelector(".grybs");

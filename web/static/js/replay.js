@@ -13,7 +13,7 @@ async function show(n) {
   ply = Math.max(0, Math.min(total, n));
   slider.value = ply;
   const r = await get(`/api/history/${id}?ply=${ply}`);
-  const snap = { state: r.state, table: { names }, colours: r.colours, game: columns };
+  const snap = { state: r.state, table: { names }, colours: r.colours, game: columns, board: r.board };
   draw(document.getElementById("board"), snap);
   scoreRows(document.getElementById("scores").tBodies[0], snap, names);
   document.getElementById("plyno").textContent = ply;
