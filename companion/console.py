@@ -69,6 +69,11 @@ class Console:
         if text == "undo":
             self.undo()
             return
+        if text == "roll":  # the electronic die rolls by itself: say so rather than "bad node name"
+            die = game.state_dict()["die"]
+            self.write(f"the die is rolled for you: it shows {die}" if die is not None
+                       else "the die is rolled for you when the rules call for a roll")
+            return
         try:
             self.act(game.parse(text))
         except IllegalAction as err:

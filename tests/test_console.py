@@ -126,6 +126,16 @@ def test_a_headless_board_is_drawn_without_its_head_node():
     assert board[y + 15][2 * (x + 15)] == "1"
 
 
+def test_roll_typed_is_answered_with_what_the_die_shows():
+    """The console rolls the die itself; a person typing "roll" is told so (and what it shows), not that
+    "roll" is a bad node name, and nothing changes."""
+    c, out = console("ez-gryb")
+    c.play(iter(["roll", "quit"]))
+    die = c.game.state_dict()["die"]
+    assert die in ("G", "R", "Y", "B") and f"the die is rolled for you: it shows {die}\n" in out.getvalue()
+    assert "bad node name" not in out.getvalue() and len(c.game.history) == 1  # the one roll
+
+
 def test_points_are_shown_only_for_a_game_that_keeps_them():
     """EZ GRYB keeps points: the line under the board gives them; Hyper-Chess is played win or lose: it
     gives none."""
