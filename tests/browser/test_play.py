@@ -428,14 +428,26 @@ def test_a_press_that_fits_several_moves_offers_them_in_words(browser, site):
     page.context.close()
 
 
-def test_a_finished_game_replays_step_by_step_with_its_own_columns(browser, site):
-    """The replay of a finished Grim Reaper game: the columns are the game's own (no points, for it is
-    played win or lose; the life reserve), and the buttons walk the record from its start to its end."""
-    rt, rng = site.runtime, random.Random(2)
-    rt.call("new_game", "grim-reaper", 2, {}, ["Ann", "Bo"], None, None)
+def finish(rt, rng, game_id, players, options=None, names=None) -> dict:
+    """Play a game to its end on the runtime with random legal actions; its last snapshot."""
+    rt.call("new_game", game_id, players, options or {}, names, None, None)
     rt.die = Die(4)
     while not (s := rt.call("snapshot"))["state"]["over"]:
-        rt.call("roll") if s["state"]["awaiting_roll"] else rt.call("act", rng.choice(s["legal"]))
+        if s["table"]["chores"]:
+            rt.call("press", s["table"]["chores"][0]["node"])
+        elif s["state"]["awaiting_roll"]:
+            rt.call("roll")
+        else:
+            rt.call("act", rng.choice(s["legal"]))
+    return s
+
+
+def test_a_finished_game_replays_step_by_step_with_its_own_columns(browser, site):
+    """The replay of a finished Grim Reaper game: the columns are the game's own (no points, for it is
+    played win or lose; the life reserve), and the buttons walk the record from its start to its end.
+    Multiverse's replay shows every player's board, as its live page does."""
+    rt, rng = site.runtime, random.Random(2)
+    s = finish(rt, rng, "grim-reaper", 2, names=["Ann", "Bo"])
     page = browser.new_context(viewport=PHONE).new_page()
     problems = []
     page.on("pageerror", lambda e: problems.append(str(e)))
@@ -451,5 +463,12 @@ def test_a_finished_game_replays_step_by_step_with_its_own_columns(browser, site
     page.locator("[data-step='next']").click()
     until(page, "document.getElementById('plyno').textContent === '1'")
     assert page.locator("#action").inner_text() == f"· {rt.store.events(s['game_id'])[0][1]}"
+    assert page.locator("#boards").is_hidden()
+    s = finish(rt, rng, "multiverse", 3, {"turn_limit": 10})
+    page.goto(f"{site.url}/history/{s['game_id']}")
+    until(page, "document.querySelectorAll('#boards figure').length === 3")
+    assert page.locator("#boards figcaption").all_text_contents() == [
+        f"Player {i + 1}{' (out)' if b['out'] else ''}: {len(b['rings'])} rings"
+        for i, b in enumerate(s["state"]["boards"])]
     assert not problems, problems
     page.context.close()

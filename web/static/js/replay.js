@@ -1,6 +1,6 @@
 // Replay: step through a finished game's record; each position comes from the server.
 import { get } from "./api.js";
-import { draw, scoreRows } from "./board.js";
+import { draw, drawBoards, scoreRows } from "./board.js";
 
 const main = document.getElementById("replay");
 const id = main.dataset.id, total = +main.dataset.total;
@@ -15,6 +15,7 @@ async function show(n) {
   const r = await get(`/api/history/${id}?ply=${ply}`);
   const snap = { state: r.state, table: { names }, colours: r.colours, game: columns, board: r.board };
   draw(document.getElementById("board"), snap);
+  drawBoards(document.getElementById("boards"), document.getElementById("board"), snap);  // Multiverse's
   scoreRows(document.getElementById("scores").tBodies[0], snap, names);
   document.getElementById("plyno").textContent = ply;
   document.getElementById("action").textContent = ply ? `· ${r.actions[ply - 1]}` : "· start";
