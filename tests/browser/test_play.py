@@ -12,7 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from companion import node as nd
 from companion.die import Die
+from companion.table import _presses
 
 DOCS_IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images"
 PHONE = {"width": 360, "height": 740}
@@ -428,13 +430,22 @@ def test_a_press_that_fits_several_moves_offers_them_in_words(browser, site):
     page.context.close()
 
 
-def finish(rt, rng, game_id, players, options=None, names=None) -> dict:
-    """Play a game to its end on the runtime with random legal actions; its last snapshot."""
-    rt.call("new_game", game_id, players, options or {}, names, None, None)
+def finish(rt, rng, game_id, players, options=None, names=None, series=None, seats=None) -> dict:
+    """Play a game to its end on the runtime: random legal actions for the people, the computer's own
+    moves carried out as proposed; its last snapshot."""
+    rt.call("new_game", game_id, players, options or {}, names, series, seats)
     rt.die = Die(4)
+    deadline = time.monotonic() + 60
     while not (s := rt.call("snapshot"))["state"]["over"]:
+        assert time.monotonic() < deadline, s["table"]
+        person = s["seats"][s["state"]["to_move"]] == "human"
         if s["table"]["chores"]:
             rt.call("press", s["table"]["chores"][0]["node"])
+        elif s["table"]["proposal"]:
+            for node in _presses(rt.table.game.parse(s["table"]["proposal"])):
+                rt.call("press", nd.name(node))
+        elif not person:
+            time.sleep(0.01)  # the computer is rolling or thinking
         elif s["state"]["awaiting_roll"]:
             rt.call("roll")
         else:
@@ -471,4 +482,28 @@ def test_a_finished_game_replays_step_by_step_with_its_own_columns(browser, site
         f"Player {i + 1}{' (out)' if b['out'] else ''}: {len(b['rings'])} rings"
         for i, b in enumerate(s["state"]["boards"])]
     assert not problems, problems
+    page.context.close()
+
+
+def test_play_again_starts_the_same_game_with_the_same_players(browser, site, artifacts):
+    """At a game's end the page offers "Play again": the same game, options, names and seats (the
+    computer's level too), and the series that is still on goes on."""
+    rt, rng = site.runtime, random.Random(3)
+    first = finish(rt, rng, "grim-reaper", 2, {"turn_limit": 50, "reserve": 2}, ["Ann", "Bo"],
+                   {"method": "games", "target": 3}, ["human", "easy"])
+    page = browser.new_context(viewport=PHONE).new_page()
+    page.goto(site.url + "/")
+    until(page, "document.body.dataset.version > 0")
+    pair(page, rt)
+    assert page.locator("#again").is_visible()
+    page.screenshot(path=artifacts / "web-phone-play-again.png", full_page=True)
+    page.locator("#again").click()
+    until(page, "!document.querySelector('#again').offsetParent")
+    snap = rt.snapshot()
+    assert snap["game_id"] != first["game_id"] and not snap["state"]["over"]
+    assert snap["game"]["id"] == "grim-reaper" and snap["game"]["settings"] == first["game"]["settings"]
+    assert snap["game"]["settings"]["reserve"] == 2
+    assert snap["table"]["names"] == ["Ann", "Bo"] and snap["seats"] == first["seats"] == ["human", "easy"]
+    assert len(first["series"]["games"]) == 1  # the series goes on with the game played again
+    assert snap["series"]["id"] == first["series"]["id"] and len(snap["series"]["games"]) == 1
     page.context.close()

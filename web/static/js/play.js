@@ -61,6 +61,7 @@ async function render(s) {
     series.hidden = false;
   } else series.hidden = true;
   $("game-name").textContent = s.game.name;
+  $("again").hidden = !state.over;
   document.body.dataset.version = s.version;
 }
 
@@ -84,6 +85,11 @@ $("roll").addEventListener("click", () => command("/api/roll"));
 $("ok").addEventListener("click", () => command("/api/ok"));
 $("undo").addEventListener("click", () => command("/api/undo"));
 $("hint").addEventListener("click", () => command("/api/hint"));
+// The same game again: same players, names, seats (the computer's levels) and options; a series that
+// is still on goes on with it.
+$("again").addEventListener("click", () => command("/api/games/new", {
+  game: snap.game.id, players: snap.players, options: snap.game.settings, names: snap.table.names || [], seats: snap.seats,
+}));
 $("board-wrap").addEventListener("click", (e) => {
   const node = e.target.closest && e.target.closest("circle.n");
   if (node) command("/api/press", { node: node.dataset.n });
