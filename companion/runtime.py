@@ -261,7 +261,20 @@ class Runtime:
             self.menu = False
             self._publish()
             return Feedback(True, "menu closed")
+        if self.table.game.over and not self.table.chores:
+            return self._play_again()
         return self._after(self.table.ok())
+
+    def _play_again(self) -> Feedback:
+        """OK at a game's end (the page's Play again), from the board alone: the same game, options, names
+        and seats again; a series still on goes on."""
+        game = self.table.game
+        self._do_new_game(game.id, game.players, dict(game.settings), list(self.table.names), None,
+                          list(self.seats))
+        feedback = Feedback(True, f"{game.name} again")
+        self.table.message = feedback.message
+        self._publish(feedback)
+        return feedback
 
     def _do_undo(self) -> Feedback:
         if self.menu:

@@ -141,6 +141,30 @@ def test_a_finished_game_is_recorded_and_scores_the_series(make):
     assert rt.store.finished_games()[0].result == {"winners": [0], "scores": [1, 0]}
 
 
+def test_ok_at_a_games_end_plays_it_again_from_the_board_alone(make):
+    """Without a phone: OK once a game is over starts the same game, options, names and seats again, and
+    the series goes on (the page's Play again)."""
+    rt = make()
+    rt.call("new_game", "ez-gryb", 2, {"stones": 12}, ["Ann", "Bo"], {"method": "games", "target": 3})
+    assert rt.call("ok").ok is False  # mid-game OK is the game's own (here: nothing to confirm)
+    for text, face in zip("G pass R pass Y pass B".split(), "G G R R Y Y B".split()):
+        rt.die = _Loaded(face)
+        rt.call("roll")
+        if text != "pass":
+            assert rt.call("press", text).ok
+    first = rt.snapshot()
+    assert first["state"]["over"] and first["series"]["totals"] == [1, 0]
+    feedback = rt.call("ok")
+    assert feedback.ok and feedback.message == "EZ GRYB again"
+    again = rt.snapshot()
+    assert again["game_id"] != first["game_id"] and not again["state"]["over"] and not again["state"]["stones"]
+    assert again["game"]["id"] == "ez-gryb" and again["game"]["settings"] == first["game"]["settings"]
+    assert again["game"]["settings"]["stones"] == 12 and again["state"]["in_hand"] == [12, 12]
+    assert again["table"]["names"] == ["Ann", "Bo"] and again["seats"] == ["human", "human"]
+    assert again["series"]["id"] == first["series"]["id"] and again["series"]["totals"] == [1, 0]
+    assert [r.id for r in rt.store.finished_games()] == [first["game_id"]]
+
+
 def test_a_series_of_a_game_played_win_or_lose_counts_its_wins(make):
     """Grim Reaper keeps no points (001 "Scoring GRYB": "Some GRYB games are just played win or lose"):
     each game of a series won counts 1 for its winner, so the series is decided by the wins rather than
