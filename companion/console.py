@@ -64,7 +64,7 @@ class Console:
             self.write("legal: " + " ".join(str(a) for a in game.legal_actions()))
             return
         if text == "hint":
-            self.write(f"hint: {ai.search(game.copy(), self.hint, self.rng).action}")
+            self.write(f"hint: {self.words(ai.search(game.copy(), self.hint, self.rng).action)}")
             return
         if text == "undo":
             self.undo()
@@ -96,13 +96,21 @@ class Console:
             else:
                 return
 
+    def words(self, action: Action) -> str:
+        """An action as typed, and in words where the game says more (Grim Reaper's "M6GGG (male, 6
+        turns, on GGG)")."""
+        said = self.game.say(action)
+        return str(action) if said == str(action) else f"{action} ({said})"
+
     def act(self, action: Action) -> None:
         who = self.names[self.game.to_move]
-        self.game.apply(action)
         if action.kind == ROLL:
+            self.game.apply(action)
             self.write(f"{who} rolled {action.face}")
         else:
-            self.write(f"{who}: {action}")
+            words = self.words(action)  # said of the position it is played in
+            self.game.apply(action)
+            self.write(f"{who}: {words}")
 
     def undo(self) -> None:
         """Back to the person's own turn, as UNDO on the board does against the computer: the last

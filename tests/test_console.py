@@ -1,5 +1,6 @@
 """Playing at a terminal (`gryb-companion play` with a person at the keyboard): companion.console."""
 
+import re
 import io
 import os
 import pty
@@ -145,3 +146,14 @@ def test_points_are_shown_only_for_a_game_that_keeps_them():
     c, out = console("hyper-chess")
     c.play(iter(["quit"]))
     assert "Player 1 to play\n" in out.getvalue() and "scores" not in out.getvalue()
+
+
+def test_a_move_the_game_says_in_words_is_shown_in_both():
+    """Grim Reaper's placements read "M6GGG": the hint and the moves played give the words as well, so
+    the person can type what is shown and read what it means."""
+    c, out = console("grim-reaper", seats={1: "easy"})
+    c.play(iter(["hint", "M6GGG", "quit"]))
+    text = out.getvalue()
+    assert re.search(r"hint: [MF]\d+[GRYB]{3} \((male|female), \d+ turns?, on [GRYB]{3}\)\n", text), text[-400:]
+    assert "Player 1: M6GGG (male, 6 turns, on GGG)\n" in text
+    assert re.search(r"Player 2 \(computer, easy\): [MF]\d+[GRYB]{3} \((male|female), \d+ turns?, on [GRYB]{3}\)\n", text)
