@@ -1,10 +1,10 @@
 """Playing at a terminal (`gryb-companion play` with a person at the keyboard): companion.console."""
 
-import re
 import io
 import os
 import pty
 import random
+import re
 import select
 import subprocess
 import sys
