@@ -108,6 +108,7 @@ class Runtime:
         self.game_id: int | None = None
         self.series: Series | None = None
         self.series_id: int | None = None
+        self._series_started = 0.0  # wall-clock seconds: a timed series runs from it
         self.table: Table
         self.seats: list[str] = []  # per seat: "human" or a computer level
         self._thinking: tuple | None = None  # the position a search is running for
@@ -136,6 +137,14 @@ class Runtime:
             data = self.store.series(row.series_id)
             if data is not None:
                 self.series, self.series_id = Series.from_dict(data), row.series_id
+                started = self.store.series_started(row.series_id)
+                self._series_started = self.wall() if started is None else started
+        # A power cut between an action's event and the game's result (or an undo's events and taking
+        # the result back) leaves the two apart: the events are what happened.
+        if game.over and row.finished is None:
+            self._record_result()
+        elif not game.over and row.finished is not None:
+            self._reopen_game()
         log.info("restored game %s (%s) after %d actions", row.id, row.game, len(game.history))
 
     def start(self) -> None:
@@ -284,6 +293,7 @@ class Runtime:
         game = self.table.game
         if not any(a.kind not in ("roll", "pass") for a, _ in game.history):
             return self._after(Feedback(False, "nothing to take back"))
+        was_over = game.over
         undone = self.table.undo()
         # Against the computer, UNDO goes back to the human's own turn: the computer's reply (and a
         # proposal not yet carried out) is taken back too.
@@ -293,6 +303,8 @@ class Runtime:
         self._thinking = None
         for _ in undone:
             self.store.append(self.game_id, UNDO, None, self.wall())
+        if was_over and not game.over:
+            self._reopen_game()
         # The log stays append-only (the undos are in it); the history is now shorter.
         self._logged = len(game.history)
         self._grybs_seen = game.grybs
@@ -358,7 +370,7 @@ class Runtime:
                 raise CommandError(str(err)) from None
             self.series_id = self.store.new_series(self.series.to_dict() | {"game": game_id}, self.wall())
             self._series_started = self.wall()
-        elif self.series is not None and (self.series.over() or self.series.players != players):
+        elif self.series is not None and (self.series.over(self._series_elapsed()) or self.series.players != players):
             self.series, self.series_id = None, None
         self._start_game(game_id, players, options or {}, names, self.series_id, seats)
         self._publish()
@@ -541,16 +553,34 @@ class Runtime:
         return feedback
 
     def _finish_game(self) -> None:
+        self._record_result()
+        self.sound("win" if self.table.game.winners else "draw")
+
+    def _record_result(self) -> None:
+        """The game's result into the series (while it still counts) and then the store. In that order,
+        and the series never counting a game twice, a power cut between the two is mended on restart
+        (the game is over but not finished in the store: this runs again)."""
         game = self.table.game
+        series = self.series
+        if series is not None and series.accepts() and all(g.game != self.game_id for g in series.games):
+            elapsed = self._series_elapsed()
+            series.add(game.scores, game.winners, ended_at=elapsed, game=self.game_id)
+            self.store.save_series(self.series_id, series.to_dict(), self.wall() if series.over(elapsed) else None)
         result = {"winners": list(game.winners), "scores": list(game.scores)}
         self.store.finish_game(self.game_id, result, self.wall())
-        if self.series is not None and not self.series.over():
-            started = getattr(self, "_series_started", self.wall())
-            self.series.add(game.scores, game.winners, ended_at=self.wall() - started)
-            self.store.save_series(self.series_id, self.series.to_dict(),
-                                   self.wall() if self.series.over() else None)
-        self.sound("win" if game.winners else "draw")
         log.info("game %s over: winners %s, scores %s", self.game_id, list(game.winners), list(game.scores))
+
+    def _series_elapsed(self) -> float:
+        return self.wall() - self._series_started
+
+    def _reopen_game(self) -> None:
+        """UNDO took back a finished game's last move: it is in play again, and its result leaves the
+        store and the series until it ends anew (so it is never counted twice)."""
+        if self.series is not None and self.series.taken_back(self.game_id):
+            self.store.save_series(self.series_id, self.series.to_dict(), None)
+        self.store.reopen_game(self.game_id)
+        self.effects.ended = None
+        log.info("game %s: in play again after undo", self.game_id)
 
     def _step_brightness(self) -> None:
         steps = BRIGHTNESS_STEPS

@@ -41,6 +41,7 @@ class GameResult:
     scores: tuple[int, ...]
     winners: tuple[int, ...]
     ended_at: float  # seconds since the series began
+    game: int | None = None  # the stored game's id, where the runtime has one
 
 
 @dataclass
@@ -66,12 +67,9 @@ class Series:
             raise SeriesError(f"no series preset {preset_id!r}; presets: {', '.join(PRESETS)}") from None
         return cls(players, p.method, p.target)
 
-    def add(self, scores, winners=(), ended_at: float = 0.0) -> None:
+    def add(self, scores, winners=(), ended_at: float = 0.0, game: int | None = None) -> None:
         """Record a finished game. In a timed series a game ending after the time scores nothing."""
-        if self.method == TIME:
-            if self.games and self.games[-1].ended_at >= self.target:
-                raise SeriesError("the series is over")
-        elif self.over():
+        if not self.accepts():
             raise SeriesError("the series is over")
         scores = tuple(int(s) for s in scores)
         if len(scores) != self.players:
@@ -79,7 +77,20 @@ class Series:
         if self.method == TIME and ended_at > self.target:
             scores = (0,) * self.players
             winners = ()
-        self.games.append(GameResult(scores, tuple(winners), float(ended_at)))
+        self.games.append(GameResult(scores, tuple(winners), float(ended_at), game))
+
+    def taken_back(self, game: int) -> bool:
+        """A finished game undone into play again (UNDO after its last move): its result leaves the
+        series, which goes on as before it. Whether it had counted."""
+        if self.games and self.games[-1].game == game:
+            self.games.pop()
+            return True
+        return False
+
+    def accepts(self) -> bool:
+        """Whether a game finishing now still counts: not once the set number of games is played or the
+        points are reached, nor after a game that ended when the time was up."""
+        return not self.over(self.games[-1].ended_at if self.games else 0.0)
 
     def totals(self) -> tuple[int, ...]:
         totals = [0] * self.players
@@ -106,13 +117,14 @@ class Series:
 
     def to_dict(self) -> dict:
         return {"players": self.players, "method": self.method, "target": self.target,
-                "games": [{"scores": list(g.scores), "winners": list(g.winners), "ended_at": g.ended_at}
-                          for g in self.games],
+                "games": [{"scores": list(g.scores), "winners": list(g.winners), "ended_at": g.ended_at,
+                           "game": g.game} for g in self.games],
                 "totals": list(self.totals())}
 
     @classmethod
     def from_dict(cls, data: dict) -> Series:
         series = cls(data["players"], data["method"], data["target"])
         for g in data.get("games", []):
-            series.games.append(GameResult(tuple(g["scores"]), tuple(g["winners"]), float(g["ended_at"])))
+            series.games.append(GameResult(tuple(g["scores"]), tuple(g["winners"]), float(g["ended_at"]),
+                                           g.get("game")))
         return series

@@ -133,6 +133,10 @@ class Store:
     def finish_game(self, game_id: int, result: dict, now: float) -> None:
         self.db.execute("UPDATE games SET finished=?, result=? WHERE id=?", (now, json.dumps(result), game_id))
 
+    def reopen_game(self, game_id: int) -> None:
+        """A finished game undone into play again: no longer finished, no result until it ends anew."""
+        self.db.execute("UPDATE games SET finished=NULL, result=NULL WHERE id=?", (game_id,))
+
     def _row(self, r) -> GameRow:
         return GameRow(r[0], r[1], r[2], json.loads(r[3]), json.loads(r[4]), r[5], r[6], r[7], r[8],
                        json.loads(r[9]) if r[9] else None)
@@ -193,6 +197,15 @@ class Store:
     def series(self, series_id: int) -> dict | None:
         r = self.db.execute("SELECT data FROM series WHERE id=?", (series_id,)).fetchone()
         return json.loads(r[0]) if r else None
+
+    def series_finished(self, series_id: int) -> float | None:
+        r = self.db.execute("SELECT finished FROM series WHERE id=?", (series_id,)).fetchone()
+        return r[0] if r else None
+
+    def series_started(self, series_id: int) -> float | None:
+        """When the series began (wall-clock seconds): a timed series counts from it across restarts."""
+        r = self.db.execute("SELECT created FROM series WHERE id=?", (series_id,)).fetchone()
+        return r[0] if r else None
 
     def setting(self, key: str, default: Any = None) -> Any:
         r = self.db.execute("SELECT value FROM settings WHERE key=?", (key,)).fetchone()

@@ -190,6 +190,90 @@ def test_a_series_of_a_game_played_win_or_lose_counts_its_wins(make):
     assert len(snap["series"]["games"]) == 3
 
 
+def _win(rt, texts="G pass R pass Y pass B", faces="G G R R Y Y B"):
+    """Play EZ GRYB's quickest win (Ann's four top nodes) with a loaded die."""
+    for text, face in zip(texts.split(), faces.split()):
+        rt.die = _Loaded(face)
+        rt.call("roll")
+        if text != "pass":
+            assert rt.call("press", text).ok
+
+
+def test_undo_after_a_games_end_takes_its_result_back_and_it_counts_once(make):
+    """UNDO of the winning move puts the game back in play: it leaves the finished games and the series,
+    even across a restart, and when it ends again it is counted once, with its new result."""
+    rt = make()
+    rt.call("new_game", "ez-gryb", 2, {}, ["Ann", "Bo"], {"method": "games", "target": 3})
+    game_id = rt.snapshot()["game_id"]
+    _win(rt)
+    assert rt.snapshot()["series"]["totals"] == [1, 0] and [r.id for r in rt.store.finished_games()] == [game_id]
+    assert rt.call("undo").ok
+    snap = rt.snapshot()
+    assert not snap["state"]["over"] and snap["series"]["totals"] == [0, 0] and snap["series"]["games"] == []
+    assert rt.store.finished_games() == [] and rt.store.game_row(game_id).result is None
+    assert [c["node"] for c in snap["table"]["chores"]] == ["B"]  # the stone taken back is lifted
+    assert rt.call("press", "B").ok and rt.call("press", "B").ok  # lifted, then the same win again
+    assert rt.snapshot()["series"]["totals"] == [1, 0] and len(rt.snapshot()["series"]["games"]) == 1
+    # Over, restarted, undone, restarted: the game is in play and the series has nothing of it.
+    rt.stop()
+    rt = make()
+    assert rt.snapshot()["state"]["over"] and rt.snapshot()["series"]["totals"] == [1, 0]
+    assert rt.call("undo").ok
+    rt.stop()
+    rt = make()
+    snap = rt.snapshot()
+    assert snap["game_id"] == game_id and not snap["state"]["over"] and snap["series"]["totals"] == [0, 0]
+    assert rt.store.finished_games() == []
+    assert rt.call("press", "B").ok
+    assert rt.snapshot()["series"]["totals"] == [1, 0] and rt.snapshot()["state"]["over"]
+    assert rt.store.finished_games()[0].result == {"winners": [0], "scores": [1, 0]}
+
+
+@pytest.mark.parametrize("cut", ["before both", "between series and store"])
+def test_a_power_cut_as_a_game_ends_is_mended_on_restart(make, cut):
+    """The winning move's event is durable before the result is written: a restart finds the game over
+    and records the result, in the series once."""
+    rt = make()
+    rt.call("new_game", "ez-gryb", 2, {}, ["Ann", "Bo"], {"method": "games", "target": 3})
+    game_id, series_id = rt.snapshot()["game_id"], rt.snapshot()["series"]["id"]
+    _win(rt)
+    rt.stop()
+    store = rt.store
+    store.reopen_game(game_id)  # the result never reached the store...
+    if cut == "before both":  # ... nor the series
+        data = store.series(series_id)
+        store.save_series(series_id, data | {"games": [], "totals": [0, 0]})
+    rt = make()
+    snap = rt.snapshot()
+    assert snap["state"]["over"] and snap["series"]["totals"] == [1, 0] and len(snap["series"]["games"]) == 1
+    assert store.series(series_id)["totals"] == [1, 0]
+    assert rt.store.finished_games()[0].result == {"winners": [0], "scores": [1, 0]}
+
+
+def test_a_timed_series_runs_by_the_clock_across_restarts(make):
+    """A series of a set time (001 "Scoring GRYB"): games ending in time count; a game ending after it
+    scores nothing and ends the series, the clock counting from the series' start across a restart;
+    the next game starts without the series."""
+    now = [1000.0]
+    rt = make(wall=lambda: now[0])
+    rt.call("new_game", "ez-gryb", 2, {}, ["Ann", "Bo"], {"method": "time", "target": 600})
+    series_id = rt.snapshot()["series"]["id"]
+    now[0] += 300
+    _win(rt)
+    assert rt.snapshot()["series"]["totals"] == [1, 0] and rt.store.series_finished(series_id) is None
+    rt.call("ok")  # the same game again, in the series
+    rt.stop()
+    now[0] += 400  # 700 s since the series began, 400 of them while the companion was off
+    rt = make(wall=lambda: now[0])
+    assert rt.snapshot()["series"]["id"] == series_id
+    _win(rt)
+    snap = rt.snapshot()
+    assert snap["series"]["totals"] == [1, 0] and snap["series"]["games"][-1]["ended_at"] == 700
+    assert rt.store.series_finished(series_id) == now[0]
+    rt.call("ok")
+    assert rt.snapshot()["series"] is None  # time is up: the next game is a game on its own
+
+
 class _Loaded:
     seed = None
 
