@@ -573,6 +573,12 @@ class Runtime:
     def _series_elapsed(self) -> float:
         return self.wall() - self._series_started
 
+    def _series_dict(self) -> dict:
+        """The series for the snapshot: its games and totals, whether it is over and who won it."""
+        elapsed = self._series_elapsed()
+        return self.series.to_dict() | {"id": self.series_id, "over": self.series.over(elapsed),
+                                        "winners": list(self.series.winners(elapsed))}
+
     def _reopen_game(self) -> None:
         """UNDO took back a finished game's last move: it is in play again, and its result leaves the
         store and the series until it ends anew (so it is never counted twice)."""
@@ -602,7 +608,7 @@ class Runtime:
             "table": self.table.to_dict(),
             "legal": [str(a) for a in game.legal_actions()][:400],
             "seats": self.seats,
-            "series": None if self.series is None else self.series.to_dict() | {"id": self.series_id},
+            "series": None if self.series is None else self._series_dict(),
             "settings": {"brightness": self.brightness, "night": self.effects.night, "menu": self.menu,
                          "sounds": self.sounds, "budget_ma": self.budget_ma, "die": self.die_mode,
                          "time_scale": self.time_scale,

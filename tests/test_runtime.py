@@ -187,7 +187,8 @@ def test_a_series_of_a_game_played_win_or_lose_counts_its_wins(make):
         assert snap["state"]["scores"] == [int(p in snap["state"]["winners"]) for p in range(2)]
         assert snap["series"]["totals"] == wins
     assert sum(wins) >= 2  # these seeds' games are not all drawn: the totals above counted real wins
-    assert len(snap["series"]["games"]) == 3
+    assert len(snap["series"]["games"]) == 3 and snap["series"]["over"]
+    assert snap["series"]["winners"] == [p for p in range(2) if wins[p] == max(wins)]
 
 
 def _win(rt, texts="G pass R pass Y pass B", faces="G G R R Y Y B"):
@@ -261,6 +262,7 @@ def test_a_timed_series_runs_by_the_clock_across_restarts(make):
     now[0] += 300
     _win(rt)
     assert rt.snapshot()["series"]["totals"] == [1, 0] and rt.store.series_finished(series_id) is None
+    assert rt.snapshot()["series"]["over"] is False and rt.snapshot()["series"]["winners"] == []
     rt.call("ok")  # the same game again, in the series
     rt.stop()
     now[0] += 400  # 700 s since the series began, 400 of them while the companion was off
@@ -269,6 +271,7 @@ def test_a_timed_series_runs_by_the_clock_across_restarts(make):
     _win(rt)
     snap = rt.snapshot()
     assert snap["series"]["totals"] == [1, 0] and snap["series"]["games"][-1]["ended_at"] == 700
+    assert snap["series"]["over"] is True and snap["series"]["winners"] == [0]  # Ann's one game in time
     assert rt.store.series_finished(series_id) == now[0]
     rt.call("ok")
     assert rt.snapshot()["series"] is None  # time is up: the next game is a game on its own

@@ -507,3 +507,18 @@ def test_play_again_starts_the_same_game_with_the_same_players(browser, site, ar
     assert len(first["series"]["games"]) == 1  # the series goes on with the game played again
     assert snap["series"]["id"] == first["series"]["id"] and len(snap["series"]["games"]) == 1
     page.context.close()
+
+
+def test_a_series_that_is_over_says_who_won_it(browser, site):
+    """A series of one game: once it is played, the series line under the scores names its winner."""
+    rt = site.runtime
+    s = finish(rt, random.Random(4), "grim-reaper", 2, {}, ["Ann", "Bo"], {"method": "games", "target": 1})
+    page = browser.new_context(viewport=PHONE).new_page()
+    page.goto(site.url + "/")
+    until(page, "document.body.dataset.version > 0")
+    line = page.locator("#series").inner_text()
+    winners = s["series"]["winners"]
+    assert s["series"]["over"] and line.startswith("Series (most points after 1 game): Ann ")
+    assert line.endswith(" · series won by " + " & ".join(["Ann", "Bo"][w] for w in winners) if winners
+                         else " · series over"), line
+    page.context.close()

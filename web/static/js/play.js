@@ -56,8 +56,10 @@ async function render(s) {
   }
   const series = $("series");
   if (s.series) {
-    const words = { games: `most points after ${s.series.target} games`, time: `most points in ${s.series.target} s`, points: `first to ${s.series.target}` };
-    series.textContent = `Series (${words[s.series.method]}): ` + s.series.totals.map((t, i) => `${names[i] || "P" + (i + 1)} ${t}`).join(" · ");
+    const words = { games: `most points after ${s.series.target} game${s.series.target === 1 ? "" : "s"}`, time: `most points in ${s.series.target} s`, points: `first to ${s.series.target}` };
+    const won = s.series.winners || [];
+    const end = !s.series.over ? "" : won.length ? ` · series won by ${won.map((w) => names[w] || "P" + (w + 1)).join(" & ")}` : " · series over";
+    series.textContent = `Series (${words[s.series.method]}): ` + s.series.totals.map((t, i) => `${names[i] || "P" + (i + 1)} ${t}`).join(" · ") + end;
     series.hidden = false;
   } else series.hidden = true;
   $("game-name").textContent = s.game.name;
