@@ -580,8 +580,8 @@ class Runtime:
                                         "winners": list(self.series.winners(elapsed))}
 
     def _reopen_game(self) -> None:
-        """UNDO took back a finished game's last move: it is in play again, and its result leaves the
-        store and the series until it ends anew (so it is never counted twice)."""
+        """UNDO took back a finished game's last move (or a restart found it so): it is in play again, and
+        its result leaves the series and the store until it ends anew (so it is never counted twice)."""
         if self.series is not None and self.series.taken_back(self.game_id):
             self.store.save_series(self.series_id, self.series.to_dict(), None)
         self.store.reopen_game(self.game_id)

@@ -199,6 +199,7 @@ class Store:
         return json.loads(r[0]) if r else None
 
     def series_finished(self, series_id: int) -> float | None:
+        """When the series was decided (wall-clock seconds); None while it goes on."""
         r = self.db.execute("SELECT finished FROM series WHERE id=?", (series_id,)).fetchone()
         return r[0] if r else None
 
