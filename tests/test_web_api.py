@@ -475,9 +475,11 @@ def test_history_replay_and_export(paired, rt):
 
 
 def test_a_game_played_win_or_lose_is_listed_by_its_winner_without_points(paired, rt):
-    """Grim Reaper keeps no points: its history and replay name who won, with no column of points."""
+    """Grim Reaper keeps no points: its history and replay name who won, with no column of points; the
+    series of one game it was is over, and the history says who won that."""
     rng = random.Random(2)
-    paired.post("/api/games/new", json={"game": "grim-reaper", "names": ["Ann", "Bo"]})
+    paired.post("/api/games/new", json={"game": "grim-reaper", "names": ["Ann", "Bo"],
+                                        "series": {"method": "games", "target": 1}})
     game_id = rt.snapshot()["game_id"]
     rt.die = Die(4)
     while not (s := rt.call("snapshot"))["state"]["over"]:
@@ -491,6 +493,8 @@ def test_a_game_played_win_or_lose_is_listed_by_its_winner_without_points(paired
     assert row["id"] == game_id and row["score"] is None and row["hand"] == "Life reserve"
     listing = paired.get("/history").get_data(as_text=True)
     assert f'<span class="result">{won}</span>' in listing
+    decided = "won by " + " & ".join(["Ann", "Bo"][w] for w in winners) if winners else "over"
+    assert f"Most points after 1 game · 1 played · {decided}</p>" in listing
     html = paired.get(f"/history/{game_id}").get_data(as_text=True)
     assert f"Ann v Bo · {won}</p>" in html
     assert "<th>Player</th><th>Life reserve</th></tr>" in html

@@ -83,6 +83,8 @@ def history_page():
     snapshot = web().runtime.snapshot()
     series = snapshot.get("series")
     current = _series(series["id"]) if series and series.get("id") is not None else None
+    if current is not None:  # whether it is over (and who won it) is the runtime's, by its clock
+        current |= {"over": series.get("over", False), "winners": series.get("winners", [])}
     return render_template("history.html", games=[_row_dict(r) for r in reader().finished_games(50)],
                            series=current, colours=web().config.players.colours)
 
