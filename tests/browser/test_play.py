@@ -522,3 +522,40 @@ def test_a_series_that_is_over_says_who_won_it(browser, site):
     assert line.endswith(" · series won by " + " & ".join(["Ann", "Bo"][w] for w in winners) if winners
                          else " · series over"), line
     page.context.close()
+
+
+def test_every_game_of_the_catalogue_is_drawn_as_it_stands(browser, site):
+    """Each game in turn (the most players), some random plies in: the page draws every stone the state
+    has, without a script error. Games follow each other quicker than a board of a new depth loads (the
+    Morris games' and Leapfrog's smaller boards), which once left the page drawing on a board no longer
+    shown."""
+    from companion import engine
+
+    rt = site.runtime
+    page = browser.new_context(viewport=LAPTOP).new_page()
+    problems = []
+    page.on("pageerror", lambda e: problems.append(str(e)))
+    page.on("console", lambda m: problems.append(m.text) if m.type in ("error", "warning") else None)
+    page.goto(site.url + "/")
+    until(page, "document.body.dataset.version > 0")
+    for cls in engine.catalogue():
+        rng = random.Random(cls.id)
+        rt.call("new_game", cls.id, cls.max_players, {}, None, None, None)
+        rt.die = Die(7)
+        for _ in range(60):
+            s = rt.call("snapshot")
+            if s["state"]["over"]:
+                break
+            if s["table"]["chores"]:
+                rt.call("press", s["table"]["chores"][0]["node"])
+            elif s["state"]["awaiting_roll"]:
+                rt.call("roll")
+            else:
+                rt.call("act", rng.choice(s["legal"]))
+        s = rt.call("snapshot")
+        until(page, f"+document.body.dataset.version >= {s['version']}")
+        assert page.locator("#board").count() == 1
+        assert int(page.evaluate("+document.querySelector('#board').dataset.depth")) == s["board"]["depth"], cls.id
+        assert page.locator("#board .stone").count() == len(s["state"]["stones"]), cls.id
+    assert not problems, problems
+    page.context.close()

@@ -135,12 +135,13 @@ export function actionNodes(text) {
   return parts.length === 2 ? parts : [parts[0], []];
 }
 
+// The board of a depth: the one shown, or fetched in its place (its id stays "board").
 export async function ensureDepth(svg, depth) {
   if (+svg.dataset.depth === depth) return svg;
   const r = await fetch(`/board/${depth}.svg`);
   const doc = new DOMParser().parseFromString(await r.text(), "image/svg+xml");
   const fresh = document.importNode(doc.documentElement, true);
-  svg.replaceWith(fresh);
+  (document.getElementById(svg.id) || svg).replaceWith(fresh);
   return fresh;
 }
 

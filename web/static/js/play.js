@@ -7,6 +7,18 @@ let snap = JSON.parse($("initial").textContent);
 let svg = $("board");
 const COLOUR = { G: "green", R: "red", Y: "yellow", B: "blue" };
 
+// Snapshots are drawn one at a time, the newest waiting: drawing awaits the board of a new depth, and
+// two draws at once would both swap out the old board, leaving the page drawing on one that is not shown.
+let waiting = null, drawing = false;
+async function show(s) {
+  waiting = s;
+  if (drawing) return;
+  drawing = true;
+  try {
+    while (waiting) { const next = waiting; waiting = null; await render(next); }
+  } finally { drawing = false; }
+}
+
 async function render(s) {
   snap = s;
   const depth = (s.board && s.board.depth) || 4;
@@ -67,7 +79,11 @@ async function render(s) {
   document.body.dataset.version = s.version;
 }
 
-function accept(s) { if (s && (s.version > snap.version || s.game_id !== snap.game_id)) render(s); }
+// An answer to a command: drawn unless the feed has already brought something newer.
+function accept(s) {
+  const last = waiting || snap;
+  if (s && (s.version > last.version || s.game_id !== last.game_id)) show(s);
+}
 
 async function command(path, data) {
   if (!isPaired()) { openPairing(); return; }
@@ -98,5 +114,5 @@ $("board-wrap").addEventListener("click", (e) => {
 });
 onPairing((yes) => { $("watching").hidden = yes; document.body.classList.toggle("watching", !yes); });
 
-render(snap);
-live((s) => { if (s.version !== snap.version || s.game_id !== snap.game_id) render(s); });
+show(snap);
+live((s) => { if (s.version !== snap.version || s.game_id !== snap.game_id) show(s); });

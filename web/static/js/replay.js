@@ -9,10 +9,13 @@ const columns = JSON.parse(document.getElementById("columns").textContent); // {
 const slider = document.getElementById("ply");
 let ply = total;
 
+let asked = 0; // dragging the slider asks for many positions: only the last one asked is drawn
 async function show(n) {
   ply = Math.max(0, Math.min(total, n));
   slider.value = ply;
+  const mine = ++asked;
   const r = await get(`/api/history/${id}?ply=${ply}`);
+  if (mine !== asked) return;
   const snap = { state: r.state, table: { names }, colours: r.colours, game: columns, board: r.board };
   draw(document.getElementById("board"), snap);
   drawBoards(document.getElementById("boards"), document.getElementById("board"), snap);  // Multiverse's
