@@ -430,26 +430,30 @@ def test_a_press_that_fits_several_moves_offers_them_in_words(browser, site):
     page.context.close()
 
 
+def step(rt, rng, s: dict) -> None:
+    """One step of play on the runtime from snapshot ``s``: a chore done, the computer's proposed move
+    carried out (or its search waited for), the die rolled, or a random legal action of a person's."""
+    if s["table"]["chores"]:
+        rt.call("press", s["table"]["chores"][0]["node"])
+    elif s["table"]["proposal"]:
+        for node in _presses(rt.table.game.parse(s["table"]["proposal"])):
+            rt.call("press", nd.name(node))
+    elif s["seats"][s["state"]["to_move"]] != "human":
+        time.sleep(0.01)  # the computer is rolling or thinking
+    elif s["state"]["awaiting_roll"]:
+        rt.call("roll")
+    else:
+        rt.call("act", rng.choice(s["legal"]))
+
+
 def finish(rt, rng, game_id, players, options=None, names=None, series=None, seats=None) -> dict:
-    """Play a game to its end on the runtime: random legal actions for the people, the computer's own
-    moves carried out as proposed; its last snapshot."""
+    """Play a game to its end on the runtime (see ``step``); its last snapshot."""
     rt.call("new_game", game_id, players, options or {}, names, series, seats)
     rt.die = Die(4)
     deadline = time.monotonic() + 60
     while not (s := rt.call("snapshot"))["state"]["over"]:
         assert time.monotonic() < deadline, s["table"]
-        person = s["seats"][s["state"]["to_move"]] == "human"
-        if s["table"]["chores"]:
-            rt.call("press", s["table"]["chores"][0]["node"])
-        elif s["table"]["proposal"]:
-            for node in _presses(rt.table.game.parse(s["table"]["proposal"])):
-                rt.call("press", nd.name(node))
-        elif not person:
-            time.sleep(0.01)  # the computer is rolling or thinking
-        elif s["state"]["awaiting_roll"]:
-            rt.call("roll")
-        else:
-            rt.call("act", rng.choice(s["legal"]))
+        step(rt, rng, s)
     return s
 
 
@@ -543,15 +547,9 @@ def test_every_game_of_the_catalogue_is_drawn_as_it_stands(browser, site):
         rt.call("new_game", cls.id, cls.max_players, {}, None, None, None)
         rt.die = Die(7)
         for _ in range(60):
-            s = rt.call("snapshot")
-            if s["state"]["over"]:
+            if (s := rt.call("snapshot"))["state"]["over"]:
                 break
-            if s["table"]["chores"]:
-                rt.call("press", s["table"]["chores"][0]["node"])
-            elif s["state"]["awaiting_roll"]:
-                rt.call("roll")
-            else:
-                rt.call("act", rng.choice(s["legal"]))
+            step(rt, rng, s)
         s = rt.call("snapshot")
         until(page, f"+document.body.dataset.version >= {s['version']}")
         assert page.locator("#board").count() == 1
