@@ -123,7 +123,8 @@ class Table:
             self.picks = picks
             alone = self._ok_action(legal)
             if alone is not None:
-                return self._ok(f"{nd.name(node)} selected: press a target, or OK to {_words(alone)}")
+                then = "press OK" if self.proposal is not None else "press a target, or OK"
+                return self._ok(f"{nd.name(node)} selected: {then} to {_words(alone)}")
             return self._ok(f"{nd.name(node)} selected")
         if self.proposal is not None:
             return self._refuse(f"the computer plays {self.proposal}: {self._proposal_step()}", node)
@@ -200,6 +201,8 @@ class Table:
             if len(self.picks) < len(lift):
                 return "lift its stone from " + ", ".join(nd.name(n) for n in lift) + " and press there"
             return "put it on " + ", ".join(nd.name(n) for n in put) + " and press there"
+        if len(self.picks) == len(seq):  # a press that selected a stone of its own: OK makes the move
+            return "press OK"
         return f"press {nd.name(seq[len(self.picks)])}"
 
     def _legal(self) -> list[Action]:
@@ -228,6 +231,8 @@ class Table:
         if self.chores:
             return self._refuse(self._chore_reason())
         if self.proposal is not None:
+            if self._ok_action([self.proposal]) is not None:  # its one press made on a stone of its own
+                return self.act(self.proposal, pressed=self.picks)
             return self._refuse(f"the computer plays {self.proposal}: {self._proposal_step()}")
         legal = self.game.legal_actions()
         alone = self._ok_action(legal)

@@ -146,6 +146,22 @@ def carry_out(t, steps):
     return [entry[0] for entry in t.game.history[before:]]
 
 
+def carry_out_proposal(t, action):
+    """The computer proposes ``action``; the players do what the board asks: its presses in turn, then
+    OK where the board says so. Returns the actions the game took."""
+    from companion.table import _presses
+
+    before = len(t.game.history)
+    t.propose(action)
+    for node in _presses(action):
+        assert t.proposal == action and t._proposal_step()  # the board can always say what comes next
+        assert t.press(node).ok, (str(action), t.game.space.name(node))
+    if t.proposal is not None:
+        assert t._proposal_step() == "press OK", str(action)
+        assert t.ok().ok
+    return [entry[0] for entry in t.game.history[before:]]
+
+
 def single_press_on_own_stone(game, legal):
     """The actions that are one press on a stone of the mover's own that could also be moved: the press
     selects the stone, so these need OK (entering on it, reincarnation, a conduit move)."""
@@ -162,7 +178,8 @@ def test_whole_random_games_through_presses_alone(game_id):
     """Any legal action of any game can be made by presses (and ROLL/OK; where presses fit several
     actions, the phone's choice), so the board alone plays a whole game: at every turn the steps
     ``how_to`` gives make the action on a copy of the table (a sample of the legal actions, and every
-    one-press action on a stone that could also move), and the game goes on with one of them."""
+    one-press action on a stone that could also move), and the game goes on with one of them. Each of
+    those, proposed by the computer, is carried out by its presses and OK as the board asks."""
     import random
 
     from companion.die import Die
@@ -183,8 +200,31 @@ def test_whole_random_games_through_presses_alone(game_id):
             steps = t.how_to(action)
             assert steps, f"no way to make {action} at the table"
             assert carry_out(Table(t.game.copy()), steps)[0] == action, (str(action), steps)
+            if action.sources or action.targets:
+                assert carry_out_proposal(Table(t.game.copy()), action)[0] == action, str(action)
         action = rng.choice(legal)
         assert carry_out(t, t.how_to(action))[0] == action
+
+
+@pytest.mark.parametrize("game_id, players", [("drangles", 2), ("multiverse", 2), ("pyragryb", 3)])
+def test_a_computer_move_of_one_press_on_its_own_stone_is_carried_out_with_ok(game_id, players):
+    """The computer's move is such an action ('Drangles: a new stone entering at the head node, where
+    its own stone stands): the press selects the stone, and OK then makes the computer's move (it was
+    refused, and asking what to press next failed, until 2026-11-25)."""
+    import random
+
+    rng = random.Random(2)
+    game = find(game_id)(players)
+    while not single_press_on_own_stone(game, [] if game.is_chance else game.legal_actions()):
+        game.apply(game.random_action(rng) if game.is_chance else rng.choice(game.legal_actions()))
+    action = single_press_on_own_stone(game, game.legal_actions())[0]
+    node = game.space.name(action.targets[0])
+    t = Table(game)
+    assert t.propose(action).message == f"the computer plays {action}: press {node}"
+    assert t.ok().ok is False  # nothing pressed yet: OK is refused, with what to press
+    feedback = t.press(action.targets[0])
+    assert feedback.ok and feedback.message.startswith(f"{node} selected: press OK to ")
+    assert t.ok().ok and game.history[-1][0] == action and t.proposal is None
 
 
 @pytest.mark.parametrize("game_id, players", [("multiverse", 2), ("pyragryb", 3)])
