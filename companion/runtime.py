@@ -577,7 +577,7 @@ class Runtime:
         """The series for the snapshot: its games and totals, whether it is over and who won it."""
         elapsed = self._series_elapsed()
         return self.series.to_dict() | {"id": self.series_id, "over": self.series.over(elapsed),
-                                        "winners": list(self.series.winners(elapsed))}
+                                        "winners": list(self.series.winners(elapsed)), "elapsed": round(elapsed, 1)}
 
     def _reopen_game(self) -> None:
         """UNDO took back a finished game's last move (or a restart found it so): it is in play again, and

@@ -557,3 +557,20 @@ def test_every_game_of_the_catalogue_is_drawn_as_it_stands(browser, site):
         assert page.locator("#board .stone").count() == len(s["state"]["stones"]), cls.id
     assert not problems, problems
     page.context.close()
+
+
+def test_a_timed_series_counts_down_on_the_page(browser, site):
+    """A series of a set time shows the time left, and the page counts it down between snapshots."""
+    import re
+
+    site.runtime.call("new_game", "ez-gryb", 2, {}, ["Ann", "Bo"], {"method": "time", "target": 600}, None)
+    page = browser.new_context(viewport=PHONE).new_page()
+    page.goto(site.url + "/")
+    until(page, "document.body.dataset.version > 0")
+    line = page.locator("#series").inner_text()
+    first = re.fullmatch(r"Series \(most points in 10:00\): Ann 0 · Bo 0 · (\d+):(\d\d) left", line)
+    assert first and 590 <= 60 * int(first[1]) + int(first[2]) <= 600, line
+    until(page, f"!document.querySelector('#series').textContent.endsWith({line[-10:]!r})", timeout=5)
+    later = re.search(r"(\d+):(\d\d) left$", page.locator("#series").inner_text())
+    assert 60 * int(later[1]) + int(later[2]) < 60 * int(first[1]) + int(first[2])
+    page.context.close()

@@ -66,17 +66,36 @@ async function render(s) {
   } else {
     const li = document.createElement("li"); li.className = "none"; li.textContent = "none yet"; list.replaceChildren(li);
   }
-  const series = $("series");
-  if (s.series) {
-    const words = { games: `most points after ${s.series.target} game${s.series.target === 1 ? "" : "s"}`, time: `most points in ${s.series.target} s`, points: `first to ${s.series.target}` };
-    const won = s.series.winners || [];
-    const end = !s.series.over ? "" : won.length ? ` · series won by ${won.map((w) => names[w] || "P" + (w + 1)).join(" & ")}` : " · series over";
-    series.textContent = `Series (${words[s.series.method]}): ` + s.series.totals.map((t, i) => `${names[i] || "P" + (i + 1)} ${t}`).join(" · ") + end;
-    series.hidden = false;
-  } else series.hidden = true;
+  seriesLine(s, names);
   $("game-name").textContent = s.game.name;
   $("again").hidden = !state.over;
   document.body.dataset.version = s.version;
+}
+
+// The series under the scores: how it is played, the totals, and its end once decided; a timed series
+// counts down, from the time the snapshot gives, by this page's clock between snapshots.
+let countdown = null;
+function clock(seconds) {
+  const s = Math.max(0, Math.ceil(seconds));
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+}
+function seriesLine(s, names) {
+  const line = $("series");
+  clearInterval(countdown);
+  const series = s.series;
+  line.hidden = !series;
+  if (!series) return;
+  const words = { games: `most points after ${series.target} game${series.target === 1 ? "" : "s"}`,
+    time: `most points in ${clock(series.target)}`, points: `first to ${series.target}` };
+  const won = series.winners || [];
+  const end = !series.over ? "" : won.length ? ` · series won by ${won.map((w) => names[w] || "P" + (w + 1)).join(" & ")}` : " · series over";
+  const text = `Series (${words[series.method]}): ` + series.totals.map((t, i) => `${names[i] || "P" + (i + 1)} ${t}`).join(" · ") + end;
+  line.textContent = text;
+  if (series.method !== "time" || series.over) return;
+  const deadline = Date.now() + (series.target - series.elapsed) * 1000;
+  const tick = () => { line.textContent = `${text} · ${clock((deadline - Date.now()) / 1000)} left`; };
+  tick();
+  countdown = setInterval(tick, 1000);
 }
 
 // An answer to a command: drawn unless the feed has already brought something newer.
