@@ -18,14 +18,19 @@ STATE = {"type": "object", "description": "the runtime's snapshot without the li
          "required": ["version", "game", "state", "table", "settings", "colours"],
          "properties": {
              "version": {"type": "integer"}, "game_id": {"type": ["integer", "null"]},
-             "game": {"type": "object"}, "players": {"type": "integer"},
+             "game": {"type": "object", "description": "the game's description (id, name, die, hand and score: "
+                                                        "the heads of the columns of stones in hand and of "
+                                                        "points, null where the game has none) and settings"},
+             "board": {"type": "object", "description": "depth, headless, on_cloth"},
+             "players": {"type": "integer"},
              "state": {"type": "object", "description": "stones (node -> {player, kind}), to_move, die, scores, "
                                                           "last, grybs, over, winners, aims (each seat's "
                                                           "goal where they differ, else null) ..."},
              "table": {"type": "object", "description": "picks, targets, chores, message, names, choices "
                                                           "([{action, label}]: buttons where one press fits "
                                                           "several actions; send the action to /api/act)"},
-             "series": {"type": ["object", "null"]},
+             "series": {"type": ["object", "null"],
+                        "description": "method, target, games, totals, over, winners, elapsed (seconds)"},
              "settings": {"$ref": "#/components/schemas/Settings"},
              "colours": {"type": "array", "items": {"type": "string"}},
              "feedback": {"type": ["object", "null"]}}}
