@@ -343,7 +343,8 @@ def _selftest(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="gryb-companion", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="gryb-companion", description="GRYB Companion: the electronic GRYB "
+                                     "board, its games and its simulator. One subcommand per job.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
