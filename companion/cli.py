@@ -376,7 +376,7 @@ def build_parser() -> argparse.ArgumentParser:
     variants = commands.add_parser("variants", help="the games, with their options, as JSON")
     variants.set_defaults(run=_variants)
 
-    play = commands.add_parser("play", help="play a game: actions from stdin, a JSON state line per action")
+    play = commands.add_parser("play", help="play a game at the terminal; from a pipe, a JSON state line per action")
     play.add_argument("game", metavar="GAME", nargs="?", help="a game id from 'gryb-companion variants'")
     play.add_argument("--rules", metavar="FILE", help="play a composition (a TOML or JSON file, docs/composer.md)")
     play.add_argument("--players", type=int, help="number of players (default: the game's minimum)")
