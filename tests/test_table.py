@@ -307,3 +307,56 @@ def test_a_physical_die_the_players_roll_themselves():
     face = game.roll_faces()[5]
     assert table.press(face.targets[0]).ok and game.history[-1][0] == face
     assert not game.is_chance
+
+
+@pytest.mark.parametrize("game_id", GAME_IDS)
+def test_whatever_is_pressed_the_table_answers_and_never_fails(game_id):
+    """Fuzzing the board's inputs: presses on any node, OK, UNDO, ROLL, the phone's choices and actions,
+    and the computer's proposals (carried out by the players half the time, ignored or contradicted the
+    rest), electronic and physical die, the most players. Every input gets an answer (a Feedback), the
+    page's view of the table can always be drawn, and the game is always one the engine accepts. (A
+    proposal entering on the computer's own stone once raised IndexError on OK.)"""
+    import random
+
+    from companion.die import Die
+    from companion.table import Feedback, _presses
+
+    cls = find(game_id)
+    options = {"turn_limit": 30} if any(o.name == "turn_limit" for o in cls.options) else {}
+    for seed in range(4):
+        rng = random.Random(f"{game_id} fuzz {seed}")
+        t = Table(cls(cls.max_players, **options), physical_die=seed % 2 == 1)
+        die, nodes = Die(seed), list(t.game.space.nodes)
+        for _ in range(1200):
+            game = t.game
+            if game.over:
+                break
+            legal = [] if game.is_chance else game.legal_actions()
+            r = rng.random()
+            if t.proposal is not None and r < 0.5:
+                seq = _presses(t.proposal)
+                answer = t.press(seq[len(t.picks)]) if len(t.picks) < len(seq) else t.ok()
+            elif r < 0.04 and legal and t.proposal is None and not t.chores:
+                answer = t.propose(rng.choice(legal))
+            elif r < 0.08:
+                answer = t.ok()
+            elif r < 0.10:
+                answer = t.undo()
+            elif r < 0.20:
+                answer = t.roll(die)
+            elif r < 0.25 and t.choices:
+                choice = rng.choice(t.choices)
+                answer = t.act(choice, pressed=choice.sources + choice.targets)
+            elif r < 0.30 and t.chores:
+                answer = t.press(t.chores[0].node)
+            elif r < 0.35 and legal and t.proposal is None and not t.chores:
+                answer = t.act(rng.choice(legal), pressed=())
+            else:
+                answer = t.press(rng.choice(nodes))
+            assert isinstance(answer, (Feedback, list))  # undo answers with what it took back
+            t.to_dict()
+            t.targets()
+        replayed = cls(cls.max_players, **options)
+        for action, _ in t.game.history:
+            replayed.apply(action)
+        assert replayed.state_dict() == t.game.state_dict()
