@@ -277,6 +277,47 @@ def test_a_timed_series_runs_by_the_clock_across_restarts(make):
     assert rt.snapshot()["series"] is None  # time is up: the next game is a game on its own
 
 
+def test_random_commands_and_restarts_keep_the_record_and_the_series_true(make):
+    """Thousands of random commands (presses, OK at the end and in play, UNDO after the end, ROLL, new
+    games with and without series of every kind, restarts), the clock running: after each, the game's
+    row is finished exactly when the game is over, and no series counts a game twice."""
+    rng = random.Random(1)
+    now = [1e6]
+    games = ["ez-gryb", "grim-reaper", "drangles", "pyragryb", "connection", "exodus"]
+    series = [None, {"method": "games", "target": 2}, {"method": "time", "target": 200},
+              {"method": "points", "target": 3}]
+    rt = make(die=Die(1), wall=lambda: now[0])
+    for _ in range(4000):
+        now[0] += rng.random() * 5
+        s = rt.call("snapshot")
+        r = rng.random()
+        try:
+            if r < 0.01:
+                rt.call("new_game", rng.choice(games), 2, {}, None, rng.choice(series), None)
+            elif r < 0.015:
+                rt.stop()
+                rt = make(die=Die(rng.randrange(99)), wall=lambda: now[0])
+            elif r < 0.08:
+                rt.call("ok")
+            elif r < 0.12:
+                rt.call("undo")
+            elif r < 0.3:
+                rt.call("roll")
+            elif r < 0.4 and s["table"]["chores"]:
+                rt.call("press", s["table"]["chores"][0]["node"])
+            elif r < 0.9 and s["legal"] and not s["state"]["awaiting_roll"]:
+                rt.call("act", rng.choice(s["legal"]))
+            else:
+                rt.call("press", rng.choice(["0", "G", "R", "GG", "BY", "RRR", "YYYY"]))
+        except CommandError:
+            pass  # refused with a reason; nothing changed
+        assert (rt.store.game_row(rt.game_id).finished is not None) == rt.table.game.over
+        if rt.series is not None:
+            counted = [g.game for g in rt.series.games]
+            assert len(counted) == len(set(counted)), counted
+            assert rt.store.series(rt.series_id)["totals"] == list(rt.series.totals())
+
+
 class _Loaded:
     seed = None
 
