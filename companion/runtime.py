@@ -278,8 +278,8 @@ class Runtime:
         """OK at a game's end (the page's Play again), from the board alone: the same game, options, names
         and seats again; a series still on goes on."""
         game = self.table.game
-        self._do_new_game(game.id, game.players, dict(game.settings), list(self.table.names), None,
-                          list(self.seats))
+        self._new_game(game.id, game.players, dict(game.settings), list(self.table.names), None,
+                       list(self.seats))
         feedback = Feedback(True, f"{game.name} again")
         self.table.message = feedback.message
         self._publish(feedback)
@@ -355,6 +355,14 @@ class Runtime:
     def _do_new_game(self, game_id: str, players: int = 2, options: dict | None = None,
                      names: list[str] | None = None, series: dict | None = None,
                      seats: list[str] | None = None) -> dict:
+        self._new_game(game_id, players, options, names, series, seats)
+        self._publish()
+        return self._snapshot
+
+    def _new_game(self, game_id: str, players: int, options: dict | None, names: list[str] | None,
+                  series: dict | None, seats: list[str] | None) -> None:
+        """Check a new game's choices and start it (the caller publishes it). ``series`` starts a new
+        one; without it the series on goes on, unless it is over or was for another number of players."""
         seats = list(seats or [HUMAN] * players)
         if len(seats) != players or any(s != HUMAN and s not in ai.LEVELS for s in seats):
             raise CommandError(f"seats: one of {HUMAN}, {', '.join(ai.LEVELS)} for each of the {players} players")
@@ -373,8 +381,6 @@ class Runtime:
         elif self.series is not None and (self.series.over(self._series_elapsed()) or self.series.players != players):
             self.series, self.series_id = None, None
         self._start_game(game_id, players, options or {}, names, self.series_id, seats)
-        self._publish()
-        return self._snapshot
 
     def _do_set(self, key: str, value: Any) -> dict:
         return self._do_settings({key: value})

@@ -125,16 +125,19 @@ def test_change_feed_pushes_each_change(make):
     assert len(versions) >= 2 and versions == sorted(versions)
 
 
-def test_a_finished_game_is_recorded_and_scores_the_series(make):
-    rt = make()
-    rt.call("new_game", "ez-gryb", 2, {}, None, {"method": "games", "target": 3})
-    script = "G pass R pass Y pass B".split()
-    rolls = iter("G G R R Y Y B".split())
-    for text in script:
-        rt.die = _Loaded(next(rolls))  # a loaded die, so the script knows what each roll shows
+def _win(rt, texts="G pass R pass Y pass B", faces="G G R R Y Y B"):
+    """Play EZ GRYB's quickest win (Ann's four top nodes) with a loaded die."""
+    for text, face in zip(texts.split(), faces.split()):
+        rt.die = _Loaded(face)
         rt.call("roll")
         if text != "pass":
             assert rt.call("press", text).ok
+
+
+def test_a_finished_game_is_recorded_and_scores_the_series(make):
+    rt = make()
+    rt.call("new_game", "ez-gryb", 2, {}, None, {"method": "games", "target": 3})
+    _win(rt)
     snap = rt.snapshot()
     assert snap["state"]["over"] and snap["state"]["winner"] == 0
     assert snap["series"]["totals"] == [1, 0]
@@ -147,11 +150,7 @@ def test_ok_at_a_games_end_plays_it_again_from_the_board_alone(make):
     rt = make()
     rt.call("new_game", "ez-gryb", 2, {"stones": 12}, ["Ann", "Bo"], {"method": "games", "target": 3})
     assert rt.call("ok").ok is False  # mid-game OK is the game's own (here: nothing to confirm)
-    for text, face in zip("G pass R pass Y pass B".split(), "G G R R Y Y B".split()):
-        rt.die = _Loaded(face)
-        rt.call("roll")
-        if text != "pass":
-            assert rt.call("press", text).ok
+    _win(rt)
     first = rt.snapshot()
     assert first["state"]["over"] and first["series"]["totals"] == [1, 0]
     feedback = rt.call("ok")
@@ -189,15 +188,6 @@ def test_a_series_of_a_game_played_win_or_lose_counts_its_wins(make):
     assert sum(wins) >= 2  # these seeds' games are not all drawn: the totals above counted real wins
     assert len(snap["series"]["games"]) == 3 and snap["series"]["over"]
     assert snap["series"]["winners"] == [p for p in range(2) if wins[p] == max(wins)]
-
-
-def _win(rt, texts="G pass R pass Y pass B", faces="G G R R Y Y B"):
-    """Play EZ GRYB's quickest win (Ann's four top nodes) with a loaded die."""
-    for text, face in zip(texts.split(), faces.split()):
-        rt.die = _Loaded(face)
-        rt.call("roll")
-        if text != "pass":
-            assert rt.call("press", text).ok
 
 
 def test_undo_after_a_games_end_takes_its_result_back_and_it_counts_once(make):
