@@ -276,11 +276,15 @@ class Runtime:
 
     def _play_again(self) -> Feedback:
         """OK at a game's end (the page's Play again), from the board alone: the same game, options, names
-        and seats again; a series still on goes on."""
-        game = self.table.game
-        self._new_game(game.id, game.players, dict(game.settings), list(self.table.names), None,
+        and seats again; a series still on goes on, and one that is over starts again as it was played
+        (the same method and target), as players at a table would play the return match."""
+        game, series = self.table.game, self.series
+        again = None
+        if series is not None and series.players == game.players and series.over(self._series_elapsed()):
+            again = {"method": series.method, "target": series.target}
+        self._new_game(game.id, game.players, dict(game.settings), list(self.table.names), again,
                        list(self.seats))
-        feedback = Feedback(True, f"{game.name} again")
+        feedback = Feedback(True, f"{game.name} again" + (", a new series" if again else ""))
         self.table.message = feedback.message
         self._publish(feedback)
         return feedback

@@ -164,6 +164,25 @@ def test_ok_at_a_games_end_plays_it_again_from_the_board_alone(make):
     assert [r.id for r in rt.store.finished_games()] == [first["game_id"]]
 
 
+def test_ok_after_a_series_is_over_starts_the_series_again(make):
+    """The return match: once the last game of a series is over, OK (the page's "New series") starts the
+    same game in a new series of the same method and target; the finished series keeps its result."""
+    rt = make()
+    rt.call("new_game", "ez-gryb", 2, {}, ["Ann", "Bo"], {"method": "points", "target": 1})
+    _win(rt)
+    first = rt.snapshot()
+    assert first["series"]["over"] and first["series"]["winners"] == [0]
+    feedback = rt.call("ok")
+    assert feedback.ok and feedback.message == "EZ GRYB again, a new series"
+    again = rt.snapshot()
+    assert again["series"]["id"] != first["series"]["id"] and not again["series"]["over"]
+    assert (again["series"]["method"], again["series"]["target"]) == ("points", 1)
+    assert again["series"]["games"] == [] and again["series"]["totals"] == [0, 0]
+    assert again["table"]["names"] == ["Ann", "Bo"] and not again["state"]["over"]
+    kept = rt.store.series(first["series"]["id"])
+    assert kept["totals"] == [1, 0] and len(kept["games"]) == 1
+
+
 def test_a_series_of_a_game_played_win_or_lose_counts_its_wins(make):
     """Grim Reaper keeps no points (001 "Scoring GRYB": "Some GRYB games are just played win or lose"):
     each game of a series won counts 1 for its winner, so the series is decided by the wins rather than
@@ -244,7 +263,7 @@ def test_a_power_cut_as_a_game_ends_is_mended_on_restart(make, cut):
 def test_a_timed_series_runs_by_the_clock_across_restarts(make):
     """A series of a set time (001 "Scoring GRYB"): games ending in time count; a game ending after it
     scores nothing and ends the series, the clock counting from the series' start across a restart;
-    the next game starts without the series."""
+    OK then starts the series again, timed from then."""
     now = [1000.0]
     rt = make(wall=lambda: now[0])
     rt.call("new_game", "ez-gryb", 2, {}, ["Ann", "Bo"], {"method": "time", "target": 600})
@@ -263,8 +282,11 @@ def test_a_timed_series_runs_by_the_clock_across_restarts(make):
     assert snap["series"]["totals"] == [1, 0] and snap["series"]["games"][-1]["ended_at"] == 700
     assert snap["series"]["over"] is True and snap["series"]["winners"] == [0]  # Ann's one game in time
     assert rt.store.series_finished(series_id) == now[0]
-    rt.call("ok")
-    assert rt.snapshot()["series"] is None  # time is up: the next game is a game on its own
+    rt.call("ok")  # time is up: OK plays the series again, with a clock of its own from now
+    again = rt.snapshot()["series"]
+    assert again["id"] != series_id and again["games"] == [] and again["elapsed"] == 0 and not again["over"]
+    rt.call("new_game", "ez-gryb", 2, {}, ["Ann", "Bo"], None)
+    assert rt.snapshot()["series"]["id"] == again["id"]  # a new game goes on in the series that is on
 
 
 def test_random_commands_and_restarts_keep_the_record_and_the_series_true(make):

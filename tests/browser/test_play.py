@@ -525,6 +525,15 @@ def test_a_series_that_is_over_says_who_won_it(browser, site):
     assert s["series"]["over"] and line.startswith("Series (most points after 1 game): Ann ")
     assert line.endswith(" · series won by " + " & ".join(["Ann", "Bo"][w] for w in winners) if winners
                          else " · series over"), line
+    # The return match: the button at the end now starts the series again, as it was played.
+    pair(page, rt)
+    assert page.locator("#again").inner_text() == "New series"
+    page.locator("#again").click()
+    until(page, "!document.querySelector('#again').offsetParent")
+    snap = rt.snapshot()
+    assert snap["series"]["id"] != s["series"]["id"] and snap["series"]["games"] == []
+    assert (snap["series"]["method"], snap["series"]["target"]) == ("games", 1)
+    assert page.locator("#series").inner_text() == "Series (most points after 1 game): Ann 0 · Bo 0"
     page.context.close()
 
 

@@ -69,6 +69,7 @@ async function render(s) {
   seriesLine(s, names);
   $("game-name").textContent = s.game.name;
   $("again").hidden = !state.over;
+  $("again").textContent = s.series && s.series.over ? "New series" : "Play again";
   document.body.dataset.version = s.version;
 }
 
@@ -123,10 +124,13 @@ $("ok").addEventListener("click", () => command("/api/ok"));
 $("undo").addEventListener("click", () => command("/api/undo"));
 $("hint").addEventListener("click", () => command("/api/hint"));
 // The same game again: same players, names, seats (the computer's levels) and options; a series that
-// is still on goes on with it.
-$("again").addEventListener("click", () => command("/api/games/new", {
-  game: snap.game.id, players: snap.players, options: snap.game.settings, names: snap.table.names || [], seats: snap.seats,
-}));
+// is still on goes on with it, and one that is over starts again with its method and target.
+$("again").addEventListener("click", () => {
+  const series = snap.series && snap.series.over ? { method: snap.series.method, target: snap.series.target } : null;
+  command("/api/games/new", {
+    game: snap.game.id, players: snap.players, options: snap.game.settings, names: snap.table.names || [], seats: snap.seats, series,
+  });
+});
 $("board-wrap").addEventListener("click", (e) => {
   const node = e.target.closest && e.target.closest("circle.n");
   if (node) command("/api/press", { node: node.dataset.n });
