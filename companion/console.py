@@ -4,7 +4,8 @@ Before each of a person's turns: the board as text, each stone the number of its
 then whose turn it is, the die, the scores and a prompt. The person types an action in the notation
 (docs/notation.md) or a word: ``moves``, ``hint``, ``undo``, ``quit``. A mistake is answered and the
 prompt comes again; nothing changes. The die and the computer seats play by themselves, and each of
-their actions is one line.
+their actions is one line. At the game's end, as OK and UNDO on the board: ``again`` plays the same
+game (players, options, computer seats) once more, ``undo`` takes the last move back into play.
 
 Scripts (input from a pipe or a file) get the other mode of ``play``: a JSON state line per action, and
 exit 2 at the first action the rules refuse.
@@ -23,6 +24,7 @@ from .engine import Game, IllegalAction
 from .table import Table, outcome
 
 WORDS = "moves (the legal actions), hint (what a good player would do), undo (back to your last move), quit"
+OVER = "again (the same game once more), undo (back to your last move) or quit"
 
 
 class Console:
@@ -36,11 +38,12 @@ class Console:
     # -- the loop -------------------------------------------------------------------------------
 
     def play(self, lines: Iterable[str]) -> int:
-        """Play until the game ends, the input ends or the person quits. Returns the exit status (0)."""
+        """Play until the input ends or the person quits (a game of computer seats only: until it ends).
+        Returns the exit status (0)."""
         self.write(f"{self.game.name}: type an action in the notation, or {WORDS}.")
         self.advance()
         self.show()
-        if self.game.over:  # every seat the computer's
+        if self.game.over and len(self.seats) == self.game.players:  # every seat the computer's
             return 0
         self.prompt()
         for line in lines:
@@ -49,16 +52,27 @@ class Console:
                 break
             if text:
                 self.answer(text)
-            if self.game.over:
-                break
             self.prompt()
         return 0
 
     def answer(self, text: str) -> None:
         """One line of the person's: a word or an action. Whatever is wrong is said; nothing changes."""
         game = self.game
+        if game.over and text not in ("undo", "again", "help"):
+            self.write(f"the game is over: type {OVER}")
+            return
+        if text == "again":
+            if not game.over:
+                self.write("'again' starts the game anew once it is over; 'quit' ends this one")
+                return
+            self.game = type(game)(game.players, **game.settings)
+            self.write(f"{self.game.name} again")
+            self.advance()
+            self.show()
+            return
         if text == "help":
-            self.write(f"type an action in the notation (docs/notation.md: R, R-RG, xRG, pass, end), or {WORDS}")
+            self.write(f"the game is over: type {OVER}" if game.over else
+                       f"type an action in the notation (docs/notation.md: R, R-RG, xRG, pass, end), or {WORDS}")
             return
         if text in ("moves", "legal", "?"):
             self.write("legal: " + " ".join(str(a) for a in game.legal_actions()))
@@ -141,13 +155,15 @@ class Console:
         scores = "-".join(str(s) for s in state["scores"]) if game.score else None
         if game.over:
             self.write(f"game over: {outcome(game, self.names)}" + (f" (scores {scores})" if scores else ""))
+            if len(self.seats) < game.players:
+                self.write(f"type {OVER}")
             return
         die = f", die {state['die']}" if state["die"] is not None else ""
         self.write(f"{self.names[game.to_move]} to play{die}" + (f"; scores {scores}" if scores else ""))
 
     def prompt(self) -> None:
-        if not self.game.over:
-            print(f"{self.names[self.game.to_move]}> ", end="", file=self.out, flush=True)
+        who = "game over" if self.game.over else self.names[self.game.to_move]
+        print(f"{who}> ", end="", file=self.out, flush=True)
 
     def write(self, text: str) -> None:
         print(text, file=self.out, flush=True)

@@ -158,3 +158,41 @@ def test_a_move_the_game_says_in_words_is_shown_in_both():
     assert re.search(r"hint: " + placement, text), text[-400:]
     assert "Player 1: M6GGG (male, 6 turns, on GGG)\n" in text
     assert re.search(r"Player 2 \(computer, easy\): " + placement, text)
+
+
+def test_at_the_end_undo_takes_the_last_move_back_and_again_plays_the_same_game_once_more():
+    """As OK and UNDO on the board: once the game is over the console stays, 'undo' takes the last move
+    back into play and 'again' starts the same game, options and computer seats anew."""
+    c, out = console("ez-gryb", seats={1: "easy"}, depth=2, stones=4)
+    first = c.game
+    seen = {}
+
+    def typed():
+        while not first.over:
+            yield str(random.Random(len(first.history)).choice(first.legal_actions()))
+        seen["end"] = len(first.history)
+        yield "moves"  # nothing to choose: said so, nothing changes
+        assert first.over and len(first.history) == seen["end"]
+        yield "undo"
+        seen["undone"] = len(first.history)
+        assert not first.over and first.to_move == 0
+        while not first.over:  # played to its end again
+            yield str(random.Random(len(first.history)).choice(first.legal_actions()))
+        yield "again"
+        assert c.game is not first and not c.game.over and c.game.settings == first.settings
+        assert c.game.players == 2 and not any(a.kind not in ("roll", "pass") for a, _ in c.game.history)
+        yield "quit"
+        raise AssertionError("read past quit")
+
+    assert c.play(typed()) == 0
+    text = out.getvalue()
+    assert seen["undone"] < seen["end"]
+    assert "the game is over: type again (the same game once more), undo (back to your last move) or quit" in text
+    assert "took back " in text and "EZ GRYB again" in text
+    assert text.count("game over: ") == 2 and text.rstrip().endswith("Player 1>")
+
+
+def test_again_mid_game_is_refused_and_changes_nothing():
+    c, out = console("drangles")
+    c.play(iter(["0", "again", "quit"]))
+    assert "'again' starts the game anew once it is over" in out.getvalue() and len(c.game.history) == 1
