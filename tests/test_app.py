@@ -169,8 +169,16 @@ def _bits(mask: int):
 
 # -- the program, as systemd runs it ----------------------------------------------------------------
 
+def _tmpdir(tmp_path: Path) -> Path:
+    """The program's temporary files (the emulated Pico's pty link) inside the test's own directory."""
+    path = tmp_path / "tmp"
+    path.mkdir(exist_ok=True)
+    return path
+
+
 def _start(tmp_path, *extra: str, env: dict | None = None) -> tuple[subprocess.Popen, str]:
-    environment = dict(os.environ, XDG_STATE_HOME=str(tmp_path / "xdg"), PYTHONUNBUFFERED="1")
+    environment = dict(os.environ, XDG_STATE_HOME=str(tmp_path / "xdg"), PYTHONUNBUFFERED="1",
+                       TMPDIR=str(_tmpdir(tmp_path)))  # a killed program cannot clean up its emulator's pty link
     environment.update(env or {})
     process = subprocess.Popen([sys.executable, "-m", "companion.cli", "run", "--sim", "--port", "0", *extra],
                                cwd=ROOT, env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -303,7 +311,7 @@ class Board:
         self.tmp_path, self.seed = tmp_path, seed
         self.log = open(tmp_path / "companion.log", "a")
         env = dict(os.environ, XDG_STATE_HOME=str(tmp_path / "xdg"), PYTHONUNBUFFERED="1",
-                   PYTHONPATH=str(ROOT))
+                   PYTHONPATH=str(ROOT), TMPDIR=str(_tmpdir(tmp_path)))
         self.process = subprocess.Popen([sys.executable, str(WORKER), "--companion", str(seed)], cwd=ROOT, env=env,
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, text=True)
         self.report = self._read()
