@@ -386,6 +386,26 @@ def test_new_game_with_names_options_and_a_series(paired, rt):
     assert unchanged(rt, before)
 
 
+def test_choosing_the_next_game_starts_from_the_people_at_the_table(paired, rt):
+    """The form for the next game comes filled in with who plays now: the people's names (escaped), the
+    computer seats at their levels, the number of players; names the companion gave are left blank."""
+    body = {"game": "pyragryb", "players": 3, "names": ["Ann", "<b>Bo</b>", ""], "seats": ["human", "human", "hard"]}
+    assert paired.post("/api/games/new", json=body).status_code == 200
+    page = paired.get("/games").get_data(as_text=True)
+    form = page.split('data-game="pyragryb"')[1].split("</form>")[0]
+    seat = lambda i: re.search(rf'<input type="text" name="name{i}"[^>]*>\s*<select name="kind{i}"[^>]*>(.*?)</select>',
+                               form, re.S)
+    value = lambda i: re.search(r'value="([^"]*)"', seat(i).group(0)).group(1)
+    selected = lambda i: re.search(r'<option value="(\w+)" selected>', seat(i).group(1)).group(1)
+    assert [value(i) for i in range(4)] == ["Ann", "&lt;b&gt;Bo&lt;/b&gt;", "", ""]
+    assert [selected(i) for i in range(4)] == ["human", "human", "hard", "human"]
+    assert '<option value="3" selected>3</option>' in form and "<b>Bo" not in page
+    # The default names stay placeholders, so a game of two new people does not start as "Player 1".
+    assert paired.post("/api/games/new", json={"game": "drangles", "players": 2}).status_code == 200
+    form = paired.get("/games").get_data(as_text=True).split('data-game="pyragryb"')[1].split("</form>")[0]
+    assert value(0) == value(1) == "" and '<option value="2" selected>2</option>' in form
+
+
 def test_settings(paired, rt):
     assert paired.post("/api/settings", json={"brightness": 0.3, "night": True}).status_code == 200
     settings = rt.snapshot()["settings"]

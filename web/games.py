@@ -15,6 +15,7 @@ bp = Blueprint("games", __name__)
 
 MAX_NAME = 24
 SEATS = ("human", *LEVELS)  # a seat is a person, or the computer at a level
+KINDS = [(seat, seat if seat == "human" else f"computer: {seat}") for seat in SEATS]  # as the form offers them
 
 
 def games() -> list[dict]:
@@ -30,10 +31,22 @@ def _seats(config) -> list[dict]:
     return [{"seat": i, "colour": config.players.colours[i], "name": config.players.names[i]} for i in range(4)]
 
 
+def _table(snapshot: dict, config) -> list[dict]:
+    """Who sits at the table now, seat by seat, to fill the form in with: the people's names (not the
+    names the companion gave: "Player 2", "Computer (hard)") and whether each seat is a person or the
+    computer at a level. The same people usually play the next game too."""
+    names, kinds = snapshot["table"]["names"], snapshot["seats"]
+    given = set(config.players.names)
+    return [{"name": name if kind == "human" and name not in given else "", "kind": kind}
+            for name, kind in zip(names, kinds)]
+
+
 @bp.get("/games")
 def choose():
+    snapshot = web().runtime.snapshot()
     return render_template("games.html", games=games(), presets=presets(), methods=METHODS,
-                           seats=_seats(web().config), current=web().runtime.snapshot()["game"]["id"])
+                           seats=_seats(web().config), current=snapshot["game"]["id"],
+                           table=_table(snapshot, web().config), kinds=KINDS)
 
 
 @bp.get("/api/games")
