@@ -5,7 +5,8 @@ then whose turn it is, the die, the scores and a prompt. The person types an act
 (docs/notation.md) or a word: ``moves``, ``hint``, ``undo``, ``quit``. A mistake is answered and the
 prompt comes again; nothing changes. The die and the computer seats play by themselves, and each of
 their actions is one line. At the game's end, as OK and UNDO on the board: ``again`` plays the same
-game (players, options, computer seats) once more, ``undo`` takes the last move back into play.
+game (players, options, computer players) once more, begun by the next player along (players keep their
+numbers: Player 2 begins the second game), ``undo`` takes the last move back into play.
 
 Scripts (input from a pipe or a file) get the other mode of ``play``: a JSON state line per action, and
 exit 2 at the first action the rules refuse.
@@ -32,8 +33,10 @@ class Console:
                  hint: ai.Level | None = None):
         self.game, self.die, self.seats, self.rng, self.out = game, die, seats, rng, out
         self.hint = hint or ai.level(ai.HINT_LEVEL, 1.0, game.id)
-        self.names = [f"Player {i + 1}" + (f" (computer, {seats[i].name})" if i in seats else "")
-                      for i in range(game.players)]
+        self.levels = dict(seats)  # by player; ``seats`` is by seat, and they part when the start moves round
+        self.players = [f"Player {i + 1}" + (f" (computer, {seats[i].name})" if i in seats else "")
+                        for i in range(game.players)]
+        self.order = list(range(game.players))  # per seat: the player sitting there
 
     # -- the loop -------------------------------------------------------------------------------
 
@@ -66,7 +69,9 @@ class Console:
                 self.write("'again' starts the game anew once it is over; 'quit' ends this one")
                 return
             self.game = type(game)(game.players, **game.settings)
-            self.write(f"{self.game.name} again")
+            self.order = self.order[1:] + self.order[:1]  # the next player along begins
+            self.seats = {seat: self.levels[p] for seat, p in enumerate(self.order) if p in self.levels}
+            self.write(f"{self.game.name} again: {self.names[0]} begins")
             self.advance()
             self.show()
             return
@@ -110,6 +115,11 @@ class Console:
             else:
                 return
 
+    @property
+    def names(self) -> list[str]:
+        """Who sits at each seat."""
+        return [self.players[p] for p in self.order]
+
     def words(self, action: Action) -> str:
         """An action as typed, and in words where the game says more (Grim Reaper's "M6GGG (male, 6
         turns, on GGG)")."""
@@ -148,11 +158,12 @@ class Console:
         game = self.game
         state = game.state_dict()
         # A node two players' stones share (Multiverse's simultaneous space) is marked *.
-        marks = {game.space.parse(name): str(stone["player"] + 1) if "player" in stone else "*"
+        marks = {game.space.parse(name): str(self.order[stone["player"]] + 1) if "player" in stone else "*"
                  for name, stone in state["stones"].items()}
         self.write(board_text.render(game.space.depth, marks, game.space.headless))
-        # In seat order, as the page's history shows them; none in a game played win or lose.
-        scores = "-".join(str(s) for s in state["scores"]) if game.score else None
+        # By player (Player 1's first), whoever began; none in a game played win or lose.
+        by_player = sorted(zip(self.order, state["scores"]))
+        scores = "-".join(str(s) for _, s in by_player) if game.score else None
         if game.over:
             self.write(f"game over: {outcome(game, self.names)}" + (f" (scores {scores})" if scores else ""))
             if len(self.seats) < game.players:

@@ -60,6 +60,13 @@ def _player_colours(config: Config, value: Any) -> list[tuple[int, int, int]]:
     return [players.rgb(i) for i in range(4)]
 
 
+def seating(value: Any, players: int) -> list[int]:
+    """A stored seating (who sits where), or the players in their order where it is missing or broken."""
+    if isinstance(value, list) and all(type(v) is int for v in value) and sorted(value) == list(range(players)):
+        return value
+    return list(range(players))
+
+
 @dataclass
 class _Command:
     name: str
@@ -111,6 +118,9 @@ class Runtime:
         self._series_started = 0.0  # wall-clock seconds: a timed series runs from it
         self.table: Table
         self.seats: list[str] = []  # per seat: "human" or a computer level
+        # Per seat: the player sitting there, who keeps their colour and their place in a series when the
+        # start moves round (each new game of a series, and Play again, is begun by the next player along).
+        self.order: list[int] = []
         self._thinking: tuple | None = None  # the position a search is running for
         self._restore()
         self._publish()
@@ -131,6 +141,7 @@ class Runtime:
         self.game_id = row.id
         self.table = Table(game, list(row.names), physical_die=self.die_mode == "physical")
         self.seats = self.store.setting(f"seats:{row.id}", [HUMAN] * game.players)
+        self.order = seating(self.store.setting(f"order:{row.id}"), game.players)
         self._logged = len(game.history)
         self._grybs_seen = game.grybs
         if row.series_id is not None:
@@ -215,7 +226,7 @@ class Runtime:
             picture = self._draw()
 
     def _draw(self) -> Picture:
-        picture = render(self.table.game, self.table, self.colours, self.effects, self.clock())
+        picture = render(self.table.game, self.table, self._seat_colours(), self.effects, self.clock())
         self.frame_sink(picture)
         return picture
 
@@ -274,17 +285,25 @@ class Runtime:
             return self._play_again()
         return self._after(self.table.ok())
 
+    def _do_again(self) -> Feedback:
+        """The page's Play again: what OK does at a game's end."""
+        if not self.table.game.over:
+            return Feedback(False, "the game is not over yet: play it out, or choose a new game")
+        return self._play_again()
+
     def _play_again(self) -> Feedback:
-        """OK at a game's end (the page's Play again), from the board alone: the same game, options, names
-        and seats again; a series still on goes on, and one that is over starts again as it was played
-        (the same method and target), as players at a table would play the return match."""
+        """OK at a game's end (the page's Play again), from the board alone: the same game, options, players
+        and computer levels again, begun by the next player along; a series still on goes on, and one that
+        is over starts again as it was played (the same method and target), as players at a table would
+        play the return match."""
         game, series = self.table.game, self.series
         again = None
         if series is not None and series.players == game.players and series.over(self._series_elapsed()):
             again = {"method": series.method, "target": series.target}
-        self._new_game(game.id, game.players, dict(game.settings), list(self.table.names), again,
-                       list(self.seats))
-        feedback = Feedback(True, f"{game.name} again" + (", a new series" if again else ""))
+        self._new_game(game.id, game.players, dict(game.settings), self._by_player(self.table.names), again,
+                       self._by_player(self.seats), turn=True)
+        first = self.table.names[0]
+        feedback = Feedback(True, f"{game.name} again" + (", a new series" if again else "") + f": {first} begins")
         self.table.message = feedback.message
         self._publish(feedback)
         return feedback
@@ -364,9 +383,12 @@ class Runtime:
         return self._snapshot
 
     def _new_game(self, game_id: str, players: int, options: dict | None, names: list[str] | None,
-                  series: dict | None, seats: list[str] | None) -> None:
+                  series: dict | None, seats: list[str] | None, turn: bool = False) -> None:
         """Check a new game's choices and start it (the caller publishes it). ``series`` starts a new
-        one; without it the series on goes on, unless it is over or was for another number of players."""
+        one; without it the series on goes on, unless it is over or was for another number of players.
+        ``names`` and ``seats`` are the players' in their order (player 1 first, as the page lists them).
+        A game that goes on with a series, or is played again (``turn``), is begun by the player after the
+        one who began the last; any other seats the players in their order, player 1 first."""
         seats = list(seats or [HUMAN] * players)
         if len(seats) != players or any(s != HUMAN and s not in ai.LEVELS for s in seats):
             raise CommandError(f"seats: one of {HUMAN}, {', '.join(ai.LEVELS)} for each of the {players} players")
@@ -384,7 +406,12 @@ class Runtime:
             self._series_started = self.wall()
         elif self.series is not None and (self.series.over(self._series_elapsed()) or self.series.players != players):
             self.series, self.series_id = None, None
-        self._start_game(game_id, players, options or {}, names, self.series_id, seats)
+        elif self.series is not None:
+            turn = True
+        order = list(range(players))
+        if turn and len(self.order) == players:
+            order = self.order[1:] + self.order[:1]
+        self._start_game(game_id, players, options or {}, names, self.series_id, seats, order)
 
     def _do_set(self, key: str, value: Any) -> dict:
         return self._do_settings({key: value})
@@ -525,15 +552,21 @@ class Runtime:
     # -- internals --------------------------------------------------------------------------------
 
     def _start_game(self, game_id: str, players: int, options: dict, names, series_id,
-                    seats: list[str] | None = None) -> None:
+                    seats: list[str] | None = None, order: list[int] | None = None) -> None:
+        """``names`` and ``seats`` are the players', in their order; ``order`` says who sits where."""
         game = find(game_id)(players, **options)
-        self.seats = list(seats or [HUMAN] * players)
-        names = [(names[i] if names and i < len(names) and names[i] else
-                  self.config.players.names[i] if self.seats[i] == HUMAN else f"Computer ({self.seats[i]})")
-                 for i in range(players)]
+        kinds = list(seats or [HUMAN] * players)
+        names = [(names[p] if names and p < len(names) and names[p] else
+                  self.config.players.names[p] if kinds[p] == HUMAN else f"Computer ({kinds[p]})")
+                 for p in range(players)]
+        self.order = list(order or range(players))
+        self.seats = [kinds[p] for p in self.order]
+        names = [names[p] for p in self.order]
         self.game_id = self.store.new_game(game, names, self.die.seed, series_id, self.wall())
         if any(s != HUMAN for s in self.seats):
             self.store.set_setting(f"seats:{self.game_id}", self.seats)
+        if self.order != sorted(self.order):
+            self.store.set_setting(f"order:{self.game_id}", self.order)
         self.table = Table(game, names, physical_die=self.die_mode == "physical")
         self._logged = 0
         self._grybs_seen = game.grybs
@@ -574,7 +607,9 @@ class Runtime:
         series = self.series
         if series is not None and series.accepts() and all(g.game != self.game_id for g in series.games):
             elapsed = self._series_elapsed()
-            series.add(game.scores, game.winners, ended_at=elapsed, game=self.game_id)
+            # The series counts by player, whichever seat they had in this game.
+            series.add(self._by_player(game.scores), sorted(self.order[w] for w in game.winners),
+                       ended_at=elapsed, game=self.game_id)
             self.store.save_series(self.series_id, series.to_dict(), self.wall() if series.over(elapsed) else None)
         result = {"winners": list(game.winners), "scores": list(game.scores)}
         self.store.finish_game(self.game_id, result, self.wall())
@@ -583,10 +618,22 @@ class Runtime:
     def _series_elapsed(self) -> float:
         return self.wall() - self._series_started
 
+    def _by_player(self, per_seat: list) -> list:
+        """A list by seat (names, scores, computer levels) in the players' order."""
+        per_player = list(per_seat)
+        for seat, player in enumerate(self.order):
+            per_player[player] = per_seat[seat]
+        return per_player
+
+    def _seat_colours(self) -> list[tuple[int, int, int]]:
+        """The stone colour of each seat: its player's (then the unused players')."""
+        return [self.colours[p] for p in self.order] + self.colours[len(self.order):]
+
     def _series_dict(self) -> dict:
         """The series for the snapshot: its games and totals, whether it is over and who won it."""
         elapsed = self._series_elapsed()
         return self.series.to_dict() | {"id": self.series_id, "over": self.series.over(elapsed),
+                                        "names": self._by_player(self.table.names),
                                         "winners": list(self.series.winners(elapsed)), "elapsed": round(elapsed, 1)}
 
     def _reopen_game(self) -> None:
@@ -618,12 +665,13 @@ class Runtime:
             "table": self.table.to_dict(),
             "legal": [str(a) for a in game.legal_actions()][:400],
             "seats": self.seats,
+            "order": self.order,
             "series": None if self.series is None else self._series_dict(),
             "settings": {"brightness": self.brightness, "night": self.effects.night, "menu": self.menu,
                          "sounds": self.sounds, "budget_ma": self.budget_ma, "die": self.die_mode,
                          "time_scale": self.time_scale,
                          "colours": ["#%02X%02X%02X" % c for c in self.colours]},
-            "colours": ["#%02x%02x%02x" % c for c in self.colours[: game.players]],
+            "colours": ["#%02x%02x%02x" % c for c in self._seat_colours()[: game.players]],
             "feedback": None if feedback is None else {"ok": feedback.ok, "message": feedback.message},
         }
         self._snapshot = snapshot

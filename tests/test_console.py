@@ -162,7 +162,8 @@ def test_a_move_the_game_says_in_words_is_shown_in_both():
 
 def test_at_the_end_undo_takes_the_last_move_back_and_again_plays_the_same_game_once_more():
     """As OK and UNDO on the board: once the game is over the console stays, 'undo' takes the last move
-    back into play and 'again' starts the same game, options and computer seats anew."""
+    back into play and 'again' starts the same game, options and computer player anew, begun by the next
+    player along: here the computer, Player 2, which keeps its number on the board."""
     c, out = console("ez-gryb", seats={1: "easy"}, depth=2, stones=4)
     first = c.game
     seen = {}
@@ -179,8 +180,11 @@ def test_at_the_end_undo_takes_the_last_move_back_and_again_plays_the_same_game_
         while not first.over:  # played to its end again
             yield str(random.Random(len(first.history)).choice(first.legal_actions()))
         yield "again"
-        assert c.game is not first and not c.game.over and c.game.settings == first.settings
-        assert c.game.players == 2 and not any(a.kind not in ("roll", "pass") for a, _ in c.game.history)
+        second = c.game
+        assert second is not first and not second.over and second.settings == first.settings
+        assert second.players == 2 and c.names == ["Player 2 (computer, easy)", "Player 1"]
+        moved = [a for a, _ in second.history if a.kind not in ("roll", "pass")]
+        assert moved and second.owner(moved[0].targets[0]) == 0  # the computer's first move, from seat 0
         yield "quit"
         raise AssertionError("read past quit")
 
@@ -188,8 +192,15 @@ def test_at_the_end_undo_takes_the_last_move_back_and_again_plays_the_same_game_
     text = out.getvalue()
     assert seen["undone"] < seen["end"]
     assert "the game is over: type again (the same game once more), undo (back to your last move) or quit" in text
-    assert "took back " in text and "EZ GRYB again" in text
+    assert "took back " in text and "EZ GRYB again: Player 2 (computer, easy) begins" in text
     assert text.count("game over: ") == 2 and text.rstrip().endswith("Player 1>")
+    # The computer's stone (seat 0 in this game) is shown as Player 2's.
+    second = c.game
+    stone = next(iter(second.state_dict()["stones"]))
+    x, y = nd.position(second.space.parse(stone), second.space.depth)
+    half = (1 << second.space.depth) - 1
+    board = text.split("EZ GRYB again")[1].split(" to play")[0].splitlines()[-(2 * half + 2):-1]
+    assert board[y + half][2 * (x + half)] == "2"
 
 
 def test_again_mid_game_is_refused_and_changes_nothing():

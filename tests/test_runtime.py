@@ -145,40 +145,82 @@ def test_a_finished_game_is_recorded_and_scores_the_series(make):
 
 
 def test_ok_at_a_games_end_plays_it_again_from_the_board_alone(make):
-    """Without a phone: OK once a game is over starts the same game, options, names and seats again, and
-    the series goes on (the page's Play again)."""
+    """Without a phone: OK once a game is over starts the same game, options, players and computer levels
+    again, begun by the next player along, and the series goes on (the page's Play again)."""
     rt = make()
     rt.call("new_game", "ez-gryb", 2, {"stones": 12}, ["Ann", "Bo"], {"method": "games", "target": 3})
     assert rt.call("ok").ok is False  # mid-game OK is the game's own (here: nothing to confirm)
+    mid = rt.snapshot()
+    refused = rt.call("again")  # the page's Play again, mid-game: refused, nothing changes
+    assert not refused.ok and "not over" in refused.message and rt.snapshot()["game_id"] == mid["game_id"]
     _win(rt)
     first = rt.snapshot()
     assert first["state"]["over"] and first["series"]["totals"] == [1, 0]
     feedback = rt.call("ok")
-    assert feedback.ok and feedback.message == "EZ GRYB again"
+    assert feedback.ok and feedback.message == "EZ GRYB again: Bo begins"
     again = rt.snapshot()
     assert again["game_id"] != first["game_id"] and not again["state"]["over"] and not again["state"]["stones"]
     assert again["game"]["id"] == "ez-gryb" and again["game"]["settings"] == first["game"]["settings"]
     assert again["game"]["settings"]["stones"] == 12 and again["state"]["in_hand"] == [12, 12]
-    assert again["table"]["names"] == ["Ann", "Bo"] and again["seats"] == ["human", "human"]
+    assert again["table"]["names"] == ["Bo", "Ann"] and again["seats"] == ["human", "human"]
+    assert again["state"]["to_move"] == 0 and again["order"] == [1, 0]
     assert again["series"]["id"] == first["series"]["id"] and again["series"]["totals"] == [1, 0]
+    assert again["series"]["names"] == ["Ann", "Bo"]
     assert [r.id for r in rt.store.finished_games()] == [first["game_id"]]
+
+
+def test_the_start_moves_round_a_series_and_the_players_keep_colours_and_totals(make):
+    """Each game of a series is begun by the next player along (the sources say only "decide who goes
+    first"; always the same would hand one player the first move of every game). The players move round
+    the seats with their names, computer levels and stone colours, and the series counts each by player,
+    across a restart; a new series from the form seats them in their order again."""
+    win = ("G pass pass R pass pass Y pass pass B", "G G G R R R Y Y Y B")  # the top quadrangle, seat 0's
+    rt = make()
+    rt.call("new_game", "pyragryb", 3, {}, ["Ann", "Bo", "Cy"], {"method": "games", "target": 4})
+    colours = rt.snapshot()["colours"]
+    _win(rt, *win)  # Ann wins
+    assert rt.call("ok").message == "PyraGRYB again: Bo begins"
+    snap = rt.snapshot()
+    assert snap["table"]["names"] == ["Bo", "Cy", "Ann"] and snap["state"]["to_move"] == 0
+    assert snap["order"] == [1, 2, 0] and snap["colours"] == [colours[1], colours[2], colours[0]]
+    assert snap["series"]["names"] == ["Ann", "Bo", "Cy"] and snap["series"]["totals"] == [1, 0, 0]
+    rt.call("new_game", "pyragryb", 3, {}, ["Ann", "", "Cy"], None)  # from the form, the series going on
+    snap = rt.snapshot()  # begun by the next player: Cy (the game before was left unplayed)
+    assert snap["table"]["names"] == ["Cy", "Ann", "Player 2"] and snap["order"] == [2, 0, 1]
+    _win(rt, *win)  # Cy wins from seat 0
+    snap = rt.snapshot()
+    assert snap["series"]["totals"] == [1, 0, 1] and snap["series"]["names"] == ["Ann", "Player 2", "Cy"]
+    assert rt.store.finished_games()[0].result["winners"] == [0]  # the game's own record is by seat
+    rt.call("ok")
+    rt.stop()
+    rt = make()  # a restart keeps who sits where, and whose colour is whose
+    snap = rt.snapshot()
+    assert snap["table"]["names"] == ["Ann", "Player 2", "Cy"] and snap["order"] == [0, 1, 2]
+    assert snap["colours"] == colours
+    rt.call("new_game", "pyragryb", 3, {}, ["Ann", "Bo", ""], None, ["human", "human", "easy"])
+    snap = rt.snapshot()  # the fourth game: player 2 begins; the computer plays for player 3 in seat 2
+    assert snap["table"]["names"] == ["Bo", "Computer (easy)", "Ann"] and snap["seats"] == ["human", "easy", "human"]
+    assert snap["colours"] == [colours[1], colours[2], colours[0]] and snap["series"]["totals"] == [1, 0, 1]
+    rt.call("new_game", "pyragryb", 3, {}, ["Ann", "Bo", "Cy"], {"method": "games", "target": 3})
+    assert rt.snapshot()["table"]["names"] == ["Ann", "Bo", "Cy"] and rt.snapshot()["order"] == [0, 1, 2]
 
 
 def test_ok_after_a_series_is_over_starts_the_series_again(make):
     """The return match: once the last game of a series is over, OK (the page's "New series") starts the
-    same game in a new series of the same method and target; the finished series keeps its result."""
+    same game in a new series of the same method and target, begun by the next player along; the
+    finished series keeps its result."""
     rt = make()
     rt.call("new_game", "ez-gryb", 2, {}, ["Ann", "Bo"], {"method": "points", "target": 1})
     _win(rt)
     first = rt.snapshot()
     assert first["series"]["over"] and first["series"]["winners"] == [0]
-    feedback = rt.call("ok")
-    assert feedback.ok and feedback.message == "EZ GRYB again, a new series"
+    feedback = rt.call("again")
+    assert feedback.ok and feedback.message == "EZ GRYB again, a new series: Bo begins"
     again = rt.snapshot()
     assert again["series"]["id"] != first["series"]["id"] and not again["series"]["over"]
     assert (again["series"]["method"], again["series"]["target"]) == ("points", 1)
     assert again["series"]["games"] == [] and again["series"]["totals"] == [0, 0]
-    assert again["table"]["names"] == ["Ann", "Bo"] and not again["state"]["over"]
+    assert again["table"]["names"] == ["Bo", "Ann"] and not again["state"]["over"]
     kept = rt.store.series(first["series"]["id"])
     assert kept["totals"] == [1, 0] and len(kept["games"]) == 1
 

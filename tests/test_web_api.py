@@ -406,6 +406,41 @@ def test_choosing_the_next_game_starts_from_the_people_at_the_table(paired, rt):
     assert value(0) == value(1) == "" and '<option value="2" selected>2</option>' in form
 
 
+def test_play_again_moves_the_start_round_and_the_pages_keep_each_player_straight(paired, rt):
+    """Play again is begun by the next player along: the players change seats, but the form lists them in
+    their order, and the series, its standings and each game's replay give everyone their own name,
+    total and colour."""
+    colours = ["#FFFFFF", "#FF00C8", "#00E5FF", "#8080FF"]
+    assert paired.post("/api/settings", json={"colours": colours}).status_code == 200
+    body = {"game": "ez-gryb", "names": ["Ann", "Bo"], "series": {"method": "games", "target": 3}}
+    assert paired.post("/api/games/new", json=body).status_code == 200
+    assert paired.post("/api/again").get_json()["ok"] is False  # not over yet: nothing changes
+
+    def seat_0_wins():
+        rt.die = LoadedDie("GGRRYYB")
+        for node in ["G", None, "R", None, "Y", None, "B"]:
+            assert paired.post("/api/roll").get_json()["ok"]
+            if node:
+                assert paired.post("/api/press", json={"node": node}).get_json()["ok"]
+        return rt.snapshot()["game_id"]
+
+    first = seat_0_wins()
+    r = paired.post("/api/again").get_json()
+    assert r["ok"] and r["message"] == "EZ GRYB again: Bo begins"
+    assert r["state"]["table"]["names"] == ["Bo", "Ann"] and r["state"]["colours"] == ["#ff00c8", "#ffffff"]
+    form = paired.get("/games").get_data(as_text=True).split('data-game="ez-gryb"')[1].split("</form>")[0]
+    assert re.findall(r'name="name\d" maxlength="24" placeholder="[^"]*" value="([^"]*)"', form)[:2] == ["Ann", "Bo"]
+    second = seat_0_wins()  # Bo's win
+    series = paired.get("/api/series").get_json()["series"]
+    assert series["names"] == ["Ann", "Bo"] and series["totals"] == [1, 1]
+    standings = paired.get("/history").get_data(as_text=True)
+    assert re.findall(r'fill="(#\w+)"/></svg></td><td>(\w+)</td><td class="num">(\d+)<', standings) == [
+        ("#FFFFFF", "Ann", "1"), ("#FF00C8", "Bo", "1")]
+    assert paired.get(f"/api/history/{first}").get_json()["colours"] == colours[:2]
+    replay = paired.get(f"/api/history/{second}").get_json()
+    assert replay["game"]["names"] == ["Bo", "Ann"] and replay["colours"] == [colours[1], colours[0]]
+
+
 def test_settings(paired, rt):
     assert paired.post("/api/settings", json={"brightness": 0.3, "night": True}).status_code == 200
     settings = rt.snapshot()["settings"]

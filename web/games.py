@@ -27,15 +27,18 @@ def presets() -> list[dict]:
             for p in PRESETS.values()]
 
 
-def _seats(config) -> list[dict]:
-    return [{"seat": i, "colour": config.players.colours[i], "name": config.players.names[i]} for i in range(4)]
+def _seats(config, colours: list[str]) -> list[dict]:
+    """The four players' places on the form: each one's stone colour (as set now) and default name."""
+    return [{"seat": i, "colour": colours[i], "name": config.players.names[i]} for i in range(4)]
 
 
 def _table(snapshot: dict, config) -> list[dict]:
-    """Who sits at the table now, seat by seat, to fill the form in with: the people's names (not the
-    names the companion gave: "Player 2", "Computer (hard)") and whether each seat is a person or the
-    computer at a level. The same people usually play the next game too."""
-    names, kinds = snapshot["table"]["names"], snapshot["seats"]
+    """Who plays at the table now, player by player (player 1 first, whoever began this game), to fill the
+    form in with: the people's names (not the names the companion gave: "Player 2", "Computer (hard)")
+    and whether each is a person or the computer at a level. The same people usually play the next game
+    too."""
+    names, kinds, order = snapshot["table"]["names"], snapshot["seats"], snapshot["order"]
+    names, kinds = ([column[order.index(p)] for p in range(len(order))] for column in (names, kinds))
     given = set(config.players.names)
     return [{"name": name if kind == "human" and name not in given else "", "kind": kind}
             for name, kind in zip(names, kinds)]
@@ -45,13 +48,14 @@ def _table(snapshot: dict, config) -> list[dict]:
 def choose():
     snapshot = web().runtime.snapshot()
     return render_template("games.html", games=games(), presets=presets(), methods=METHODS,
-                           seats=_seats(web().config), current=snapshot["game"]["id"],
+                           seats=_seats(web().config, snapshot["settings"]["colours"]), current=snapshot["game"]["id"],
                            table=_table(snapshot, web().config), kinds=KINDS)
 
 
 @bp.get("/api/games")
 def list_games():
-    return jsonify(games=games(), presets=presets(), methods=list(METHODS), seats=_seats(web().config),
+    colours = web().runtime.snapshot()["settings"]["colours"]
+    return jsonify(games=games(), presets=presets(), methods=list(METHODS), seats=_seats(web().config, colours),
                    levels=list(LEVELS))
 
 

@@ -14,6 +14,7 @@ from flask import Blueprint, Response, jsonify, render_template, request
 
 from companion import engine
 from companion.record import GameRecord
+from companion.runtime import seating
 from companion.store import Store
 
 from .board import board_svg
@@ -68,14 +69,26 @@ def _record(game_id: int):
     return row, GameRecord.of(game, row.seed), game.space.depth
 
 
+def _seating(row) -> list[int]:
+    """Who sat where in a stored game: the player at each seat (the start moves round in a series)."""
+    return seating(reader().setting(f"order:{row.id}"), row.players)
+
+
+def _colours() -> list[str]:
+    """The players' stone colours as set now."""
+    return web().runtime.snapshot()["settings"]["colours"]
+
+
 def _series(series_id: int) -> dict | None:
     store = reader()
     data = store.series(series_id)
     if data is None:
         return None
-    games = [_row_dict(r) for r in store.games_of_series(series_id)]
-    names = games[0]["names"] if games else []
-    return data | {"id": series_id, "games_played": games, "names": names}
+    rows = store.games_of_series(series_id)
+    names = [""] * rows[0].players if rows else []
+    for seat, player in enumerate(_seating(rows[0]) if rows else []):
+        names[player] = rows[0].names[seat]  # the series counts by player, in the players' order
+    return data | {"id": series_id, "games_played": [_row_dict(r) for r in rows], "names": names}
 
 
 @bp.get("/history")
@@ -86,7 +99,7 @@ def history_page():
     if current is not None:  # whether it is over (and who won it) is the runtime's, by its clock
         current |= {"over": series.get("over", False), "winners": series.get("winners", [])}
     return render_template("history.html", games=[_row_dict(r) for r in reader().finished_games(50)],
-                           series=current, colours=web().config.players.colours)
+                           series=current, colours=_colours())
 
 
 @bp.get("/history/<int:game_id>")
@@ -114,7 +127,7 @@ def game_record(game_id: int):
         game.apply(action)
     board = {"depth": game.space.depth, "headless": game.space.headless}
     return jsonify(game=_row_dict(row), actions=record.actions, ply=ply, state=game.state_dict(), board=board,
-                   colours=list(web().config.players.colours[: row.players]))
+                   colours=[_colours()[p] for p in _seating(row)])
 
 
 @bp.get("/api/history/<int:game_id>/record.<fmt>")

@@ -29,8 +29,14 @@ STATE = {"type": "object", "description": "the runtime's snapshot without the li
              "table": {"type": "object", "description": "picks, targets, chores, message, names, choices "
                                                           "([{action, label}]: buttons where one press fits "
                                                           "several actions; send the action to /api/act)"},
+             "seats": {"type": "array", "description": "per seat: human or the computer's level"},
+             "order": {"type": "array", "items": {"type": "integer"},
+                       "description": "per seat: the player sitting there (0 is player 1). Each new game of a "
+                                      "series, and Play again, is begun by the next player along; players keep "
+                                      "their colours and series totals"},
              "series": {"type": ["object", "null"],
-                        "description": "method, target, games, totals, over, winners, elapsed (seconds)"},
+                        "description": "method, target, games, totals and names (by player, not seat), over, "
+                                       "winners (players), elapsed (seconds)"},
              "settings": {"$ref": "#/components/schemas/Settings"},
              "colours": {"type": "array", "items": {"type": "string"}},
              "feedback": {"type": ["object", "null"]}}}
@@ -90,9 +96,12 @@ NEW_GAME = {"type": "object", "required": ["game"], "properties": {
     "game": {"type": "string", "description": "a game id from /api/games"},
     "players": {"type": "integer", "minimum": 2, "maximum": 4},
     "options": {"type": "object", "additionalProperties": {"type": ["integer", "boolean", "string"]}},
-    "names": {"type": "array", "maxItems": 4, "items": {"type": "string", "maxLength": 24}},
+    "names": {"type": "array", "maxItems": 4, "items": {"type": "string", "maxLength": 24},
+              "description": "the players' names, player 1 first"},
     "seats": {"type": "array", "maxItems": 4, "items": {"enum": ["human", "easy", "medium", "hard"]},
-              "description": "who plays each seat: a person, or the computer at a level (one per player)"},
+              "description": "who each player is: a person, or the computer at a level (one per player). "
+                             "Player 1 begins, unless the game goes on with a series: then the player after "
+                             "the one who began the last game does"},
     "series": {"oneOf": [{"type": "null"}, {"type": "object", "required": ["method", "target"], "properties": {
         "method": {"enum": ["games", "time", "points"]}, "target": {"type": "integer", "minimum": 1,
                                                                     "maximum": 10000}}}]}}}
@@ -122,6 +131,9 @@ DOCUMENT = {
         "/api/roll": _command("the ROLL button", None, {"$ref": "#/components/schemas/Feedback"}),
         "/api/ok": _command("the OK / END TURN button", None, {"$ref": "#/components/schemas/Feedback"}),
         "/api/undo": _command("the UNDO button", None, {"$ref": "#/components/schemas/Feedback"}),
+        "/api/again": _command("Play again: once a game is over, the same game begun by the next player along "
+                               "(OK at a game's end does the same)", None,
+                               {"$ref": "#/components/schemas/Feedback"}),
         "/api/selftest": _command("start the hardware self-test (LED sweep, every node pressed); its report "
                                   "appears in /api/status", None, {"type": "object"}, 404, 409),
         "/api/hint": _command("ask the computer for a move for the player to move (shown when ready)", None,

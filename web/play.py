@@ -76,6 +76,13 @@ def ok():
     return _answer(_call("ok"))
 
 
+@bp.post("/api/again")
+@paired
+def again():
+    body()
+    return _answer(_call("again"))
+
+
 @bp.post("/api/undo")
 @paired
 def undo():

@@ -490,8 +490,9 @@ def test_a_finished_game_replays_step_by_step_with_its_own_columns(browser, site
 
 
 def test_play_again_starts_the_same_game_with_the_same_players(browser, site, artifacts):
-    """At a game's end the page offers "Play again": the same game, options, names and seats (the
-    computer's level too), and the series that is still on goes on."""
+    """At a game's end the page offers "Play again": the same game, options and players (the computer's
+    level too), begun by the next player along (here the computer), and the series that is still on
+    goes on."""
     rt, rng = site.runtime, random.Random(3)
     first = finish(rt, rng, "grim-reaper", 2, {"turn_limit": 50, "reserve": 2}, ["Ann", "Bo"],
                    {"method": "games", "target": 3}, ["human", "easy"])
@@ -507,7 +508,8 @@ def test_play_again_starts_the_same_game_with_the_same_players(browser, site, ar
     assert snap["game_id"] != first["game_id"] and not snap["state"]["over"]
     assert snap["game"]["id"] == "grim-reaper" and snap["game"]["settings"] == first["game"]["settings"]
     assert snap["game"]["settings"]["reserve"] == 2
-    assert snap["table"]["names"] == ["Ann", "Bo"] and snap["seats"] == first["seats"] == ["human", "easy"]
+    assert first["seats"] == ["human", "easy"] and snap["table"]["names"] == ["Bo", "Ann"]
+    assert snap["seats"] == ["easy", "human"] and snap["order"] == [1, 0]
     assert len(first["series"]["games"]) == 1  # the series goes on with the game played again
     assert snap["series"]["id"] == first["series"]["id"] and len(snap["series"]["games"]) == 1
     page.context.close()
@@ -534,6 +536,9 @@ def test_a_series_that_is_over_says_who_won_it(browser, site):
     assert snap["series"]["id"] != s["series"]["id"] and snap["series"]["games"] == []
     assert (snap["series"]["method"], snap["series"]["target"]) == ("games", 1)
     assert page.locator("#series").inner_text() == "Series (most points after 1 game): Ann 0 · Bo 0"
+    # Begun by the next player along, in her own colour; the series line keeps the players' order.
+    assert snap["table"]["names"] == ["Bo", "Ann"] and page.locator("#turn-name").inner_text().startswith("Bo to ")
+    assert page.locator("#turn-chip").get_attribute("fill") == site.runtime.snapshot()["colours"][0] != s["colours"][0]
     page.context.close()
 
 

@@ -66,7 +66,7 @@ async function render(s) {
   } else {
     const li = document.createElement("li"); li.className = "none"; li.textContent = "none yet"; list.replaceChildren(li);
   }
-  seriesLine(s, names);
+  seriesLine(s);
   $("game-name").textContent = s.game.name;
   $("again").hidden = !state.over;
   $("again").textContent = s.series && s.series.over ? "New series" : "Play again";
@@ -80,7 +80,7 @@ function clock(seconds) {
   const s = Math.max(0, Math.ceil(seconds));
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
 }
-function seriesLine(s, names) {
+function seriesLine(s) {
   const line = $("series");
   clearInterval(countdown);
   const series = s.series;
@@ -88,6 +88,7 @@ function seriesLine(s, names) {
   if (!series) return;
   const words = { games: `most points after ${series.target} game${series.target === 1 ? "" : "s"}`,
     time: `most points in ${clock(series.target)}`, points: `first to ${series.target}` };
+  const names = series.names || [];  // by player: the seats move round from game to game
   const won = series.winners || [];
   const end = !series.over ? "" : won.length ? ` · series won by ${won.map((w) => names[w] || "P" + (w + 1)).join(" & ")}` : " · series over";
   const text = `Series (${words[series.method]}): ` + series.totals.map((t, i) => `${names[i] || "P" + (i + 1)} ${t}`).join(" · ") + end;
@@ -123,14 +124,9 @@ $("roll").addEventListener("click", () => command("/api/roll"));
 $("ok").addEventListener("click", () => command("/api/ok"));
 $("undo").addEventListener("click", () => command("/api/undo"));
 $("hint").addEventListener("click", () => command("/api/hint"));
-// The same game again: same players, names, seats (the computer's levels) and options; a series that
-// is still on goes on with it, and one that is over starts again with its method and target.
-$("again").addEventListener("click", () => {
-  const series = snap.series && snap.series.over ? { method: snap.series.method, target: snap.series.target } : null;
-  command("/api/games/new", {
-    game: snap.game.id, players: snap.players, options: snap.game.settings, names: snap.table.names || [], seats: snap.seats, series,
-  });
-});
+// The same game again, begun by the next player along (the runtime's Play again, as OK at a game's end):
+// a series that is still on goes on with it, and one that is over starts again with its method and target.
+$("again").addEventListener("click", () => command("/api/again"));
 $("board-wrap").addEventListener("click", (e) => {
   const node = e.target.closest && e.target.closest("circle.n");
   if (node) command("/api/press", { node: node.dataset.n });
