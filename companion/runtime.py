@@ -51,7 +51,7 @@ MIN_BUDGET = 1100  # mA: a 1024-LED matrix draws about 1 A doing nothing (1 mA i
 def _player_colours(config: Config, value: Any) -> list[tuple[int, int, int]]:
     """Four '#RRGGBB' texts, checked by the same rules as the config file's (apart, and not the board's)."""
     if not isinstance(value, list) or len(value) != 4 or not all(isinstance(v, str) for v in value):
-        raise CommandError("colours is a list of four '#RRGGBB' colours, one per seat")
+        raise CommandError("colours is a list of four '#RRGGBB' colours, one per player")
     players = replace(config.players, colours=tuple(value))
     try:
         players.check()
