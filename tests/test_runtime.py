@@ -334,7 +334,8 @@ def test_a_timed_series_runs_by_the_clock_across_restarts(make):
 def test_random_commands_and_restarts_keep_the_record_and_the_series_true(make):
     """Thousands of random commands (presses, OK at the end and in play, UNDO after the end, ROLL, new
     games with and without series of every kind, restarts), the clock running: after each, the game's
-    row is finished exactly when the game is over, and no series counts a game twice."""
+    row is finished exactly when the game is over, and no series counts a game twice; a restart keeps
+    who sits where."""
     rng = random.Random(1)
     now = [1e6]
     games = ["ez-gryb", "grim-reaper", "drangles", "pyragryb", "connection", "exodus"]
@@ -350,7 +351,9 @@ def test_random_commands_and_restarts_keep_the_record_and_the_series_true(make):
                 rt.call("new_game", rng.choice(games), 2, {}, None, rng.choice(series), None)
             elif r < 0.015:
                 rt.stop()
+                seated = (rt.game_id, rt.order, rt.table.names, rt.seats, rt.snapshot()["colours"])
                 rt = make(die=Die(rng.randrange(99)), wall=lambda: now[0])
+                assert (rt.game_id, rt.order, rt.table.names, rt.seats, rt.snapshot()["colours"]) == seated
             elif r < 0.08:
                 rt.call("ok")
             elif r < 0.12:
