@@ -22,6 +22,7 @@ from . import ai, board_text
 from .action import PASS, ROLL, Action
 from .die import Die
 from .engine import Game, IllegalAction
+from .seating import by_player, by_seat, next_along
 from .table import Table, outcome
 
 WORDS = "moves (the legal actions), hint (what a good player would do), undo (back to your last move), quit"
@@ -69,7 +70,7 @@ class Console:
                 self.write("'again' starts the game anew once it is over; 'quit' ends this one")
                 return
             self.game = type(game)(game.players, **game.settings)
-            self.order = self.order[1:] + self.order[:1]  # the next player along begins
+            self.order = next_along(self.order)
             self.seats = {seat: self.levels[p] for seat, p in enumerate(self.order) if p in self.levels}
             self.write(f"{self.game.name} again: {self.names[0]} begins")
             self.advance()
@@ -118,7 +119,7 @@ class Console:
     @property
     def names(self) -> list[str]:
         """Who sits at each seat."""
-        return [self.players[p] for p in self.order]
+        return by_seat(self.players, self.order)
 
     def words(self, action: Action) -> str:
         """An action as typed, and in words where the game says more (Grim Reaper's "M6GGG (male, 6
@@ -162,8 +163,7 @@ class Console:
                  for name, stone in state["stones"].items()}
         self.write(board_text.render(game.space.depth, marks, game.space.headless))
         # By player (Player 1's first), whoever began; none in a game played win or lose.
-        by_player = sorted(zip(self.order, state["scores"]))
-        scores = "-".join(str(s) for _, s in by_player) if game.score else None
+        scores = "-".join(map(str, by_player(state["scores"], self.order))) if game.score else None
         if game.over:
             self.write(f"game over: {outcome(game, self.names)}" + (f" (scores {scores})" if scores else ""))
             if len(self.seats) < game.players:

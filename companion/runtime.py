@@ -27,6 +27,7 @@ from .config import TIME_SCALES, Config, ConfigError
 from .die import Die
 from .engine import IllegalAction, OptionError, UnknownGame, find
 from .renderer import Effects, Picture, render
+from .seating import by_player, by_seat, next_along, seating
 from .series import Series, SeriesError
 from .store import ACTION, UNDO, Store
 from .table import Feedback, Table
@@ -58,13 +59,6 @@ def _player_colours(config: Config, value: Any) -> list[tuple[int, int, int]]:
     except ConfigError as err:
         raise CommandError(str(err).replace("players.colours", "colours")) from None
     return [players.rgb(i) for i in range(4)]
-
-
-def seating(value: Any, players: int) -> list[int]:
-    """A stored seating (who sits where), or the players in their order where it is missing or broken."""
-    if isinstance(value, list) and all(type(v) is int for v in value) and sorted(value) == list(range(players)):
-        return value
-    return list(range(players))
 
 
 @dataclass
@@ -300,8 +294,8 @@ class Runtime:
         again = None
         if series is not None and series.players == game.players and series.over(self._series_elapsed()):
             again = {"method": series.method, "target": series.target}
-        self._new_game(game.id, game.players, dict(game.settings), self._by_player(self.table.names), again,
-                       self._by_player(self.seats), turn=True)
+        self._new_game(game.id, game.players, dict(game.settings), by_player(self.table.names, self.order), again,
+                       by_player(self.seats, self.order), turn=True)
         first = self.table.names[0]
         feedback = Feedback(True, f"{game.name} again" + (", a new series" if again else "") + f": {first} begins")
         self.table.message = feedback.message
@@ -410,7 +404,7 @@ class Runtime:
             turn = True
         order = list(range(players))
         if turn and len(self.order) == players:
-            order = self.order[1:] + self.order[:1]
+            order = next_along(self.order)
         self._start_game(game_id, players, options or {}, names, self.series_id, seats, order)
 
     def _do_set(self, key: str, value: Any) -> dict:
@@ -560,8 +554,7 @@ class Runtime:
                   self.config.players.names[p] if kinds[p] == HUMAN else f"Computer ({kinds[p]})")
                  for p in range(players)]
         self.order = list(order or range(players))
-        self.seats = [kinds[p] for p in self.order]
-        names = [names[p] for p in self.order]
+        self.seats, names = by_seat(kinds, self.order), by_seat(names, self.order)
         self.game_id = self.store.new_game(game, names, self.die.seed, series_id, self.wall())
         if any(s != HUMAN for s in self.seats):
             self.store.set_setting(f"seats:{self.game_id}", self.seats)
@@ -608,7 +601,7 @@ class Runtime:
         if series is not None and series.accepts() and all(g.game != self.game_id for g in series.games):
             elapsed = self._series_elapsed()
             # The series counts by player, whichever seat they had in this game.
-            series.add(self._by_player(game.scores), sorted(self.order[w] for w in game.winners),
+            series.add(by_player(game.scores, self.order), sorted(self.order[w] for w in game.winners),
                        ended_at=elapsed, game=self.game_id)
             self.store.save_series(self.series_id, series.to_dict(), self.wall() if series.over(elapsed) else None)
         result = {"winners": list(game.winners), "scores": list(game.scores)}
@@ -618,22 +611,15 @@ class Runtime:
     def _series_elapsed(self) -> float:
         return self.wall() - self._series_started
 
-    def _by_player(self, per_seat: list) -> list:
-        """A list by seat (names, scores, computer levels) in the players' order."""
-        per_player = list(per_seat)
-        for seat, player in enumerate(self.order):
-            per_player[player] = per_seat[seat]
-        return per_player
-
     def _seat_colours(self) -> list[tuple[int, int, int]]:
         """The stone colour of each seat: its player's (then the unused players')."""
-        return [self.colours[p] for p in self.order] + self.colours[len(self.order):]
+        return by_seat(self.colours, self.order) + self.colours[len(self.order):]
 
     def _series_dict(self) -> dict:
         """The series for the snapshot: its games and totals, whether it is over and who won it."""
         elapsed = self._series_elapsed()
         return self.series.to_dict() | {"id": self.series_id, "over": self.series.over(elapsed),
-                                        "names": self._by_player(self.table.names),
+                                        "names": by_player(self.table.names, self.order),
                                         "winners": list(self.series.winners(elapsed)), "elapsed": round(elapsed, 1)}
 
     def _reopen_game(self) -> None:

@@ -6,6 +6,7 @@ from flask import Blueprint, jsonify, render_template
 
 from companion.ai import LEVELS
 from companion.engine import catalogue
+from companion.seating import by_player
 from companion.series import METHODS, PRESETS
 
 from .play import _call, compact
@@ -38,7 +39,7 @@ def _table(snapshot: dict, config) -> list[dict]:
     and whether each is a person or the computer at a level. The same people usually play the next game
     too."""
     names, kinds, order = snapshot["table"]["names"], snapshot["seats"], snapshot["order"]
-    names, kinds = ([column[order.index(p)] for p in range(len(order))] for column in (names, kinds))
+    names, kinds = by_player(names, order), by_player(kinds, order)
     given = set(config.players.names)
     return [{"name": name if kind == "human" and name not in given else "", "kind": kind}
             for name, kind in zip(names, kinds)]

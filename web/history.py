@@ -14,7 +14,7 @@ from flask import Blueprint, Response, jsonify, render_template, request
 
 from companion import engine
 from companion.record import GameRecord
-from companion.runtime import seating
+from companion.seating import by_player, by_seat, seating
 from companion.store import Store
 
 from .board import board_svg
@@ -85,9 +85,7 @@ def _series(series_id: int) -> dict | None:
     if data is None:
         return None
     rows = store.games_of_series(series_id)
-    names = [""] * rows[0].players if rows else []
-    for seat, player in enumerate(_seating(rows[0]) if rows else []):
-        names[player] = rows[0].names[seat]  # the series counts by player, in the players' order
+    names = by_player(list(rows[0].names), _seating(rows[0])) if rows else []  # the series counts by player
     return data | {"id": series_id, "games_played": [_row_dict(r) for r in rows], "names": names}
 
 
@@ -127,7 +125,7 @@ def game_record(game_id: int):
         game.apply(action)
     board = {"depth": game.space.depth, "headless": game.space.headless}
     return jsonify(game=_row_dict(row), actions=record.actions, ply=ply, state=game.state_dict(), board=board,
-                   colours=[_colours()[p] for p in _seating(row)])
+                   colours=by_seat(_colours(), _seating(row)))
 
 
 @bp.get("/api/history/<int:game_id>/record.<fmt>")

@@ -52,7 +52,8 @@ CHANGEABLE = {"brightness": {"type": "number", "minimum": 0, "maximum": 1}, "nig
                             "description": "the LED power supply's current budget in mA"},
               "colours": {"type": "array", "minItems": 4, "maxItems": 4,
                           "items": {"type": "string", "pattern": "^#[0-9A-Fa-f]{6}$"},
-                          "description": "the four players' stone colours (player 1 first): apart from each other and the board's"}}
+                          "description": "the four players' stone colours (player 1 first): apart from each "
+                                         "other and the board's"}}
 SETTINGS = {"type": "object", "properties": CHANGEABLE | {"menu": {"type": "boolean"}}}
 FEEDBACK = {"type": "object", "required": ["ok", "message"],
             "properties": {"ok": {"type": "boolean", "description": "false: the rules refused it (the reason in "
