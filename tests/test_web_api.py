@@ -439,6 +439,13 @@ def test_play_again_moves_the_start_round_and_the_pages_keep_each_player_straigh
     assert paired.get(f"/api/history/{first}").get_json()["colours"] == colours[:2]
     replay = paired.get(f"/api/history/{second}").get_json()
     assert replay["game"]["names"] == ["Bo", "Ann"] and replay["colours"] == [colours[1], colours[0]]
+    # A name put right on the form while the series goes on is the one the standings show from then on;
+    # the finished games keep the names they were played under.
+    body = {"game": "ez-gryb", "names": ["Ann", "Bob"]}
+    assert paired.post("/api/games/new", json=body).get_json()["state"]["table"]["names"] == ["Ann", "Bob"]
+    series = paired.get("/api/series").get_json()["series"]
+    assert series["names"] == ["Ann", "Bob"] and series["totals"] == [1, 1] and len(series["games_played"]) == 3
+    assert paired.get(f"/api/history/{second}").get_json()["game"]["names"] == ["Bo", "Ann"]
 
 
 def test_settings(paired, rt):

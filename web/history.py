@@ -85,7 +85,9 @@ def _series(series_id: int) -> dict | None:
     if data is None:
         return None
     rows = store.games_of_series(series_id)
-    names = by_player(list(rows[0].names), _seating(rows[0])) if rows else []  # the series counts by player
+    # The series counts by player, under the names of its latest game: a name put right on the form while
+    # the series goes on is the one its standings show.
+    names = by_player(list(rows[-1].names), _seating(rows[-1])) if rows else []
     return data | {"id": series_id, "games_played": [_row_dict(r) for r in rows], "names": names}
 
 
