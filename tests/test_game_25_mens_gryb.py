@@ -7,18 +7,14 @@ import pytest
 
 from companion.engine import IllegalAction, OptionError, find
 
+import scenario
+from scenario import names, refused
+
 MENS = find("25-mens-gryb")
 
 
 def play(script, game=None):
-    game = game or MENS()
-    for text in script.split():
-        game.apply(text)
-    return game
-
-
-def names(actions):
-    return {str(a) for a in actions}
+    return scenario.play(game or MENS(), script)
 
 
 def arranged(p0, p1, to_move=0, **options):
@@ -133,12 +129,7 @@ def test_a_full_board_is_a_draw_when_blocked_players_pass():
     ],
 )
 def test_illegal_actions_in_phase_one_are_refused_with_the_reason(script, bad, reason):
-    game = play(script)
-    before = game.state_key()
-    with pytest.raises(IllegalAction) as err:
-        game.apply(bad)
-    assert reason in err.value.reason
-    assert game.state_key() == before
+    refused(play(script), bad, reason)
 
 
 @pytest.mark.parametrize(

@@ -8,17 +8,9 @@ from companion.die import Die
 from companion.engine import IllegalAction, OptionError, find
 from companion.space import mask_of
 
+from scenario import names, play
+
 BLOBS = find("blobs")
-
-
-def play(game, script):
-    for text in script.split():
-        game.apply(text)
-    return game
-
-
-def names(actions):
-    return {str(a) for a in actions}
 
 
 def nodes(game, *names_):

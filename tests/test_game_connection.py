@@ -5,18 +5,14 @@ import pytest
 from companion.engine import IllegalAction, find
 from companion.space import mask_of
 
+import scenario
+from scenario import names, refused
+
 CONNECTION = find("connection")
 
 
 def play(script, game=None):
-    game = game or CONNECTION()
-    for text in script.split():
-        game.apply(text)
-    return game
-
-
-def names(actions):
-    return {str(a) for a in actions}
+    return scenario.play(game or CONNECTION(), script)
 
 
 def position(p0, p1, to_move=0, **options):
@@ -137,9 +133,4 @@ def test_distance_counts_free_nodes_still_needed_and_sees_a_cut():
     ],
 )
 def test_illegal_moves_are_refused_with_the_reason(script, bad, reason):
-    game = play(script)
-    before = game.state_key()
-    with pytest.raises(IllegalAction) as err:
-        game.apply(bad)
-    assert reason in err.value.reason
-    assert game.state_key() == before
+    refused(play(script), bad, reason)

@@ -5,18 +5,14 @@ import pytest
 from companion.engine import IllegalAction, find
 from companion.space import mask_of
 
+import scenario
+from scenario import names
+
 DRANGLES, HYPER, SUMO = find("drangles"), find("hyper-drangles"), find("sumo-drangles")
 
 
 def play(script, cls=DRANGLES):
-    game = cls()
-    for text in script.split():
-        game.apply(text)
-    return game
-
-
-def names(actions):
-    return {str(a) for a in actions}
+    return scenario.play(cls(), script)
 
 
 def test_second_level_quadrangle_wins_two_points():

@@ -4,14 +4,14 @@ import pytest
 
 from companion.engine import IllegalAction, find
 
+import scenario
+from scenario import refused
+
 EZ = find("ez-gryb")
 
 
 def play(script, game=None):
-    game = game or EZ()
-    for text in script.split():
-        game.apply(text)
-    return game
+    return scenario.play(game or EZ(), script)
 
 
 def test_top_quadrangle_gryb_wins_one_point():
@@ -60,12 +60,7 @@ def test_sideways_move_captures_and_the_stone_goes_back_to_its_owner():
     ],
 )
 def test_illegal_moves_are_refused_with_the_reason(script, bad, reason):
-    game = play(script)
-    before = game.state_key()
-    with pytest.raises(IllegalAction) as err:
-        game.apply(bad)
-    assert reason in err.value.reason
-    assert game.state_key() == before
+    refused(play(script), bad, reason)
 
 
 def test_forced_pass_is_the_only_action_when_nothing_fits_the_roll():

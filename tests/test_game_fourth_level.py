@@ -8,18 +8,14 @@ from companion.die import Die
 from companion.engine import IllegalAction, find
 from companion.space import mask_of
 
+import scenario
+from scenario import names
+
 FOURTH = find("fourth-level")
 
 
 def play(script, game=None):
-    game = game or FOURTH()
-    for text in script.split():
-        game.apply(text)
-    return game
-
-
-def names(actions):
-    return {str(a) for a in actions}
+    return scenario.play(game or FOURTH(), script)
 
 
 def position(p0, p1, **options):

@@ -11,17 +11,9 @@ from companion import node as nd
 from companion.engine import IllegalAction, find
 from companion.variants.grim_reaper import LATTICES
 
+from scenario import names, play
+
 REAPER = find("grim-reaper")
-
-
-def play(game, script):
-    for text in script.split():
-        game.apply(text)
-    return game
-
-
-def names(actions):
-    return {str(a) for a in actions}
 
 
 def node(square, size=8):

@@ -8,7 +8,9 @@ import sys
 import pytest
 
 from companion import ai
-from companion.engine import IllegalAction, OptionError, find
+from companion.engine import OptionError, find
+
+from scenario import refused
 
 GRYBU = find("grybu")
 
@@ -25,15 +27,6 @@ def rings(game, player):
 
 def targets(game, source):
     return {str(a).split("-")[1] for a in game.legal_actions() if str(a).split("-")[0] == source}
-
-
-def refused(game, text, reason):
-    before = game.state_key()
-    with pytest.raises(IllegalAction) as err:
-        game.apply(text)
-    assert reason in err.value.reason
-    assert game.state_key() == before
-    return err.value.reason
 
 
 # Rings elsewhere that keep every board occupied for both players (so no test ends by accident).

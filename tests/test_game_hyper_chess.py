@@ -8,14 +8,13 @@ import pytest
 from companion.engine import IllegalAction, OptionError, find
 from companion.space import bits
 
+import scenario
+
 CHESS = find("hyper-chess")
 
 
 def play(script, game=None, **options):
-    game = game or CHESS(**options)
-    for text in script.split():
-        game.apply(text)
-    return game
+    return scenario.play(game or CHESS(**options), script)
 
 
 def position(placement, to_move=0, **options):

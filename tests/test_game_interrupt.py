@@ -5,18 +5,14 @@ import pytest
 from companion.engine import IllegalAction, find
 from companion.space import mask_of
 
+import scenario
+from scenario import names, refused
+
 INTERRUPT, SMACK = find("interrupt"), find("smack-down")
 
 
 def play(script, game=None):
-    game = game or INTERRUPT()
-    for text in script.split():
-        game.apply(text)
-    return game
-
-
-def names(actions):
-    return {str(a) for a in actions}
+    return scenario.play(game or INTERRUPT(), script)
 
 
 def position(cls, p0, p1, to_move=0, **options):
@@ -99,12 +95,7 @@ def test_only_the_interrupting_move_is_sideways():
     ],
 )
 def test_illegal_moves_are_refused_with_the_reason(script, bad, reason):
-    game = play(script)
-    before = game.state_key()
-    with pytest.raises(IllegalAction) as err:
-        game.apply(bad)
-    assert reason in err.value.reason
-    assert game.state_key() == before
+    refused(play(script), bad, reason)
 
 
 def test_out_of_stones_no_new_stones():

@@ -7,28 +7,18 @@ checked as legal moves; placement, GRYBs, removals and the win are those of 25 M
 
 import pytest
 
-from companion.engine import IllegalAction, find
+from companion.engine import find
+
+from scenario import names, refused
 
 SHAPES = find("shapes-morris")
 LINES = find("lines-morris")
-
-
-def names(actions):
-    return {str(a) for a in actions}
 
 
 def arranged(cls, p0, p1, **options):
     game = cls(**options)
     game.arrange((p0, p1))
     return game
-
-
-def refused(game, bad, reason):
-    before = game.state_key()
-    with pytest.raises(IllegalAction) as err:
-        game.apply(bad)
-    assert reason in err.value.reason
-    assert game.state_key() == before
 
 
 def test_a_player_without_a_shape_after_phase_one_cannot_move_and_loses():

@@ -5,18 +5,14 @@ import pytest
 from companion.engine import IllegalAction, find
 from companion.space import mask_of
 
+import scenario
+from scenario import names
+
 PYRA = find("pyragryb")
 
 
 def play(script, players=2, **options):
-    game = PYRA(players, **options)
-    for text in script.split():
-        game.apply(text)
-    return game
-
-
-def names(actions):
-    return {str(a) for a in actions}
+    return scenario.play(PYRA(players, **options), script)
 
 
 def test_entry_is_a_large_pyramid_on_the_top_node_of_the_colour_rolled():

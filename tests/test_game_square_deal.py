@@ -5,17 +5,9 @@ import pytest
 from companion.engine import IllegalAction, find
 from companion.space import mask_of
 
+from scenario import names, play
+
 DEAL = find("square-deal")
-
-
-def play(game, script):
-    for text in script.split():
-        game.apply(text)
-    return game
-
-
-def names(actions):
-    return {str(a) for a in actions}
 
 
 def position(p0, p1, **options):

@@ -6,6 +6,9 @@ from companion.die import Die
 from companion.engine import IllegalAction, find
 from companion.space import mask_of
 
+import scenario
+from scenario import names
+
 SQUIRREL = find("squirrel-race")
 
 # Four nuts: player 0's on GGGG and RRRR, player 1's on GGGR and YYYY.
@@ -13,14 +16,7 @@ NUTS = "roll:@GGGG GGGG roll:@GGGR GGGR roll:@RRRR RRRR roll:@YYYY YYYY"
 
 
 def play(script, game=None):
-    game = game or SQUIRREL(nuts=4)
-    for text in script.split():
-        game.apply(text)
-    return game
-
-
-def names(actions):
-    return {str(a) for a in actions}
+    return scenario.play(game or SQUIRREL(nuts=4), script)
 
 
 def test_phase_one_places_each_players_own_nuts_where_the_node_die_says():
