@@ -8,16 +8,10 @@
 # how an update is done), never overwrites /etc/gryb-companion/config.toml, and keeps the game data.
 # What it does, step by step, is described in docs/install.md.
 set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-PREFIX=/opt/gryb-companion
 VENV=$PREFIX/venv
-ETC=/etc/gryb-companion
-STATE=/var/lib/gryb-companion
-UNIT_NAME=gryb-companion.service
-UNIT_DIR=/etc/systemd/system
-USER_NAME=gryb
 GROUPS_NEEDED=(gpio spi dialout)
-MARK="# gryb-companion: SPI for the LEDs, at a steady clock"
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 DRY_RUN=0
@@ -44,27 +38,8 @@ for arg in "$@"; do
   esac
 done
 
-# The boot partition: /boot/firmware on bookworm, /boot before. GRYB_BOOT_DIR overrides it (tests).
-BOOT=${GRYB_BOOT_DIR:-}
-if [ -z "$BOOT" ]; then
-  if [ -f /boot/firmware/config.txt ]; then BOOT=/boot/firmware; else BOOT=/boot; fi
-fi
-
-run() {
-  if [ "$DRY_RUN" = 1 ]; then
-    printf '+'; printf ' %q' "$@"; printf '\n'
-  else
-    "$@"
-  fi
-}
-say() { printf '==> %s\n' "$*"; }
-note() { printf '    %s\n' "$*"; }
-
-if [ "$DRY_RUN" = 0 ] && [ "$(id -u)" != 0 ]; then
-  echo "Run as root: sudo $0 $* (or add --dry-run to see what it would do)" >&2
-  exit 1
-fi
-[ "$DRY_RUN" = 1 ] && say "dry run: nothing is changed; the commands are printed with a leading +"
+BOOT=$(boot_dir)
+need_root "$@"
 [ -f "$SRC/pyproject.toml" ] || { echo "not a GRYB Companion checkout: $SRC" >&2; exit 1; }
 
 model=$(tr -d '\0' 2>/dev/null </proc/device-tree/model || true)

@@ -9,14 +9,8 @@
 #
 # Safe to run again: every step checks whether there is still something to undo.
 set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-PREFIX=/opt/gryb-companion
-ETC=/etc/gryb-companion
-STATE=/var/lib/gryb-companion
-UNIT_NAME=gryb-companion.service
-UNIT_DIR=/etc/systemd/system
-USER_NAME=gryb
-MARK="# gryb-companion: SPI for the LEDs, at a steady clock"
 
 DRY_RUN=0
 PURGE=0
@@ -39,26 +33,8 @@ for arg in "$@"; do
   esac
 done
 
-BOOT=${GRYB_BOOT_DIR:-}
-if [ -z "$BOOT" ]; then
-  if [ -f /boot/firmware/config.txt ]; then BOOT=/boot/firmware; else BOOT=/boot; fi
-fi
-
-run() {
-  if [ "$DRY_RUN" = 1 ]; then
-    printf '+'; printf ' %q' "$@"; printf '\n'
-  else
-    "$@"
-  fi
-}
-say() { printf '==> %s\n' "$*"; }
-note() { printf '    %s\n' "$*"; }
-
-if [ "$DRY_RUN" = 0 ] && [ "$(id -u)" != 0 ]; then
-  echo "Run as root: sudo $0 $* (or add --dry-run to see what it would do)" >&2
-  exit 1
-fi
-[ "$DRY_RUN" = 1 ] && say "dry run: nothing is changed; the commands are printed with a leading +"
+BOOT=$(boot_dir)
+need_root "$@"
 
 # 1. The service: stopped, disabled, its unit file and any drop-ins removed.
 say "service $UNIT_NAME"
