@@ -34,13 +34,12 @@ from firmware_bridge.firmware.mcu import DEBOUNCE_MS, HEARTBEAT_MS, SCAN_US, Fir
 IDLE_WAIT = 0.25  # longest sleep with nothing due: a press or a command wakes the loop at once anyway
 
 
-class SwitchMatrix(Matrix):
-    """Key switches as a set; ``scan()`` gives the rows a perfect diode matrix would read. Thread-safe."""
+class _Switches(Matrix):
+    """What the simulated matrices share: their size, a lock, and ``set`` refusing a key not on them."""
 
-    def __init__(self, rows: int = 24, cols: int = 16):
+    def __init__(self, rows: int, cols: int):
         self.rows = rows
         self.cols = cols
-        self._rows = [0] * rows
         self._lock = threading.Lock()
 
     def check(self, row: int, col: int) -> None:
@@ -50,10 +49,24 @@ class SwitchMatrix(Matrix):
     def set(self, row: int, col: int, closed: bool) -> None:
         self.check(row, col)
         with self._lock:
-            if closed:
-                self._rows[row] |= 1 << col
-            else:
-                self._rows[row] &= ~(1 << col)
+            self._set(row, col, closed)
+
+    def _set(self, row: int, col: int, closed: bool) -> None:  # called under the lock
+        raise NotImplementedError
+
+
+class SwitchMatrix(_Switches):
+    """Key switches as a set; ``scan()`` gives the rows a perfect diode matrix would read. Thread-safe."""
+
+    def __init__(self, rows: int = 24, cols: int = 16):
+        super().__init__(rows, cols)
+        self._rows = [0] * rows
+
+    def _set(self, row: int, col: int, closed: bool) -> None:
+        if closed:
+            self._rows[row] |= 1 << col
+        else:
+            self._rows[row] &= ~(1 << col)
 
     def closed(self) -> set[tuple[int, int]]:
         with self._lock:
@@ -64,30 +77,22 @@ class SwitchMatrix(Matrix):
             return list(self._rows)
 
 
-class WiredMatrix(Matrix):
+class WiredMatrix(_Switches):
     """The firmware's ``ShiftRegisterMatrix`` on a simulated board (stand-in ``machine``)."""
 
     def __init__(self, rows: int = 24, cols: int = 16):
         from firmware_bridge import standin_machine
 
-        self.rows = rows
-        self.cols = cols
+        super().__init__(rows, cols)
         self.board = standin_machine.Board()
         self.board.wire_shift_registers(rows, cols, latch_gpio=17, load_gpio=20)
         b = self.board
         spi = b.SPI(0, sck=b.Pin(18), mosi=b.Pin(19), miso=b.Pin(16))
         self._scanner = ShiftRegisterMatrix(spi, b.Pin(17, b.Pin.OUT, value=0), b.Pin(20, b.Pin.OUT, value=1),
                                             rows, cols)
-        self._lock = threading.Lock()
 
-    def check(self, row: int, col: int) -> None:
-        if not (0 <= row < self.rows and 0 <= col < self.cols):
-            raise ValueError(f"key ({row}, {col}) is outside the {self.rows}x{self.cols} matrix")
-
-    def set(self, row: int, col: int, closed: bool) -> None:
-        self.check(row, col)
-        with self._lock:
-            (self.board.keys.add if closed else self.board.keys.discard)((row, col))
+    def _set(self, row: int, col: int, closed: bool) -> None:
+        (self.board.keys.add if closed else self.board.keys.discard)((row, col))
 
     def closed(self) -> set[tuple[int, int]]:
         with self._lock:
