@@ -29,6 +29,29 @@ def _catalogue_restored():
     engine._REGISTRY.update(before)
 
 
+@pytest.fixture
+def make(tmp_path):
+    """A factory of started runtimes on one SQLite store in the test's folder (a second one made is a
+    restart); each is stopped and its store closed after the test."""
+    from companion.config import Config
+    from companion.die import Die
+    from companion.runtime import Runtime
+    from companion.store import Store
+
+    made = []
+
+    def factory(config=None, *, die=None, **kwargs):
+        rt = Runtime(config or Config(), Store(tmp_path / "gryb.db"), die=Die(1) if die is None else die, **kwargs)
+        rt.start()
+        made.append(rt)
+        return rt
+
+    yield factory
+    for rt in made:
+        rt.stop()
+        rt.store.close()
+
+
 def read_table(name: str) -> list[list[str]]:
     """Rows of a tab-separated data file under tests/data, comments and blank lines skipped."""
     rows = []

@@ -5,10 +5,8 @@ import threading
 
 import pytest
 
-from companion.config import Config
 from companion.die import Die
-from companion.runtime import CommandError, Runtime
-from companion.store import Store
+from companion.runtime import CommandError
 
 
 class Frames:
@@ -19,23 +17,6 @@ class Frames:
     def __call__(self, picture):
         self.pictures.append(picture)
         self.event.set()
-
-
-@pytest.fixture
-def make(tmp_path):
-    made = []
-
-    def factory(**kwargs):
-        store = Store(tmp_path / "gryb.db")
-        rt = Runtime(Config(), store, die=kwargs.pop("die", Die(1)), **kwargs)
-        rt.start()
-        made.append(rt)
-        return rt
-
-    yield factory
-    for rt in made:
-        rt.stop()
-        rt.store.close()
 
 
 def test_a_fresh_start_sets_up_ez_gryb_and_draws_frames(make):

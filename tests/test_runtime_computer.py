@@ -10,26 +10,14 @@ from companion.action import Action
 from companion import ai
 from companion.config import Computer, Config
 from companion.die import Die
-from companion.runtime import CommandError, Runtime
-from companion.store import Store
+from companion.runtime import CommandError
 from companion.table import _presses
 
 
 @pytest.fixture
-def make(tmp_path):
-    made = []
-
-    def factory(config=None):
-        store = Store(tmp_path / "gryb.db")
-        rt = Runtime(config or Config(), store, die=Die(3))
-        rt.start()
-        made.append(rt)
-        return rt
-
-    yield factory
-    for rt in made:
-        rt.stop()
-        rt.store.close()
+def make(make):
+    """conftest's runtimes, on a die seeded 3."""
+    return lambda config=None: make(config, die=Die(3))
 
 
 def wait_for(rt, predicate, timeout=10.0):
