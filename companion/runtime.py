@@ -36,6 +36,7 @@ log = logging.getLogger(__name__)
 
 BRIGHTNESS_STEPS = (1.0, 0.6, 0.3, 0.12)
 HUMAN = "human"
+GO_ON = "continue"  # a new game goes on with the series being played
 DEFAULT_GAME = "ez-gryb"
 CLOTH_DEPTH = nd.STANDARD_DEPTH  # the printed bandanna is the standard board
 COMPOSITIONS = "compositions"  # saved compositions, in the state directory
@@ -291,13 +292,13 @@ class Runtime:
         is over starts again as it was played (the same method and target), as players at a table would
         play the return match."""
         game, series = self.table.game, self.series
-        again = None
+        again = None if series is None else GO_ON
         if series is not None and series.players == game.players and series.over(self._series_elapsed()):
             again = {"method": series.method, "target": series.target}
         self._new_game(game.id, game.players, dict(game.settings), by_player(self.table.names, self.order), again,
                        by_player(self.seats, self.order), turn=True)
         first = self.table.names[0]
-        feedback = Feedback(True, f"{game.name} again" + (", a new series" if again else "") + f": {first} begins")
+        feedback = Feedback(True, f"{game.name} again" + (", a new series" if isinstance(again, dict) else "") + f": {first} begins")
         self.table.message = feedback.message
         self._publish(feedback)
         return feedback
@@ -377,9 +378,10 @@ class Runtime:
         return self._snapshot
 
     def _new_game(self, game_id: str, players: int, options: dict | None, names: list[str] | None,
-                  series: dict | None, seats: list[str] | None, turn: bool = False) -> None:
-        """Check a new game's choices and start it (the caller publishes it). ``series`` starts a new
-        one; without it the series on goes on, unless it is over or was for another number of players.
+                  series: dict | str | None, seats: list[str] | None, turn: bool = False) -> None:
+        """Check a new game's choices and start it (the caller publishes it). ``series``: a dict starts a
+        new one; ``GO_ON`` goes on with the series being played (not over, for as many players); None is
+        just this game, and a series being played ends with the game before.
         ``names`` and ``seats`` are the players' in their order (player 1 first, as the page lists them).
         A game that goes on with a series, or is played again (``turn``), is begun by the player after the
         one who began the last; any other seats the players in their order, player 1 first."""
@@ -391,17 +393,27 @@ class Runtime:
             cls(players, **(options or {}))
         except (UnknownGame, OptionError) as err:
             raise CommandError(str(err.args[0] if err.args else err)) from None
-        if series is not None:
+        if series == GO_ON:
+            if self.series is None:
+                raise CommandError("no series is being played: start one, or play just this game")
+            if self.series.over(self._series_elapsed()):
+                raise CommandError("the series is over: start a new one, or play just this game")
+            if self.series.players != players:
+                raise CommandError(f"the series being played is for {self.series.players} players: "
+                                   f"choose {self.series.players}, or play just this game")
+            turn = True
+        elif isinstance(series, dict):
             try:
-                self.series = Series(players, series.get("method", "games"), int(series.get("target", 5)))
+                new = Series(players, series.get("method", "games"), int(series.get("target", 5)))
             except (SeriesError, TypeError, ValueError) as err:
                 raise CommandError(str(err)) from None
+            self.series = new
             self.series_id = self.store.new_series(self.series.to_dict() | {"game": game_id}, self.wall())
             self._series_started = self.wall()
-        elif self.series is not None and (self.series.over(self._series_elapsed()) or self.series.players != players):
+        elif series is None:
             self.series, self.series_id = None, None
-        elif self.series is not None:
-            turn = True
+        else:
+            raise CommandError(f"series: a method and target, {GO_ON!r} or none")
         order = list(range(players))
         if turn and len(self.order) == players:
             order = next_along(self.order)

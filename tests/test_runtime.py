@@ -165,7 +165,7 @@ def test_the_start_moves_round_a_series_and_the_players_keep_colours_and_totals(
     assert snap["table"]["names"] == ["Bo", "Cy", "Ann"] and snap["state"]["to_move"] == 0
     assert snap["order"] == [1, 2, 0] and snap["colours"] == [colours[1], colours[2], colours[0]]
     assert snap["series"]["names"] == ["Ann", "Bo", "Cy"] and snap["series"]["totals"] == [1, 0, 0]
-    rt.call("new_game", "pyragryb", 3, {}, ["Ann", "", "Cy"], None)  # from the form, the series going on
+    rt.call("new_game", "pyragryb", 3, {}, ["Ann", "", "Cy"], "continue")  # from the form: go on with the series
     snap = rt.snapshot()  # begun by the next player: Cy (the game before was left unplayed)
     assert snap["table"]["names"] == ["Cy", "Ann", "Player 2"] and snap["order"] == [2, 0, 1]
     _win(rt, *win)  # Cy wins from seat 0
@@ -178,12 +178,21 @@ def test_the_start_moves_round_a_series_and_the_players_keep_colours_and_totals(
     snap = rt.snapshot()
     assert snap["table"]["names"] == ["Ann", "Player 2", "Cy"] and snap["order"] == [0, 1, 2]
     assert snap["colours"] == colours
-    rt.call("new_game", "pyragryb", 3, {}, ["Ann", "Bo", ""], None, ["human", "human", "easy"])
+    rt.call("new_game", "pyragryb", 3, {}, ["Ann", "Bo", ""], "continue", ["human", "human", "easy"])
     snap = rt.snapshot()  # the fourth game: player 2 begins; the computer plays for player 3 in seat 2
     assert snap["table"]["names"] == ["Bo", "Computer (easy)", "Ann"] and snap["seats"] == ["human", "easy", "human"]
     assert snap["colours"] == [colours[1], colours[2], colours[0]] and snap["series"]["totals"] == [1, 0, 1]
+    with pytest.raises(CommandError, match="the series being played is for 3 players: choose 3"):
+        rt.call("new_game", "ez-gryb", 2, {}, ["Ann", "Bo"], "continue")
+    assert rt.snapshot()["series"]["totals"] == [1, 0, 1] and rt.snapshot()["game"]["id"] == "pyragryb"
     rt.call("new_game", "pyragryb", 3, {}, ["Ann", "Bo", "Cy"], {"method": "games", "target": 3})
     assert rt.snapshot()["table"]["names"] == ["Ann", "Bo", "Cy"] and rt.snapshot()["order"] == [0, 1, 2]
+    # Just this game: the series being played ends, and the players sit in their order.
+    rt.call("new_game", "ez-gryb", 2, {}, ["Bo", "Cy"], None)
+    snap = rt.snapshot()
+    assert snap["series"] is None and snap["table"]["names"] == ["Bo", "Cy"] and snap["order"] == [0, 1]
+    with pytest.raises(CommandError, match="no series is being played"):
+        rt.call("new_game", "ez-gryb", 2, {}, ["Bo", "Cy"], "continue")
 
 
 def test_ok_after_a_series_is_over_starts_the_series_again(make):
@@ -216,7 +225,7 @@ def test_a_series_of_a_game_played_win_or_lose_counts_its_wins(make):
     rt.call("new_game", "grim-reaper", 2, {}, None, {"method": "games", "target": 3})
     for game in range(3):
         if game:
-            rt.call("new_game", "grim-reaper", 2, {}, None, None)  # the next game of the series
+            rt.call("new_game", "grim-reaper", 2, {}, None, "continue")  # the next game of the series
         while not (snap := rt.snapshot())["state"]["over"]:
             assert snap["state"]["scores"] == [0, 0]  # nothing to count while it is played
             if rt.table.game.is_chance:
@@ -308,8 +317,11 @@ def test_a_timed_series_runs_by_the_clock_across_restarts(make):
     rt.call("ok")  # time is up: OK plays the series again, with a clock of its own from now
     again = rt.snapshot()["series"]
     assert again["id"] != series_id and again["games"] == [] and again["elapsed"] == 0 and not again["over"]
-    rt.call("new_game", "ez-gryb", 2, {}, ["Ann", "Bo"], None)
+    rt.call("new_game", "ez-gryb", 2, {}, ["Ann", "Bo"], "continue")
     assert rt.snapshot()["series"]["id"] == again["id"]  # a new game goes on in the series that is on
+    now[0] += 601
+    with pytest.raises(CommandError, match="the series is over"):  # by the clock, with no game ended
+        rt.call("new_game", "ez-gryb", 2, {}, ["Ann", "Bo"], "continue")
 
 
 def test_random_commands_and_restarts_keep_the_record_and_the_series_true(make):
@@ -320,7 +332,7 @@ def test_random_commands_and_restarts_keep_the_record_and_the_series_true(make):
     rng = random.Random(1)
     now = [1e6]
     games = ["ez-gryb", "grim-reaper", "drangles", "pyragryb", "connection", "exodus"]
-    series = [None, {"method": "games", "target": 2}, {"method": "time", "target": 200},
+    series = [None, "continue", {"method": "games", "target": 2}, {"method": "time", "target": 200},
               {"method": "points", "target": 3}]
     rt = make(die=Die(1), wall=lambda: now[0])
     for _ in range(4000):

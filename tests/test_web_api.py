@@ -439,13 +439,29 @@ def test_play_again_moves_the_start_round_and_the_pages_keep_each_player_straigh
     assert paired.get(f"/api/history/{first}").get_json()["colours"] == colours[:2]
     replay = paired.get(f"/api/history/{second}").get_json()
     assert replay["game"]["names"] == ["Bo", "Ann"] and replay["colours"] == [colours[1], colours[0]]
-    # A name put right on the form while the series goes on is the one the standings show from then on;
-    # the finished games keep the names they were played under.
-    body = {"game": "ez-gryb", "names": ["Ann", "Bob"]}
+    # The form offers to go on with the series (chosen in the form of the game being played, not in the
+    # others'); a name put right there is the one the standings show from then on, and the finished
+    # games keep the names they were played under.
+    page = paired.get("/games").get_data(as_text=True)
+    going_on = '<option value="continue" selected>go on with the series being played (2 played, 2 players)'
+    assert going_on in page.split('data-game="ez-gryb"')[1].split("</form>")[0]
+    assert '<option value="continue" >' in page.split('data-game="drangles"')[1].split("</form>")[0]
+    body = {"game": "ez-gryb", "names": ["Ann", "Bob"], "series": "continue"}
     assert paired.post("/api/games/new", json=body).get_json()["state"]["table"]["names"] == ["Ann", "Bob"]
     series = paired.get("/api/series").get_json()["series"]
     assert series["names"] == ["Ann", "Bob"] and series["totals"] == [1, 1] and len(series["games_played"]) == 3
     assert paired.get(f"/api/history/{second}").get_json()["game"]["names"] == ["Bo", "Ann"]
+    # Going on with it needs as many players; refused, nothing changes.
+    state = paired.get("/api/state").get_json()
+    r = paired.post("/api/games/new", json={"game": "pyragryb", "players": 3, "series": "continue"})
+    assert r.status_code == 400 and "the series being played is for 2 players" in r.get_json()["error"]
+    assert paired.get("/api/state").get_json()["version"] == state["version"]
+    # Just this game (another game, or the same) leaves the series: it is not counted, and the form
+    # offers no series to go on with.
+    r = paired.post("/api/games/new", json={"game": "hyper-chess", "names": ["Ann", "Bob"], "seats": ["human", "easy"]})
+    assert r.get_json()["state"]["series"] is None and r.get_json()["state"]["table"]["names"][0] == "Ann"
+    assert paired.get("/api/series").get_json()["series"] is None
+    assert 'value="continue"' not in paired.get("/games").get_data(as_text=True)
 
 
 def test_settings(paired, rt):

@@ -6,6 +6,7 @@ from flask import Blueprint, jsonify, render_template
 
 from companion.ai import LEVELS
 from companion.engine import catalogue
+from companion.runtime import GO_ON
 from companion.seating import by_player
 from companion.series import METHODS, PRESETS
 
@@ -50,7 +51,13 @@ def choose():
     snapshot = web().runtime.snapshot()
     return render_template("games.html", games=games(), presets=presets(), methods=METHODS,
                            seats=_seats(web().config, snapshot["settings"]["colours"]), current=snapshot["game"]["id"],
-                           table=_table(snapshot, web().config), kinds=KINDS)
+                           table=_table(snapshot, web().config), kinds=KINDS, series=_series_on(snapshot))
+
+
+def _series_on(snapshot: dict) -> dict | None:
+    """The series a new game may go on with: the one being played, unless it is over."""
+    series = snapshot.get("series")
+    return series if series and not series.get("over") else None
 
 
 @bp.get("/api/games")
@@ -87,9 +94,10 @@ def _check_new_game(data: dict):
     if not isinstance(seats, list) or len(seats) != players or any(s not in SEATS for s in seats):
         refuse(400, f"seats is a list with one of {', '.join(SEATS)} for each player")
     series = data.get("series")
-    if series is not None:
+    if series is not None and series != GO_ON:
         if not isinstance(series, dict) or series.get("method") not in METHODS:
-            refuse(400, f"series is null or {{\"method\": one of {', '.join(METHODS)}, \"target\": n}}")
+            refuse(400, f"series is null (just this game), \"{GO_ON}\" (go on with the series being played) "
+                        f"or {{\"method\": one of {', '.join(METHODS)}, \"target\": n}}")
         target = series.get("target")
         if isinstance(target, bool) or not isinstance(target, int) or not 1 <= target <= 10000:
             refuse(400, "the series target is a whole number from 1 to 10000")

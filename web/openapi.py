@@ -103,9 +103,13 @@ NEW_GAME = {"type": "object", "required": ["game"], "properties": {
               "description": "who each player is: a person, or the computer at a level (one per player). "
                              "Player 1 begins, unless the game goes on with a series: then the player after "
                              "the one who began the last game does"},
-    "series": {"oneOf": [{"type": "null"}, {"type": "object", "required": ["method", "target"], "properties": {
-        "method": {"enum": ["games", "time", "points"]}, "target": {"type": "integer", "minimum": 1,
-                                                                    "maximum": 10000}}}]}}}
+    "series": {"oneOf": [{"type": "null"}, {"const": "continue"},
+                         {"type": "object", "required": ["method", "target"], "properties": {
+                             "method": {"enum": ["games", "time", "points"]},
+                             "target": {"type": "integer", "minimum": 1, "maximum": 10000}}}],
+               "description": "null: just this game (a series being played ends); \"continue\": the game goes "
+                              "on with the series being played (not over, as many players); a method and "
+                              "target: a new series"}}}
 
 DOCUMENT = {
     "openapi": "3.1.0",

@@ -40,6 +40,7 @@ for (const form of forms) {
     let series = null;
     const choice = form.elements.series.value;
     if (choice.startsWith("preset:")) { const [, method, target] = choice.split(":"); series = { method, target: +target }; }
+    else if (choice === "continue") series = "continue";
     else if (choice === "custom") series = { method: form.elements.method.value, target: parseInt(form.elements.target.value, 10) };
     try {
       await post("/api/games/new", { game: form.dataset.game, players, options, names, seats: kinds, series });
