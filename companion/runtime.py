@@ -25,7 +25,7 @@ from . import ai, composed, composition
 from . import node as nd
 from .config import TIME_SCALES, Config, ConfigError
 from .die import Die
-from .engine import IllegalAction, OptionError, UnknownGame, find
+from .engine import Game, IllegalAction, OptionError, UnknownGame, find
 from .renderer import Effects, Picture, render
 from .seating import by_player, by_seat, next_along, seating
 from .series import Series, SeriesError
@@ -125,13 +125,13 @@ class Runtime:
     def _restore(self) -> None:
         row = self.store.current_game()
         if row is None:
-            self._start_game(DEFAULT_GAME, 2, {}, None, None)
+            self._start_game(find(DEFAULT_GAME), 2, {}, None, None)
             return
         try:
             game = self.store.replay(row)
         except (ValueError, UnknownGame) as err:
             log.error("game %s could not be replayed (%s); starting a new game", row.id, err)
-            self._start_game(DEFAULT_GAME, 2, {}, None, None)
+            self._start_game(find(DEFAULT_GAME), 2, {}, None, None)
             return
         self.game_id = row.id
         self.table = Table(game, list(row.names), physical_die=self.die_mode == "physical")
@@ -296,7 +296,7 @@ class Runtime:
         if series is not None and series.players == game.players and series.over(self._series_elapsed()):
             again = {"method": series.method, "target": series.target}
         self._new_game(game.id, game.players, dict(game.settings), by_player(self.table.names, self.order), again,
-                       by_player(self.seats, self.order), turn=True)
+                       by_player(self.seats, self.order), turn=True, cls=type(game))
         first = self.table.names[0]
         feedback = Feedback(True, f"{game.name} again" + (", a new series" if isinstance(again, dict) else "") + f": {first} begins")
         self.table.message = feedback.message
@@ -378,18 +378,20 @@ class Runtime:
         return self._snapshot
 
     def _new_game(self, game_id: str, players: int, options: dict | None, names: list[str] | None,
-                  series: dict | str | None, seats: list[str] | None, turn: bool = False) -> None:
+                  series: dict | str | None, seats: list[str] | None, turn: bool = False,
+                  cls: type[Game] | None = None) -> None:
         """Check a new game's choices and start it (the caller publishes it). ``series``: a dict starts a
         new one; ``GO_ON`` goes on with the series being played (not over, for as many players); None is
         just this game, and a series being played ends with the game before.
         ``names`` and ``seats`` are the players' in their order (player 1 first, as the page lists them).
         A game that goes on with a series, or is played again (``turn``), is begun by the player after the
-        one who began the last; any other seats the players in their order, player 1 first."""
+        one who began the last; any other seats the players in their order, player 1 first. ``cls`` is the
+        game's class where it is known already (Play again: a composition deleted since still plays)."""
         seats = list(seats or [HUMAN] * players)
         if len(seats) != players or any(s != HUMAN and s not in ai.LEVELS for s in seats):
             raise CommandError(f"seats: one of {HUMAN}, {', '.join(ai.LEVELS)} for each of the {players} players")
         try:
-            cls = find(game_id)
+            cls = cls or find(game_id)
             cls(players, **(options or {}))
         except (UnknownGame, OptionError) as err:
             raise CommandError(str(err.args[0] if err.args else err)) from None
@@ -417,7 +419,7 @@ class Runtime:
         order = list(range(players))
         if turn and len(self.order) == players:
             order = next_along(self.order)
-        self._start_game(game_id, players, options or {}, names, self.series_id, seats, order)
+        self._start_game(cls, players, options or {}, names, self.series_id, seats, order)
 
     def _do_set(self, key: str, value: Any) -> dict:
         return self._do_settings({key: value})
@@ -557,10 +559,10 @@ class Runtime:
 
     # -- internals --------------------------------------------------------------------------------
 
-    def _start_game(self, game_id: str, players: int, options: dict, names, series_id,
+    def _start_game(self, cls: type[Game], players: int, options: dict, names, series_id,
                     seats: list[str] | None = None, order: list[int] | None = None) -> None:
         """``names`` and ``seats`` are the players', in their order; ``order`` says who sits where."""
-        game = find(game_id)(players, **options)
+        game = cls(players, **options)
         kinds = list(seats or [HUMAN] * players)
         names = [(names[p] if names and p < len(names) and names[p] else
                   self.config.players.names[p] if kinds[p] == HUMAN else f"Computer ({kinds[p]})")
@@ -576,7 +578,7 @@ class Runtime:
         self._logged = 0
         self._grybs_seen = game.grybs
         self.effects = Effects(night=self.effects.night, code=self.effects.code)  # a pairing under way stays shown
-        log.info("game %s: new %s for %d players", self.game_id, game_id, players)
+        log.info("game %s: new %s for %d players", self.game_id, game.id, players)
 
     def _after(self, feedback: Feedback) -> Feedback:
         """Persist what the engine accepted, then sound, effects and the change feed."""

@@ -1,5 +1,7 @@
 """Games of your own from the phone: paste, check, save, play, export, delete (docs/composer.md)."""
 
+import random
+
 import pytest
 
 from companion import composition
@@ -61,6 +63,22 @@ def test_a_composition_saved_from_the_phone_joins_the_catalogue_and_plays(paired
     assert "phone-race" not in [g["id"] for g in paired.get("/api/games").get_json()["games"]]
     assert rt.snapshot()["game"]["id"] == "phone-race"
     assert rt.store.game_class(rt.store.current_game()).base_rules.id == "phone-race"
+    # ... to its end, and Play again plays it once more by those rules (the catalogue no longer has them).
+    rng = random.Random(2)
+    for _ in range(3000):
+        snap = rt.snapshot()
+        if snap["state"]["over"]:
+            break
+        if snap["table"]["chores"]:
+            rt.call("press", snap["table"]["chores"][0]["node"])
+        elif snap["state"]["awaiting_roll"]:
+            rt.call("roll")
+        else:
+            rt.call("act", rng.choice(snap["legal"]))
+    assert snap["state"]["over"]
+    again = paired.post("/api/again").get_json()
+    assert again["ok"] and again["message"].startswith("Phone Race again"), again
+    assert rt.snapshot()["game"]["id"] == "phone-race" and not rt.snapshot()["state"]["over"]
 
 
 def test_a_refused_composition_says_why_and_saves_nothing(paired, client, rt, tmp_path):
