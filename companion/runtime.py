@@ -250,10 +250,15 @@ class Runtime:
         return self._do_press(node_name)
 
     def _do_press(self, node_name: str) -> Feedback:
+        space = self.table.game.space
         try:
-            node = self.table.game.space.parse(node_name)
+            node = space.parse(node_name)
         except ValueError as err:
-            raise CommandError(str(err)) from None
+            try:  # a node of the board that this game leaves out (the head node of a headless one): refused
+                node = nd.parse(node_name, space.depth)
+            except ValueError:
+                raise CommandError(str(err)) from None
+            return self._after(Feedback(False, f"{err}: {self.table.game.name} does not use it", node))
         if self.menu:
             return Feedback(False, "the menu is open: OK to close it")
         return self._after(self.table.press(node))

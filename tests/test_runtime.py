@@ -5,6 +5,7 @@ import threading
 
 import pytest
 
+from companion import node as nd
 from companion.die import Die
 from companion.runtime import CommandError
 
@@ -123,6 +124,21 @@ def test_a_finished_game_is_recorded_and_scores_the_series(make):
     assert snap["state"]["over"] and snap["state"]["winner"] == 0
     assert snap["series"]["totals"] == [1, 0]
     assert rt.store.finished_games()[0].result == {"winners": [0], "scores": [1, 0]}
+
+
+def test_a_press_on_the_head_node_in_a_headless_game_is_refused_with_the_reason(make):
+    """The cloth has a head node that EZ GRYB (headless) leaves out: pressing it flashes and says why,
+    like any press the rules refuse, and changes nothing."""
+    rt = make()
+    rt.call("new_game", "ez-gryb", 2)
+    before = rt.snapshot()
+    feedback = rt.call("press", "0")
+    assert not feedback.ok and feedback.node == nd.HEAD
+    assert feedback.message == "the head node 0 is not on a headless board: EZ GRYB does not use it"
+    snap = rt.snapshot()
+    assert snap["feedback"]["message"] == feedback.message and snap["state"] == before["state"]
+    with pytest.raises(CommandError, match="bad node name .GX."):  # no board has it: the caller's mistake
+        rt.call("press", "GX")
 
 
 def test_ok_at_a_games_end_plays_it_again_from_the_board_alone(make):
