@@ -323,6 +323,7 @@ class Runtime:
         while (self.seats[game.to_move] != HUMAN and HUMAN in self.seats
                and any(a.kind not in ("roll", "pass") for a, _ in game.history)):
             undone += self.table.undo()
+        self.table.message = f"took back {', '.join(map(str, undone))}"  # all of it, the computer's too
         self._thinking = None
         for _ in undone:
             self.store.append(self.game_id, UNDO, None, self.wall())

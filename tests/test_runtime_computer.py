@@ -67,6 +67,8 @@ def test_a_computer_move_is_shown_and_waits_until_a_player_carries_it_out(make):
     assert rt.call("undo").ok
     snap = rt.call("snapshot")
     assert snap["state"]["to_move"] == 0 and len(rt.table.game.history) < len(played)
+    undone = played[len(rt.table.game.history):][::-1]  # newest first: the computer's move, then the human's
+    assert len(undone) >= 2 and snap["table"]["message"] == f"took back {', '.join(undone)}"
     assert all(rt.table.game.owner(n) != 1 for n in range(341))
     # ... and the computer does not move again by itself, since the human is to move.
     time.sleep(0.3)
