@@ -327,7 +327,11 @@ class Table:
         for chore in self.chores:
             if chore.node == node:
                 self.chores = tuple(c for c in self.chores if c.node != node)
-                self.message = "board and game agree again" if not self.chores else self._chore_reason()
+                if self.chores:
+                    self.message = self._chore_reason()
+                else:  # a game that ended with stones to lift says its result again once they are
+                    self.message = "board and game agree again" + (
+                        f": {outcome(self.game, self.names)}" if self.game.over else "")
                 return self._ok(self.message)
         return self._refuse(self._chore_reason(), node)
 

@@ -360,3 +360,28 @@ def test_whatever_is_pressed_the_table_answers_and_never_fails(game_id):
         for action, _ in t.game.history:
             replayed.apply(action)
         assert replayed.state_dict() == t.game.state_dict()
+
+
+def test_a_game_that_ends_with_stones_to_lift_says_its_result_again_once_they_are():
+    """Grim Reaper's last turn can age pieces to death: the game is over with stones still to lift. Once
+    the last is lifted, the message is the result again, not only that the board agrees."""
+    import random
+
+    from companion.die import Die
+    from companion.table import outcome
+
+    rng, die = random.Random(0), Die(0)
+    t = Table(find("grim-reaper")(2))
+    while not t.game.over:
+        while t.chores:
+            assert t.press(t.chores[0].node).ok
+        if t.game.is_chance:
+            assert t.roll(die).ok
+        else:
+            action = rng.choice(t.game.legal_actions())
+            assert t.act(action, pressed=action.sources + action.targets).ok
+    assert t.chores, "this seed's game ends with stones to lift"
+    while t.chores:
+        last = t.press(t.chores[0].node)
+    assert last.ok and last.message == f"board and game agree again: {outcome(t.game, t.names)}"
+    assert outcome(t.game, t.names) in ("a draw", "Player 1 won", "Player 2 won")
