@@ -234,7 +234,11 @@ class Runtime:
     # -- commands (run on the runtime thread only) -------------------------------------------------
 
     def _do_tick(self) -> None:
-        return None
+        """Nothing came for a while (the loop wakes at least once a second): a timed series whose time ran
+        out since the last change is published as over, so the page and the history say so at once."""
+        published = self._snapshot.get("series")
+        if published and not published["over"] and self.series and self.series.over(self._series_elapsed()):
+            self._publish()
 
     def on_cloth(self) -> bool:
         """Whether the game fits the cloth. Boards up to the standard depth are its upper levels, node for

@@ -2,6 +2,7 @@
 
 import random
 import threading
+import time
 
 import pytest
 
@@ -336,6 +337,12 @@ def test_a_timed_series_runs_by_the_clock_across_restarts(make):
     rt.call("new_game", "ez-gryb", 2, {}, ["Ann", "Bo"], "continue")
     assert rt.snapshot()["series"]["id"] == again["id"]  # a new game goes on in the series that is on
     now[0] += 601
+    # With nothing pressed, the series is published as over within the loop's second of waiting.
+    deadline = time.monotonic() + 5
+    while not rt.snapshot()["series"]["over"]:
+        assert time.monotonic() < deadline, "the series' end was never published"
+        time.sleep(0.05)
+    assert rt.snapshot()["series"]["elapsed"] == 601
     with pytest.raises(CommandError, match="the series is over"):  # by the clock, with no game ended
         rt.call("new_game", "ez-gryb", 2, {}, ["Ann", "Bo"], "continue")
 
