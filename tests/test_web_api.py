@@ -1,6 +1,7 @@
 """The web API and its safety measures, through Flask's test client against a real Runtime."""
 
 import json
+import logging
 import random
 import os
 import re
@@ -383,6 +384,15 @@ def test_new_game_with_names_options_and_a_series(paired, rt):
                 {"game": "drangles", "series": {"method": "games", "target": 0}}, {"game": "drangles", "names": "Ann"},
                 {"game": "drangles", "players": True}]:
         assert paired.post("/api/games/new", json=bad).status_code == 400, bad
+    # An option's value is of its type, as the form sends it: no text for a number or a switch.
+    for options, why in [({"stones": "12"}, "option stones is a whole number"),
+                         ({"depth": True}, "option depth is a whole number"),
+                         ({"headless": "yes"}, "option headless is true or false"),
+                         ({"headless": 0}, "option headless is true or false")]:
+        r = paired.post("/api/games/new", json={"game": "connection", "options": options})
+        assert r.status_code == 400 and r.get_json()["error"] == why, options
+    r = paired.post("/api/games/new", json={"game": "ez-gryb", "players": 3})
+    assert r.get_json()["error"] == "EZ GRYB is for 2 players"
     assert unchanged(rt, before)
 
 
@@ -611,3 +621,71 @@ def test_a_computer_seat_and_a_hint_from_the_page(paired, rt):
                 {"game": "drangles", "seats": "hard"}]:
         assert paired.post("/api/games/new", json=bad).status_code == 400, bad
     assert rt.call("snapshot")["seats"] == ["human", "hard"]
+
+
+# -- hostile ids, query strings and bodies ---------------------------------------------------------
+
+HUGE = "99999999999999999999999"  # past SQLite's 64-bit INTEGER
+
+
+def _errors_logged(caplog) -> list:
+    return [r for r in caplog.records if r.levelno >= logging.ERROR]
+
+
+def test_ids_past_64_bits_are_404_and_log_no_traceback(client, caplog):
+    caplog.set_level(logging.ERROR)
+    cases = [(f"/api/history/{HUGE}", f"no game {HUGE}"), (f"/api/history/{HUGE}/record.json", f"no game {HUGE}"),
+             (f"/api/history/{HUGE}/record.txt", f"no game {HUGE}"), (f"/history/{HUGE}", f"no game {HUGE}"),
+             (f"/api/series/{HUGE}", f"no series {HUGE}"), (f"/api/history/{2 ** 63}", f"no game {2 ** 63}"),
+             (f"/api/series/{2 ** 63}", f"no series {2 ** 63}"),
+             (f"/api/history/{2 ** 63 - 1}", f"no game {2 ** 63 - 1}"),  # the largest SQLite holds: asked, not found
+             (f"/api/series/{2 ** 63 - 1}", f"no series {2 ** 63 - 1}")]
+    for path, message in cases:
+        r = client.get(path)
+        assert (r.status_code, r.get_json()) == (404, {"error": message}), path
+    assert not _errors_logged(caplog)
+
+
+def test_ply_and_limit_are_whole_numbers_or_a_400(client, rt):
+    game_id = rt.snapshot()["game_id"]  # the game under way: a record of no actions yet
+    assert client.get(f"/api/history/{game_id}").get_json()["ply"] == 0
+    assert client.get(f"/api/history/{game_id}?ply=0").status_code == 200
+    for bad in ["abc", "1.5", "-1", "1", "", " 0", "+0", "0x0", "٠", "1e0", "9" * 30]:
+        r = client.get(f"/api/history/{game_id}", query_string={"ply": bad})
+        assert (r.status_code, r.get_json()) == (400, {"error": "ply is a whole number from 0 to 0"}), bad
+    for good in ["1", "50", "500"]:
+        assert client.get("/api/history", query_string={"limit": good}).status_code == 200, good
+    for bad in ["abc", "1.5", "0", "501", "-3", "", " 5", "+5", "5_0", "٥", "9" * 5000]:
+        r = client.get("/api/history", query_string={"limit": bad})
+        assert (r.status_code, r.get_json()) == (400, {"error": "limit is a whole number from 1 to 500"}), bad
+
+
+def test_json_nested_too_deep_is_a_400_on_every_json_endpoint(paired, rt, caplog):
+    caplog.set_level(logging.ERROR)
+    before = rt.call("snapshot")
+    posts = [path.replace("{game_id}", "mine") for path, ops in DOCUMENT["paths"].items() if "post" in ops]
+    assert "/api/press" in posts and "/api/pair" in posts and len(posts) > 10
+    bodies = ['{"node":' + "[" * 5000 + "]" * 5000 + "}",  # past the decoder's own recursion limit
+              "[" * 5000 + "]" * 5000,
+              '{"options": {"x": ' + "[" * 40 + "]" * 40 + "}}"]  # decodes, but deeper than any request needs
+    for path in posts:
+        for text in bodies:
+            r = paired.post(path, data=text, content_type="application/json")
+            assert r.status_code == 400, (path, r.status_code, r.get_data()[:200])
+            assert "not valid JSON" in r.get_json()["error"] and "nested" in r.get_json()["error"], path
+    assert unchanged(rt, before) and paired.get("/api/session").get_json()["paired"]
+    assert not _errors_logged(caplog)
+    ok = paired.post("/api/settings", json={"colours": rt.snapshot()["settings"]["colours"]})
+    assert ok.status_code == 200  # the page's own bodies, two levels deep, still go through
+
+
+def test_an_error_quotes_at_most_a_short_prefix_of_what_was_sent(paired, rt):
+    before = rt.call("snapshot")
+    for node in ["G" * 15000, "X" + "G" * 15000, "0" + "G" * 15000]:
+        r = paired.post("/api/press", json={"node": node})
+        error = r.get_json()["error"]
+        assert r.status_code == 400 and len(error) <= 400 and "G" * 21 not in error, error[:500]
+        assert node[:19] + "…" in error  # the first 20 characters (with the opening quote) and an ellipsis
+    assert unchanged(rt, before)
+    error = paired.post("/api/press", json={"node": "GX"}).get_json()["error"]
+    assert error == "bad node name 'GX': 'X' is not one of the colours G, R, Y, B"  # short ones are whole

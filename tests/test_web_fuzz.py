@@ -11,7 +11,7 @@ import re
 import socket
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 from companion.config import Config
 from companion.runtime import Runtime
@@ -79,9 +79,13 @@ OPERATIONS = [(path, method.upper(), op) for path, ops in DOCUMENT["paths"].item
               if path != "/api/events"]
 
 
+HUGE = "99999999999999999999999"  # past SQLite's 64-bit INTEGER
+DEEP = b'{"node":' + b"[" * 5000 + b"]" * 5000 + b"}"  # past the JSON decoder's recursion limit
+
+
 def concrete(path, draw):
-    return re.sub(r"\{[^}]+\}", lambda m: str(draw(st.integers(-2, 5) | st.sampled_from(["x", "0x1", "%00", "1.5"]))),
-                  path)
+    ids = st.integers(-2, 5) | st.sampled_from(["x", "0x1", "%00", "1.5", HUGE, str(2 ** 63)])
+    return re.sub(r"\{[^}]+\}", lambda m: str(draw(ids)), path)
 
 
 @st.composite
@@ -89,7 +93,8 @@ def documented(draw):
     path, method, op = draw(st.sampled_from(OPERATIONS))
     url = concrete(path, draw)
     if method == "GET":
-        query = draw(st.sampled_from(["", "?ply=0", "?ply=-1", "?ply=99999", "?limit=0", "?limit=x", "?limit=3"]))
+        query = draw(st.sampled_from(["", "?ply=0", "?ply=-1", "?ply=99999", "?ply=abc", "?ply=1.5",
+                                           "?limit=0", "?limit=x", "?limit=1.5", "?limit=3"]))
         return method, url + query, None, "application/json", {}
     schema = op.get("requestBody", {}).get("content", {}).get("application/json", {}).get("schema", {})
     value = draw(from_schema(schema) | junk_json) if schema else draw(st.just({}) | junk_json)
@@ -102,7 +107,8 @@ def hostile(draw):
     path = draw(st.sampled_from([p for p, _, _ in OPERATIONS] + ["/api/nope", "/api/../etc/passwd", "/api/press/x",
                                                                "/static/../web/security.py", "/board/99.svg",
                                                                "/history/abc", "/%ff", "/api/history/1/record.exe"]))
-    body = draw(st.one_of(st.binary(max_size=200), st.just(b"{" * 5000), st.just(b'{"node": "' + b"G" * 40000 + b'"}'),
+    body = draw(st.one_of(st.binary(max_size=200), st.just(b"{" * 5000), st.just(DEEP),
+                          st.just(b'{"node": "' + b"G" * 40000 + b'"}'),
                           st.just(b"\xff\xfe{}"), st.just(b"null"), st.just(b"[]"), st.just(b'{"code": "GRYB"}'),
                           st.text(max_size=50).map(str.encode)))
     ctype = draw(st.sampled_from(["application/json", "text/plain", "application/x-www-form-urlencoded",
@@ -114,6 +120,21 @@ def hostile(draw):
 
 
 requests_ = documented() | hostile()
+
+AUDIT = [  # found by an audit: each was a 500 (or a 200 with the whole record) before
+    ("GET", f"/api/history/{HUGE}", None, "application/json", {}),
+    ("GET", f"/api/history/{HUGE}/record.json", None, "application/json", {}),
+    ("GET", f"/history/{HUGE}", None, "application/json", {}),
+    ("GET", f"/api/series/{HUGE}", None, "application/json", {}),
+    ("POST", "/api/press", DEEP, "application/json", {}),
+    ("POST", "/api/games/new", DEEP, "application/json", {}),
+]
+
+
+def audited(test):
+    for case in AUDIT:
+        test = example(case)(test)
+    return test
 
 
 @pytest.fixture(scope="module")
@@ -142,6 +163,7 @@ def check(rt, send):
 
 @SETTINGS
 @given(requests_)
+@audited
 def test_watchers_change_nothing_whatever_they_send(world, request_):
     rt, app, _, _ = world
     method, path, body, ctype, headers = request_
@@ -158,6 +180,7 @@ def test_watchers_change_nothing_whatever_they_send(world, request_):
 
 @SETTINGS
 @given(requests_)
+@audited
 def test_a_paired_phone_never_gets_a_5xx_and_refusals_change_nothing(world, request_):
     rt, app, paired, token = world
     method, path, body, ctype, headers = request_
@@ -181,6 +204,7 @@ def server(world):
 
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
 @given(requests_)
+@audited
 def test_over_a_real_socket(world, server, request_):
     rt, _, _, _ = world
     method, path, body, ctype, headers = request_

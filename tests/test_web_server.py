@@ -1,8 +1,10 @@
 """waitress on a thread: port 0, the SSE feed over a real socket, heartbeats, and a prompt shutdown."""
 
+import http.client
 import json
 import socket
 import time
+import urllib.request
 
 import pytest
 
@@ -10,6 +12,7 @@ from companion.config import Config
 from companion.runtime import Runtime
 from companion.store import Store
 from web import create_app
+from web.security import BACKSTOP, MAX_BODY
 from web.server import serve
 from web.testing import LoadedDie
 
@@ -116,8 +119,52 @@ def test_a_phone_that_goes_away_is_unsubscribed(rt, tmp_path):
 
 def test_a_request_body_over_the_limit_is_cut_off_by_waitress_too(rt, tmp_path):
     app = create_app(rt, Config(), state_dir=tmp_path)
+    assert 1000000 > BACKSTOP > MAX_BODY
     with serve(app, "127.0.0.1", 0) as server:
         with socket.create_connection(("127.0.0.1", server.port), timeout=5) as s:
             s.sendall(b"POST /api/pair HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                       b"Content-Length: 1000000\r\n\r\n" + b"x" * 1000)
             assert b" 413 " in s.recv(200)
+
+
+def test_a_request_body_over_the_limit_gets_the_apis_json_413(rt, tmp_path):
+    """Past MAX_BODY (and short of waitress' backstop) the app refuses it, with {"error": ...} like any refusal,
+    whether the body comes with a Content-Length or chunked."""
+    app = create_app(rt, Config(), state_dir=tmp_path)
+    before = rt.call("snapshot")
+    big = b'{"node": "' + b"G" * 20000 + b'"}'
+    with serve(app, "127.0.0.1", 0) as server:
+        for path, body, chunked in [("/api/press", big, False), ("/api/pair", big, False),
+                                    ("/api/press", [big[:9000], big[9000:]], True)]:
+            conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
+            try:
+                conn.request("POST", path, body=body, encode_chunked=chunked,
+                             headers={"Content-Type": "application/json"})
+                r = conn.getresponse()
+                assert (r.status, r.getheader("Content-Type")) == (413, "application/json"), (path, chunked)
+                assert str(MAX_BODY) in json.loads(r.read())["error"]
+            finally:
+                conn.close()
+    after = rt.call("snapshot")
+    assert after["version"] == before["version"] and after["state"] == before["state"]
+
+
+def test_shutdown_after_the_history_pages_leaves_no_wal_behind(tmp_path):
+    """The history's read-only connections end with their requests, so the store's close at shutdown is
+    the last and takes its -wal and -shm files with it."""
+    runtime = Runtime(Config(), Store(tmp_path / "gryb.db"), die=LoadedDie("G"))
+    runtime.start()
+    app = create_app(runtime, Config(), state_dir=tmp_path / "state")
+    server = serve(app, "127.0.0.1", 0)
+    try:
+        game_id = runtime.snapshot()["game_id"]
+        for path in ["/history", "/api/history", "/api/series", f"/api/history/{game_id}",
+                     f"/history/{game_id}", f"/api/history/{game_id}/record.txt", "/history"]:
+            with urllib.request.urlopen(server.url + path, timeout=5) as r:
+                assert r.status == 200, path
+        assert (tmp_path / "gryb.db-wal").exists()  # while it runs, WAL
+    finally:
+        server.close()
+        runtime.stop()
+        runtime.store.close()
+    assert sorted(p.name for p in tmp_path.glob("gryb.db*")) == ["gryb.db"]

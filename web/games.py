@@ -67,6 +67,19 @@ def list_games():
                    levels=list(LEVELS))
 
 
+def refuse_unless_typed(key: str, value, default) -> None:
+    """An option's value must be of its default's type, as the form sends it: true or false, a whole
+    number (not true, not "4"), or text of 100 characters at most."""
+    if isinstance(default, bool):
+        if not isinstance(value, bool):
+            refuse(400, f"option {key} is true or false")
+    elif isinstance(default, int):
+        if isinstance(value, bool) or not isinstance(value, int):
+            refuse(400, f"option {key} is a whole number")
+    elif not isinstance(value, str) or len(value) > 100:
+        refuse(400, f"option {key} is text of 100 characters at most")
+
+
 def _check_new_game(data: dict):
     by_id = {g["id"]: g for g in games()}
     game_id = data.get("game")
@@ -76,7 +89,9 @@ def _check_new_game(data: dict):
     players = data.get("players", info["players"]["min"])
     if isinstance(players, bool) or not isinstance(players, int) or not (
             info["players"]["min"] <= players <= info["players"]["max"]):
-        refuse(400, f"{info['name']} is for {info['players']['min']} to {info['players']['max']} players")
+        low, high = info["players"]["min"], info["players"]["max"]
+        refuse(400, f"{info['name']} is for {low} players" if low == high else
+               f"{info['name']} is for {low} to {high} players")
     options = data.get("options", {})
     if not isinstance(options, dict):
         refuse(400, "options is an object of option name to value")
@@ -84,8 +99,7 @@ def _check_new_game(data: dict):
     for key, value in options.items():
         if key not in known:
             refuse(400, f"{info['name']} has no option {key!r}")
-        if not isinstance(value, (bool, int, str)) or isinstance(value, str) and len(value) > 100:
-            refuse(400, f"option {key} has a value of the wrong type")
+        refuse_unless_typed(key, value, known[key]["default"])
     names = data.get("names", [])
     if not isinstance(names, list) or len(names) > players or not all(isinstance(n, str) for n in names):
         refuse(400, "names is a list of text, one for each player")

@@ -1,16 +1,20 @@
 """Series standings, finished games, a replay view that steps through a record, record export.
 
-Reads go through a read-only SQLite connection per web thread (WAL lets them run beside the
-runtime's writes), never through the runtime's own connection.
+Reads go through a read-only SQLite connection opened for the request and closed when it ends (WAL
+lets them run beside the runtime's writes), never through the runtime's own connection; so none is left
+open at shutdown, and the store's own close removes its -wal and -shm files.
+
+Ids come from the path and the query string as whole numbers; one outside SQLite's 64-bit range names
+nothing there is (404), a ``ply`` or ``limit`` that is not a whole number in range is a 400.
 """
 
 from __future__ import annotations
 
+import re
 import sqlite3
-import threading
 from pathlib import Path
 
-from flask import Blueprint, Response, jsonify, render_template, request
+from flask import Blueprint, Response, g, jsonify, render_template, request
 
 from companion import engine
 from companion.record import GameRecord
@@ -21,11 +25,13 @@ from .board import board_svg
 from .security import refuse, web
 
 bp = Blueprint("history", __name__)
-_local = threading.local()
+
+SQLITE_MAX = 2 ** 63 - 1  # the largest INTEGER (and so rowid) SQLite can hold
+_WHOLE = re.compile(r"[0-9]{1,19}")  # ASCII digits only: int() would take " 5", "+5", "5_0", "٥"
 
 
 class _Reader(Store):
-    """The store's queries on a read-only connection of this thread."""
+    """The store's queries on a read-only connection of this request."""
 
     def __init__(self, path: Path):  # noqa: super().__init__ would create and check the schema
         self.path = Path(path)
@@ -33,11 +39,34 @@ class _Reader(Store):
 
 
 def reader() -> Store:
-    path = web().runtime.store.path
-    cached = getattr(_local, "reader", None)
-    if cached is None or cached.path != path:
-        _local.reader = cached = _Reader(path)
-    return cached
+    """The request's read-only store, opened on first use and closed when the request ends."""
+    store = g.get("gryb_reader")
+    if store is None:
+        g.gryb_reader = store = _Reader(web().runtime.store.path)
+    return store
+
+
+@bp.teardown_app_request
+def _close_reader(_exc) -> None:
+    store = g.pop("gryb_reader", None)
+    if store is not None:
+        store.db.close()
+
+
+def _stored(ident: int) -> bool:
+    """Whether an id could name a row at all: SQLite cannot even be asked about one past 64 bits."""
+    return 0 <= ident <= SQLITE_MAX
+
+
+def _whole_arg(name: str, default: int, low: int, high: int) -> int:
+    """The query parameter ``name`` as a whole number from low to high (default when absent); else 400."""
+    text = request.args.get(name)
+    if text is None:
+        return default
+    value = int(text) if _WHOLE.fullmatch(text) else None
+    if value is None or not low <= value <= high:
+        refuse(400, f"{name} is a whole number from {low} to {high}")
+    return value
 
 
 def _about(game_id: str) -> tuple[str, str | None, str | None]:
@@ -59,7 +88,7 @@ def _row_dict(row) -> dict:
 
 def _record(game_id: int):
     store = reader()
-    row = store.game_row(game_id)
+    row = store.game_row(game_id) if _stored(game_id) else None
     if row is None:
         refuse(404, f"no game {game_id}")
     try:
@@ -80,6 +109,8 @@ def _colours() -> list[str]:
 
 
 def _series(series_id: int) -> dict | None:
+    if not _stored(series_id):
+        return None
     store = reader()
     data = store.series(series_id)
     if data is None:
@@ -110,18 +141,14 @@ def replay_page(game_id: int):
 
 @bp.get("/api/history")
 def list_history():
-    limit = request.args.get("limit", 50, type=int)
-    if limit is None or not 1 <= limit <= 500:
-        refuse(400, "limit is a whole number from 1 to 500")
+    limit = _whole_arg("limit", 50, 1, 500)
     return jsonify(games=[_row_dict(r) for r in reader().finished_games(limit)])
 
 
 @bp.get("/api/history/<int:game_id>")
 def game_record(game_id: int):
     row, record, _ = _record(game_id)
-    ply = request.args.get("ply", len(record.actions), type=int)
-    if ply is None or not 0 <= ply <= len(record.actions):
-        refuse(400, f"ply is a whole number from 0 to {len(record.actions)}")
+    ply = _whole_arg("ply", len(record.actions), 0, len(record.actions))
     game = record.new_game()
     for action in record.actions[:ply]:
         game.apply(action)

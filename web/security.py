@@ -3,7 +3,10 @@
 - Anyone may GET (watch). Every POST must come from this page: an ``Origin`` (when the browser
   sends one) naming this host, no cross-site ``Sec-Fetch-Site``, a JSON content type (an HTML form
   on another site cannot send one without a CORS preflight, which we never answer), a body under
-  ``MAX_BODY`` bytes.
+  ``MAX_BODY`` bytes (Flask's ``MAX_CONTENT_LENGTH``: a 413 with the usual JSON error; waitress only
+  cuts off bodies past ``BACKSTOP``), JSON nested at most ``MAX_NESTING`` deep.
+- Every refusal is ``{"error": "<why>"}``; a word of it longer than ``QUOTE`` characters (a node
+  name, say, that the request sent) is cut short, and the whole message to ``MAX_MESSAGE``.
 - Changing the game or the settings needs a paired session (:mod:`web.pairing`) and the session's
   CSRF token in the ``X-CSRF-Token`` header.
 - The session cookie is signed with a key made on first run and kept in the state directory (0600).
@@ -17,6 +20,7 @@ import hmac
 import ipaddress
 import json
 import os
+import re
 import secrets
 import threading
 import time
@@ -28,6 +32,11 @@ from flask import Flask, current_app, jsonify, request, session
 from werkzeug.exceptions import HTTPException
 
 MAX_BODY = 16 * 1024
+BACKSTOP = 4 * MAX_BODY  # waitress' own limit (a text/plain 413): past it the app never sees the body
+MAX_NESTING = 32  # arrays and objects in a body; the page sends two levels
+QUOTE = 40  # a longer word in an error message (user text quoted back) keeps its first 20 characters
+MAX_MESSAGE = 400  # room for the longest reason (a composition section listing its parameters)
+TOO_DEEP = f"the body is not valid JSON here: nested more than {MAX_NESTING} deep"
 SESSION_HOURS = 12
 SECRET_FILE = "web-secret.key"
 EPOCH_FILE = "web-pairing.epoch"
@@ -119,6 +128,27 @@ def refuse(status: int, message: str, **headers):
     raise ApiError(status, message, headers)
 
 
+def short(message: str) -> str:
+    """An error message fit to send back: each overlong word (say a 15,000-letter node name the request
+    sent, quoted in the reason) cut to its first 20 characters and "…", the whole to MAX_MESSAGE."""
+    message = re.sub(r"\S{%d,}" % (QUOTE + 1), lambda m: m.group()[:20] + "…", str(message))
+    return message if len(message) <= MAX_MESSAGE else message[:MAX_MESSAGE - 1] + "…"
+
+
+def _nesting_ok(data) -> bool:
+    """Whether no array or object in ``data`` lies more than MAX_NESTING deep (walked without recursion)."""
+    stack = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict):
+            value = list(value.values())
+        if isinstance(value, list):
+            if depth > MAX_NESTING:
+                return False
+            stack.extend((v, depth + 1) for v in value)
+    return True
+
+
 def web():
     return current_app.extensions["gryb"]
 
@@ -132,6 +162,10 @@ def body() -> dict:
         data = json.loads(raw)
     except (ValueError, UnicodeDecodeError):
         refuse(400, "the body is not valid JSON")
+    except RecursionError:  # past the decoder's own stack: a few thousand [ in a row
+        refuse(400, TOO_DEEP)
+    if not _nesting_ok(data):
+        refuse(400, TOO_DEEP)
     if not isinstance(data, dict):
         refuse(400, "the body must be a JSON object")
     return data
@@ -237,7 +271,7 @@ def init_app(app: Flask, state_dir: Path) -> None:
 
     @app.errorhandler(ApiError)
     def _api_error(err: ApiError):
-        response = jsonify(error=err.message)
+        response = jsonify(error=short(err.message))
         response.status_code = err.status
         response.headers.update(err.headers)
         return response
@@ -245,7 +279,7 @@ def init_app(app: Flask, state_dir: Path) -> None:
     @app.errorhandler(HTTPException)
     def _http_error(err: HTTPException):
         if request.path.startswith("/api/") or request.method != "GET":
-            response = jsonify(error=err.description or err.name)
+            response = jsonify(error=short(err.description or err.name))
             response.status_code = err.code or 500
             if err.code == 405 and err.valid_methods:
                 response.headers["Allow"] = ", ".join(err.valid_methods)

@@ -3,6 +3,10 @@
     server = serve(app, host, port)   # port 0: any free port; server.port says which
     ...
     server.close()                    # ends SSE streams, closes every connection, joins the thread
+
+The app itself refuses a body over ``MAX_BODY`` (a 413 with the API's JSON error); waitress' own
+``max_request_body_size`` is a backstop a few times larger, so the app answers every ordinary
+overshoot and waitress still cuts off a huge body (with its own text/plain 413) before buffering it.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ import threading
 from waitress import wasyncore
 from waitress.server import create_server
 
-from .security import MAX_BODY
+from .security import BACKSTOP
 
 log = logging.getLogger(__name__)
 
@@ -24,7 +28,7 @@ class Server:
     def __init__(self, app, host: str, port: int, threads: int = THREADS):
         self.app = app
         self._server = create_server(app, host=host, port=port, threads=threads, ident="gryb",
-                                     max_request_body_size=MAX_BODY, clear_untrusted_proxy_headers=True,
+                                     max_request_body_size=BACKSTOP, clear_untrusted_proxy_headers=True,
                                      channel_timeout=60, asyncore_use_poll=True)
         self.host, self.port = self._server.effective_host, int(self._server.effective_port)
         self._thread = threading.Thread(target=self._server.run, name="gryb-web", daemon=True)
