@@ -7,6 +7,7 @@ GRYB), 2 bad input, with the reason on stderr and nothing on stdout.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -24,6 +25,10 @@ EXIT_OK, EXIT_NO, EXIT_BAD_INPUT = 0, 1, 2
 
 class UsageError(Exception):
     """Bad input on the command line; reported on stderr with exit code 2."""
+
+
+class CannotStart(Exception):
+    """A part of the board could not be opened (absent, not permitted); reported on stderr with exit code 1."""
 
 
 def _depth(text: str) -> int:
@@ -298,11 +303,27 @@ def _run(args) -> int:
         raise UsageError(f"config: {err}") from None
     if args.port is not None and not 0 <= args.port <= 65535:
         raise UsageError(f"--port must be from 0 to 65535, not {args.port}")
-    try:
+    with _hardware_problems():
         return app.run(config, sim=args.sim, host=args.host, port=args.port)
-    except OSError as err:
-        print(f"gryb-companion: cannot start: {err}", file=sys.stderr)
-        return EXIT_NO
+
+
+@contextlib.contextmanager
+def _hardware_problems():
+    """Parts that cannot be opened stop the command with one line, not a traceback.
+
+    A layout or LED setting refused by the driver is the config's fault (exit 2, as a broken config; the
+    config's own check catches these first); hardware that is absent or not permitted (not a Pi, a Pi 5,
+    no access to /dev/spidev0.0, the panel's GPIO) or a port in use cannot start (exit 1)."""
+    from hardware.led_layout import LayoutError
+    from hardware.leds import LedError, LedInputError
+    from hardware.panel import PanelError
+
+    try:
+        yield
+    except (LayoutError, LedInputError) as err:
+        raise UsageError(f"config: leds: {err}") from None
+    except (LedError, PanelError, OSError) as err:
+        raise CannotStart(str(err)) from None
 
 
 def _selftest(args) -> int:
@@ -322,9 +343,13 @@ def _selftest(args) -> int:
         raise UsageError(f"config: {err}") from None
     leds = config.leds
     names = [nd.name(n) for n in nd.nodes()]
-    with open_surface(leds.driver, load_layout(leds.layout), interface=leds.interface, strip=leds.strip,
-                      brightness=leds.brightness, budget_ma=leds.budget_ma, fps=leds.fps) as surface, \
-            open_node_input(config.serial.url) as node_input:
+    with contextlib.ExitStack() as parts:
+        with _hardware_problems():
+            surface = parts.enter_context(open_surface(
+                leds.driver, load_layout(leds.layout), interface=leds.interface, strip=leds.strip,
+                brightness=leds.brightness, budget_ma=leds.budget_ma, fps=leds.fps))
+            node_input = parts.enter_context(open_node_input(config.serial.url))
+
         def press_all() -> None:
             for name in names:  # a quick finger: each node held 20 ms, the next 3 ms later
                 node_input.tap(name, hold=0.02)
@@ -446,6 +471,9 @@ def main(argv: list[str] | None = None) -> int:
     except (UsageError, NodeError) as err:
         print(f"gryb-companion: {err}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except CannotStart as err:
+        print(f"gryb-companion: cannot start: {err}", file=sys.stderr)
+        return EXIT_NO
     except BrokenPipeError:
         return EXIT_OK
 

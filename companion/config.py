@@ -23,6 +23,21 @@ def _distance(a: tuple[int, int, int], b: tuple[int, int, int]) -> int:
     return sum(abs(x - y) for x, y in zip(a, b))
 
 
+def _full(rgb: tuple[int, int, int]) -> tuple[int, int, int]:
+    """The colour at full brightness: its brightest channel at 255, the others in proportion.
+
+    The LEDs scale every colour (brightness, night mode, the power budget) and gamma keeps the ratio of
+    its channels, so a brighter or dimmer copy of a colour glows in the same hue: #00FF00 is the board's
+    green (0, 160, 60) turned up, though their channels differ by 155."""
+    top = max(rgb)
+    return rgb if top == 0 else tuple(round(c * 255 / top) for c in rgb)  # type: ignore[return-value]
+
+
+def _near_board(rgb: tuple[int, int, int], board: tuple[int, int, int]) -> bool:
+    """Too close to a board colour: as given, or as the same hue at another brightness."""
+    return _distance(rgb, board) < MIN_DISTANCE or _distance(_full(rgb), _full(board)) < MIN_DISTANCE
+
+
 class ConfigError(ValueError):
     """A configuration problem; the message names the key."""
 
@@ -57,6 +72,24 @@ class Leds:
         _span("leds.fps", self.fps, 1, 120)
         if self.night_brightness > self.brightness:
             raise ConfigError("leds.night_brightness is brighter than leds.brightness: night mode would dazzle")
+        self._check_layout()
+
+    def _check_layout(self) -> None:
+        """The layout must load, and the budget must cover what its LEDs draw when dark: both would
+        otherwise fail only when the LEDs are opened, with everything else already started."""
+        from hardware.led_layout import LayoutError, load_layout  # hardware imports companion: import late
+        from hardware.leds import PowerModel
+
+        try:
+            layout = load_layout(self.layout)
+        except LayoutError as err:
+            raise ConfigError(f"leds.layout: {err}") from None
+        idle_ma = PowerModel().idle_ma
+        idle = idle_ma * layout.pixel_count
+        if self.budget_ma <= idle:
+            raise ConfigError(f"leds.budget_ma: {self.budget_ma} mA does not cover the idle draw of the "
+                              f"{layout.pixel_count} LEDs of layout {layout.name} (~{idle:.0f} mA at {idle_ma:g} mA "
+                              f"each): raise it")
 
 
 @dataclass(frozen=True)
@@ -126,7 +159,7 @@ class Players:
                 if _distance(rgb, other) < MIN_DISTANCE:
                     raise ConfigError(f"players.colours[{i}] {text} is too close to players.colours[{j}]")
             for letter, board in BOARD_COLOURS.items():
-                if _distance(rgb, board) < MIN_DISTANCE:
+                if _near_board(rgb, board):
                     raise ConfigError(f"players.colours[{i}] {text} is too close to the board's {letter} nodes")
             seen[rgb] = i
 

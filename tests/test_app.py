@@ -275,6 +275,36 @@ def test_a_broken_config_stops_with_the_key_named(tmp_path):
     assert result.returncode == 2 and "panel.ok uses GPIO27, already used by panel.roll" in result.stderr
 
 
+def _run_once(tmp_path, *args: str) -> subprocess.CompletedProcess:
+    environment = dict(os.environ, XDG_STATE_HOME=str(tmp_path / "xdg"))
+    return subprocess.run([sys.executable, "-m", "companion.cli", *args], cwd=ROOT, env=environment,
+                          capture_output=True, text=True, timeout=60)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("[leds]\nlayout = 'nosuch'\n", "gryb-companion: config: leds.layout: no LED layout 'nosuch'"),
+    ("[leds]\nbudget_ma = 100\n", "gryb-companion: config: leds.budget_ma: 100 mA does not cover the idle draw"),
+])
+def test_a_bad_led_layout_or_budget_stops_with_the_key_named(tmp_path, text, message):
+    bad = tmp_path / "config.toml"
+    bad.write_text(text)
+    result = _run_once(tmp_path, "run", "--sim", "--config", str(bad), "--port", "0")
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.startswith(message) and result.stderr.count("\n") == 1
+    assert "Traceback" not in result.stderr and result.stdout == ""
+
+
+def test_the_pi_config_off_a_pi_stops_with_one_line(tmp_path):
+    from hardware.leds import pi_model
+
+    if pi_model() is not None:
+        pytest.skip("on a Raspberry Pi the ws281x driver may start")
+    result = _run_once(tmp_path, "run", "--config", str(ROOT / "systemd" / "config.example.toml"), "--port", "0")
+    assert result.returncode == 1, result.stderr
+    assert result.stderr.startswith("gryb-companion: cannot start: this is not a Raspberry Pi")
+    assert "Traceback" not in result.stderr and result.stdout == ""
+
+
 def test_a_kill_mid_game_loses_nothing_and_the_game_goes_on(tmp_path):
     process, url = _start(tmp_path)
     try:

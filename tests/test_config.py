@@ -34,7 +34,11 @@ def test_a_file_for_the_pi(tmp_path):
     ("[leds]\nnight_brightness = 0.9", "night mode would dazzle"),
     ("[leds]\ndriver = 'neopixel'", "leds.driver is one of sim, ws281x"),
     ("[players]\ncolours = ['#00A03C', '#FF00C8', '#00E5FF', '#9A00FF']", "too close to the board's G nodes"),
+    ("[players]\ncolours = ['#00FF00', '#FF00C8', '#00E5FF', '#9A00FF']", "#00FF00 is too close to the board's G"),
+    ("[players]\ncolours = ['#FFFFFF', '#FF00C8', '#00E5FF', '#0000FF']", "#0000FF is too close to the board's B"),
     ("[players]\ncolours = ['#FFFFFF', '#FFFFF0', '#00E5FF', '#9A00FF']", "too close to players.colours[0]"),
+    ("[leds]\nlayout = 'nosuch'", "leds.layout: no LED layout 'nosuch'"),
+    ("[leds]\nbudget_ma = 100", "leds.budget_ma: 100 mA does not cover the idle draw of the 1024 LEDs"),
     ("[players]\ncolours = ['white', '#FF00C8', '#00E5FF', '#9A00FF']", "#RRGGBB"),
     ("[leds]\nfps = true", "leds.fps must be int"),
     ("[computer]\ntime_scale = 0", "computer.time_scale must be from 0.1 to 20.0"),
@@ -68,3 +72,21 @@ def test_the_pi_listens_on_every_interface_unless_the_file_says_otherwise(tmp_pa
     assert config.load(path, sim=True).web.host == "127.0.0.1"
     path.write_text('[web]\nhost = "192.168.1.20"\n')
     assert config.load(path).web.host == "192.168.1.20"
+
+
+def test_the_layout_is_loaded_and_the_budget_checked_against_it(tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_text("[leds]\nlayout = 'chain-341'\nbudget_ma = 400\n")  # 341 LEDs idle at ~341 mA
+    assert config.load(path).leds.budget_ma == 400
+    broken = tmp_path / "mine.json"
+    broken.write_text("{")
+    path.write_text(f"[leds]\nlayout = '{broken}'\n")
+    with pytest.raises(ConfigError, match="leds.layout: LED layout .* is not valid JSON"):
+        config.load(path, sim=True)
+
+
+@pytest.mark.parametrize("colour", ["#00FF00", "#004010", "#0000FF", "#400000"])
+def test_a_brighter_or_dimmer_copy_of_a_board_colour_is_refused(colour):
+    # The LEDs scale every colour, so the same hue at another brightness glows as the board's node does.
+    with pytest.raises(ConfigError, match="too close to the board's"):
+        config.Players(colours=(colour, "#FF00C8", "#00E5FF", "#9A00FF")).check()
