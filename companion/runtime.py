@@ -274,7 +274,9 @@ class Runtime:
         if self.menu:
             self._step_brightness()
             return Feedback(True, f"brightness {round(self.brightness * 100)} %")
-        feedback = self._after(self.table.roll(self.die))
+        game = self.table.game
+        computer = None if self.seats[game.to_move] == HUMAN else self.table.names[game.to_move]
+        feedback = self._after(self.table.roll(self.die, computer=computer))  # a physical die: whose it is
         if feedback.rolled and feedback.ok:
             self.effects.die_started = self.clock()
             self.sound("roll")
@@ -527,8 +529,7 @@ class Runtime:
         if self.table.physical_die:
             # The players roll a real die for the computer. Asked once: _thinking stays on this position
             # until they enter what it shows (re-asking at every turn of the loop spun it flat out).
-            table = self.table
-            return self._after(table.roll(self.die, computer=table.names[table.game.to_move]))
+            return self._do_roll()
         self._thinking = None
         return self._do_roll()
 

@@ -182,6 +182,8 @@ def test_a_physical_die_is_rolled_for_the_computer_once_asked_and_the_loop_waits
     assert asked["state"]["awaiting_roll"]
     time.sleep(0.3)
     assert rt.call("snapshot")["version"] == asked["version"]  # nothing happens until the players answer
+    rt.call("roll")  # ROLL pressed meanwhile asks the same: the die is still rolled for the computer
+    assert rt.call("snapshot")["table"]["message"] == asked["table"]["message"]
     rt.call("act", "roll:Y")
     proposed = wait_for(rt, lambda s: s["table"]["proposal"])
     assert proposed["state"]["die"] == "Y" and proposed["table"]["proposal"] == "Y"
