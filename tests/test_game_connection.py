@@ -33,6 +33,8 @@ def test_the_first_player_chooses_a_pair_of_opposite_corners_and_the_second_cove
     game = CONNECTION()
     assert not game.is_chance and names(game.legal_actions()) == {"GGGG", "RRRR", "YYYY", "BBBB"}
     assert game.state_dict()["aims"] is None  # nobody's corners yet
+    assert sorted(game.say(a) for a in game.legal_actions()) == [  # the buttons and the message name the pair
+        "corners BBBB and RRRR", "corners GGGG and YYYY", "corners RRRR and BBBB", "corners YYYY and GGGG"]
     with pytest.raises(IllegalAction, match=r"first choose your corners: place a stone on GGGG \(with YYYY\) or "
                                             r"RRRR \(with BBBB\)"):
         game.apply("G")

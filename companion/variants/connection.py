@@ -60,6 +60,14 @@ class Connection(Game):
             return None
         return ["join " + " and ".join(nd.name(n) for n in bits(ends)) for ends in self.ends]
 
+    def say(self, action: Action) -> str:
+        """A choice of corners names the pair: ``corners GGGG and YYYY`` (a stone placed on the bottom
+        level is only ever that choice: new stones enter on the top quadrangle)."""
+        if action.kind == PLACE and nd.LEVEL[action.target] == self.space.depth:
+            colour = nd.focus(action.target)
+            return f"corners {nd.name(action.target)} and {nd.name(self.corner(OPPOSITE[colour]))}"
+        return super().say(action)
+
     def needs_roll(self) -> bool:
         return self.phase == PLAYING and self.roll is None
 
