@@ -127,13 +127,17 @@ class Action:
                 return Action.roll_colour(face)
             raise NotationError(f"{raw!r}: a colour die shows G, R, Y or B (a node die: roll:@NODE)")
         if raw.startswith("x"):
+            if raw == "x":
+                raise NotationError("'x': a removal names the node it empties: xNODE, e.g. xGG")
             return Action.remove(node(raw[1:]))
         if "-" in raw:
             left, _, right = raw.partition("-")
             sources = tuple(node(n) for n in left.split(","))
             targets = tuple(node(n) for n in right.split(","))
             if len(sources) != len(targets):
-                raise NotationError(f"{raw!r}: {len(sources)} stones move but {len(targets)} targets are given")
+                n, m = len(sources), len(targets)
+                raise NotationError(f"{raw!r}: {n} {'stone moves' if n == 1 else 'stones move'} but {m} "
+                                    f"{'target is' if m == 1 else 'targets are'} given")
             if len(set(sources)) != len(sources):
                 raise NotationError(f"{raw!r}: a stone is named twice")
             if len(sources) > 1:  # a line or shape may be written in any order: its stones lowest first

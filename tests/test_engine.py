@@ -2,6 +2,7 @@
 
 import pytest
 
+from companion.action import Action
 from companion.engine import IllegalAction, OptionError, UnknownGame, catalogue, find
 
 
@@ -59,3 +60,18 @@ def test_registry():
     for cls in catalogue():
         described = cls.describe()
         assert described["id"] == cls.id and described["summary"], cls.id
+
+
+@pytest.mark.parametrize("text, reason", [
+    ("", "empty action: write a node to place, FROM-TO to move, xNODE to remove, or pass"),
+    ("x", "'x': a removal names the node it empties: xNODE, e.g. xGG"),
+    ("roll:Q", "'roll:Q': a colour die shows G, R, Y or B (a node die: roll:@NODE)"),
+    ("GX", "'GX': bad node name 'GX': 'X' is not one of the colours G, R, Y, B"),
+    ("G,R-B", "'G,R-B': 2 stones move but 1 target is given"),
+    ("G-R,B", "'G-R,B': 1 stone moves but 2 targets are given"),
+    ("G,G-R,B", "'G,G-R,B': a stone is named twice"),
+])
+def test_notation_that_does_not_read_says_what_is_wrong(text, reason):
+    with pytest.raises(ValueError) as err:
+        Action.parse(text)
+    assert str(err.value) == reason

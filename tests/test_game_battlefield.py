@@ -259,7 +259,7 @@ def test_illegal_actions_are_refused_with_their_reasons_and_change_nothing():
         ("RRRG,GGGG-RRRR,GGGR", "that is not one group"),
         ("BBG-BBR", "the enemy group at BBR is 2 squads strong, yours 1"),
         ("BBG-BYY", "BBG to BYY is not one move"),
-        ("YYYY-YYYR,YYYB", "1 stones move but 2 targets are given"),
+        ("YYYY-YYYR,YYYB", "1 stone moves but 2 targets are given"),
         ("GGGR-GGGY", "the stone on GGGR is not yours"),
         ("RRRY-RRRB", "there is no stone on RRRY"),
         ("GGGG", "every patriot is on the board"),
