@@ -90,7 +90,8 @@ def _p(section, key, default, help, **more) -> Param:
 
 
 SCHEMA: tuple[Param, ...] = (
-    _p("", "id", "", "a short name for the game: lowercase letters, digits and dashes", kind="id"),
+    _p("", "id", "", "a short name for the game: 2 to 40 lowercase letters, digits and dashes, starting "
+       "with a letter or digit", kind="id"),
     _p("", "name", "", "the game's name as players say it"),
     _p("", "source", "composed", "where the rules come from"),
     _p("", "summary", "", "one or two sentences for the catalogue"),
@@ -584,7 +585,8 @@ class Library:
     def save(self, rules: Rules, replace: bool = False) -> Path:
         path = self.path(rules.id)
         if path.exists() and not replace:
-            raise CompositionError(f"a composition {rules.id!r} is already saved (replace it explicitly)")
+            raise CompositionError(f"a composition {rules.id!r} is already saved: to replace it, import with "
+                                   "--replace (on the page, tick Replace)")
         self.folder.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".tmp")
         tmp.write_text(export(rules), encoding="utf-8")

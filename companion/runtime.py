@@ -309,7 +309,8 @@ class Runtime:
         self._new_game(game.id, game.players, dict(game.settings), by_player(self.table.names, self.order), again,
                        by_player(self.seats, self.order), turn=True, cls=type(game))
         first = self.table.names[0]
-        feedback = Feedback(True, f"{game.name} again" + (", a new series" if isinstance(again, dict) else "") + f": {first} begins")
+        new_series = ", a new series" if isinstance(again, dict) else ""
+        feedback = Feedback(True, f"{game.name} again{new_series}: {first} begins")
         self.table.message = feedback.message
         self._publish(feedback)
         return feedback
