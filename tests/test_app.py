@@ -281,25 +281,32 @@ def _run_once(tmp_path, *args: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=60)
 
 
+# Both commands that open the board's parts: on the simulator (a bad LED key), and off a Pi (the real LEDs).
+SIM_COMMANDS = {"run": ["run", "--sim", "--port", "0"], "selftest": ["selftest", "--sim", "--auto", "--timeout", "5"]}
+PI_COMMANDS = {"run": ["run", "--port", "0"], "selftest": ["selftest", "--timeout", "1"]}
+
+
+@pytest.mark.parametrize("command", SIM_COMMANDS)
 @pytest.mark.parametrize("text, message", [
     ("[leds]\nlayout = 'nosuch'\n", "gryb-companion: config: leds.layout: no LED layout 'nosuch'"),
     ("[leds]\nbudget_ma = 100\n", "gryb-companion: config: leds.budget_ma: 100 mA does not cover the idle draw"),
 ])
-def test_a_bad_led_layout_or_budget_stops_with_the_key_named(tmp_path, text, message):
+def test_a_bad_led_layout_or_budget_stops_with_the_key_named(tmp_path, command, text, message):
     bad = tmp_path / "config.toml"
     bad.write_text(text)
-    result = _run_once(tmp_path, "run", "--sim", "--config", str(bad), "--port", "0")
+    result = _run_once(tmp_path, *SIM_COMMANDS[command], "--config", str(bad))
     assert result.returncode == 2, result.stderr
     assert result.stderr.startswith(message) and result.stderr.count("\n") == 1
     assert "Traceback" not in result.stderr and result.stdout == ""
 
 
-def test_the_pi_config_off_a_pi_stops_with_one_line(tmp_path):
+@pytest.mark.parametrize("command", PI_COMMANDS)
+def test_the_pi_config_off_a_pi_stops_with_one_line(tmp_path, command):
     from hardware.leds import pi_model
 
     if pi_model() is not None:
         pytest.skip("on a Raspberry Pi the ws281x driver may start")
-    result = _run_once(tmp_path, "run", "--config", str(ROOT / "systemd" / "config.example.toml"), "--port", "0")
+    result = _run_once(tmp_path, *PI_COMMANDS[command], "--config", str(ROOT / "systemd" / "config.example.toml"))
     assert result.returncode == 1, result.stderr
     assert result.stderr.startswith("gryb-companion: cannot start: this is not a Raspberry Pi")
     assert "Traceback" not in result.stderr and result.stdout == ""

@@ -104,32 +104,6 @@ def test_the_command_on_the_simulator(tmp_path):
     assert bad.returncode == 2 and "--auto presses the simulator's nodes" in bad.stderr
 
 
-@pytest.mark.parametrize("text, message", [
-    ("[leds]\nlayout = 'nosuch'\n", "gryb-companion: config: leds.layout: no LED layout 'nosuch'"),
-    ("[leds]\nbudget_ma = 100\n", "gryb-companion: config: leds.budget_ma: 100 mA does not cover the idle draw"),
-])
-def test_the_command_names_a_bad_led_key(tmp_path, text, message):
-    bad = tmp_path / "config.toml"
-    bad.write_text(text)
-    result = subprocess.run([sys.executable, "-m", "companion.cli", "selftest", "--sim", "--auto", "--timeout", "5",
-                             "--config", str(bad)], cwd=ROOT, capture_output=True, text=True, timeout=60)
-    assert result.returncode == 2 and result.stderr.startswith(message), result.stderr
-    assert "Traceback" not in result.stderr and result.stdout == ""
-
-
-def test_the_command_off_a_pi_stops_with_one_line(tmp_path):
-    from hardware.leds import pi_model
-
-    if pi_model() is not None:
-        pytest.skip("on a Raspberry Pi the ws281x driver may start")
-    result = subprocess.run([sys.executable, "-m", "companion.cli", "selftest", "--timeout", "1", "--config",
-                             str(ROOT / "systemd" / "config.example.toml")], cwd=ROOT, capture_output=True,
-                            text=True, timeout=60)
-    assert result.returncode == 1, result.stderr
-    assert result.stderr.startswith("gryb-companion: cannot start: this is not a Raspberry Pi")
-    assert "Traceback" not in result.stderr and result.stdout == ""
-
-
 def test_leds_without_permission_stop_the_command_with_one_line(monkeypatch, capsys):
     # The Pi's own refusals (a Pi 5, no access to /dev/spidev0.0) come from opening the surface.
     from companion import cli
