@@ -515,6 +515,27 @@ def test_play_again_starts_the_same_game_with_the_same_players(browser, site, ar
     page.context.close()
 
 
+def test_the_form_goes_on_with_the_series_being_played(browser, site):
+    """While a series is on, the form of the game being played offers to go on with it, chosen already:
+    the next game counts in it and is begun by the next player along."""
+    rt = site.runtime
+    rt.call("new_game", "ez-gryb", 2, {}, ["Ann", "Bo"], {"method": "games", "target": 3})
+    series = rt.snapshot()["series"]["id"]
+    page = browser.new_context(viewport=PHONE).new_page()
+    page.goto(site.url + "/")
+    until(page, "document.body.dataset.version > 0")
+    pair(page, rt)
+    page.goto(site.url + "/games")
+    page.locator("label.gamecard", has=page.locator("input[value='ez-gryb']")).click()
+    form = page.locator("form[data-game='ez-gryb']")
+    assert form.locator("select[name='series']").input_value() == "continue"
+    form.locator("button[type='submit']").click()
+    page.wait_for_url(site.url + "/")
+    snap = rt.snapshot()
+    assert snap["series"]["id"] == series and snap["table"]["names"] == ["Bo", "Ann"]
+    page.context.close()
+
+
 def test_a_series_that_is_over_says_who_won_it(browser, site):
     """A series of one game: once it is played, the series line under the scores names its winner."""
     rt = site.runtime
