@@ -78,14 +78,13 @@ class Leds:
         """The layout must load, and the budget must cover what its LEDs draw when dark: both would
         otherwise fail only when the LEDs are opened, with everything else already started."""
         from hardware.led_layout import LayoutError, load_layout  # hardware imports companion: import late
-        from hardware.leds import PowerModel
+        from hardware.leds import PowerModel, idle_draw_ma
 
         try:
             layout = load_layout(self.layout)
         except LayoutError as err:
             raise ConfigError(f"leds.layout: {err}") from None
-        idle_ma = PowerModel().idle_ma
-        idle = idle_ma * layout.pixel_count
+        idle_ma, idle = PowerModel().idle_ma, idle_draw_ma(layout)
         if self.budget_ma <= idle:
             raise ConfigError(f"leds.budget_ma: {self.budget_ma} mA does not cover the idle draw of the "
                               f"{layout.pixel_count} LEDs of layout {layout.name} (~{idle:.0f} mA at {idle_ma:g} mA "

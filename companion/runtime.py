@@ -419,10 +419,9 @@ class Runtime:
             turn = True
         elif isinstance(series, dict):
             try:
-                new = Series(players, series.get("method", "games"), int(series.get("target", 5)))
+                self.series = Series(players, series.get("method", "games"), int(series.get("target", 5)))
             except (SeriesError, TypeError, ValueError) as err:
                 raise CommandError(str(err)) from None
-            self.series = new
             self.series_id = self.store.new_series(self.series.to_dict() | {"game": game_id}, self.wall())
             self._series_started = self.wall()
         elif series is None:
@@ -527,11 +526,10 @@ class Runtime:
         if self.menu:  # opened while this waited in the queue: ROLL steps the brightness there
             self._thinking = None  # asked again when the menu closes
             return None
-        if self.table.physical_die:
-            # The players roll a real die for the computer. Asked once: _thinking stays on this position
-            # until they enter what it shows (re-asking at every turn of the loop spun it flat out).
-            return self._do_roll()
-        self._thinking = None
+        if not self.table.physical_die:
+            self._thinking = None
+        # With a real die the players roll it for the computer. Asked once: _thinking stays on this position
+        # until they enter what it shows (re-asking at every turn of the loop spun it flat out).
         return self._do_roll()
 
     def _position(self) -> tuple:

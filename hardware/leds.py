@@ -415,8 +415,13 @@ class LedSurface:
         self.frames_sent += 1
 
 
+def idle_draw_ma(layout: LedLayout, power: PowerModel | None = None) -> float:
+    """What the layout's LEDs draw when dark: no current budget can be below it."""
+    return (power or PowerModel()).idle_ma * layout.pixel_count
+
+
 def _check_budget(budget_ma, layout: LedLayout, power: PowerModel) -> None:
-    idle = power.idle_ma * layout.pixel_count
+    idle = idle_draw_ma(layout, power)
     if not isinstance(budget_ma, (int, float)) or isinstance(budget_ma, bool) or budget_ma <= idle:
         raise LedInputError(f"budget_ma {budget_ma!r} does not cover the idle draw of {layout.pixel_count} LEDs "
                             f"(~{idle:.0f} mA at {power.idle_ma:g} mA each): raise the budget")

@@ -67,7 +67,7 @@ def list_games():
                    levels=list(LEVELS))
 
 
-def refuse_unless_typed(key: str, value, default) -> None:
+def _refuse_unless_typed(key: str, value, default) -> None:
     """An option's value must be of its default's type, as the form sends it: true or false, a whole
     number (not true, not "4"), or text of 100 characters at most."""
     if isinstance(default, bool):
@@ -99,7 +99,7 @@ def _check_new_game(data: dict):
     for key, value in options.items():
         if key not in known:
             refuse(400, f"{info['name']} has no option {key!r}")
-        refuse_unless_typed(key, value, known[key]["default"])
+        _refuse_unless_typed(key, value, known[key]["default"])
     names = data.get("names", [])
     if not isinstance(names, list) or len(names) > players or not all(isinstance(n, str) for n in names):
         refuse(400, "names is a list of text, one for each player")
