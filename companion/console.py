@@ -138,20 +138,15 @@ class Console:
             self.write(f"{who}: {words}")
 
     def undo(self) -> None:
-        """Back to the person's own turn, as UNDO on the board does against the computer: the last
-        player action and the rolls after it (the roll before it stands), again while a computer seat
-        is to move."""
-        game = self.game
-        if not any(a.kind not in (ROLL, PASS) for a, _ in game.history):
-            self.write("nothing to take back")
-            return
-        table = Table(game)
-        taken = table.undo()
-        while game.to_move in self.seats and any(a.kind not in (ROLL, PASS) for a, _ in game.history):
-            taken += table.undo()
-        self.write("took back " + ", ".join(str(a) for a in taken))
-        self.advance()  # a computer's first move taken back is played again
-        self.show()
+        """Back to the person's own turn, as UNDO on the board does against the computer: their last
+        move and all after it (the roll before it stands); a computer's opening is never taken back."""
+        people = set(range(self.game.players)) - set(self.seats) or set(range(self.game.players))
+        table = Table(self.game)
+        taken = table.undo_for(people)
+        self.write(table.message)
+        if taken:
+            self.advance()
+            self.show()
 
     # -- what is shown --------------------------------------------------------------------------
 

@@ -282,6 +282,8 @@ class Game:
             if not self.over and self.deadlocked():
                 self.finish(())
         else:
+            if self.roll is None:
+                self.last_roll = None  # a turn the die has no part in: it shows no stale roll
             self._apply(action)
 
     def undo(self) -> Action:
@@ -377,6 +379,12 @@ class Game:
             return COLOUR_NAMES[action.colour]
         return str(action)
 
+    def played(self) -> list[tuple[Action, int]]:
+        """The history as (action, the player to move when it was played), oldest first: who rolled, passed
+        or moved (UNDO against the computer needs to know whose moves are whose)."""
+        at = self._BASE_FIELDS.index("to_move")
+        return [(action, snapshot[at]) for action, snapshot in self.history]
+
     def state_key(self) -> tuple:
         """Everything that defines the position (for tests of undo and replay, and repetition)."""
         return self._snapshot()
@@ -398,6 +406,8 @@ class Game:
                 return f"the die cannot show {str(action)[5:]} now"
             return "roll the die first"
         if action.kind == ROLL:
+            if self.die == NO_DIE:
+                return f"{self.name} has no die" if type(self).die == NO_DIE else "no die is rolled now"
             return "the die has been rolled this turn"
         if any(t not in self.space for t in action.targets + action.sources):
             return "that node is not on this board"
@@ -504,7 +514,9 @@ class Game:
         for player, mask in enumerate(self.stones):
             for n in bits(mask):
                 stones[nd.name(n)] = {"player": player, "kind": self.stone_kind(n)}
-        shown = self.roll if self.roll is not None else self.last_roll
+        # The last roll stays in view after the turn it was rolled in, until a roll is due (as the board's
+        # die LEDs: a player to roll sees a blank die, not the one before).
+        shown = self.roll if self.roll is not None else None if self.is_chance else self.last_roll
         roll = shown if isinstance(shown, str) or shown is None else nd.name(shown)
         return {
             "game": self.id,

@@ -321,16 +321,13 @@ class Runtime:
             self._publish()
             return Feedback(True, "menu closed")
         game = self.table.game
-        if not any(a.kind not in ("roll", "pass") for a, _ in game.history):
-            return self._after(Feedback(False, "nothing to take back"))
+        # Against the computer, UNDO goes back to a human's own last move: the computer's replies (and a
+        # proposal not yet carried out) are taken back too, a computer's opening never.
+        people = {p for p, kind in enumerate(self.seats) if kind == HUMAN} or set(range(game.players))
         was_over = game.over
-        undone = self.table.undo()
-        # Against the computer, UNDO goes back to the human's own turn: the computer's reply (and a
-        # proposal not yet carried out) is taken back too.
-        while (self.seats[game.to_move] != HUMAN and HUMAN in self.seats
-               and any(a.kind not in ("roll", "pass") for a, _ in game.history)):
-            undone += self.table.undo()
-        self.table.message = f"took back {', '.join(map(str, undone))}"  # all of it, the computer's too
+        undone = self.table.undo_for(people)
+        if not undone:
+            return self._after(Feedback(False, self.table.message))
         self._thinking = None
         for _ in undone:
             self.store.append(self.game_id, UNDO, None, self.wall())

@@ -260,6 +260,22 @@ class Table:
         self.message = f"took back {', '.join(map(str, undone))}" if undone else "nothing to take back"
         return undone
 
+    def undo_for(self, people: set[int]) -> list[Action]:
+        """UNDO against the computer: back to the last move of one of ``people`` (the players at the
+        table), taking back the computer's replies after it too, so it is that person's turn again (the
+        roll before the move stands). Nothing when none of them has moved yet: taking back a computer's
+        opening would only let it choose again. With no computer seats this is :meth:`undo`."""
+        theirs = [i for i, (a, p) in enumerate(self.game.played()) if p in people and a.kind not in (ROLL, PASS)]
+        if not theirs:
+            moved = any(a.kind not in (ROLL, PASS) for a, _ in self.game.history)
+            self.message = "nothing to take back" + (": no move of yours yet" if moved else "")
+            return []
+        undone: list[Action] = []
+        while len(self.game.history) > theirs[-1]:
+            undone += self.undo()
+        self.message = f"took back {', '.join(map(str, undone))}"
+        return undone
+
     # -- applying -------------------------------------------------------------------------------
 
     def act(self, action: Action, pressed: tuple[Node, ...]) -> Feedback:

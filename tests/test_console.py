@@ -160,6 +160,16 @@ def test_a_move_the_game_says_in_words_is_shown_in_both():
     assert re.search(r"Player 2 \(computer, easy\): " + placement, text)
 
 
+def test_undo_before_the_persons_first_move_leaves_the_computers_opening_alone():
+    c, out = console("drangles", seats={0: "easy"})
+    assert c.play(iter(["undo", "undo", "quit"])) == 0
+    opening = [str(a) for a, _ in c.game.history]
+    assert opening and c.game.to_move == 1
+    text = out.getvalue()
+    assert text.count("nothing to take back: no move of yours yet") == 2
+    assert [line.split(": ", 1)[1] for line in text.splitlines() if line.startswith("Player 1 (computer")] == opening
+
+
 def test_at_the_end_undo_takes_the_last_move_back_and_again_plays_the_same_game_once_more():
     """As OK and UNDO on the board: once the game is over the console stays, 'undo' takes the last move
     back into play and 'again' starts the same game, options and computer player anew, begun by the next

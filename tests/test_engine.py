@@ -75,3 +75,26 @@ def test_notation_that_does_not_read_says_what_is_wrong(text, reason):
     with pytest.raises(ValueError) as err:
         Action.parse(text)
     assert str(err.value) == reason
+
+
+def test_the_die_shows_the_last_roll_only_while_it_has_a_part_in_the_play():
+    game = find("blobs")(2, stones=4)
+    rng = __import__("random").Random(5)
+    while game.phase == "place" or game.is_chance:
+        game.apply(rng.choice(game.legal_actions()))
+    assert game.state_dict()["die"] is not None  # the last placement's roll, still to be seen
+    game.apply(rng.choice(game.legal_actions()))  # the first move of phase two: no die
+    assert game.state_dict()["die"] is None
+    game.undo()
+    assert game.state_dict()["die"] is not None
+    # A player to roll sees a blank die, not the roll before (as the board's die LEDs).
+    game = find("pyragryb")(2)
+    game.apply("roll:G")
+    assert game.state_dict()["die"] == "G"
+    game.apply("G")
+    assert game.is_chance and game.state_dict()["die"] is None
+
+
+def test_a_roll_in_a_game_without_a_die_is_refused_in_those_words():
+    with pytest.raises(IllegalAction, match="^'Drangles has no die$"):
+        find("drangles")().apply("roll:G")

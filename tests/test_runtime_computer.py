@@ -75,6 +75,21 @@ def test_a_computer_move_is_shown_and_waits_until_a_player_carries_it_out(make):
     assert rt.call("snapshot")["table"]["proposal"] is None
 
 
+def test_undo_never_takes_back_the_computers_opening_so_it_cannot_choose_again(make):
+    rt = make()
+    snap = rt.call("new_game", "drangles", 2, {}, None, None, ["easy", "human"])
+    opening = []
+    while snap["state"]["to_move"] == 0:  # the computer's first turn (the head node, then a move)
+        snap = wait_for(rt, lambda s: s["table"]["proposal"])
+        opening.append(snap["table"]["proposal"])
+        press_all(rt, opening[-1])
+        snap = rt.call("snapshot")
+    feedback = rt.call("undo")
+    assert not feedback.ok and feedback.message == "nothing to take back: no move of yours yet"
+    assert [str(a) for a, _ in rt.table.game.history] == opening
+    assert [a for _, a in rt.store.events(rt.game_id)] == opening
+
+
 def test_the_computer_rolls_its_own_die_and_the_seats_survive_a_restart(make):
     rt = make()
     rt.call("new_game", "ez-gryb", 2, {}, None, None, ["human", "medium"])
