@@ -298,11 +298,11 @@ def _parse_options(table: Any) -> tuple[OptionSpec, ...]:
             specs.append(OptionSpec(key))
         elif param.kind == "int" and isinstance(spec, list) and len(spec) == 2 and \
                 all(isinstance(v, int) and not isinstance(v, bool) for v in spec) and spec[0] <= spec[1]:
-            low = max(spec[0], param.minimum if param.minimum is not None else spec[0])
-            high = min(spec[1], param.maximum if param.maximum is not None else spec[1])
-            if low > high:
-                raise CompositionError(f"[options] {key}: [{spec[0]}, {spec[1]}] is outside "
-                                       f"{param.minimum}..{param.maximum}")
+            low, high = spec
+            if (param.minimum is not None and low < param.minimum) or \
+                    (param.maximum is not None and high > param.maximum):
+                raise CompositionError(f"[options] {key}: [{low}, {high}] goes outside what {param.where} "
+                                       f"takes, {param.minimum} to {param.maximum}")
             specs.append(OptionSpec(key, minimum=low, maximum=high))
         elif param.kind in ("choice", "race") and isinstance(spec, list) and spec and \
                 all(isinstance(v, str) for v in spec):
@@ -323,6 +323,12 @@ def _check(values: dict[str, Any], options: tuple[OptionSpec, ...]) -> Rules:
         if spec.choices is not None and value not in spec.choices:
             raise CompositionError(f"[options] {spec.key}: its own value {value!r} is not among its choices")
     _check_together(values)
+    for spec in options:  # what players may choose must make a game too: both ends of a number's range
+        for end in () if spec.minimum is None else (spec.minimum, spec.maximum):
+            try:
+                _check_together({**values, spec.key: end})
+            except CompositionError as err:
+                raise CompositionError(f"[options] {spec.key} = {end} (an end of its range): {err}") from None
     return Rules(tuple((k, _freeze(v)) for k, v in values.items()), options)
 
 

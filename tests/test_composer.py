@@ -117,12 +117,20 @@ def test_export_reads_back_to_the_same_rules_as_toml_and_json(cls):
 
 
 def test_options_are_parameters_and_are_checked_with_the_rest():
-    cls = game_class(rules('[tokens]\nresidents = [["GGGG"], ["YYYY"]]\n[options]\ndepth = [2, 6]\nstones = true'))
+    # Both ends of a number's range must make a game: a depth of 2 or 3 leaves a resident off the board.
+    with pytest.raises(CompositionError, match=r"^\[options\] depth = 2 \(an end of its range\): tokens.residents: "
+                       "node GGGG has 4 loci but this board is only 2 levels deep"):
+        rules('[tokens]\nresidents = [["GGGG"], ["YYYY"]]\n[options]\ndepth = [2, 6]')
+    # A range past what the parameter takes is refused, not cut down to it.
+    with pytest.raises(CompositionError, match=r"^\[options\] depth: \[4, 9\] goes outside what board.depth "
+                       "takes, 2 to 6"):
+        rules('[options]\ndepth = [4, 9]')
+    cls = game_class(rules('[tokens]\nresidents = [["GGGG"], ["YYYY"]]\n[options]\ndepth = [4, 6]\nstones = true'))
     assert [o.name for o in cls.options] == ["depth", "stones", "turn_limit"]
     assert cls(2, depth=5).space.depth == 5
-    with pytest.raises(OptionError, match="tokens.residents: node GGGG has 4 loci but this board is only 3"):
-        cls(2, depth=3)  # a resident below the bottom of the smaller board
-    with pytest.raises(OptionError, match="option depth must be from 2 to 6"):
+    with pytest.raises(OptionError, match="option depth must be from 4 to 6"):
+        cls(2, depth=3)
+    with pytest.raises(OptionError, match="option depth must be from 4 to 6"):
         cls(2, depth=7)
     with pytest.raises(OptionError, match="has no option 'gravity'"):
         cls(2, gravity=False)  # not offered by this composition
