@@ -303,27 +303,36 @@ def _run(args) -> int:
         raise UsageError(f"config: {err}") from None
     if args.port is not None and not 0 <= args.port <= 65535:
         raise UsageError(f"--port must be from 0 to 65535, not {args.port}")
-    with _hardware_problems():
+    with _cannot_start():
         return app.run(config, sim=args.sim, host=args.host, port=args.port)
 
 
 @contextlib.contextmanager
-def _hardware_problems():
-    """Parts that cannot be opened stop the command with one line, not a traceback.
+def _cannot_start():
+    """Parts that cannot be opened (the hardware's, the database) stop the command with one line, not a
+    traceback.
 
     A layout or LED setting refused by the driver is the config's fault (exit 2, as a broken config; the
     config's own check catches these first); hardware that is absent or not permitted (not a Pi, a Pi 5,
-    no access to /dev/spidev0.0, the panel's GPIO) or a port in use cannot start (exit 1)."""
+    no access to /dev/spidev0.0, the panel's GPIO), a port in use, or a database that cannot be opened or
+    written (locked by another program, a state directory it cannot write in, a full disk) cannot start
+    (exit 1)."""
+    import sqlite3
+
     from hardware.led_layout import LayoutError
     from hardware.leds import LedError, LedInputError
     from hardware.panel import PanelError
+
+    from .store import StoreUnavailable
 
     try:
         yield
     except (LayoutError, LedInputError) as err:
         raise UsageError(f"config: leds: {err}") from None
-    except (LedError, PanelError, OSError) as err:
+    except (LedError, PanelError, OSError, StoreUnavailable) as err:
         raise CannotStart(str(err)) from None
+    except sqlite3.Error as err:  # the database opened but cannot be written (a full disk, locked)
+        raise CannotStart(f"the database: {err}") from None
 
 
 def _selftest(args) -> int:
@@ -344,7 +353,7 @@ def _selftest(args) -> int:
     leds = config.leds
     names = [nd.name(n) for n in nd.nodes()]
     with contextlib.ExitStack() as parts:
-        with _hardware_problems():
+        with _cannot_start():
             surface = parts.enter_context(open_surface(
                 leds.driver, load_layout(leds.layout), interface=leds.interface, strip=leds.strip,
                 brightness=leds.brightness, budget_ma=leds.budget_ma, fps=leds.fps))

@@ -5,8 +5,11 @@
                                                               -> renderer -> frame sink (LEDs)
                                                               -> change feed (web page)
 
-Every accepted action is committed to SQLite before the board shows it. On start the newest game is
-rebuilt from its events, so a power cut loses nothing that was acknowledged. Hardware is reached only
+Every accepted action is committed to SQLite before the board shows it: each command runs in one
+transaction, and what it changed is drawn and published only once that has committed. A command whose
+writes fail (a full disk, a locked database) changes nothing: the transaction rolls back and the runtime
+goes back to what the store holds. On start the newest game is rebuilt from its events, so a power cut
+loses nothing that was acknowledged. Hardware is reached only
 through the callables passed in (``frame_sink``, ``sound``), so the same loop runs on the Pi, on the
 simulator and in tests.
 """
@@ -15,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import queue
+import sqlite3
 import threading
 import time
 from concurrent.futures import Future
@@ -29,7 +33,7 @@ from .engine import Game, IllegalAction, OptionError, UnknownGame, find
 from .renderer import Effects, Picture, render
 from .seating import by_player, by_seat, next_along, seating
 from .series import Series, SeriesError
-from .store import ACTION, UNDO, Store
+from .store import ACTION, UNDO, Store, StoreError
 from .table import Feedback, Table
 
 log = logging.getLogger(__name__)
@@ -44,6 +48,10 @@ COMPOSITIONS = "compositions"  # saved compositions, in the state directory
 
 class CommandError(ValueError):
     """A command the runtime refuses (bad game id, bad option, bad node); the message says why."""
+
+
+class StorageError(RuntimeError):
+    """A command that could not be stored (a full disk, a locked database): it changed nothing."""
 
 
 DIE_MODES = ("electronic", "physical")
@@ -84,23 +92,9 @@ class Runtime:
         self.wall = wall
         self.watchdog = watchdog
         self.watchdog_every = watchdog_every
-        self.colours = [config.players.rgb(i) for i in range(4)]
-        saved = store.setting("colours")
-        if saved is not None:
-            try:
-                self.colours = _player_colours(config, saved)
-            except CommandError as err:
-                log.warning("saved player colours ignored: %s", err)
-        self.sounds = bool(store.setting("sounds", config.panel.sounds))
-        self.budget_ma = int(store.setting("budget_ma", config.leds.budget_ma))
-        self.die_mode = store.setting("die", "electronic")
-        # How long the computer players think, as a multiple of their levels' budgets (the config's
-        # computer.time_scale until the page changes it).
-        self.time_scale = float(store.setting("time_scale", config.computer.time_scale))
         self.effects = Effects()
         self.menu = False
-        self.brightness = float(store.setting("brightness", config.leds.brightness))
-        self.effects.night = bool(store.setting("night", False))
+        self._load_settings()
         self._queue: queue.Queue[_Command | None] = queue.Queue()
         self._listeners: list[queue.Queue] = []
         self._listeners_lock = threading.Lock()
@@ -117,13 +111,48 @@ class Runtime:
         # start moves round (each new game of a series, and Play again, is begun by the next player along).
         self.order: list[int] = []
         self._thinking: tuple | None = None  # the position a search is running for
-        self._restore()
+        self._in_command = False
+        self._unpublished: dict | None = None  # a snapshot waiting for its command's commit
+        with store.transaction():
+            self._restore()
         self._publish()
+
+    def _load_settings(self) -> None:
+        """The settings the page changed (kept in the store), else the config's; a stored value that no
+        longer passes the page's own checks is ignored with a log line."""
+        config = self.config
+        defaults = {"colours": None, "sounds": config.panel.sounds, "budget_ma": config.leds.budget_ma,
+                    "die": "electronic", "time_scale": config.computer.time_scale,
+                    "brightness": config.leds.brightness, "night": False}
+        values = {}
+        for key, default in defaults.items():
+            try:
+                saved = self.store.setting(key)
+                values[key] = default if saved is None else self._check_setting(key, saved)
+            except (CommandError, ValueError) as err:
+                log.warning("saved setting %s ignored: %s", key, err)
+                values[key] = default
+        self.colours = ([config.players.rgb(i) for i in range(4)] if values["colours"] is None
+                        else _player_colours(config, values["colours"]))
+        self.sounds = bool(values["sounds"])
+        self.budget_ma = int(values["budget_ma"])
+        self.die_mode = values["die"]
+        # How long the computer players think, as a multiple of their levels' budgets (the config's
+        # computer.time_scale until the page changes it).
+        self.time_scale = float(values["time_scale"])
+        self.brightness = float(values["brightness"])
+        self.effects.night = bool(values["night"])
 
     # -- start and stop -------------------------------------------------------------------------
 
     def _restore(self) -> None:
-        row = self.store.current_game()
+        self.series, self.series_id = None, None
+        try:
+            row = self.store.current_game()
+        except StoreError as err:
+            log.error("%s; starting a new game", err)
+            self._start_game(find(DEFAULT_GAME), 2, {}, None, None)
+            return
         if row is None:
             self._start_game(find(DEFAULT_GAME), 2, {}, None, None)
             return
@@ -136,6 +165,10 @@ class Runtime:
         self.game_id = row.id
         self.table = Table(game, list(row.names), physical_die=self.die_mode == "physical")
         self.seats = self.store.setting(f"seats:{row.id}", [HUMAN] * game.players)
+        if not (isinstance(self.seats, list) and len(self.seats) == game.players and
+                all(s == HUMAN or s in ai.LEVELS for s in self.seats)):
+            log.error("game %s: stored seats %r do not read; every seat a person's", row.id, self.seats)
+            self.seats = [HUMAN] * game.players
         self.order = seating(self.store.setting(f"order:{row.id}"), game.players)
         self._logged = len(game.history)
         self._grybs_seen = game.grybs
@@ -208,11 +241,9 @@ class Runtime:
             if command is None:
                 break
             try:
-                result = self._handle(command)
+                result = self._command(command)
                 command.future.set_result(result)
             except Exception as err:  # a command must never kill the loop; the caller gets the error
-                if not isinstance(err, (CommandError, IllegalAction)):
-                    log.exception("command %s failed", command.name)
                 command.future.set_exception(err)
             self._computer_turn()
             if self.watchdog and self.watchdog_every and self.clock() >= next_ping:
@@ -224,6 +255,46 @@ class Runtime:
         picture = render(self.table.game, self.table, self._seat_colours(), self.effects, self.clock())
         self.frame_sink(picture)
         return picture
+
+    def _command(self, command: _Command):
+        """Run a command in one transaction; publish what it changed only once that has committed. A
+        refusal (CommandError, IllegalAction) has changed nothing. Any other failure rolls the transaction
+        back and brings the runtime back to what the store holds, so nothing is shown that is not stored
+        (a write that failed is a StorageError)."""
+        self._in_command, self._unpublished = True, None
+        try:
+            with self.store.transaction():
+                result = self._handle(command)
+        except (CommandError, IllegalAction):
+            self._in_command = False
+            self._deliver()
+            raise
+        except Exception as err:
+            self._in_command, self._unpublished = False, None
+            if not isinstance(err, sqlite3.Error):
+                log.exception("command %s failed", command.name)
+                self._recover("")
+                raise
+            log.error("command %s could not be stored: %s", command.name, err)
+            self._recover(f"could not save ({err}): nothing changed")
+            raise StorageError(f"could not save ({err}): nothing changed; try again") from None
+        self._in_command = False
+        self._deliver()
+        return result
+
+    def _recover(self, message: str) -> None:
+        """After a command failed part-way: back to what the store holds (its transaction rolled back)."""
+        try:
+            with self.store.transaction():
+                self._load_settings()
+                self._restore()
+        except Exception:  # the store cannot even be read: keep what is in memory
+            log.exception("could not reload the game from the store")
+        self._thinking = None
+        self.effects = Effects(night=self.effects.night, code=self.effects.code)
+        if message:
+            self.table.message = message
+        self._publish(Feedback(False, message) if message else None)
 
     def _handle(self, command: _Command):
         handler = getattr(self, f"_do_{command.name}", None)
@@ -384,8 +455,7 @@ class Runtime:
                      names: list[str] | None = None, series: dict | None = None,
                      seats: list[str] | None = None) -> dict:
         self._new_game(game_id, players, options, names, series, seats)
-        self._publish()
-        return self._snapshot
+        return self._publish()
 
     def _new_game(self, game_id: str, players: int, options: dict | None, names: list[str] | None,
                   series: dict | str | None, seats: list[str] | None, turn: bool = False,
@@ -449,8 +519,7 @@ class Runtime:
             else:
                 setattr(self, key, value)
             self.store.set_setting(key, value)
-        self._publish()
-        return self._snapshot
+        return self._publish()
 
     def _check_setting(self, key: str, value: Any) -> Any:
         if key == "brightness":
@@ -659,7 +728,9 @@ class Runtime:
         self.store.set_setting("brightness", self.brightness)
         self._publish()
 
-    def _publish(self, feedback: Feedback | None = None) -> None:
+    def _publish(self, feedback: Feedback | None = None) -> dict:
+        """The state for the page and its change feed; during a command it goes out once the command's
+        transaction has committed (:meth:`_deliver`). Returns it."""
         game = self.table.game
         self._version += 1
         snapshot = {
@@ -681,6 +752,15 @@ class Runtime:
             "colours": ["#%02x%02x%02x" % c for c in self._seat_colours()[: game.players]],
             "feedback": None if feedback is None else {"ok": feedback.ok, "message": feedback.message},
         }
+        self._unpublished = snapshot
+        if not self._in_command:
+            self._deliver()
+        return snapshot
+
+    def _deliver(self) -> None:
+        snapshot, self._unpublished = self._unpublished, None
+        if snapshot is None:
+            return
         self._snapshot = snapshot
         with self._listeners_lock:
             listeners = list(self._listeners)

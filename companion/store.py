@@ -2,15 +2,23 @@
 
 One database file in the state directory, WAL with ``synchronous=FULL`` so a committed event survives
 a power cut. The log is append-only: an undo or redo is an event too, so a roll taken back is still in
-the record. On start the unfinished game is rebuilt by replaying its events. A database that cannot be
-opened or read is moved aside (``*.corrupt-<n>``) with a log line, and a fresh one is started.
+the record. On start the unfinished game is rebuilt by replaying its events. A database that is damaged
+(not a database, a failed integrity check) is moved aside (``*.corrupt-<n>``) with a log line, and a
+fresh one is started; one that cannot be opened for another reason (locked by another program, a
+directory it cannot write in, written by a newer version) is left as it is and the store does not open
+(:class:`StoreUnavailable`).
+
+Writes commit one statement at a time, or together inside :meth:`Store.transaction` (the runtime runs
+each command in one, so a command's rows are stored all or none).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import sqlite3
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -47,6 +55,19 @@ class StoreError(ValueError):
     """A stored game that cannot be rebuilt (an unknown event, a composition that no longer reads)."""
 
 
+class StoreUnavailable(RuntimeError):
+    """The database cannot be opened, though it is not damaged: it is left as it is."""
+
+
+class _Damaged(sqlite3.DatabaseError):
+    """What the integrity check found."""
+
+
+def _damaged(err: sqlite3.DatabaseError) -> bool:
+    """Whether an error on opening says the file itself is damaged (rather than locked, unwritable...)."""
+    return isinstance(err, _Damaged) or getattr(err, "sqlite_errorname", "") in ("SQLITE_CORRUPT", "SQLITE_NOTADB")
+
+
 @dataclass(frozen=True)
 class GameRow:
     id: int
@@ -62,31 +83,38 @@ class GameRow:
 
 
 class Store:
-    def __init__(self, path: str | Path):
+    def __init__(self, path: str | Path, timeout: float = 5.0):
+        """``timeout``: how long a write waits for a lock another program holds before it fails."""
         self.path = Path(path)
+        self.timeout = timeout
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             self.db = self._open()
         except sqlite3.DatabaseError as err:
+            if not _damaged(err):
+                raise StoreUnavailable(f"cannot open the database {self.path}: {err}") from None
             aside = self._move_aside()
             log.error("database %s unreadable (%s); moved aside to %s, starting a fresh one", self.path, err, aside)
             self.db = self._open()
 
     def _open(self) -> sqlite3.Connection:
-        db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        db = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None, check_same_thread=False)
         try:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=FULL")
             db.execute("PRAGMA foreign_keys=ON")
             check = db.execute("PRAGMA quick_check").fetchone()[0]
             if check != "ok":
-                raise sqlite3.DatabaseError(f"integrity check failed: {check}")
+                raise _Damaged(f"integrity check failed: {check}")
             db.executescript(_SCHEMA)
             version = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
             if version is None:
                 db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+            elif not str(version[0]).isdigit():
+                raise _Damaged(f"schema version {version[0]!r}")
             elif int(version[0]) != SCHEMA_VERSION:
-                raise sqlite3.DatabaseError(f"schema version {version[0]}, expected {SCHEMA_VERSION}")
+                raise sqlite3.DatabaseError(f"it was written by another version of GRYB Companion (schema "
+                                            f"{version[0]}; this one reads {SCHEMA_VERSION})")
         except Exception:
             db.close()
             raise
@@ -105,6 +133,22 @@ class Store:
 
     def close(self) -> None:
         self.db.close()
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Everything written inside commits together when the block ends, or nothing does if it raises
+        (an error is raised again). Within another transaction, part of that one."""
+        if self.db.in_transaction:
+            yield
+            return
+        self.db.execute("BEGIN")
+        try:
+            yield
+            self.db.execute("COMMIT")
+        except BaseException:
+            if self.db.in_transaction:  # a failed COMMIT may have rolled back already
+                self.db.execute("ROLLBACK")
+            raise
 
     # -- games and their events ---------------------------------------------------------------
 
@@ -138,8 +182,11 @@ class Store:
         self.db.execute("UPDATE games SET finished=NULL, result=NULL WHERE id=?", (game_id,))
 
     def _row(self, r) -> GameRow:
-        return GameRow(r[0], r[1], r[2], json.loads(r[3]), json.loads(r[4]), r[5], r[6], r[7], r[8],
-                       json.loads(r[9]) if r[9] else None)
+        try:
+            return GameRow(r[0], r[1], r[2], json.loads(r[3]), json.loads(r[4]), r[5], r[6], r[7], r[8],
+                           json.loads(r[9]) if r[9] else None)
+        except ValueError as err:
+            raise StoreError(f"game {r[0]}: its stored row does not read: {err}") from None
 
     _COLUMNS = "id, game, players, options, names, seed, series_id, started, finished, result"
 

@@ -312,6 +312,24 @@ def test_the_pi_config_off_a_pi_stops_with_one_line(tmp_path, command):
     assert "Traceback" not in result.stderr and result.stdout == ""
 
 
+def test_a_database_of_a_newer_version_stops_with_one_line_and_is_left_alone(tmp_path):
+    from companion.app import DB_NAME
+    from companion.store import Store
+
+    db = tmp_path / "xdg" / "gryb-companion" / DB_NAME
+    store = Store(db)
+    store.db.execute("UPDATE meta SET value='2' WHERE key='schema'")
+    store.close()
+    before = db.read_bytes()
+    result = _run_once(tmp_path, *SIM_COMMANDS["run"])
+    assert result.returncode == 1, result.stderr
+    assert result.stderr.splitlines()[-1] == (
+        f"gryb-companion: cannot start: cannot open the database {db}: it was written by another version of "
+        "GRYB Companion (schema 2; this one reads 1)")
+    assert "Traceback" not in result.stderr and result.stdout == ""
+    assert db.read_bytes() == before and not list(db.parent.glob("*.corrupt-*"))
+
+
 def test_a_kill_mid_game_loses_nothing_and_the_game_goes_on(tmp_path):
     process, url = _start(tmp_path)
     try:

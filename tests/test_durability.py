@@ -3,6 +3,7 @@ every restart no acknowledged action is lost, and the game the restarted runtime
 of the log (and the scripted game at that point)."""
 
 import os
+import sqlite3
 import random
 import signal
 import subprocess
@@ -87,3 +88,88 @@ def test_no_acknowledged_action_is_lost_across_sigkills(tmp_path):
         kills += 1
     assert kills >= 10
 
+
+
+
+# -- writes that fail: a command changes nothing unless it is stored ---------------------------------
+
+def _runtime(path, busy_ms=5000):
+    from companion.config import Config
+    from companion.die import Die
+    from companion.runtime import Runtime
+
+    return Runtime(Config(), Store(path, timeout=busy_ms / 1000), die=Die(1))
+
+
+def test_a_command_whose_writes_fail_changes_nothing_and_the_next_one_is_stored(tmp_path):
+    from companion.runtime import StorageError
+
+    rt = _runtime(tmp_path / "gryb.db", busy_ms=50)  # writes wait 50 ms for a lock, then fail
+    rt.start()
+    other = sqlite3.connect(tmp_path / "gryb.db", isolation_level=None)
+    rt.call("new_game", "drangles", 2, {}, ["Ann", "Bo"], {"method": "games", "target": 3}, None)
+    for action in ["0", "0-G", "0", "0-R"]:
+        assert rt.call("act", action).ok
+    before = rt.call("snapshot")
+    other.execute("BEGIN IMMEDIATE")  # another program holds the write lock: every write fails
+    for command, args in [("undo", ()), ("act", ("G-GG",)),
+                          ("new_game", ("drangles", 2, {}, None, "continue", ["human", "easy"])),
+                          ("settings", ({"brightness": 0.3, "night": True},))]:
+        with pytest.raises(StorageError, match=r"could not save \(database is locked\): nothing changed"):
+            rt.call(command, *args)
+        after = rt.call("snapshot")
+        assert after["state"] == before["state"] and after["game_id"] == before["game_id"], command
+        assert after["seats"] == before["seats"] and after["settings"] == before["settings"], command
+        assert after["table"]["message"].startswith("could not save"), command
+        assert len(rt.table.game.history) == 4
+    other.execute("ROLLBACK")
+    # Once the store writes again, UNDO and the next move are stored, and a restart brings them back.
+    assert rt.call("undo").ok and rt.call("act", "0-B").ok
+    played = [str(a) for a, _ in rt.table.game.history]
+    assert played == ["0", "0-G", "0", "0-B"]
+    rt.stop()
+    rt.store.close()
+    again = _runtime(tmp_path / "gryb.db")
+    assert [str(a) for a, _ in again.table.game.history] == played
+    assert again.snapshot()["settings"] == before["settings"] and again.snapshot()["series"] is not None
+    again.store.close()
+
+
+def test_a_new_game_is_stored_whole_or_not_at_all(tmp_path):
+    """A new game writes its row, then its seats: when the second write fails, the first is taken back."""
+    from companion.runtime import StorageError
+
+    rt = _runtime(tmp_path / "gryb.db")
+    rt.start()
+    first = rt.call("snapshot")["game_id"]
+    other = sqlite3.connect(tmp_path / "gryb.db", isolation_level=None)
+    other.execute("CREATE TRIGGER refuse BEFORE INSERT ON settings BEGIN SELECT RAISE(ABORT, 'no room'); END")
+    with pytest.raises(StorageError, match=r"could not save \(no room\)"):
+        rt.call("new_game", "drangles", 2, {}, None, None, ["human", "easy"])
+    assert rt.call("snapshot")["game_id"] == first and rt.call("snapshot")["seats"] == ["human", "human"]
+    assert rt.store.current_game().id == first  # the new game's row, written first, was rolled back
+    other.execute("DROP TRIGGER refuse")
+    assert rt.call("new_game", "drangles", 2, {}, None, None, ["human", "easy"])["seats"] == ["human", "easy"]
+    rt.stop()
+    rt.store.close()
+
+
+def test_stored_settings_and_seats_that_no_longer_read_are_ignored_with_a_log_line(tmp_path, caplog):
+    from companion.config import Config
+
+    rt = _runtime(tmp_path / "gryb.db")
+    rt.start()
+    game_id = rt.call("new_game", "drangles", 2, {}, None, None, ["human", "easy"])["game_id"]
+    rt.stop()
+    rt.store.close()
+    store = Store(tmp_path / "gryb.db")
+    store.set_setting("brightness", "bright")
+    store.set_setting(f"seats:{game_id}", ["god", 3])
+    store.close()
+    again = _runtime(tmp_path / "gryb.db")
+    snap = again.snapshot()
+    assert snap["game_id"] == game_id and snap["seats"] == ["human", "human"]
+    assert snap["settings"]["brightness"] == Config().leds.brightness
+    assert "saved setting brightness ignored: brightness is a number from 0 to 1" in caplog.text
+    assert f"game {game_id}: stored seats ['god', 3] do not read" in caplog.text
+    again.store.close()

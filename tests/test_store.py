@@ -2,8 +2,10 @@
 
 import sqlite3
 
+import pytest
+
 from companion.engine import find
-from companion.store import ACTION, REDO, UNDO, Store
+from companion.store import ACTION, REDO, UNDO, Store, StoreUnavailable
 
 
 def test_pragmas_are_wal_and_full_sync(tmp_path):
@@ -49,7 +51,7 @@ def test_a_corrupt_database_is_moved_aside_and_a_fresh_one_starts(tmp_path, capl
     store = Store(path)
     assert store.current_game() is None
     aside = tmp_path / "gryb.db.corrupt-1"
-    assert aside.read_bytes().startswith(b"this is not a database")
+    assert aside.read_bytes() == b"this is not a database" * 100  # kept whole, for whoever looks into it
     assert "moved aside" in caplog.text
 
 
@@ -70,3 +72,28 @@ def test_a_damaged_page_is_caught_by_the_integrity_check(tmp_path):
     assert (tmp_path / "gryb.db.corrupt-1").exists()
     assert again.current_game() is None
     assert sqlite3.connect(path).execute("PRAGMA quick_check").fetchone()[0] == "ok"
+
+
+def test_a_database_another_program_holds_is_left_alone_with_a_clear_error(tmp_path):
+    path = tmp_path / "gryb.db"
+    store = Store(path)
+    gid = store.new_game(find("ez-gryb")(), ["A", "B"], None, None, 0.0)
+    store.close()
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("PRAGMA locking_mode=EXCLUSIVE")
+    other.execute("BEGIN EXCLUSIVE")
+    with pytest.raises(StoreUnavailable, match=r"cannot open the database .*gryb.db: database is locked"):
+        Store(path, timeout=0.1)
+    other.execute("ROLLBACK")
+    other.close()
+    assert not list(tmp_path.glob("*.corrupt-*"))
+    assert Store(path).current_game().id == gid
+
+
+def test_a_database_of_a_newer_version_is_refused_not_moved_aside(tmp_path):
+    path = tmp_path / "gryb.db"
+    Store(path).db.execute("UPDATE meta SET value='2' WHERE key='schema'")
+    with pytest.raises(StoreUnavailable, match=r"written by another version of GRYB Companion \(schema 2; this one "
+                                               r"reads 1\)"):
+        Store(path)
+    assert not list(tmp_path.glob("*.corrupt-*"))

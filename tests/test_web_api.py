@@ -689,3 +689,27 @@ def test_an_error_quotes_at_most_a_short_prefix_of_what_was_sent(paired, rt):
     assert unchanged(rt, before)
     error = paired.post("/api/press", json={"node": "GX"}).get_json()["error"]
     assert error == "bad node name 'GX': 'X' is not one of the colours G, R, Y, B"  # short ones are whole
+
+
+def test_a_move_that_cannot_be_stored_is_answered_503_and_changes_nothing(tmp_path):
+    import sqlite3
+
+    config = replace(Config(), state=replace(Config().state, dir=str(tmp_path / "state")))
+    runtime = Runtime(config, Store(tmp_path / "gryb.db", timeout=0.05), die=LoadedDie("G"))
+    runtime.start()
+    try:
+        client = create_app(runtime, config, state_dir=tmp_path / "state").test_client()
+        client.environ_base["HTTP_X_CSRF_TOKEN"] = pair(client, runtime)
+        client.post("/api/games/new", json={"game": "drangles"})
+        before = runtime.call("snapshot")
+        other = sqlite3.connect(tmp_path / "gryb.db", isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")  # another program holds the database
+        r = client.post("/api/act", json={"action": "0"})
+        assert r.status_code == 503
+        assert r.get_json()["error"] == "could not save (database is locked): nothing changed; try again"
+        assert runtime.call("snapshot")["state"] == before["state"]
+        other.execute("ROLLBACK")
+        assert client.post("/api/act", json={"action": "0"}).status_code == 200
+    finally:
+        runtime.stop()
+        runtime.store.close()

@@ -5,6 +5,7 @@ from __future__ import annotations
 from flask import Blueprint, jsonify, render_template
 
 from companion import node as nd
+from companion.runtime import StorageError
 
 from .board import board_svg, depth_of
 from .security import body, paired, refuse, web
@@ -24,6 +25,8 @@ def _call(name: str, *args):
         refuse(400, str(err))
     except TimeoutError:
         refuse(503, "the board is busy: try again")
+    except StorageError as err:  # a full disk or a locked database: nothing changed
+        refuse(503, str(err))
     return result
 
 
