@@ -84,7 +84,9 @@ def _rules_gryb(args) -> int:
     if args.nodes:
         raise UsageError("give the nodes either as arguments or on stdin (--stdin), not both")
     status = EXIT_OK
-    for number, line in enumerate(sys.stdin, start=1):
+    for number, line in _lines(sys.stdin):
+        if not line.strip():
+            continue  # a blank line (the end of a file) asks nothing
         try:
             _print_json(_gryb_answer(line.split(), args.depth, args.big_endian))
         except (UsageError, NodeError) as err:
@@ -175,8 +177,11 @@ def _compose(args) -> int:
             _print_json([{"id": r.id, "name": r.name, "path": str(library.path(r.id))} for r in library.all()])
         elif args.action == "delete":
             composed.forget(_library(args), args.source)
+            _print_json({"id": args.source, "deleted": True})
     except composition.CompositionError as err:
         raise UsageError(str(err)) from None
+    except OSError as err:  # the state directory cannot be made or written
+        raise UsageError(f"cannot save in {_library(args).folder}: {err.strerror or err}") from None
     return EXIT_OK
 
 
@@ -225,6 +230,10 @@ def _play(args) -> int:
         show(action)
 
     if args.random is not None:
+        if args.random < 0:
+            raise UsageError(f"--random takes how many actions to play, 0 or more, not {args.random}")
+        if args.interactive:
+            raise UsageError("--random plays by itself: it cannot be --interactive")
         chooser = random.Random(args.seed) if args.seed is not None else random.SystemRandom()
         for _ in range(args.random):
             if game.over:
@@ -251,7 +260,8 @@ def _play(args) -> int:
             else:
                 return
 
-    for number, line in enumerate(sys.stdin, start=1):
+    advance(for_humans=False)  # computer seats that begin play before the script's first line
+    for number, line in _lines(sys.stdin):
         text = line.split("#", 1)[0].strip()
         if not text:
             continue
@@ -271,9 +281,22 @@ def _play(args) -> int:
             step(action)
             advance(for_humans=False)
         except engine.IllegalAction as err:
-            print(f"gryb-companion: line {number}: {text}: {err.reason}", file=sys.stderr)
+            print(f"gryb-companion: line {number}: {console.refusal(text, err.reason)}", file=sys.stderr)
             return EXIT_BAD_INPUT
     return EXIT_OK
+
+
+def _lines(stream):
+    """(number, line) of a text stream, the first line's byte-order mark dropped; a line that is not UTF-8
+    text stops with a UsageError naming it."""
+    for number, line in enumerate(stream, start=1):
+        if number == 1:
+            line = line.removeprefix("\ufeff")
+        try:
+            line.encode("utf-8")
+        except UnicodeEncodeError:
+            raise UsageError(f"line {number}: not UTF-8 text") from None
+        yield number, line
 
 
 def _ai_seats(pairs: list[str], game: engine.Game, time_scale: float) -> dict[int, ai.Level]:
@@ -407,14 +430,18 @@ def build_parser() -> argparse.ArgumentParser:
     _board_options(position, headless=False)
     position.set_defaults(run=_rules_position)
 
+    state_help = "the companion's state directory, which keeps the saved compositions (default: its own)"
     variants = commands.add_parser("variants", help="the games, with their options, as JSON")
+    variants.add_argument("--state", metavar="DIR", help=state_help)
     variants.set_defaults(run=_variants)
 
     play = commands.add_parser("play", help="play a game at the terminal; from a pipe, a JSON state line per action")
     play.add_argument("game", metavar="GAME", nargs="?", help="a game id from 'gryb-companion variants'")
     play.add_argument("--rules", metavar="FILE", help="play a composition (a TOML or JSON file, docs/composer.md)")
+    play.add_argument("--state", metavar="DIR", help=state_help)
     play.add_argument("--players", type=int, help="number of players (default: the game's minimum)")
-    play.add_argument("--seed", type=int, help="seed the die (and the random player) for a repeatable game")
+    play.add_argument("--seed", type=int, help="seed the die (and the random player) for a repeatable game; the "
+                      "computer players search for a time, not a number of steps, so their moves may still differ")
     play.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a game option")
     play.add_argument("--random", type=int, metavar="N", help="play N random legal actions instead of stdin")
     play.add_argument("--interactive", action=argparse.BooleanOptionalAction, default=None,
@@ -429,7 +456,6 @@ def build_parser() -> argparse.ArgumentParser:
 
     compose = commands.add_parser("compose", help="games of your own from the manuals' parameters (docs/composer.md)")
     compose_commands = compose.add_subparsers(dest="action", required=True, metavar="ACTION")
-    state_help = "the companion's state directory, which keeps the saved compositions (default: its own)"
     for name, text, source in (
         ("check", "check a composition file; print the game it makes, as JSON", "FILE"),
         ("export", "print a composition in full, every parameter with its meaning", "FILE|ID"),
@@ -440,7 +466,8 @@ def build_parser() -> argparse.ArgumentParser:
         sub = compose_commands.add_parser(name, help=text)
         if source:
             sub.add_argument("source", metavar=source)
-        sub.add_argument("--state", metavar="DIR", help=state_help)
+        if name != "check":  # checking a file reads no saved compositions
+            sub.add_argument("--state", metavar="DIR", help=state_help)
         if name == "export":
             sub.add_argument("--json", action="store_true", help="JSON instead of commented TOML")
         if name == "import":
@@ -475,6 +502,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if hasattr(sys.stdin, "reconfigure"):
+        # Bytes that are not UTF-8 reach the reader (which names the line) instead of ending in a traceback.
+        sys.stdin.reconfigure(errors="surrogateescape")
     try:
         return args.run(args)
     except (UsageError, NodeError) as err:
@@ -485,6 +515,9 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_NO
     except BrokenPipeError:
         return EXIT_OK
+    except KeyboardInterrupt:  # Ctrl-C: stop quietly, on a line of its own, as shells expect (128 + SIGINT)
+        print(file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

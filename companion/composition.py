@@ -367,7 +367,8 @@ def _check_value(p: Param, value: Any) -> Any:
             raise CompositionError(f"players is a number or [fewest, most], not {value!r}")
         low, high = value
         if not 2 <= low <= high <= 4:
-            raise CompositionError(f"players: from 2 to 4, fewest first, not {list(value)}")
+            said = low if low == high else list(value)
+            raise CompositionError(f"players: from 2 to 4 (a number, or [fewest, most]), not {said}")
         return [low, high]
     if p.kind == "race":
         if not isinstance(value, str) or not value:

@@ -15,6 +15,7 @@ exit 2 at the first action the rules refuse.
 from __future__ import annotations
 
 import random
+import textwrap
 from collections.abc import Iterable
 from typing import TextIO
 
@@ -25,8 +26,16 @@ from .engine import Game, IllegalAction
 from .seating import by_player, by_seat, next_along
 from .table import Table, outcome
 
-WORDS = "moves (the legal actions), hint (what a good player would do), undo (back to your last move), quit"
+WORDS = ("moves (the legal actions), hint (what a good player would do), undo (back to your last move), "
+         "help, quit")
 OVER = "again (the same game once more), undo (back to your last move) or quit"
+
+
+def refusal(text: str, reason: str) -> str:
+    """What was typed and why it is refused, the text said once (a bad name's reason names it already),
+    cut short."""
+    said = reason if repr(text) in reason or f"node {text} " in reason else f"{text}: {reason}"
+    return said if len(said) <= 200 else said[:200] + "…"  # a runaway line is not said back whole
 
 
 class Console:
@@ -45,18 +54,23 @@ class Console:
         """Play until the input ends or the person quits (a game of computer seats only: until it ends).
         Returns the exit status (0)."""
         self.write(f"{self.game.name}: type an action in the notation, or {WORDS}.")
+        self.say_aims()
         self.advance()
         self.show()
         if self.game.over and len(self.seats) == self.game.players:  # every seat the computer's
             return 0
         self.prompt()
         for line in lines:
-            text = line.split("#", 1)[0].strip()
+            text = line.split("#", 1)[0].strip().removeprefix("\ufeff")
             if text in ("quit", "q", "exit"):
                 break
-            if text:
+            if not text.isprintable():
+                self.write("that is not text the notation knows: letters, digits and - x + / : only")
+            elif text:
                 self.answer(text)
             self.prompt()
+        else:
+            self.write("")  # the input ended (Ctrl-D): the shell's prompt on a line of its own
         return 0
 
     def answer(self, text: str) -> None:
@@ -73,6 +87,7 @@ class Console:
             self.order = next_along(self.order)
             self.seats = {seat: self.levels[p] for seat, p in enumerate(self.order) if p in self.levels}
             self.write(f"{self.game.name} again: {self.names[0]} begins")
+            self.say_aims()
             self.advance()
             self.show()
             return
@@ -81,7 +96,8 @@ class Console:
                        f"type an action in the notation (docs/notation.md: R, R-RG, xRG, pass, end), or {WORDS}")
             return
         if text in ("moves", "legal", "?"):
-            self.write("legal: " + " ".join(str(a) for a in game.legal_actions()))
+            self.write(textwrap.fill("legal: " + " ".join(str(a) for a in game.legal_actions()), width=100,
+                                     subsequent_indent="  ", break_on_hyphens=False))
             return
         if text == "hint":
             self.write(f"hint: {self.words(ai.search(game.copy(), self.hint, self.rng).action)}")
@@ -97,7 +113,7 @@ class Console:
         try:
             self.act(game.parse(text))
         except IllegalAction as err:
-            self.write(f"{text}: {err.reason} (try 'moves')")
+            self.write(f"{refusal(text, err.reason)} (try 'moves')")
             return
         self.advance()
         self.show()
@@ -165,7 +181,14 @@ class Console:
                 self.write(f"type {OVER}")
             return
         die = f", die {state['die']}" if state["die"] is not None else ""
-        self.write(f"{self.names[game.to_move]} to play{die}" + (f"; scores {scores}" if scores else ""))
+        legal = game.legal_actions()
+        only = f"; the only move: {self.words(legal[0])}" if len(legal) == 1 else ""
+        self.write(f"{self.names[game.to_move]} to play{die}" + (f"; scores {scores}" if scores else "") + only)
+
+    def say_aims(self) -> None:
+        """Where the seats' goals differ (Grim Reaper, Connection), what each is out to do."""
+        for name, aim in zip(self.names, self.game.aims() or ()):
+            self.write(f"{name}: {aim}")
 
     def prompt(self) -> None:
         who = "game over" if self.game.over else self.names[self.game.to_move]

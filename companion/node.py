@@ -109,7 +109,8 @@ def parse(text: str, depth: int = STANDARD_DEPTH, headless: bool = False) -> Nod
             hint = " (node names are capital letters)" if letter.upper() in COLOURS else ""
             raise NodeError(f"bad node name {text!r}: {letter!r} is not one of the colours G, R, Y, B{hint}")
     if len(text) > depth:
-        raise NodeError(f"node {text} has {len(text)} loci but this board is only {depth} levels deep")
+        raise NodeError(f"node {text} has {len(text)} loci but this board is only {depth} "
+                        f"level{'s' if depth != 1 else ''} deep")
     return _INDEX[text]
 
 

@@ -106,3 +106,53 @@ def test_bad_game_option_or_player_count_exit_2_with_a_message():
     ]:
         done = run(*args)
         assert done.returncode == 2 and done.stdout == "" and message in done.stderr, (args, done.stderr)
+
+
+def test_a_game_of_computer_seats_only_plays_through_from_an_empty_pipe():
+    done = run("play", "rising-tide", "--ai", "1=easy", "--ai", "2=easy", "--seed", "1")
+    assert done.returncode == 0, done.stderr
+    states = lines(done)
+    assert states and states[-1]["over"]
+    # With a person in the second seat, the computer's opening is played before the script's first line.
+    done = run("play", "drangles", "--ai", "1=easy", "--seed", "1")
+    assert done.returncode == 0 and lines(done) and lines(done)[-1]["to_move"] == 1
+
+
+def test_input_that_is_not_utf8_text_is_named_not_a_traceback():
+    for args in (["play", "ez-gryb"], ["rules", "gryb", "--stdin"]):
+        done = subprocess.run([sys.executable, "-m", "companion.cli", *args], input=b"G R Y \xffB\n",
+                              capture_output=True, timeout=60, env={"PYTHONIOENCODING": "utf-8:strict", "PATH": ""})
+        assert done.returncode == 2 and done.stderr == b"gryb-companion: line 1: not UTF-8 text\n", done.stderr
+
+
+def test_a_blank_line_asks_rules_gryb_nothing():
+    done = run("rules", "gryb", "--stdin", stdin="G R Y B\n\nGG RR YY BB\n")
+    assert done.returncode == 0, done.stderr
+    assert [json.loads(line)["valid"] for line in done.stdout.splitlines()] == [True, True]
+
+
+def test_ctrl_c_stops_quietly_with_130():
+    import signal
+
+    proc = subprocess.Popen([sys.executable, "-m", "companion.cli", "play", "ez-gryb", "--interactive"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout.readline().startswith(b"EZ GRYB: type an action")  # started: at the prompt soon
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130 and b"Traceback" not in err
+
+
+def test_saving_where_no_folder_can_be_made_exits_2_with_the_reason(tmp_path):
+    mine = tmp_path / "mine.toml"
+    mine.write_text('id = "my-game"\nname = "Mine"\n')
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    done = run("compose", "import", str(mine), "--state", str(blocker))
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr == f"gryb-companion: cannot save in {blocker}/compositions: Not a directory\n"
+    # Saved in a state folder of its own, it is played and listed from there.
+    assert run("compose", "import", str(mine), "--state", str(tmp_path / "state")).returncode == 0
+    assert "my-game" in {g["id"] for g in json.loads(run("variants", "--state", str(tmp_path / "state")).stdout)}
+    assert run("play", "my-game", "--state", str(tmp_path / "state"), "--random", "3").returncode == 0
+    assert json.loads(run("compose", "delete", "my-game", "--state", str(tmp_path / "state")).stdout) == \
+        {"id": "my-game", "deleted": True}

@@ -142,7 +142,8 @@ def test_points_are_shown_only_for_a_game_that_keeps_them():
     gives none."""
     c, out = console("ez-gryb")
     c.play(iter(["quit"]))
-    assert "\nPlayer 1 to play, die " in out.getvalue() and "; scores 0-0\n" in out.getvalue()
+    assert "\nPlayer 1 to play, die " in out.getvalue() and re.search(r"; scores 0-0(; the only move: \w+)?\n",
+                                                                      out.getvalue())
     c, out = console("hyper-chess")
     c.play(iter(["quit"]))
     assert "Player 1 to play\n" in out.getvalue() and "scores" not in out.getvalue()
@@ -217,3 +218,22 @@ def test_again_mid_game_is_refused_and_changes_nothing():
     c, out = console("drangles")
     c.play(iter(["0", "again", "quit"]))
     assert "'again' starts the game anew once it is over" in out.getvalue() and len(c.game.history) == 1
+
+
+def test_the_only_move_is_said_and_each_seats_aim_where_they_differ():
+    c, out = console("grim-reaper")
+    c.play(iter(["quit"]))
+    assert "Player 1: join top and bottom\nPlayer 2: join left and right\n" in out.getvalue()
+    c, out = console("ez-gryb", seed=3)
+    c.play(iter(["quit"]))
+    (only,) = c.game.legal_actions()  # the first stone enters on the top node of the colour rolled
+    assert f"; the only move: {only}\nPlayer 1> " in out.getvalue()
+
+
+def test_text_that_is_not_the_notations_is_answered_and_the_end_of_input_ends_the_line():
+    c, out = console("ez-gryb")
+    c.play(iter(["G\udcff\x00", "x" * 5000]))
+    text = out.getvalue()
+    assert "that is not text the notation knows" in text
+    assert max(map(len, text.splitlines())) < 260  # a runaway line is not said back whole
+    assert text.endswith("Player 1> \n") and len(c.game.history) == 1  # the roll alone

@@ -63,6 +63,8 @@ def test_the_board_is_the_level_3_lattice_and_6x6_is_its_centre():
         big.apply("M5G")
     with pytest.raises(IllegalAction, match="there is no square g1 on the 6x6 board"):
         small.apply("M5g1")
+    with pytest.raises(IllegalAction, match="there is no square i9: on the 8x8 board squares run from a1 to h8"):
+        big.apply("M10i9")
 
 
 # -- placement --------------------------------------------------------------------------------------

@@ -95,3 +95,8 @@ def test_a_quadrangle_encircles_its_parent_with_g_top_left_and_y_bottom_right():
 @pytest.mark.parametrize("depth", [1, 2, 3, 5, 6])
 def test_positions_are_distinct_on_every_depth(depth):
     assert len({nd.position(n, depth) for n in nd.nodes(depth)}) == nd.count(depth)
+
+
+def test_a_board_one_level_deep_is_said_in_the_singular():
+    with pytest.raises(NodeError, match=r"^node GG has 2 loci but this board is only 1 level deep$"):
+        nd.parse("GG", 1)

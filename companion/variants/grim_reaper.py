@@ -428,6 +428,10 @@ class GrimReaper(Game):
                 raise IllegalAction(f"{raw!r}: there is no square {text} on the {self.lattice.size}x"
                                     f"{self.lattice.size} board")
             return node
+        if re.fullmatch(r"[a-z]\d+", text):  # a square's name, off this board
+            size = self.lattice.size
+            raise IllegalAction(f"{raw!r}: there is no square {text}: on the {size}x{size} board squares run "
+                                f"from a1 to {chr(ord('a') + size - 1)}{size}")
         try:
             return nd.parse(text, self.space.depth)
         except nd.NodeError as err:
