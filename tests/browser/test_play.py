@@ -609,3 +609,48 @@ def test_a_timed_series_counts_down_on_the_page(browser, site):
     later = re.search(r"(\d+):(\d\d) left$", page.locator("#series").inner_text())
     assert 60 * int(later[1]) + int(later[2]) < 60 * int(first[1]) + int(first[2])
     page.context.close()
+
+
+def test_a_refused_setting_goes_back_to_the_value_in_force_in_plain_words(browser, site):
+    page = browser.new_context(viewport=PHONE).new_page()
+    page.goto(site.url + "/")
+    pair(page, site.runtime)
+    page.goto(site.url + "/settings")
+    field = page.locator("input[name='time_scale']")
+    field.fill("100")
+    field.dispatch_event("change")
+    until(page, "document.querySelector('#settings .message').textContent.endsWith('(not saved)')")
+    message = page.locator("#settings .message").inner_text()
+    assert message.startswith("Thinking time multiplies") and "time_scale" not in message
+    until(page, "document.querySelector(\"input[name='time_scale']\").value === '1'")
+    colour = page.locator("input[name='colour0']")
+    colour.evaluate("(el) => { el.value = '#00a03c'; el.dispatchEvent(new Event('change')); }")
+    until(page, "document.querySelector('#settings .message').textContent.startsWith(\"Player 1's colour\")")
+    until(page, f"document.querySelector(\"input[name='colour0']\").value === "
+                f"'{site.runtime.snapshot()['settings']['colours'][0].lower()}'")
+    assert site.runtime.snapshot()["settings"]["time_scale"] == 1.0
+    page.context.close()
+
+
+def test_a_refusal_is_not_shown_again_on_reload_and_a_series_lists_its_games_by_name(browser, site):
+    rt = site.runtime
+    finish(rt, random.Random(4), "ez-gryb", 2, {}, ["Ann", "Bo"], {"method": "games", "target": 3})
+    s = rt.call("snapshot")
+    page = browser.new_context(viewport=PHONE).new_page()
+    page.goto(site.url + "/")
+    pair(page, rt)
+    page.locator("#again").click()  # the second game, begun by Bo
+    until(page, "!document.querySelector('#again').offsetParent")
+    if not rt.snapshot()["state"]["awaiting_roll"]:
+        pytest.skip("the first player has no roll to make")  # never for EZ GRYB, whose turns start with a roll
+    page.locator("#ok").click()  # not now: roll first
+    until(page, "document.querySelector('#message').classList.contains('refused')")
+    page.reload()
+    until(page, "document.body.dataset.version > 0")
+    assert not page.locator("#message").evaluate("(el) => el.classList.contains('refused')")
+    page.goto(site.url + "/history")
+    first = page.locator("ol.plain li").first.inner_text()
+    scores = s["state"]["scores"]
+    assert first == f"#{s['game_id']} EZ GRYB Ann {scores[0]} – Bo {scores[1]} · " + (
+        " & ".join(["Ann", "Bo"][w] for w in s["state"]["winners"]) + " won" if s["state"]["winners"] else "draw")
+    page.context.close()

@@ -20,7 +20,12 @@ function setPaired(token) {
 export async function post(path, data) {
   const headers = { "Content-Type": "application/json" };
   if (csrf) headers["X-CSRF-Token"] = csrf;
-  const r = await fetch(path, { method: "POST", headers, body: JSON.stringify(data || {}), credentials: "same-origin" });
+  let r;
+  try {
+    r = await fetch(path, { method: "POST", headers, body: JSON.stringify(data || {}), credentials: "same-origin" });
+  } catch (e) { // no answer at all: the companion is off, restarting, or out of the phone's reach
+    throw new ApiError(0, "no answer from the board: is it on and on this network? Try again.");
+  }
   let answer = {};
   try { answer = await r.json(); } catch (e) { /* empty body */ }
   if (r.status === 401) { setPaired(null); openPairing(); }
@@ -38,6 +43,11 @@ export async function get(path) {
 // The live feed. EventSource reconnects by itself after a drop; a page put in the background
 // closes its stream (phones kill them anyway) and opens a fresh one, which starts with the newest
 // snapshot, when it comes back.
+function offline(lost) {
+  const note = document.getElementById("offline");
+  if (note) note.hidden = !lost;
+}
+
 export function live(onSnapshot) {
   let source = null;
   let retry = null;
@@ -45,8 +55,12 @@ export function live(onSnapshot) {
     clearTimeout(retry);
     if (source) source.close();
     source = new EventSource("/api/events");
-    source.onmessage = (e) => { try { onSnapshot(JSON.parse(e.data)); } catch (err) { console.error(err); } };
+    source.onmessage = (e) => {
+      offline(false);
+      try { onSnapshot(JSON.parse(e.data)); } catch (err) { console.error(err); }
+    };
     source.onerror = () => {
+      offline(true); // what the page shows may be out of date until the feed is back
       if (source.readyState === EventSource.CLOSED) retry = setTimeout(open, 2000);
     };
   };

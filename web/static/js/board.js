@@ -162,6 +162,7 @@ export function scoreRows(tbody, snap, names) {
     if ((state.winners || []).includes(i)) tr.className = "winner";
     const chip = document.createElementNS(NS, "svg");
     chip.setAttribute("class", "chip"); chip.setAttribute("viewBox", "0 0 2 2");
+    chip.setAttribute("aria-hidden", "true"); // the name beside it says whose row it is
     const dot = document.createElementNS(NS, "circle");
     dot.setAttribute("cx", 1); dot.setAttribute("cy", 1); dot.setAttribute("r", 0.85);
     dot.setAttribute("fill", (snap.colours || [])[i] || "#fff");

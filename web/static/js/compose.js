@@ -19,7 +19,8 @@ document.querySelectorAll("[data-load]").forEach((b) => b.addEventListener("clic
   const r = await fetch(`/api/compositions/${b.dataset.load}.toml`);
   // Comments off: the parameters alone, ready to change (and a new id to save it under).
   const text = (await r.text()).split("\n").map((l) => l.replace(/\s+#.*$/, "")).join("\n");
-  form.elements.text.value = text.replace(/^id = "([^"]*)"/m, 'id = "my-$1"');
+  // A new id and name, so the saved game is told apart from the one it started from.
+  form.elements.text.value = text.replace(/^id = "([^"]*)"/m, 'id = "my-$1"').replace(/^name = "([^"]*)"/m, 'name = "My $1"');
   form.elements.text.scrollIntoView();
 }));
 

@@ -19,7 +19,9 @@ async function show(s) {
   } finally { drawing = false; }
 }
 
+let shownOnce = false;
 async function render(s) {
+  const ended = s.state.over && !(snap.state.over && snap.game_id === s.game_id && shownOnce);
   snap = s;
   const depth = (s.board && s.board.depth) || 4;
   svg = await ensureDepth(svg, depth);
@@ -39,7 +41,9 @@ async function render(s) {
   die.className = "die" + (face && COLOUR[face] ? " " + face : face ? " node" : " blank");
   die.textContent = face || "–";
   die.setAttribute("aria-label", face ? `die shows ${COLOUR[face] || face}` : "die not rolled");
-  const fb = s.feedback;
+  // A refusal is news once: the page as loaded shows the table's message, not a refusal made before it.
+  const fb = shownOnce ? s.feedback : null;
+  shownOnce = true;
   const text = (fb && fb.message) || table.message || "";
   $("message").textContent = text === $("turn-name").textContent ? "" : text;
   $("message").classList.toggle("refused", !!(fb && !fb.ok));
@@ -70,6 +74,8 @@ async function render(s) {
   $("game-name").textContent = s.game.name;
   $("again").hidden = !state.over;
   $("again").textContent = s.series && s.series.over ? "New series" : "Play again";
+  // The game has just ended: bring Play again into view (below the board on a phone).
+  if (ended) $("again").scrollIntoView({ block: "nearest", behavior: "smooth" });
   document.body.dataset.version = s.version;
 }
 

@@ -1,12 +1,38 @@
 // Settings: brightness and night mode go to the board as soon as they change.
-import { post, isPaired, openPairing } from "./api.js";
+import { get, post, isPaired, openPairing } from "./api.js";
 
 const form = document.getElementById("settings");
 const msg = form.querySelector(".message");
 const out = document.getElementById("bright-out");
+// The API's field names as the form labels them, for its messages.
+const LABELS = [[/^colours\[(\d)\]/, (m, i) => `Player ${+i + 1}'s colour`], [/^colours\b/, () => "Stone colours"],
+  [/^time_scale\b/, () => "Thinking time"], [/^budget_ma\b/, () => "LED power supply"],
+  [/^brightness\b/, () => "Brightness"]];
+const plain = (text) => LABELS.reduce((t, [re, fn]) => t.replace(re, fn), text);
+
+// Every field as the companion has it now: a refused change goes back to the value in force.
+function show(settings) {
+  const f = form.elements;
+  f.brightness.value = settings.brightness;
+  out.textContent = Math.round(settings.brightness * 100) + " %";
+  f.night.checked = settings.night;
+  f.sounds.checked = settings.sounds;
+  f.die.value = settings.die;
+  f.budget_ma.value = settings.budget_ma;
+  f.time_scale.value = settings.time_scale;
+  settings.colours.forEach((c, i) => { f["colour" + i].value = c.toLowerCase(); });
+}
+
 async function save(change) {
   if (!isPaired()) { openPairing(); msg.textContent = "Pair this phone to change settings."; return; }
-  try { await post("/api/settings", change); msg.textContent = "Saved."; } catch (e) { msg.textContent = e.message; }
+  try {
+    const answer = await post("/api/settings", change);
+    if (answer.settings) show(answer.settings);
+    msg.textContent = "Saved.";
+  } catch (e) {
+    msg.textContent = plain(e.message) + " (not saved)";
+    try { show((await get("/api/settings")).settings); } catch (err) { /* the message already says what went wrong */ }
+  }
 }
 form.elements.brightness.addEventListener("input", () => { out.textContent = Math.round(form.elements.brightness.value * 100) + " %"; });
 form.elements.brightness.addEventListener("change", () => save({ brightness: +form.elements.brightness.value }));
