@@ -1,6 +1,7 @@
 """Playing at a terminal: ``gryb-companion play GAME`` when its input is a terminal (or ``--interactive``).
 
-Before each of a person's turns: the board as text, each stone the number of its player over its node,
+Before each of a person's turns: the board as text, each stone the number of its player over its node
+(chess pieces as chess figures),
 then whose turn it is, the die, the scores and a prompt. The person types an action in the notation
 (docs/notation.md) or a word: ``moves``, ``hint``, ``undo``, ``quit``. A mistake is answered and the
 prompt comes again; nothing changes. The die and the computer seats play by themselves, and each of
@@ -25,6 +26,10 @@ from .die import Die
 from .engine import Game, IllegalAction
 from .seating import by_player, by_seat, next_along
 from .table import Table, outcome
+
+# Chess pieces (Hyper-Chess) drawn as chess figures, Player 1's white and Player 2's black, so a king is
+# told from a pawn; every other stone is its player's number.
+FIGURES = {"king": "♔♚", "queen": "♕♛", "rook": "♖♜", "bishop": "♗♝", "knight": "♘♞", "pawn": "♙♟"}
 
 WORDS = ("moves (the legal actions), hint (what a good player would do), undo (back to your last move), "
          "help, quit")
@@ -170,9 +175,12 @@ class Console:
         game = self.game
         state = game.state_dict()
         # A node two players' stones share (Multiverse's simultaneous space) is marked *.
-        marks = {game.space.parse(name): str(self.order[stone["player"]] + 1) if "player" in stone else "*"
-                 for name, stone in state["stones"].items()}
+        marks = {game.space.parse(name): self.mark(stone) for name, stone in state["stones"].items()}
         self.write(board_text.render(game.space.depth, marks, game.space.headless))
+        if any(stone.get("kind") in FIGURES for stone in state["stones"].values()):
+            self.write(f"{''.join(f[0] for f in FIGURES.values())} {self.players[0]}, "
+                       f"{''.join(f[1] for f in FIGURES.values())} {self.players[1]} (king, queen, rook, bishop, "
+                       "knight, pawn)")
         # By player (Player 1's first), whoever began; none in a game played win or lose.
         scores = "-".join(map(str, by_player(state["scores"], self.order))) if game.score else None
         if game.over:
@@ -189,6 +197,14 @@ class Console:
         """Where the seats' goals differ (Grim Reaper, Connection), what each is out to do."""
         for name, aim in zip(self.names, self.game.aims() or ()):
             self.write(f"{name}: {aim}")
+
+    def mark(self, stone: dict) -> str:
+        """What a stone is drawn as on the text board."""
+        if "player" not in stone:
+            return "*"
+        player = self.order[stone["player"]]
+        figures = FIGURES.get(stone.get("kind", ""))
+        return figures[player] if figures and self.game.players == 2 else str(player + 1)
 
     def prompt(self) -> None:
         who = "game over" if self.game.over else self.names[self.game.to_move]

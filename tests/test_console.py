@@ -237,3 +237,16 @@ def test_text_that_is_not_the_notations_is_answered_and_the_end_of_input_ends_th
     assert "that is not text the notation knows" in text
     assert max(map(len, text.splitlines())) < 260  # a runaway line is not said back whole
     assert text.endswith("Player 1> \n") and len(c.game.history) == 1  # the roll alone
+
+
+def test_chess_pieces_are_drawn_as_chess_figures_so_a_king_is_told_from_a_pawn():
+    c, out = console("hyper-chess")
+    c.play(iter(["quit"]))
+    text = out.getvalue()
+    assert "\n♔♕♖♗♘♙ Player 1, ♚♛♜♝♞♟ Player 2 (king, queen, rook, bishop, knight, pawn)\n" in text
+    board = text.split("\n", 1)[1].split("\n♔♕♖♗♘♙ Player 1")[0]
+    stones = c.game.state_dict()["stones"].values()
+    for kind, white, black in zip(("king", "queen", "rook", "bishop", "knight", "pawn"), "♔♕♖♗♘♙", "♚♛♜♝♞♟"):
+        assert board.count(white) == sum(s["kind"] == kind and s["player"] == 0 for s in stones) > 0
+        assert board.count(black) == sum(s["kind"] == kind and s["player"] == 1 for s in stones) > 0
+    assert "1" not in board and "2" not in board  # no piece drawn as its player's number
