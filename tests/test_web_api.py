@@ -367,6 +367,17 @@ def test_sim_shows_the_code_to_a_loopback_page_only(rt, tmp_path):
     assert local.post("/api/pair/start").get_json()["code"] == "".join(rt.effects.code)
     remote = app.test_client(); remote.environ_base["REMOTE_ADDR"] = "192.168.1.5"
     assert "code" not in remote.post("/api/pair/start").get_json()
+    # The laptop's page shows the code a phone on the LAN asked for; the phone cannot read it back.
+    assert local.get("/api/pair/shown").get_json() == {"code": "".join(rt.effects.code)}
+    assert remote.get("/api/pair/shown").status_code == 404
+    assert 'data-board-here="yes"' in local.get("/").get_data(as_text=True)
+    assert "data-board-here" not in remote.get("/").get_data(as_text=True)
+
+
+def test_without_the_simulator_no_page_is_told_the_code(client, rt):
+    client.post("/api/pair/start", json={})
+    assert client.get("/api/pair/shown").status_code == 404
+    assert "data-board-here" not in client.get("/").get_data(as_text=True)
 
 
 def test_new_game_with_names_options_and_a_series(paired, rt):

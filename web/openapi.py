@@ -184,6 +184,9 @@ DOCUMENT = {
                                          "type": "object", "properties": {"shown": {"type": "boolean"},
                                                                           "expires_in": {"type": "integer"}}})}
                                      | _errors(400, 403, 413, 415, 429)}},
+        "/api/pair/shown": _get("the simulator only, to the laptop it runs on (its page is the board): the "
+                                "pairing code shown now, whoever asked for it, so a phone can read it there",
+                                {"type": "object", "properties": {"code": {"type": ["string", "null"]}}}, 404),
         "/api/pair": {"post": {"summary": "pair with the code the board shows: sets the session cookie",
                                "requestBody": {"required": True, **_json({
                                    "type": "object", "required": ["code"],

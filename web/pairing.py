@@ -8,7 +8,9 @@ limit of five a minute.
 
 One exception, for the laptop simulator only: when the page itself is the board (``sim_input``)
 and the client is on the loopback interface, the start response carries the code so the virtual
-board can show it, exactly as the LEDs would to someone at the table.
+board can show it, exactly as the LEDs would to someone at the table; and GET /api/pair/shown gives
+such a page the code shown now, whoever asked for it, so that a phone on the LAN can pair with the
+simulator by reading the code off the laptop's screen.
 """
 
 from __future__ import annotations
@@ -51,6 +53,11 @@ class PairingCode:
             self._timer.start()
         self.runtime.call("show_code", code, timeout=5)
         return code
+
+    def shown(self) -> str | None:
+        """The code the board shows now (None when none is, or it has expired)."""
+        with self._lock:
+            return self._code if self._code is not None and self.clock() <= self._expires else None
 
     def check(self, guess: str) -> bool:
         with self._lock:
@@ -116,9 +123,21 @@ def pair_start():
     _limit()
     code = _code().start()
     answer = {"shown": True, "expires_in": CODE_SECONDS}
-    if web().sim_input is not None and _loopback():
+    if board_here():
         answer["code"] = code  # the page is the board here (see the module docstring)
     return jsonify(answer)
+
+
+def board_here() -> bool:
+    """Whether this request's page is the board: the simulator, seen from the laptop it runs on."""
+    return web().sim_input is not None and _loopback()
+
+
+@bp.get("/api/pair/shown")
+def pair_shown():
+    if not board_here():
+        refuse(404, "the pairing code is shown on the board, not here")
+    return jsonify(code=_code().shown())
 
 
 @bp.post("/api/pair")

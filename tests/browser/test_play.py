@@ -654,3 +654,21 @@ def test_a_refusal_is_not_shown_again_on_reload_and_a_series_lists_its_games_by_
     assert first == f"#{s['game_id']} EZ GRYB Ann {scores[0]} – Bo {scores[1]} · " + (
         " & ".join(["Ann", "Bo"][w] for w in s["state"]["winners"]) + " won" if s["state"]["winners"] else "draw")
     page.context.close()
+
+
+def test_the_laptops_page_shows_the_code_a_phone_asked_for(browser, site):
+    """On the simulator the laptop's page is the board: a phone on the LAN reads the code off it."""
+    import json
+    import urllib.request
+
+    page = browser.new_context(viewport=LAPTOP).new_page()
+    page.goto(site.url + "/")
+    until(page, "document.body.dataset.version > 0")
+    assert page.locator("#pair-banner").is_hidden()
+    request = urllib.request.Request(site.url + "/api/pair/start", data=b"{}", method="POST",
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=10) as answer:  # as a phone would (here from the laptop too)
+        assert json.load(answer)["shown"]
+    until(page, "!document.querySelector('#pair-banner').hidden", timeout=10)
+    assert page.locator("#pair-banner .codeview").inner_text().replace("\n", "") == "".join(site.runtime.effects.code)
+    page.context.close()

@@ -101,6 +101,23 @@ async function startCode() {
   } catch (e) { if (mine === attempt) say(e.message); }
 }
 
+// The simulator's own page on the laptop is the board: it shows the code a phone on the LAN asked for,
+// as the LEDs would (asked every two seconds while the page is in view).
+const banner = document.getElementById("pair-banner");
+async function showAsked() {
+  if (!banner || document.hidden) return;
+  try {
+    const { code } = await get("/api/pair/shown");
+    banner.hidden = !code || !panel.hidden; // this page's own sheet shows its own code
+    if (code) {
+      banner.querySelector(".codeview").replaceChildren(...[...code].map((c) => {
+        const s = document.createElement("span"); s.className = "dot " + c; s.textContent = c; return s;
+      }));
+    }
+  } catch (e) { banner.hidden = true; }
+}
+if (banner) { setInterval(showAsked, 2000); showAsked(); }
+
 export function openPairing() {
   if (!panel || !panel.hidden) return;
   panel.hidden = false;
