@@ -672,3 +672,23 @@ def test_the_laptops_page_shows_the_code_a_phone_asked_for(browser, site):
     until(page, "!document.querySelector('#pair-banner').hidden", timeout=10)
     assert page.locator("#pair-banner .codeview").inner_text().replace("\n", "") == "".join(site.runtime.effects.code)
     page.context.close()
+
+
+def test_forget_all_phones_asks_first(browser, site):
+    page = browser.new_context(viewport=PHONE).new_page()
+    page.goto(site.url + "/")
+    pair(page, site.runtime)
+    page.goto(site.url + "/settings")
+    page.once("dialog", lambda dialog: dialog.dismiss())
+    page.locator("#forget-all").click()
+    page.wait_for_timeout(300)
+    page.reload()
+    assert page.locator("#pair-open").inner_text() == "Paired"  # thought better of it: still paired
+    page.once("dialog", lambda dialog: dialog.accept())
+    with page.expect_navigation():
+        page.locator("#forget-all").click()
+    assert page.locator("#pair-open").inner_text() == "Pair"
+    assert page.locator("nav a[aria-current='page']").count() == 1
+    page.goto(site.url + "/compose")
+    assert page.locator("nav a[aria-current='page']").inner_text() == "Games"  # composing is part of Games
+    page.context.close()

@@ -61,4 +61,8 @@ document.getElementById("selftest").addEventListener("click", async () => {
 followSelftest();
 form.addEventListener("submit", (e) => e.preventDefault());
 document.getElementById("unpair").addEventListener("click", async () => { await post("/api/unpair"); location.reload(); });
-document.getElementById("forget-all").addEventListener("click", async () => { await post("/api/pair/forget-all"); location.reload(); });
+document.getElementById("forget-all").addEventListener("click", async () => {
+  // Every paired phone, this one too, must pair again with a code from the board.
+  if (!window.confirm("Forget all phones? Every phone, this one too, will have to pair again.")) return;
+  await post("/api/pair/forget-all"); location.reload();
+});
