@@ -611,11 +611,17 @@ def test_a_timed_series_counts_down_on_the_page(browser, site):
     page.context.close()
 
 
-def test_a_refused_setting_goes_back_to_the_value_in_force_in_plain_words(browser, site):
+def paired_page(browser, site, path: str):
+    """A phone's page, paired, at ``path``."""
     page = browser.new_context(viewport=PHONE).new_page()
     page.goto(site.url + "/")
     pair(page, site.runtime)
-    page.goto(site.url + "/settings")
+    page.goto(site.url + path)
+    return page
+
+
+def test_a_refused_setting_goes_back_to_the_value_in_force_in_plain_words(browser, site):
+    page = paired_page(browser, site, "/settings")
     field = page.locator("input[name='time_scale']")
     field.fill("100")
     field.dispatch_event("change")
@@ -675,10 +681,7 @@ def test_the_laptops_page_shows_the_code_a_phone_asked_for(browser, site):
 
 
 def test_forget_all_phones_asks_first(browser, site):
-    page = browser.new_context(viewport=PHONE).new_page()
-    page.goto(site.url + "/")
-    pair(page, site.runtime)
-    page.goto(site.url + "/settings")
+    page = paired_page(browser, site, "/settings")
     page.once("dialog", lambda dialog: dialog.dismiss())
     page.locator("#forget-all").click()
     page.wait_for_timeout(300)
