@@ -52,6 +52,7 @@ class Console:
         self.players = [f"Player {i + 1}" + (f" (computer, {seats[i].name})" if i in seats else "")
                         for i in range(game.players)]
         self.order = list(range(game.players))  # per seat: the player sitting there
+        self._last_shown: tuple | None = None  # (game, turn, player) of the last "to play" line
 
     # -- the loop -------------------------------------------------------------------------------
 
@@ -167,6 +168,7 @@ class Console:
         self.write(table.message)
         if taken:
             self.advance()
+            self._last_shown = None  # back to the start of a turn, not its second move
             self.show()
 
     # -- what is shown --------------------------------------------------------------------------
@@ -191,7 +193,11 @@ class Console:
         die = f", die {state['die']}" if state["die"] is not None else ""
         legal = game.legal_actions()
         only = f"; the only move: {self.words(legal[0])}" if len(legal) == 1 else ""
-        self.write(f"{self.names[game.to_move]} to play{die}" + (f"; scores {scores}" if scores else "") + only)
+        # The second move of a turn ('Drangles, GRYBU's aggressive move) is not a new turn: say so.
+        now = (id(game), state["turn"], game.to_move)
+        more = " again (the same turn)" if now == self._last_shown else ""
+        self._last_shown = now
+        self.write(f"{self.names[game.to_move]} to play{more}{die}" + (f"; scores {scores}" if scores else "") + only)
 
     def say_aims(self) -> None:
         """Where the seats' goals differ (Grim Reaper, Connection), what each is out to do."""

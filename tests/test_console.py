@@ -250,3 +250,12 @@ def test_chess_pieces_are_drawn_as_chess_figures_so_a_king_is_told_from_a_pawn()
         assert board.count(white) == sum(s["kind"] == kind and s["player"] == 0 for s in stones) > 0
         assert board.count(black) == sum(s["kind"] == kind and s["player"] == 1 for s in stones) > 0
     assert "1" not in board and "2" not in board  # no piece drawn as its player's number
+
+
+def test_the_second_move_of_a_turn_is_said_to_be_the_same_turn():
+    c, out = console("drangles")
+    c.play(iter(["0", "0-G", "0", "undo", "quit"]))
+    lines = [line for line in out.getvalue().splitlines() if " to play" in line]
+    assert [line.split(";")[0] for line in lines] == [
+        "Player 1 to play", "Player 1 to play again (the same turn)", "Player 2 to play",
+        "Player 2 to play again (the same turn)", "Player 2 to play"]  # after undo: the turn's start again

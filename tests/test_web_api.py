@@ -724,3 +724,11 @@ def test_a_move_that_cannot_be_stored_is_answered_503_and_changes_nothing(tmp_pa
     finally:
         runtime.stop()
         runtime.store.close()
+
+
+def test_the_manuals_series_are_named_for_their_game_only_on_its_own_form(client):
+    page = client.get("/games").get_data(as_text=True)
+    form = lambda game: page.split(f'data-game="{game}"')[1].split("</form>")[0]  # noqa: E731
+    assert ">EZ GRYB: first to 21 points</option>" in form("ez-gryb")
+    chess = form("hyper-chess")
+    assert ">first to 21 points</option>" in chess and "EZ GRYB:" not in chess and "Quick &amp; Easy" not in chess

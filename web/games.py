@@ -25,8 +25,10 @@ def games() -> list[dict]:
 
 
 def presets() -> list[dict]:
-    return [{"id": p.id, "name": p.name, "method": p.method, "target": p.target, "source": p.source}
-            for p in PRESETS.values()]
+    """The manuals' series; ``short`` is the name without its game ("first to 21 points"), as other games'
+    forms offer it."""
+    return [{"id": p.id, "name": p.name, "short": p.name.split(": ", 1)[-1], "method": p.method,
+             "target": p.target, "source": p.source} for p in PRESETS.values()]
 
 
 def _seats(config, colours: list[str]) -> list[dict]:

@@ -695,3 +695,26 @@ def test_forget_all_phones_asks_first(browser, site):
     page.goto(site.url + "/compose")
     assert page.locator("nav a[aria-current='page']").inner_text() == "Games"  # composing is part of Games
     page.context.close()
+
+
+def test_a_computer_seat_given_a_persons_name_still_says_it_is_the_computer(browser, site):
+    site.runtime.call("new_game", "drangles", 2, {}, ["Ann", "Bartholomew"], None, ["human", "medium"])
+    page = browser.new_context(viewport=PHONE).new_page()
+    page.goto(site.url + "/")
+    until(page, "document.body.dataset.version > 0")
+    rows = page.locator("#scores tbody tr")
+    assert rows.nth(0).inner_text().split("\t")[1].strip() == "Ann"
+    assert "Bartholomew" in rows.nth(1).inner_text() and "computer, medium" in rows.nth(1).inner_text()
+    page.context.close()
+
+
+@pytest.mark.die("GGGG")
+def test_roll_is_dimmed_while_no_roll_is_due(browser, site):
+    site.runtime.call("new_game", "ez-gryb", 2, {}, None, None, None)
+    page = paired_page(browser, site, "/")
+    until(page, "document.body.dataset.version > 0")
+    is_idle = "document.querySelector('#roll').classList.contains('idle')"
+    assert not page.evaluate(is_idle)
+    page.locator("#roll").click()
+    until(page, is_idle)  # rolled: the turn's move is next
+    page.context.close()

@@ -168,7 +168,13 @@ export function scoreRows(tbody, snap, names) {
     dot.setAttribute("fill", (snap.colours || [])[i] || "#fff");
     chip.appendChild(dot);
     const who = document.createDocumentFragment();
-    who.append(names[i] || `Player ${i + 1}`);
+    const name = names[i] || `Player ${i + 1}`;
+    who.append(name);
+    // A computer seat says so, whatever name it was given (its own, "Computer (medium)", says it already).
+    const level = (snap.seats || [])[i];
+    if (level && level !== "human" && !name.startsWith("Computer")) {
+      const small = document.createElement("small"); small.className = "aim"; small.textContent = `computer, ${level}`; who.append(small);
+    }
     const aim = (state.aims || [])[i];
     if (aim) { const small = document.createElement("small"); small.className = "aim"; small.textContent = aim; who.append(small); }
     const cells = [chip, who];

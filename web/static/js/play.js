@@ -56,6 +56,7 @@ async function render(s) {
     return b;
   }));
   $("roll").classList.toggle("attention", !!state.awaiting_roll && !state.over);
+  $("roll").classList.toggle("idle", !state.awaiting_roll || state.over); // no roll due: dimmed (a tap says why)
   // Games without a die ('Drangles, Hyper-Chess, the Morris games ...): no ROLL and no die face.
   $("roll").hidden = $("die").hidden = s.game.die === "none";
   scoreRows($("scores").tBodies[0], s, names);
