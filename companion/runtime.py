@@ -129,7 +129,7 @@ class Runtime:
             try:
                 saved = self.store.setting(key)
                 values[key] = default if saved is None else self._check_setting(key, saved)
-            except (CommandError, ValueError) as err:
+            except ValueError as err:  # a CommandError, or a value that is not JSON
                 log.warning("saved setting %s ignored: %s", key, err)
                 values[key] = default
         self.colours = ([config.players.rgb(i) for i in range(4)] if values["colours"] is None
@@ -151,8 +151,7 @@ class Runtime:
             row = self.store.current_game()
         except StoreError as err:
             log.error("%s; starting a new game", err)
-            self._start_game(find(DEFAULT_GAME), 2, {}, None, None)
-            return
+            row = None
         if row is None:
             self._start_game(find(DEFAULT_GAME), 2, {}, None, None)
             return
@@ -264,13 +263,11 @@ class Runtime:
         self._in_command, self._unpublished = True, None
         try:
             with self.store.transaction():
-                result = self._handle(command)
+                return self._handle(command)
         except (CommandError, IllegalAction):
-            self._in_command = False
-            self._deliver()
             raise
         except Exception as err:
-            self._in_command, self._unpublished = False, None
+            self._unpublished = None  # what it changed was not stored: it is never shown
             if not isinstance(err, sqlite3.Error):
                 log.exception("command %s failed", command.name)
                 self._recover("")
@@ -278,9 +275,9 @@ class Runtime:
             log.error("command %s could not be stored: %s", command.name, err)
             self._recover(f"could not save ({err}): nothing changed")
             raise StorageError(f"could not save ({err}): nothing changed; try again") from None
-        self._in_command = False
-        self._deliver()
-        return result
+        finally:
+            self._in_command = False
+            self._deliver()
 
     def _recover(self, message: str) -> None:
         """After a command failed part-way: back to what the store holds (its transaction rolled back)."""

@@ -82,6 +82,11 @@ function showSlots() {
 
 function say(text) { panel.querySelector("#pair-msg").textContent = text; }
 
+// A pairing code as four coloured dots.
+function showCode(view, code) {
+  view.replaceChildren(...[...code].map((c) => { const s = document.createElement("span"); s.className = "dot " + c; s.textContent = c; return s; }));
+}
+
 let attempt = 0; // a late answer to an abandoned start must not show its (no longer valid) code
 
 async function startCode() {
@@ -94,8 +99,7 @@ async function startCode() {
     if (mine !== attempt || panel.hidden) return;
     if (r.code) { // the laptop simulator: this page is the board
       shown.hidden = false;
-      const view = shown.querySelector(".codeview");
-      view.replaceChildren(...[...r.code].map((c) => { const s = document.createElement("span"); s.className = "dot " + c; s.textContent = c; return s; }));
+      showCode(shown.querySelector(".codeview"), r.code);
     }
     say("Look at the board and tap its colours.");
   } catch (e) { if (mine === attempt) say(e.message); }
@@ -109,11 +113,7 @@ async function showAsked() {
   try {
     const { code } = await get("/api/pair/shown");
     banner.hidden = !code || !panel.hidden; // this page's own sheet shows its own code
-    if (code) {
-      banner.querySelector(".codeview").replaceChildren(...[...code].map((c) => {
-        const s = document.createElement("span"); s.className = "dot " + c; s.textContent = c; return s;
-      }));
-    }
+    if (code) showCode(banner.querySelector(".codeview"), code);
   } catch (e) { banner.hidden = true; }
 }
 if (banner) { setInterval(showAsked, 2000); showAsked(); }

@@ -10,11 +10,13 @@ const LABELS = [[/^colours\[(\d)\]/, (m, i) => `Player ${+i + 1}'s colour`], [/^
   [/^brightness\b/, () => "Brightness"]];
 const plain = (text) => LABELS.reduce((t, [re, fn]) => t.replace(re, fn), text);
 
+const percent = (fraction) => Math.round(fraction * 100) + " %";
+
 // Every field as the companion has it now: a refused change goes back to the value in force.
 function show(settings) {
   const f = form.elements;
   f.brightness.value = settings.brightness;
-  out.textContent = Math.round(settings.brightness * 100) + " %";
+  out.textContent = percent(settings.brightness);
   f.night.checked = settings.night;
   f.sounds.checked = settings.sounds;
   f.die.value = settings.die;
@@ -34,7 +36,7 @@ async function save(change) {
     try { show((await get("/api/settings")).settings); } catch (err) { /* the message already says what went wrong */ }
   }
 }
-form.elements.brightness.addEventListener("input", () => { out.textContent = Math.round(form.elements.brightness.value * 100) + " %"; });
+form.elements.brightness.addEventListener("input", () => { out.textContent = percent(form.elements.brightness.value); });
 form.elements.brightness.addEventListener("change", () => save({ brightness: +form.elements.brightness.value }));
 form.elements.night.addEventListener("change", () => save({ night: form.elements.night.checked }));
 form.elements.sounds.addEventListener("change", () => save({ sounds: form.elements.sounds.checked }));
