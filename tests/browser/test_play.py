@@ -175,21 +175,24 @@ def test_other_pages_render_without_errors_or_csp_violations(browser, site, arti
 def test_every_players_board_never_covers_the_buttons(browser, site, viewport):
     """Multiverse shows every player's board beside the cloth's. On a laptop that strip once took the
     panel's column and pushed ROLL, OK and UNDO under the (sticky) board, where no click reached them."""
-    site.runtime.call("new_game", "multiverse", 2, {}, None, None, None)
+    site.runtime.call("new_game", "multiverse", 4, {}, None, None, None)
     ctx = browser.new_context(viewport=viewport)
     page = ctx.new_page()
     page.goto(site.url + "/")
     until(page, "document.body.dataset.version > 0 && !document.getElementById('boards').hidden")
-    assert page.locator("#boards figure").count() == 2
+    assert page.locator("#boards figure").count() == 4
+    # The first screen has the cloth's board and the buttons: on a phone the four boards come after them.
+    roll = page.locator("#roll").bounding_box()
+    assert roll["y"] + roll["height"] <= viewport["height"], roll
     for button in ("roll", "ok", "undo", "hint"):
         page.locator(f"#{button}").scroll_into_view_if_needed()
         on_top = page.evaluate(f"""(() => {{ const b = document.getElementById('{button}').getBoundingClientRect();
             const e = document.elementFromPoint(b.x + b.width / 2, b.y + b.height / 2);
             return e && e.id; }})()""")
         assert on_top == button, (button, on_top)
-    if viewport is LAPTOP:  # side by side: the buttons in the first screen, right of the board
+    if viewport is LAPTOP:  # side by side: the buttons right of the board
         roll, board = page.locator("#roll").bounding_box(), page.locator("#board").bounding_box()
-        assert roll["y"] + roll["height"] <= LAPTOP["height"] and roll["x"] >= board["x"] + board["width"]
+        assert roll["x"] >= board["x"] + board["width"]
     ctx.close()
 
 
@@ -717,4 +720,41 @@ def test_roll_is_dimmed_while_no_roll_is_due(browser, site):
     assert not page.evaluate(is_idle)
     page.locator("#roll").click()
     until(page, is_idle)  # rolled: the turn's move is next
+    page.context.close()
+
+
+@pytest.mark.die("GGGG")
+def test_the_board_is_played_from_the_keyboard_and_says_what_is_under_its_ring(browser, site):
+    """One tab stop for the whole board: the letters walk the notation, Backspace and 0 go up, the arrows
+    go where they point, Enter presses (through the emulated Pico, as a tap); a live region says where
+    the ring is and what stands there."""
+    site.runtime.call("new_game", "ez-gryb", 2, {}, ["Ann", "Bo"], None, None)
+    page = paired_page(browser, site, "/")
+    until(page, "document.body.dataset.version > 0")
+    at = "document.getElementById('board').dataset.at"
+    said = "document.getElementById('board-say').textContent"
+    page.locator("#roll").focus()
+    after(page, lambda: page.keyboard.press("Enter"))  # ROLL is a button: G
+    page.keyboard.press("Shift+Tab")  # back from ROLL, past nothing else, to the board
+    assert page.evaluate("document.activeElement.id") == "board"
+    assert page.locator("#board-keys").is_visible()  # how the keys work, while the board has the keyboard
+    for key, node in (("r", "R"), ("g", "RG"), ("y", "RGY"), ("b", "RGYB"), ("g", "G"), ("Backspace", "0"),
+                      ("b", "B"), ("0", "0")):
+        page.keyboard.press(key)
+        assert page.evaluate(at) == node, (key, node)
+    assert page.evaluate(said) == "head node: empty"
+    nodes = {n["n"]: (n["x"], n["y"]) for n in page.locator("#board circle.n").evaluate_all(
+        "cs => cs.map(c => ({ n: c.dataset.n, x: +c.getAttribute('cx'), y: +c.getAttribute('cy') }))")}
+    for key, ahead in (("ArrowRight", lambda p: p[0] > 0), ("ArrowLeft", lambda p: p[0] < 0),
+                       ("ArrowUp", lambda p: p[1] < 0), ("ArrowDown", lambda p: p[1] > 0)):
+        page.keyboard.press("0")
+        page.keyboard.press(key)
+        assert ahead(nodes[page.evaluate(at)]), (key, page.evaluate(at))
+    page.keyboard.press("g")
+    assert page.evaluate(said) == "G: empty, a target"
+    after(page, lambda: page.keyboard.press("Enter"))
+    assert site.pressed == ["G"] and site.runtime.snapshot()["state"]["stones"]["G"]["player"] == 0
+    page.keyboard.press("Backspace")
+    page.keyboard.press("g")
+    assert page.evaluate(said) == "G: Ann's stone, last move"
     page.context.close()

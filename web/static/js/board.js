@@ -2,7 +2,7 @@
 const NS = "http://www.w3.org/2000/svg";
 const geometry = new WeakMap();
 
-function nodesOf(svg) {
+export function nodesOf(svg) {
   let map = geometry.get(svg);
   if (!map) {
     map = new Map();
@@ -114,6 +114,9 @@ export function drawBoards(container, svg, snap) {
     if (i === snap.state.shown_board) fig.className = "shown";
     const mini = svg.cloneNode(true);
     mini.removeAttribute("id");
+    for (const a of ["tabindex", "aria-describedby", "data-at"]) mini.removeAttribute(a); // a picture, not the control
+    mini.setAttribute("role", "img");
+    mini.querySelector(".cursor")?.remove();
     mini.setAttribute("aria-label", `${names[i] || "Player " + (i + 1)}'s board`);
     const nodes = nodesOf(mini);
     const frag = document.createDocumentFragment();

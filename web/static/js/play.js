@@ -1,6 +1,7 @@
 // Now playing: the live board, whose turn, the die, scores; taps and buttons go to the API.
 import { post, live, onPairing, isPaired, openPairing } from "./api.js";
-import { draw, drawBoards, ensureDepth, scoreRows } from "./board.js";
+import { actionNodes, draw, drawBoards, ensureDepth, scoreRows } from "./board.js";
+import { boardKeys, focusable } from "./keys.js";
 
 const $ = (id) => document.getElementById(id);
 let snap = JSON.parse($("initial").textContent);
@@ -25,6 +26,7 @@ async function render(s) {
   snap = s;
   const depth = (s.board && s.board.depth) || 4;
   svg = await ensureDepth(svg, depth);
+  focusable(svg);
   draw(svg, s);
   drawBoards($("boards"), svg, s);
   const state = s.state, table = s.table, names = table.names || [];
@@ -138,6 +140,30 @@ $("board-wrap").addEventListener("click", (e) => {
   const node = e.target.closest && e.target.closest("circle.n");
   if (node) command("/api/press", { node: node.dataset.n });
 });
+boardKeys($("board-wrap"), () => svg, (node) => command("/api/press", { node }), describe);
+
+// A node in words, for the keyboard's ring: its name letter by letter (a screen reader would say GRYB
+// as a word), what stands on it, and what the table marks there.
+function describe(name) {
+  const state = snap.state, table = snap.table || {}, names = table.names || [];
+  const stone = (state.stones || {})[name];
+  let what = "empty";
+  if (stone) {
+    const kind = stone.kind && stone.kind !== "stone" ? ` ${stone.kind}` : "";
+    what = `${names[stone.player] || "Player " + (stone.player + 1)}'s${kind || " stone"}`;
+    if (typeof stone.life === "number") what += `, life left ${stone.life}`;
+  }
+  const marks = [];
+  if ((table.targets || []).includes(name)) marks.push("a target");
+  if ((table.picks || []).includes(name)) marks.push("picked");
+  if ((state.last || []).includes(name)) marks.push("last move");
+  if (table.proposal && actionNodes(table.proposal).flat().includes(name)) marks.push("the computer's move");
+  if (table.hint && actionNodes(table.hint).flat().includes(name)) marks.push("the hint");
+  if ((table.chores || []).some((c) => c.node === name)) marks.push("to be done by hand");
+  if ((state.conduits || []).includes(name)) marks.push("a conduit");
+  const spoken = name === "0" ? "head node" : name.split("").join(" ");
+  return [`${spoken}: ${what}`, ...marks].join(", ");
+}
 onPairing((yes) => { $("watching").hidden = yes; document.body.classList.toggle("watching", !yes); });
 
 show(snap);
