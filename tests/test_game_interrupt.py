@@ -189,6 +189,14 @@ def test_no_sideways_moves_on_the_top_level_in_smack_down_only():
     assert "RR-RG" in names(low.legal_actions())
 
 
+def test_smack_down_captures_sideways_on_every_level_below_the_top_of_a_giant_board():
+    for depth in (5, 6):
+        deep = "G" * depth
+        game = position(SMACK, [deep], [deep[:-1] + "R"], to_move=1, depth=depth)
+        game.apply("roll:G")
+        assert f"{deep[:-1]}R-{deep}" in names(game.legal_actions())
+
+
 def test_the_pushers_top_quadrangle_wins():
     game = position(SMACK, ["G"], ["R", "Y", "B"], to_move=1)
     play("roll:G G-GB", game)
