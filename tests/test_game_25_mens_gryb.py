@@ -44,7 +44,7 @@ def test_a_top_gryb_removes_one_man_of_the_players_choice_and_the_turn_then_pass
     assert game.pending == 1 and game.to_move == 0
     assert names(game.legal_actions()) == {"xGGGG", "xRRRR", "xYYYY"}
     play("xRRRR", game)
-    assert game.pending == 0 and game.to_move == 1 and game.captured == (1, 0) and game.scores == (1, 0)
+    assert game.pending == 0 and game.to_move == 1 and game.captured == (1, 0) and game.scores == (0, 0)
     assert game.owner(game.space.parse("RRRR")) is None
     assert game.men(1) == 24  # removed men stay out of the game: 2 on the board, 22 still to place
 
@@ -78,7 +78,7 @@ def test_a_repeated_gryb_in_phase_two_reduces_the_opponent_to_three_men_and_wins
     play("xGGGG", game)
     assert game.men(1) == 4 and not game.over
     play("RRRR-RRRG B-BG YYYY-YYYR BG-B xRRRG", game)
-    assert game.over and game.winner == 0 and game.men(1) == 3 and game.scores == (3, 0)
+    assert game.over and game.winner == 0 and game.men(1) == 3 and game.captured == (3, 0) and game.scores == (1, 0)
     assert game.legal_actions() == []
 
 

@@ -103,7 +103,7 @@ def test_a_line_moved_into_two_quadrangles_forms_two_grybs_and_their_removals_ad
     refused(game, "YBG-B", "you formed a GRYB: first remove 5 of your opponent's men")
     for victim in theirs[:3]:
         game.apply("x" + victim)
-    assert game.men(1) == 3 and game.over and game.winner == 0 and game.scores == (3, 0)
+    assert game.men(1) == 3 and game.over and game.winner == 0 and game.captured == (3, 0) and game.scores == (1, 0)
 
 
 def test_a_player_with_no_line_passes_when_the_option_says_so():

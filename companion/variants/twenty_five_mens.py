@@ -64,6 +64,7 @@ class MorrisGame(Game):
     source = "002 25 Men's GRYB; 000 25 Men's GRYB"
     options = (DEPTH, HEADLESS, STONES, BLOCKED, TURN_LIMIT)
     finds_grybs = True
+    score = None  # played win or lose: a win scores 1 (the men removed are not points, which 002 never gives)
     # pieces: per player, the nodes of their men on the board, sorted (a function of ``stones`` kept so
     # playouts can pick a random man without scanning the bitboard).
     extra_fields = ("pieces",)
@@ -219,7 +220,6 @@ class MorrisGame(Game):
         else:
             self.stones, self.pieces = (self.stones[0], gone), (self.pieces[0], tuple(pieces))
             self.captured = (self.captured[0] + 1, self.captured[1])
-        self.scores = self.captured
         self.last = (t,)
         self.pending -= 1
         if gone.bit_count() + self.in_hand[victim] <= LOSING_MEN:
