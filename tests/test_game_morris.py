@@ -47,6 +47,15 @@ def test_hopping_an_end_past_the_other_end():
     assert {"0-GB", "0-B"} <= names(arranged(SHAPES, ["0", "R", "G"], ["YYYY"]).legal_actions())
 
 
+def test_a_shape_with_the_head_node_moves_down_by_a_first_locus():
+    # 000: "the shape [0, G, R] could move down to [G, G, R] or [R, G, R] or interject Y or B as the first locus".
+    game = arranged(SHAPES, ["0", "G", "R"], ["YYYY"])
+    assert {"0,G,R-G,GG,GR", "0,G,R-R,RG,RR", "0,G,R-Y,YG,YR", "0,G,R-B,BG,BR"} <= names(game.legal_actions())
+    game.apply("0,G,R-Y,YG,YR")
+    assert sorted(game.space.names(game.stones[0])) == ["Y", "YG", "YR"]
+    refused(arranged(SHAPES, ["0", "G", "R"], ["YG"]), "0,G,R-Y,YG,YR", "YG is occupied")
+
+
 def test_either_of_two_middles_of_a_shape():
     # 000: [B, BG, BR] may change to [B, BG, BGY] or [B, BR, BRY].
     assert {"BR-BGY", "BG-BRY"} <= names(arranged(SHAPES, ["B", "BG", "BR"], ["GGGG"]).legal_actions())

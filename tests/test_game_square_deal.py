@@ -85,6 +85,12 @@ def test_a_line_moves_in_formation_by_hyperspace_excision_and_interjection():
         easy.apply("BRY,BRR-RY,RR")
 
 
+def test_a_line_with_the_head_node_moves_down_by_a_first_locus():
+    game = position(["0", "G"], ["YYYY"])
+    assert {"0,G-R,RG", "0,G-B,BG"} <= names(game.legal_actions())
+    assert "0,G-R,RG" not in names(position(["0", "G"], ["YYYY"], easy=True).legal_actions())
+
+
 def test_a_shape_moves_as_a_block_and_blocks_must_be_contiguous_and_free():
     game = position(["GR", "GRY", "GRYY"], ["RGGG"])
     assert "GR,GRY,GRYY-R,RY,RYY" in names(game.legal_actions())  # the manual's excision example

@@ -50,7 +50,9 @@ def _block_targets(depth: int, block: tuple[Node, ...], easy: bool):
         if not easy:
             results.append([s[:i] + s[i + 1:] for s in loci])
     if not easy and longest < depth:
-        for i in range(shortest):
+        # The head node's colour is arbitrary: a block with it moves down by a first locus put before every
+        # stone (000 "Moving Shapes": [0, G, R] to [G, GG, GR] ... "or interject Y or B as the first locus").
+        for i in range(shortest or 1):
             for c in COLOURS:
                 results.append([s[:i] + c + s[i:] for s in loci])
     out, seen = [], set()
