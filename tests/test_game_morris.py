@@ -54,6 +54,8 @@ def test_a_shape_with_the_head_node_moves_down_by_a_first_locus():
     game.apply("0,G,R-Y,YG,YR")
     assert sorted(game.space.names(game.stones[0])) == ["Y", "YG", "YR"]
     refused(arranged(SHAPES, ["0", "G", "R"], ["YG"]), "0,G,R-Y,YG,YR", "YG is occupied")
+    assert "G,GG,GR-0,G,R" in names(arranged(SHAPES, ["G", "GG", "GR"], ["YYYY"]).legal_actions())  # and back
+    assert not any(a.startswith("G,R-0") for a in names(arranged(LINES, ["G", "R"], ["YYYY"]).legal_actions()))
 
 
 def test_either_of_two_middles_of_a_shape():

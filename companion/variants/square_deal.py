@@ -55,6 +55,8 @@ def _block_targets(depth: int, block: tuple[Node, ...], easy: bool):
         for i in range(shortest or 1):
             for c in COLOURS:
                 results.append([s[:i] + c + s[i:] for s in loci])
+    if not easy and shortest == 1 and len({s[0] for s in loci}) == 1:
+        results.append([s[1:] for s in loci])  # and back up: the shared first locus excised, onto the head node
     out, seen = [], set()
     for names in results:
         targets = tuple(nd.from_loci(s) for s in names)
