@@ -76,6 +76,11 @@ def test_lethal_encounter_slides_onto_the_opponent_who_gets_the_piece_back():
     assert game.last == tuple(game.space.parse_many(["G", "R"]))
 
 
+def test_a_lethal_encounter_never_completes_a_quadrangle_it_leaves_a_node_of_it_free():
+    game = play("roll:G G roll:B B roll:R R roll:R BR roll:Y Y roll:R BRR roll:B Y-B")
+    assert not game.over and not game.grybs and game.owner(game.space.parse("Y")) is None
+
+
 def test_lethal_encounter_needs_the_colour_the_opponent_sits_on_and_a_neighbour():
     game = play("roll:G G roll:R R roll:B")
     with pytest.raises(IllegalAction, match="you rolled B: a lethal encounter needs the colour the opponent sits on, red"):
