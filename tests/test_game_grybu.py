@@ -130,16 +130,31 @@ def test_the_aggressive_move_mirrors_the_passive_one_on_the_other_colour():
     assert game.to_move == 0 and game.turn == 2
 
 
-def test_sideways_and_hyperspace_moves_do_not_push():
+def test_one_sideways_or_hyperspace_step_pushes_a_ring_one_step_on_round_the_cycle():
+    # 000: "Aggressive moves may push an opponent's ring unless there is another ring blocking it."
     game = position("RGGG GGGG " + P0_REST, "GGGR GYGG " + P1_REST)
-    game.apply("RGGG-RGGR")  # one sideways step
-    refused(game, "GGGG-GGGR", "sideways and hyperspace moves do not push: GGGR is occupied")
-    assert "GGGB" in targets(game, "GGGG")
-    game = position("RGGG GGGG " + P0_REST, "GGGR GYGG " + P1_REST)
+    game.apply("RGGG-RGGR")  # one sideways step (G to R at the focus)
+    game.apply("GGGG-GGGR")  # the same way pushes GGGR's ring on round the quadrangle, R to Y
+    assert "GGGR" in rings(game, 0) and "GGGY" in rings(game, 1) and "GGGR" not in rings(game, 1)
+    assert game.last == tuple(game.space.parse_many(["GGGG", "GGGR", "GGGY"])) and game.captured == (0, 0)
+    game = position("RGGG GGGG " + P0_REST, "GGBG GYGG " + P1_REST)
     game.apply("RGGG-RGRG")  # one hyperspace step
-    refused(game, "GGGG-GGGR", "the aggressive move must be one hyperspace step like your passive move")
-    game.apply("GGGG-GBGG")
-    assert "GBGG" in rings(game, 0)
+    game.apply("GGGG-GGBG")  # G to B at the third locus: GGBG's ring goes on to GGYG
+    assert "GGBG" in rings(game, 0) and "GGYG" in rings(game, 1)
+    # Blocked by a ring behind, as any push; never your own ring.
+    game = position("RGGG GGGG " + P0_REST, "GGGR GGGY " + P1_REST)
+    game.apply("RGGG-RGGR")
+    refused(game, "GGGG-GGGR", "the ring on GGGR cannot be pushed: GGGY behind it is occupied")
+    game = position("RGGG GGGG GGGR " + P0_REST, P1_REST)
+    game.apply("RGGG-RGGR")
+    refused(game, "GGGG-GGGR", "you cannot push your own ring (on GGGR)")
+
+
+def test_two_sideways_or_hyperspace_steps_neither_push_nor_jump():
+    # They go either way round, each way pushing differently, which FROM-TO could not tell apart.
+    game = position("RGGG GGGG " + P0_REST, "GGGY " + P1_REST)
+    game.apply("RGGG-RGGY")
+    refused(game, "GGGG-GGGY", "two sideways steps do not push: GGGY is occupied")
     # Nor do they jump: two sideways steps need one free corner to pass.
     game = position("RGGG GGGG " + P0_REST, "GGGR GGGB " + P1_REST)
     game.apply("RGGG-RGGY")

@@ -6,9 +6,10 @@ the home boards GQ and RQ, player 1 BQ and YQ; GQ and BQ are the dark boards, RQ
 Each starts with four rings on each board. A turn is two moves of the same kind and length: a *passive*
 move on one of the mover's home boards, to a free node and without pushing, then an *aggressive* move on a
 board of the opposite colour that may push one opponent's ring. A move is one step, or two steps of the
-same kind: up, down, sideways or hyperspace. Up and down moves push: the pushed ring goes one step further
-the same way, and a ring pushed up off the quadrant's top-level node ("popped") or down off the bottom
-level is removed. Push all four of the opponent's rings off one board to win.
+same kind: up, down, sideways or hyperspace. Up and down moves push, and so do single sideways and
+hyperspace steps: the pushed ring goes one step further the same way, and a ring pushed up off the
+quadrant's top-level node ("popped") or down off the bottom level is removed. Push all four of the
+opponent's rings off one board to win.
 Rules decisions: docs/rules/grybu.md.
 
 Every node's moves (kind, length, target, the nodes passed, the node a pushed ring goes to) are tables built
@@ -35,6 +36,7 @@ QUIET = Option("quiet_turns", 50, "a draw after this many turns each without a r
                maximum=1000)
 
 UP, DOWN, SIDEWAYS, HYPER = range(4)
+LATERAL_TWO = (2 * SIDEWAYS + 1, 2 * HYPER + 1)  # kind * 2 + count - 1: these go either way round, and push nothing
 KIND_NAMES = ("up", "down", "sideways", "hyperspace")
 BOARD_NAMES = tuple(f"{c}Q" for c in COLOURS)  # GQ RQ YQ BQ, indexed like COLOURS
 DARK = (0, 3)  # GQ, BQ
@@ -63,8 +65,8 @@ class Entry(tuple):
 
     ``kc`` is kind * 2 + count - 1; ``passed`` the bits of the node(s) the move may pass (0 for one step;
     two for a two-step lateral move, which may go either way round); ``path`` the passed node and the
-    target (vertical moves, where a ring on it is pushed); ``beyond`` the bit of the node a pushed ring
-    ends on, 0 when it leaves the board."""
+    target, where a ring is pushed (0 for a two-step lateral move, which pushes nothing); ``beyond`` the
+    bit of the node a pushed ring ends on, 0 when it leaves the board."""
 
     __slots__ = ()
 
@@ -102,8 +104,13 @@ class Tables:
             lows = [level - 2] if limited else range(1, level - 1)
             step[HYPER][n] = [t for i in lows if i >= 1 for t in vary(loci, i)]
 
-        def beyond(kind: int, t: Node) -> Bitboard:
-            """Where a ring pushed off ``t`` by a ``kind`` move lands: 0 when it leaves the board."""
+        def beyond(kind: int, n: Node, t: Node) -> Bitboard:
+            """Where a ring pushed off ``t`` by a ``kind`` move from ``n`` lands: 0 when it leaves the board."""
+            if kind in (SIDEWAYS, HYPER):  # one more step round the cycle, the locus that changed
+                a, b = nd.NODE_NAMES[n], nd.NODE_NAMES[t]
+                i = next(i for i in range(len(a)) if a[i] != b[i])
+                on = COLOURS[(2 * COLOURS.index(b[i]) - COLOURS.index(a[i])) % 4]
+                return 1 << nd.from_loci(b[:i] + on + b[i + 1:])
             if kind == UP:
                 return 1 << nd.parent(t) if nd.LEVEL[t] >= 2 else 0
             if nd.LEVEL[t] < depth:  # down, straight on: the node under t of t's own colour
@@ -128,10 +135,9 @@ class Tables:
                 found.update(reach)
             mine = []
             for t, (kc, passed) in sorted(found.items()):
-                kind = kc // 2
-                vertical = kind in (UP, DOWN)
-                path = (passed | 1 << t) if vertical else 0
-                e = Entry((kc, t, 1 << t, passed, path, beyond(kind, t) if vertical else 0, Action.move(n, t)))
+                pushes = kc not in LATERAL_TWO
+                path = (passed | 1 << t) if pushes else 0
+                e = Entry((kc, t, 1 << t, passed, path, beyond(kc // 2, n, t) if pushes else 0, Action.move(n, t)))
                 mine.append(e)
                 self.pair[n, t] = e
             entries[n] = tuple(mine)
@@ -149,7 +155,7 @@ def tables(depth: int, limited: bool) -> Tables:
 
 def _aggressive_ok(e: Entry, mine: Bitboard, occupied: Bitboard) -> bool:
     kc, _, tbit, passed, path, beyond, _ = e
-    if kc >= 4:  # sideways and hyperspace: to a free node, through a free node
+    if kc in LATERAL_TWO:  # two sideways or hyperspace steps: to a free node, through a free node
         return not tbit & occupied and (not passed or bool(passed & ~occupied))
     hit = path & occupied
     if not hit:
@@ -166,7 +172,7 @@ class Grybu(Game):
     source = "000 GRYBU (patterned on SHŌBU by Smirk & Laughter)"
     summary = ("The four quadrants are four boards. Each turn: a passive move on one of your home boards, "
                "then the same kind of move (up, down, sideways or hyperspace; one or two steps) on a board of "
-               "the other colour, where up and down moves push an opponent's ring. Push or pop all four of "
+               "the other colour, where it may push an opponent's ring one step on. Push or pop all four of "
                "the opponent's rings off one board to win.")
     options = (DEPTH, HYPERSPACE, QUIET, TURN_LIMIT)
     hand = None  # every piece starts on the board
@@ -405,9 +411,9 @@ class Grybu(Game):
         pkc = self.passive[1]
         if kc != pkc:
             return f"the aggressive move must be {describe(pkc)} like your passive move"
-        if kc >= 4:
+        if kc in LATERAL_TWO:
             if tbit & occupied:
-                return f"sideways and hyperspace moves do not push: {nd.name(t)} is occupied"
+                return f"two {KIND_NAMES[kc // 2]} steps do not push: {nd.name(t)} is occupied"
             if passed and not passed & ~occupied:
                 return f"the move cannot jump over a ring: {names} occupied"
             return None
