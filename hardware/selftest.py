@@ -76,6 +76,7 @@ def sweep(surface, colours: Sequence[RGB] = SWEEP_COLOURS, blocks: int = SWEEP_B
             pixels = [(0, 0, 0)] * count
             pixels[start:start + size] = [colour] * len(pixels[start:start + size])
             surface.show_pixels(pixels)
+            surface.settle()  # every block reaches the LEDs: the frame-rate cap would drop all but a few
             frames += 1
             if pause:
                 sleep(pause)

@@ -50,6 +50,15 @@ def test_the_sweep_lights_every_pixel_in_every_colour(board):
     assert surface.raw[-1] == [(0, 0, 0)] * 1024
 
 
+def test_every_sweep_frame_reaches_the_leds_whatever_the_frame_rate_cap():
+    # `gryb-companion selftest` sweeps with no pause: frames come faster than any fps cap, and a
+    # deferred frame is replaced by the next one, so without waiting only the first few were shown.
+    with SimulatedSurface(load_layout("panels-32x32"), fps=120) as surface:
+        frames = sweep(surface)
+        assert surface.settle(2)
+        assert surface.frames_sent == frames and surface.frames_dropped == 0
+
+
 def test_every_node_pressed_on_the_simulator_passes(board):
     surface, node_input = board
 
