@@ -158,8 +158,10 @@ class BridgeClient:
 
     def _open(self) -> bool:
         try:
+            # exclusive: a second program on the same port (`gryb-companion selftest` while the service
+            # runs) would take half of every frame and both would lose presses; it is refused instead.
             port = serial.serial_for_url(self.url, baudrate=self.baudrate, timeout=self.read_timeout,
-                                         write_timeout=0.5)
+                                         write_timeout=0.5, exclusive=True)
         except (serial.SerialException, OSError, ValueError) as err:
             self.open_errors += 1
             if self._last_open_error != str(err):

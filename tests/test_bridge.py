@@ -401,6 +401,20 @@ def test_reset_reboots_the_mcu_and_the_client_follows(emulator):
         assert wait_for(lambda: client.state == UP and client.status()["reconnects"] >= 1)
 
 
+def test_a_second_program_on_the_port_is_refused_and_the_first_loses_nothing(emulator):
+    got = Recorder()
+    with BridgeClient(emulator.path, got) as first:
+        assert wait_for(lambda: first.state == UP)
+        with BridgeClient(emulator.path, backoff=(0.02, 0.05)) as second:
+            assert wait_for(lambda: second.open_errors >= 2)
+            assert second.state == DOWN and "lock" in second.status()["last_error"]
+            for col in range(8):
+                emulator.tap(5, col, hold=0.02)
+                time.sleep(0.05)
+            assert wait_for(lambda: sum(e.pressed for e in got.events) == 8)
+        assert first.state == UP and first.status()["reconnects"] == 0
+
+
 def test_loop_url_echoes_commands_that_are_never_taken_for_keys():
     got = Recorder()
     with BridgeClient("loop://", got, heartbeat_timeout=0.3) as client:
