@@ -55,6 +55,7 @@ class BridgeClient:
         self._port: serial.SerialBase | None = None
         self._last_open_error: str | None = None
         self._ever_up = False
+        self._silent: str | None = None  # why the link is not up though the port opens (logged once)
         self._thread = threading.Thread(target=self._run, name=f"bridge {url}", daemon=True)
         if start:
             self.start()
@@ -88,6 +89,8 @@ class BridgeClient:
         status.update(url=self.url, reconnects=self.reconnects)
         if status["state"] == DOWN and self._last_open_error:
             status["last_error"] = self._last_open_error
+        elif status["state"] != UP and self._silent:
+            status["last_error"] = self._silent
         return status
 
     @property
@@ -144,9 +147,11 @@ class BridgeClient:
             if up:
                 delay = self.backoff[0]
                 self._ever_up = True
+                self._silent = None
             if timed_out:
-                log.warning("node buttons: no frame from the MCU for %.1f s; reconnecting",
-                            self._link.heartbeat_timeout)
+                if self._silent is None:  # once per outage: a Pico without its firmware is silent for ever
+                    self._silent = f"no frame from the MCU for {self._link.heartbeat_timeout:.1f} s"
+                    log.warning("node buttons: %s on %s; reconnecting until it answers", self._silent, self.url)
                 self._close_port()
                 continue
             if out:

@@ -3,9 +3,12 @@ client on pyserial against the emulated Pico over a pty: unplugs, noise, a hung 
 
 from __future__ import annotations
 
+import logging
+import os
 import random
 import threading
 import time
+import tty
 from collections import Counter
 
 import pytest
@@ -391,6 +394,21 @@ def test_a_hung_mcu_is_noticed_and_the_link_comes_back():
         assert wait_for(lambda: client.state != UP, timeout=1.0)
         assert client.pressed() == frozenset() and got.for_key(0, 1) == [True, False]
         assert wait_for(lambda: client.state == UP and client.pressed() == {(0, 1)}, timeout=3.0)
+
+
+def test_a_silent_device_is_logged_once_and_named_in_the_status(caplog):
+    # A Pico that runs no firmware (the SAFE jumper, a crashed main.py) opens but never answers.
+    master, slave = os.openpty()
+    try:
+        tty.setraw(slave)
+        with caplog.at_level(logging.WARNING, logger="firmware_bridge.client"), \
+                BridgeClient(os.ttyname(slave), heartbeat_timeout=0.2) as client:
+            assert wait_for(lambda: client.reconnects >= 4)
+            assert client.state != UP and "no frame from the MCU" in client.status()["last_error"]
+        assert len([r for r in caplog.records if "no frame" in r.getMessage()]) == 1
+    finally:
+        os.close(master)
+        os.close(slave)
 
 
 def test_reset_reboots_the_mcu_and_the_client_follows(emulator):
