@@ -58,7 +58,7 @@ class Leds:
     interface: str = "spi"  # "spi" (GPIO10, no root) or "pwm" (GPIO18, needs /dev/mem)
     strip: str = "GRB"  # "GRB" (WS2812B) or "GRBW" (SK6812 RGBW)
     brightness: float = 0.5
-    night_brightness: float = 0.08
+    night_brightness: float = 0.25  # the dimmest the LEDs show colours at (hardware.leds.MIN_VISIBLE)
     budget_ma: int = 4000
     fps: int = 30
 

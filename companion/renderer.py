@@ -146,9 +146,6 @@ def render(game: Game, table: Table, colours: list[RGB], effects: Effects, now: 
         _sweep(game, lit, colours[game.winners[0]], now - effects.ended)
     picture.animating = effects.busy(now) or bool(table.picks) or bool(table.chores) or bool(table.targets()) \
         or table.hint is not None
-    if effects.night:
-        for n, c in lit.items():
-            lit[n] = scale(c, 0.4)
     return picture
 
 

@@ -38,7 +38,7 @@ from .table import Feedback, Table
 
 log = logging.getLogger(__name__)
 
-BRIGHTNESS_STEPS = (1.0, 0.6, 0.3, 0.12)
+BRIGHTNESS_STEPS = (1.0, 0.6, 0.4, 0.25)  # the last, the dimmest the LEDs show colours at
 HUMAN = "human"
 GO_ON = "continue"  # a new game goes on with the series being played
 DEFAULT_GAME = "ez-gryb"

@@ -38,6 +38,12 @@ log = logging.getLogger(__name__)
 RGB = tuple[int, int, int]
 
 GAMMA = 2.8  # WLED's default and Adafruit's gamma8 table
+# The dimmest brightness the LEDs show colours at: a colour's brightest channel (255 in every colour the
+# companion lights) gets 5 of the 256 duty steps, so its other channels keep some of their share. Below
+# it the 8-bit duty rounds whole colours away (at 0.08 white itself is 0.2 of a step: the board went dark
+# in night mode) and the last steps left make different colours alike. A brightness above 0 and below it
+# is shown at it; 0 is off.
+MIN_VISIBLE = 0.25
 BURST = 3  # frames the cap lets out back to back before it spaces them by 1/fps
 STRIPS = ("GRB", "GRBW")
 INTERFACES = {"spi": 10, "pwm": 18}  # data GPIO for each: SPI0 MOSI, PWM0
@@ -109,7 +115,7 @@ class Pipeline:
 
     def set_brightness(self, brightness: float) -> None:
         self.brightness = brightness
-        self._table = gamma_table(brightness, self.gamma)
+        self._table = gamma_table(max(brightness, MIN_VISIBLE) if brightness > 0 else 0.0, self.gamma)
 
     def compose(self, nodes: Mapping[str, RGB], status: Sequence[RGB]) -> bytearray:
         if len(status) > len(self._status):

@@ -400,3 +400,26 @@ def test_white_extraction_matches_a_plain_per_pixel_min():
     r, g, b = r[:-3] + bytes([0, 255, 7]), g[:-3] + bytes([0, 255, 9]), b[:-3] + bytes([0, 255, 3])
     w = bytes(map(min, r, g, b))
     assert pipeline._white(r, g, b) == tuple(bytes(map(int.__sub__, c, w)) for c in (r, g, b)) + (w,)
+
+
+def test_the_dimmest_brightness_still_shows_every_colour_of_the_game_apart():
+    """Night mode once set 0.08, where the 8-bit duty rounds white itself to 0: the board went dark. Any
+    brightness above 0 shows at least MIN_VISIBLE, where the board's colours and the default seats'
+    colours are all lit and all told apart (a seat's colour, full at its brightest channel, at 5 duty
+    steps or more; the board's own, dimmer like the print, at 1 or more); 0 is off."""
+    from companion.config import BOARD_COLOURS, Players
+    from hardware.leds import MIN_VISIBLE
+
+    players = Players()
+    colours = list(BOARD_COLOURS.values()) + [players.rgb(i) for i in range(4)]
+    nodes = ["G", "R", "Y", "B", "GG", "GR", "GY", "GB"]
+    for brightness in (0.01, 0.08, 0.12, MIN_VISIBLE):
+        with sim(brightness=brightness) as s:
+            s.show_nodes(dict(zip(nodes, colours)), [])
+            lit = [s.frame[PANELS.nodes[n]] for n in nodes]
+            assert all(any(c) for c in lit) and all(max(c) >= 5 for c in lit[4:]), (brightness, lit)
+            assert len(set(lit)) == len(lit), (brightness, lit)
+            assert s.brightness == brightness  # as set: the floor is the LEDs', not the setting's
+    with sim(brightness=0.0) as s:
+        s.show_nodes(dict(zip(nodes, colours)), [])
+        assert not any(map(any, s.frame))
