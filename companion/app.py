@@ -34,6 +34,7 @@ log = logging.getLogger(__name__)
 
 DB_NAME = "companion.db"
 SELFTEST_SECONDS = 300.0  # time to press every node
+LINK_WATCH_SECONDS = 0.5  # how often the status LED looks at the Pico link
 # The runtime's sound names -> the control panel's tone patterns.
 SOUNDS = {"roll": "roll", "illegal": "illegal", "gryb": "gryb", "win": "win", "draw": "ok", "undo": "ok"}
 
@@ -65,6 +66,8 @@ class Companion:
         self._stopped = False
         self._selftest: threading.Thread | None = None
         self.selftest_report: dict | None = None
+        self._closing = threading.Event()
+        self._link_watch: threading.Thread | None = None
 
     # -- start ------------------------------------------------------------------------------------
 
@@ -101,7 +104,8 @@ class Companion:
             self.node_input = open_node_input(config.serial.url)
             self.node_input.when_event = self._node_event
             self._serve()
-            self.panel.set_status("ready")
+            self._link_watch = threading.Thread(target=self._watch_link, name="gryb-link-led", daemon=True)
+            self._link_watch.start()
         except BaseException:
             self.stop()
             raise
@@ -187,6 +191,18 @@ class Companion:
                 "heartbeat_age": link.get("heartbeat_age"), "link": link, "leds": leds.get("driver", "none"),
                 "led_status": leds, "selftest": self.selftest_report}
 
+    def _watch_link(self, every: float = LINK_WATCH_SECONDS) -> None:
+        """The status LED says whether the Pico answers: steady while it does, a slow blink while it does
+        not (unplugged, no firmware, another program on the port), from the start and whenever it drops."""
+        shown = None
+        while True:
+            up = self.node_input.link_status().get("state") == "up"
+            if up != shown:
+                self.panel.set_status("ready" if up else "link-down")
+                shown = up
+            if self._closing.wait(every):
+                return
+
     # -- stop -------------------------------------------------------------------------------------
 
     def stop(self) -> None:
@@ -194,6 +210,9 @@ class Companion:
         if self._stopped:
             return
         self._stopped = True
+        self._closing.set()
+        if self._link_watch is not None:
+            self._link_watch.join(timeout=5)
         for name, close in (("web", lambda: self.server.close()),
                             ("node input", lambda: self.node_input.close()),
                             ("runtime", lambda: self.runtime.stop()),

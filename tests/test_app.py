@@ -540,3 +540,24 @@ def test_the_self_test_from_the_page_takes_the_board_and_gives_it_back(companion
     assert "roll" in snap["table"]["message"]
     runtime.call("set", "budget_ma", 2000)
     assert companion.surface.settle(2) and companion.surface.budget_ma == 2000
+
+
+def until(condition, timeout: float = 10.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
+
+
+def test_the_status_led_blinks_slowly_while_the_pico_does_not_answer(companion):
+    """docs/hardware.md: the status LED is steady while the node buttons' Pico answers and blinks slowly
+    while it does not; here the emulated Pico is unplugged for a while and comes back."""
+    panel = companion.panel
+    assert until(lambda: panel.state == "ready")
+    companion.node_input.unplug(1.5)
+    assert until(lambda: panel.state == "link-down", timeout=5)
+    assert until(lambda: panel.state == "ready", timeout=10)
+    companion.stop()
+    assert panel.state == "off"
