@@ -387,11 +387,14 @@ def _selftest(args) -> int:
                 node_input.tap(name, hold=0.02)
                 time.sleep(0.003)
 
-        on_ready = (lambda: threading.Thread(target=press_all, daemon=True).start()) if args.auto else None
-        if not args.auto:
+        def ask() -> None:
             print(f"Press every node of the board once ({len(names)}); lit nodes are still to press.",
                   file=sys.stderr)
-        report = selftest(surface, node_input, names, timeout=args.timeout, on_ready=on_ready)
+
+        on_ready = (lambda: threading.Thread(target=press_all, daemon=True).start()) if args.auto else ask
+        # A person watches the sweep: each block lit for 50 ms (about 3 s in all), as the page's self-test.
+        report = selftest(surface, node_input, names, timeout=args.timeout, on_ready=on_ready,
+                          pause=0 if args.auto else 0.05)
     if args.json:
         _print_json(report.to_dict())
     else:

@@ -41,6 +41,7 @@ class Report:
     chattering: list[str] = field(default_factory=list)
     link: dict = field(default_factory=dict)
     seconds: float = 0.0
+    untested: str | None = None  # why the press step did not run (the Pico does not answer)
 
     @property
     def ok(self) -> bool:
@@ -49,10 +50,12 @@ class Report:
     def to_dict(self) -> dict:
         return {"ok": self.ok, "pixels": self.pixels, "sweep_frames": self.sweep_frames,
                 "pressed": len(self.pressed), "dead": self.dead, "stuck": self.stuck,
-                "chattering": self.chattering, "link": self.link, "seconds": round(self.seconds, 2)}
+                "chattering": self.chattering, "link": self.link, "seconds": round(self.seconds, 2),
+                "untested": self.untested}
 
     def text(self) -> str:
         lines = [f"LEDs: {self.pixels} pixels swept in {self.sweep_frames} frames (look for dark or wrong colours)",
+                 f"nodes: not tested: {self.untested}" if self.untested else
                  f"nodes: {len(self.pressed)} pressed, {len(self.dead)} dead, {len(self.stuck)} stuck, "
                  f"{len(self.chattering)} chattering"]
         for label, names in (("dead (never pressed)", self.dead), ("stuck (down from the start)", self.stuck),
@@ -85,12 +88,27 @@ def sweep(surface, colours: Sequence[RGB] = SWEEP_COLOURS, blocks: int = SWEEP_B
 
 
 def selftest(surface, node_input, nodes: Sequence[str], *, timeout: float = 120.0, pause: float = 0.0,
-             on_ready: Callable[[], None] | None = None, clock: Callable[[], float] = time.monotonic) -> Report:
+             on_ready: Callable[[], None] | None = None, clock: Callable[[], float] = time.monotonic,
+             link_wait: float = 3.0) -> Report:
     """Run the three steps. ``on_ready`` is called once the board waits for presses (the simulator's
-    test presses every node from it); the press step ends when every node was pressed or at ``timeout``."""
+    test presses every node from it); the press step ends when every node was pressed or at ``timeout``.
+    A Pico that has not answered ``link_wait`` seconds after the sweep skips the press step: every node
+    would only come out dead, and the report says why instead."""
     started = clock()
     report = Report(pixels=surface.layout.pixel_count)
     report.sweep_frames = sweep(surface, pause=pause)
+    waited = clock() + link_wait
+    while node_input.link_status().get("state") != "up" and clock() < waited:
+        time.sleep(0.05)
+    link = node_input.link_status()
+    if link.get("state") != "up":
+        report.link = dict(link)
+        report.untested = (f"the node buttons' Pico is not answering on {link.get('url', 'its port')}"
+                           + (f" ({link['last_error']})" if link.get("last_error") else "")
+                           + "; is it plugged in, with its firmware, and is nothing else using the port "
+                             "(sudo systemctl stop gryb-companion)?")
+        report.seconds = clock() - started
+        return report
 
     wanted = list(nodes)
     stuck = set(node_input.pressed_nodes()) & set(wanted)

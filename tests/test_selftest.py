@@ -125,3 +125,18 @@ def test_leds_without_permission_stop_the_command_with_one_line(monkeypatch, cap
     assert cli.main(["selftest", "--sim", "--auto", "--timeout", "1"]) == 1
     err = capsys.readouterr().err
     assert err == "gryb-companion: cannot start: no permission to use /dev/spidev0.0: add the user to the spi group\n"
+
+
+def test_without_the_pico_the_press_step_is_skipped_and_the_report_says_why(tmp_path):
+    """No Pico on the port: asking for 341 presses would only list every node dead after the timeout."""
+    from hardware.node_input import open_node_input
+
+    missing = str(tmp_path / "ttyACM9")
+    with SimulatedSurface(load_layout("panels-32x32"), fps=120) as surface, open_node_input(missing) as node_input:
+        asked = []
+        report = selftest(surface, node_input, NAMES, timeout=60, link_wait=0.3, on_ready=lambda: asked.append(1))
+    assert not report.ok and not asked and report.seconds < 10
+    assert report.dead == [] and report.pressed == []
+    text = report.text()
+    assert f"nodes: not tested: the node buttons' Pico is not answering on {missing}" in text
+    assert "No such file or directory" in text and "faults found" in text
