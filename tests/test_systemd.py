@@ -177,3 +177,19 @@ def test_python_and_the_companion_run_without_writable_executable_memory():
                             capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert result.returncode == 0, result.stderr[-3000:]
     assert result.stdout.strip().endswith("ok")
+
+
+def test_the_drop_ins_of_install_md_verify_with_the_unit(analyze, tmp_path):
+    """docs/install.md's drop-ins (LEDs on PWM, an address filter), each appended to the unit as systemd
+    would merge it: verify reports nothing, so a block copied from the docs starts."""
+    import re
+
+    docs = (UNIT.parents[1] / "docs" / "install.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```ini\n(.*?)```", docs, flags=re.S)
+    assert len(blocks) == 2 and all(b.startswith("[Service]\n") for b in blocks)
+    for i, block in enumerate(blocks):
+        where = tmp_path / str(i)
+        where.mkdir()
+        unit = _runnable_copy(where, UNIT.read_text(encoding="utf-8") + "\n" + block)
+        result = _run(analyze, "verify", "--man=no", "--generators=no", str(unit))
+        assert not (result.stdout + result.stderr).strip(), (block, result.stdout + result.stderr)
