@@ -34,6 +34,14 @@ P0_REST = "YGGG BGGG"
 P1_REST = "RBBB YBBB BBBB"
 
 
+def refused_after(p0, p1, passive, aggressive, message):
+    """The rings (besides P0_REST and P1_REST), a passive move, and an aggressive move that is refused."""
+    game = position(f"{p0} {P0_REST}".strip(), f"{p1} {P1_REST}".strip())
+    game.apply(passive)
+    refused(game, aggressive, message)
+    return game
+
+
 # -- the start ----------------------------------------------------------------------------------------
 
 def test_the_start_puts_four_rings_of_each_player_on_each_quadrant_board():
@@ -142,23 +150,17 @@ def test_one_sideways_or_hyperspace_step_pushes_a_ring_one_step_on_round_the_cyc
     game.apply("GGGG-GGBG")  # G to B at the third locus: GGBG's ring goes on to GGYG
     assert "GGBG" in rings(game, 0) and "GGYG" in rings(game, 1)
     # Blocked by a ring behind, as any push; never your own ring.
-    game = position("RGGG GGGG " + P0_REST, "GGGR GGGY " + P1_REST)
-    game.apply("RGGG-RGGR")
-    refused(game, "GGGG-GGGR", "the ring on GGGR cannot be pushed: GGGY behind it is occupied")
-    game = position("RGGG GGGG GGGR " + P0_REST, P1_REST)
-    game.apply("RGGG-RGGR")
-    refused(game, "GGGG-GGGR", "you cannot push your own ring (on GGGR)")
+    refused_after("RGGG GGGG", "GGGR GGGY", "RGGG-RGGR", "GGGG-GGGR",
+                  "the ring on GGGR cannot be pushed: GGGY behind it is occupied")
+    refused_after("RGGG GGGG GGGR", "", "RGGG-RGGR", "GGGG-GGGR", "you cannot push your own ring (on GGGR)")
 
 
 def test_two_sideways_or_hyperspace_steps_neither_push_nor_jump():
     # They go either way round, each way pushing differently, which FROM-TO could not tell apart.
-    game = position("RGGG GGGG " + P0_REST, "GGGY " + P1_REST)
-    game.apply("RGGG-RGGY")
-    refused(game, "GGGG-GGGY", "two sideways steps do not push: GGGY is occupied")
+    refused_after("RGGG GGGG", "GGGY", "RGGG-RGGY", "GGGG-GGGY", "two sideways steps do not push: GGGY is occupied")
     # Nor do they jump: two sideways steps need one free corner to pass.
-    game = position("RGGG GGGG " + P0_REST, "GGGR GGGB " + P1_REST)
-    game.apply("RGGG-RGGY")
-    refused(game, "GGGG-GGGY", "the move cannot jump over a ring: GGGR and GGGB are occupied")
+    refused_after("RGGG GGGG", "GGGR GGGB", "RGGG-RGGY", "GGGG-GGGY",
+                  "the move cannot jump over a ring: GGGR and GGGB are occupied")
 
 
 def test_a_push_down_moves_the_ring_one_step_further_the_same_way():
@@ -170,18 +172,13 @@ def test_a_push_down_moves_the_ring_one_step_further_the_same_way():
 
 
 def test_a_push_is_blocked_by_a_ring_behind_and_never_takes_two_or_your_own():
-    game = position("R RG GG " + P0_REST, "GGR GGRR " + P1_REST)
-    game.apply("RG-RGB")
-    refused(game, "GG-GGR", "the ring on GGR cannot be pushed: GGRR behind it is occupied")
+    game = refused_after("R RG GG", "GGR GGRR", "RG-RGB", "GG-GGR",
+                         "the ring on GGR cannot be pushed: GGRR behind it is occupied")
     assert "GGR" not in targets(game, "GG") and "GGG" in targets(game, "GG")
     # Two steps down through GR to GRY would push two rings.
-    game = position("R G " + P0_REST, "GR GRY " + P1_REST)
-    game.apply("R-RGG")
-    refused(game, "G-GRY", "you cannot push two rings")
+    refused_after("R G", "GR GRY", "R-RGG", "G-GRY", "you cannot push two rings")
     # Your own ring is never pushed.
-    game = position("RG GG GGR " + P0_REST, P1_REST)
-    game.apply("RG-RGB")
-    refused(game, "GG-GGR", "you cannot push your own ring (on GGR)")
+    refused_after("RG GG GGR", "", "RG-RGB", "GG-GGR", "you cannot push your own ring (on GGR)")
 
 
 def test_a_ring_pushed_down_off_the_bottom_level_is_removed():
