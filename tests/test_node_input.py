@@ -122,6 +122,27 @@ def test_unplug_releases_held_nodes_and_the_link_comes_back_resynced(sim):
     assert wait_for(lambda: node_input.pressed_nodes() == {"GGBY"})  # still held on the board
     status = node_input.link_status()
     assert status["reconnects"] == 1 and json.loads(json.dumps(status)) == status
+    # Held through the outage: the same press, not a second one (the game would take it as a new press).
+    time.sleep(0.2)
+    assert events.of("GGBY") == [True, False]
+    node_input.release("GGBY")
+    time.sleep(0.1)  # past the Pico's debounce
+    node_input.tap("GGBY")  # a new press after it is a press
+    assert wait_for(lambda: node_input.pressed_nodes() == frozenset() and len(events.of("GGBY")) >= 4, timeout=3), events.of("GGBY")
+    assert events.of("GGBY") == [True, False, False, True, False]
+
+
+def test_a_node_pressed_while_the_link_was_down_is_a_press(sim):
+    node_input, events = sim
+    node_input.press("GGBY")
+    assert wait_for(lambda: node_input.pressed_nodes() == {"GGBY"})
+    node_input.unplug(0.3)
+    assert wait_for(lambda: node_input.link_status()["state"] != "up", timeout=1.0)
+    node_input.release("GGBY")  # lifted during the outage,
+    node_input.press("RR")  # and another node pressed
+    assert wait_for(lambda: node_input.link_status()["state"] == "up", timeout=2.5)
+    assert wait_for(lambda: events.of("RR") == [True])
+    assert events.of("GGBY") == [True, False]
 
 
 def test_link_status_is_json_with_the_promised_keys(sim):
