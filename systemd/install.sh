@@ -96,18 +96,13 @@ else
   run install -m 0640 -o root -g "$USER_NAME" "$SRC/systemd/config.example.toml" "$ETC/config.toml"
 fi
 
-# 5. SPI for the LEDs: the interface itself (raspi-config), a transfer buffer big enough for 32x32
-#    LEDs (9 bytes each > the default 4096), and a fixed core clock, which the SPI clock derives from.
+# 5. SPI for the LEDs: the interface itself, a transfer buffer big enough for 32x32 LEDs (9 bytes each
+#    > the default 4096), and a fixed core clock, which the SPI clock derives from. All in lines of
+#    our own that uninstall.sh --purge takes out again: not raspi-config's do_spi, which turns the stock
+#    "#dtparam=spi=on" into "dtparam=spi=on" in place, an edit no uninstall could tell from the owner's.
 reboot_needed=0
 if [ "$SPI" = 1 ]; then
   say "SPI for the LEDs"
-  if command -v raspi-config >/dev/null 2>&1; then
-    if [ "$(raspi-config nonint get_spi 2>/dev/null || echo 1)" = 0 ]; then
-      note "SPI already enabled"
-    else
-      run raspi-config nonint do_spi 0   # 0 means "enable" in raspi-config's nonint mode
-    fi
-  fi
   if [ -f "$BOOT/cmdline.txt" ]; then
     if grep -q 'spidev\.bufsiz=' "$BOOT/cmdline.txt"; then
       note "spidev.bufsiz already set in $BOOT/cmdline.txt"
@@ -122,8 +117,8 @@ if [ "$SPI" = 1 ]; then
     if grep -qF "$MARK" "$BOOT/config.txt"; then
       note "SPI and the core clock already set in $BOOT/config.txt"
     else
-      # One block, removed again by uninstall.sh --purge: SPI on for every model (harmless next to
-      # raspi-config's own line), then the core clock the SPI clock derives from: Pi 3 / Zero 2 W
+      # One block, removed again by uninstall.sh --purge: SPI on for every model (harmless where it is
+      # on already), then the core clock the SPI clock derives from: Pi 3 / Zero 2 W
       # 250 MHz; Pi 4 500 MHz without down-clocking. The final [all] ends the model filters.
       run sed -i -e '$a '"$MARK" -e '$a [all]' -e '$a dtparam=spi=on' -e '$a [pi3]' -e '$a core_freq=250' \
         -e '$a [pi02]' -e '$a core_freq=250' -e '$a [pi4]' -e '$a core_freq=500' -e '$a core_freq_min=500' \

@@ -25,6 +25,14 @@ UNINSTALL = ROOT / "systemd" / "uninstall.sh"
 
 CONFIG_TXT = """# For more options and information see
 # http://rptl.io/configtxt
+# Some settings may impact device functionality. See link above for details
+
+# Uncomment some or all of these to enable the optional hardware interfaces
+#dtparam=i2c_arm=on
+#dtparam=i2s=on
+#dtparam=spi=on
+
+# Enable audio (loads snd_bcm2835)
 dtparam=audio=on
 camera_auto_detect=1
 display_auto_detect=1
@@ -58,6 +66,14 @@ def _script(path: Path, *args: str, boot: Path | None = None, check: bool = True
     env = dict(os.environ)
     if boot is not None:
         env["GRYB_BOOT_DIR"] = str(boot)
+        # A raspi-config that says SPI is off, as on a fresh Raspberry Pi OS: the scripts must not call it
+        # to change anything (its do_spi edits the stock "#dtparam=spi=on" line in place, which
+        # uninstall --purge could not undo).
+        fake = boot.parent / "bin"
+        fake.mkdir(exist_ok=True)
+        (fake / "raspi-config").write_text('#!/bin/sh\n[ "$2" = get_spi ] && echo 1\n')
+        (fake / "raspi-config").chmod(0o755)
+        env["PATH"] = f"{fake}{os.pathsep}{env.get('PATH', '')}"
     result = subprocess.run(["bash", str(path), *args], capture_output=True, text=True, env=env, timeout=60)
     if check:
         assert result.returncode == 0, result.stdout + result.stderr
@@ -158,6 +174,7 @@ def test_boot_edits_are_right_idempotent_and_purge_undoes_them(boot):
                      "[pi3]", "core_freq=250", "[pi02]", "core_freq=250",
                      "[pi4]", "core_freq=500", "core_freq_min=500", "[all]"]
 
+    assert not _has(commands, "raspi-config")
     again = _script(INSTALL, "--dry-run", boot=boot)
     assert not _has(_commands(again.stdout), "sed"), again.stdout
     assert "spidev.bufsiz already set" in again.stdout and "core clock already set" in again.stdout
