@@ -292,5 +292,19 @@ def open_panel(driver: str, **kw) -> ControlPanel:
         panel._owned_factory = factory
         return panel
     if driver == "gpio":
-        return ControlPanel(**kw)
+        import warnings
+
+        from gpiozero.exc import BadPinFactory, PinFactoryFallback
+
+        # gpiozero warns once for each pin library it tries and fails to load (eight lines off a Pi): the
+        # one line that matters is ours, and off a Pi it says what to do instead.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PinFactoryFallback)
+            try:
+                return ControlPanel(**kw)
+            except PanelError as err:
+                if isinstance(err.__cause__, BadPinFactory):
+                    raise PanelError(f"{err} (no GPIO here: on a Raspberry Pi install python3-lgpio, which "
+                                     f"install.sh does; elsewhere set panel.driver = \"sim\", or run --sim)") from err
+                raise
     raise PanelError(f"unknown panel driver {driver!r}: use \"sim\" or \"gpio\"")
