@@ -196,10 +196,13 @@ class Companion:
         not (unplugged, no firmware, another program on the port), from the start and whenever it drops."""
         shown = None
         while True:
-            up = self.node_input.link_status().get("state") == "up"
-            if up != shown:
-                self.panel.set_status("ready" if up else "link-down")
-                shown = up
+            try:
+                up = self.node_input.link_status().get("state") == "up"
+                if up != shown:
+                    self.panel.set_status("ready" if up else "link-down")
+                    shown = up
+            except Exception:  # the LED is a hint: a fault here must not end the watch
+                log.exception("status LED: the Pico link's state could not be shown")
             if self._closing.wait(every):
                 return
 
