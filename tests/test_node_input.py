@@ -111,12 +111,17 @@ def test_a_spare_key_is_counted_never_an_event(sim):
     assert {e.node for e in events.items} == {"0"}
 
 
-def test_unplug_releases_held_nodes_and_the_link_comes_back_resynced(sim):
-    node_input, events = sim
-    node_input.press("GGBY")
-    assert wait_for(lambda: node_input.pressed_nodes() == {"GGBY"})
+def held_through_unplug(node_input, node: str) -> None:
+    """``node`` pressed, then the emulated Pico unplugged for 0.3 s: returns once the link is down."""
+    node_input.press(node)
+    assert wait_for(lambda: node_input.pressed_nodes() == {node})
     node_input.unplug(0.3)
     assert wait_for(lambda: node_input.link_status()["state"] != "up", timeout=1.0)
+
+
+def test_unplug_releases_held_nodes_and_the_link_comes_back_resynced(sim):
+    node_input, events = sim
+    held_through_unplug(node_input, "GGBY")
     assert node_input.pressed_nodes() == frozenset() and events.of("GGBY") == [True, False]
     assert wait_for(lambda: node_input.link_status()["state"] == "up", timeout=2.5)
     assert wait_for(lambda: node_input.pressed_nodes() == {"GGBY"})  # still held on the board
@@ -128,16 +133,13 @@ def test_unplug_releases_held_nodes_and_the_link_comes_back_resynced(sim):
     node_input.release("GGBY")
     time.sleep(0.1)  # past the Pico's debounce
     node_input.tap("GGBY")  # a new press after it is a press
-    assert wait_for(lambda: node_input.pressed_nodes() == frozenset() and len(events.of("GGBY")) >= 4, timeout=3), events.of("GGBY")
+    assert wait_for(lambda: node_input.pressed_nodes() == frozenset() and len(events.of("GGBY")) >= 4, timeout=3)
     assert events.of("GGBY") == [True, False, False, True, False]
 
 
 def test_a_node_pressed_while_the_link_was_down_is_a_press(sim):
     node_input, events = sim
-    node_input.press("GGBY")
-    assert wait_for(lambda: node_input.pressed_nodes() == {"GGBY"})
-    node_input.unplug(0.3)
-    assert wait_for(lambda: node_input.link_status()["state"] != "up", timeout=1.0)
+    held_through_unplug(node_input, "GGBY")
     node_input.release("GGBY")  # lifted during the outage,
     node_input.press("RR")  # and another node pressed
     assert wait_for(lambda: node_input.link_status()["state"] == "up", timeout=2.5)
