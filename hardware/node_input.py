@@ -112,16 +112,15 @@ class SerialNodeInput(NodeInput):
         if self._closed:
             return
         key = (event.row, event.col)
+        previous, self._last_source = self._last_source, event.source
         if event.source == "link":
-            if self._last_source != "link":  # a new outage: only its own releases carry over
+            if previous != "link":  # a new outage: only its own releases carry over
                 self._held_over.clear()
             self._held_over.add(key)
         elif key in self._held_over:
             self._held_over.discard(key)
             if event.source == "resync" and event.pressed:
-                self._last_source = event.source
                 return  # still held since before the outage: the consumer had this press already
-        self._last_source = event.source
         node = self.layout.node_at(event.row, event.col)
         if node is None:
             if event.pressed:

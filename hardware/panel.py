@@ -100,6 +100,7 @@ class ControlPanel:
     def __init__(self, *, roll: int = 17, ok: int = 27, undo: int = 22, buzzer: int = 13, status_led: int = 6,
                  hold_time: float = 1.0, bounce_time: float = 0.05, sounds: bool = True, pin_factory=None):
         from gpiozero import LED, Button, TonalBuzzer
+        from gpiozero.exc import BadPinFactory
         from gpiozero.tones import Tone
 
         pins = {"roll": roll, "ok": ok, "undo": undo, "buzzer": buzzer, "status_led": status_led}
@@ -149,7 +150,10 @@ class ControlPanel:
             raise
         except Exception as err:  # gpiozero's own errors: no GPIO here, pin in use, ...
             self.close()
-            raise PanelError(f"the control panel's GPIO could not be opened: {type(err).__name__}: {err}") from err
+            hint = (" (no GPIO here: on a Raspberry Pi install python3-lgpio, which install.sh does; elsewhere "
+                    "set panel.driver = \"sim\", or run --sim)" if isinstance(err, BadPinFactory) else "")
+            raise PanelError(f"the control panel's GPIO could not be opened: {type(err).__name__}: {err}{hint}") \
+                from err
         self._sound_lock = threading.Lock()
         self._sound_wake = threading.Event()
         self._sound_generation = 0
@@ -294,17 +298,11 @@ def open_panel(driver: str, **kw) -> ControlPanel:
     if driver == "gpio":
         import warnings
 
-        from gpiozero.exc import BadPinFactory, PinFactoryFallback
+        from gpiozero.exc import PinFactoryFallback
 
         # gpiozero warns once for each pin library it tries and fails to load (eight lines off a Pi): the
-        # one line that matters is ours, and off a Pi it says what to do instead.
+        # one line that matters is ours, which off a Pi says what to do instead.
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", PinFactoryFallback)
-            try:
-                return ControlPanel(**kw)
-            except PanelError as err:
-                if isinstance(err.__cause__, BadPinFactory):
-                    raise PanelError(f"{err} (no GPIO here: on a Raspberry Pi install python3-lgpio, which "
-                                     f"install.sh does; elsewhere set panel.driver = \"sim\", or run --sim)") from err
-                raise
+            return ControlPanel(**kw)
     raise PanelError(f"unknown panel driver {driver!r}: use \"sim\" or \"gpio\"")

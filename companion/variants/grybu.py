@@ -413,7 +413,7 @@ class Grybu(Game):
             return f"the aggressive move must be {describe(pkc)} like your passive move"
         if kc in LATERAL_TWO:
             if tbit & occupied:
-                return f"two {KIND_NAMES[kc // 2]} steps do not push: {nd.name(t)} is occupied"
+                return f"{describe(kc)} do not push: {nd.name(t)} is occupied"
             if passed and not passed & ~occupied:
                 return f"the move cannot jump over a ring: {names} occupied"
             return None

@@ -9,7 +9,7 @@ const ARROWS = { ArrowUp: [0, -1], ArrowDown: [0, 1], ArrowLeft: [-1, 0], ArrowR
 const NS = "http://www.w3.org/2000/svg";
 
 // The node a step away in a direction: ahead of the ring, nearest, and as straight ahead as may be.
-export function step(nodes, from, [dx, dy]) {
+function step(nodes, from, [dx, dy]) {
   const p = nodes.get(from);
   let best = null, cost = Infinity;
   for (const [name, q] of nodes) {
@@ -23,7 +23,7 @@ export function step(nodes, from, [dx, dy]) {
 }
 
 // The node a key leads to from ``at`` on a board of ``depth`` levels, or null for a key that moves nothing.
-export function next(nodes, at, key, depth) {
+function next(nodes, at, key, depth) {
   if (key in ARROWS) return step(nodes, at, ARROWS[key]);
   if (/^[gryb]$/i.test(key)) return (at === "0" || at.length >= depth ? "" : at) + key.toUpperCase();
   if (key === "Backspace") return at.length > 1 ? at.slice(0, -1) : "0";
