@@ -485,6 +485,16 @@ def test_play_again_moves_the_start_round_and_the_pages_keep_each_player_straigh
     assert 'value="continue"' not in paired.get("/games").get_data(as_text=True)
 
 
+def test_the_brightness_slider_starts_where_the_leds_still_show_colours(client):
+    """Below hardware.leds.MIN_VISIBLE the LEDs show MIN_VISIBLE, so a slider reaching lower would have
+    positions that all look the same."""
+    from hardware.leds import MIN_VISIBLE
+
+    page = client.get("/settings").get_data(as_text=True)
+    slider = re.search(r'<input type="range" name="brightness"[^>]*>', page).group(0)
+    assert f'min="{MIN_VISIBLE}"' in slider and 'max="1"' in slider
+
+
 def test_settings(paired, rt):
     assert paired.post("/api/settings", json={"brightness": 0.3, "night": True}).status_code == 200
     settings = rt.snapshot()["settings"]

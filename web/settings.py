@@ -6,6 +6,7 @@ from __future__ import annotations
 from flask import Blueprint, jsonify, render_template
 
 from companion.config import TIME_SCALES
+from companion.runtime import BRIGHTNESS_STEPS
 
 from .play import _call
 from .security import body, paired, refuse, web
@@ -17,8 +18,10 @@ SETTINGS = ("brightness", "night", "sounds", "budget_ma", "colours", "die", "tim
 
 @bp.get("/settings")
 def settings_page():
+    # The slider starts at the dimmest the LEDs show colours at: every position below it would look the same.
     return render_template("settings.html", settings=web().runtime.snapshot()["settings"],
-                           status=web().status(), self_test=web().selftest is not None, time_scales=TIME_SCALES)
+                           status=web().status(), self_test=web().selftest is not None, time_scales=TIME_SCALES,
+                           dimmest=min(BRIGHTNESS_STEPS))
 
 
 @bp.get("/api/settings")
