@@ -271,6 +271,12 @@ class ComposedGame(Game):
             m |= self.stones[p]
         return m
 
+    def _transit_origin(self) -> Bitboard:
+        """The node the stone passing through left with the first move of the turn (``last`` is that
+        move: (from, to), or (to,) for a stone entering): it must land past the stone, and landing back
+        there would be a turn that changes nothing."""
+        return 1 << self.last[0] if len(self.last) == 2 else 0
+
     # -- the die ----------------------------------------------------------------------------------------
 
     def needs_roll(self) -> bool:
@@ -383,7 +389,7 @@ class ComposedGame(Game):
         foes = occupied & ~friends
         land, start = self._colour_masks(roll)
         if self.transit is not None:
-            return [(self.transit, t.free[self.transit] & empty & land)], []
+            return [(self.transit, t.free[self.transit] & empty & land & ~self._transit_origin())], []
         first = self.moves_left == self.moves_per_turn
         others: list[Action] = []
         singles: list[tuple[Node, Bitboard]] = []
@@ -411,7 +417,7 @@ class ComposedGame(Game):
             if rules.through and first:
                 # Passing through: land on a stone now, leave it for a free node with the next move.
                 for n in bits(t.any[s] & occupied & land):
-                    if free[n] & (empty | 1 << s) & land:
+                    if free[n] & empty & land:  # a free node past it, its own node not counted
                         reach |= 1 << n
             if reach & land:
                 singles.append((s, reach & land))
@@ -808,6 +814,9 @@ class ComposedGame(Game):
         me = self.to_move
         if self.transit is not None and (action.kind != MOVE or action.source != self.transit):
             return f"the stone passing through {nd.name(self.transit)} must move on to a free node"
+        if self.transit is not None and self._transit_origin() >> action.target & 1:
+            return (f"the stone passing through {nd.name(self.transit)} must land past it, not back on "
+                    f"{nd.name(action.target)}")
         if self.pushing is not None:
             where = nd.name(self.pushing[0])
             if action.kind != MOVE or action.sources != (self.pushing[0],):

@@ -6,7 +6,10 @@ the classes went, 168 seeded random games were recorded from them (tests/data/co
 python-chess's perft files): at every ply the state and the sorted legal actions, folded into a running
 digest that is kept every 20 plies and at the end. Each game here is replayed on the composition, choosing
 the same random actions, and must pass through the same digests: the same legal actions and the same
-state at every ply, the same winners.
+state at every ply, the same winners. The 72 games of 'Drangles, Hyper Drangles and Sumo Drangles were
+recorded again from the compositions (2026-11-25) when a stone passing through another stopped being
+allowed to land back on the node it left (docs/rules/drangles.md): 71 of them had offered that landing
+somewhere, and the one that never had replayed unchanged; they pin the rules as they are now.
 """
 
 import hashlib

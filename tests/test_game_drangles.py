@@ -42,6 +42,28 @@ def test_first_move_may_pass_through_an_occupied_node_and_must_land_free_with_th
     assert game.owner(game.space.parse("R")) == 1
 
 
+def test_a_stone_passing_through_lands_past_it_not_back_where_it_started():
+    """000: "an unoccupied node to land on past it": going over and back would be a turn that changes
+    nothing, a pass the game does not have."""
+    game = play("0 0-G 0 0-R")
+    game.apply("G-R")  # through player 1's stone on R
+    assert game.transit == game.space.parse("R")
+    assert names(game.legal_actions()) == {"R-Y", "R-RG", "R-RR", "R-RY", "R-RB"}
+    with pytest.raises(IllegalAction, match="must land past it, not back on G"):
+        game.apply("R-G")
+    assert game.transit == game.space.parse("R") and game.owner(game.space.parse("G")) is None
+
+
+def test_no_passing_through_where_the_only_free_node_beyond_is_the_one_left():
+    game = DRANGLES(depth=2)
+    space = game.space
+    game.set_stones(0, mask_of(space.parse_many(["G"])))
+    game.set_stones(1, mask_of(space.parse_many(["R", "Y", "RG", "RR", "RY", "RB"])))
+    assert "G-R" not in names(game.legal_actions())  # R's only free neighbour is G itself
+    game.set_stones(1, mask_of(space.parse_many(["R", "Y", "RG", "RR", "RY"])))
+    assert "G-R" in names(game.legal_actions())  # RB is free past it
+
+
 def test_second_move_may_not_land_on_a_stone():
     game = play("0 0-G 0 0-Y 0")
     with pytest.raises(IllegalAction, match="only the first move of a turn may pass through"):
