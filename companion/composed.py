@@ -15,7 +15,8 @@ A turn, in the manuals' words (each parameter in docs/composer.md):
 - landing on an opponent's stone is stymied, lethal, or holds court (a roll decides); entering onto one
   pushes it down (``push``, one ``FROM-TO`` step per stone pushed, as in Smack Down) or pops it up;
 - after each move the goals are checked for the mover (then for a player whose stone was pushed or
-  bumped); ``turn.moves`` moves make a turn.
+  bumped, and with a surround or corner goal for every player: a stone may walk into a closed ring);
+  ``turn.moves`` moves make a turn.
 
 A position where no player can ever act again, whatever the die shows, is a draw at once; otherwise the
 turn limit ends every game.
@@ -126,6 +127,8 @@ class Tables:
         self.arrangements = tuple(mask_of(board.parse_many(s)) for s in rules.arrangement)
         self.connect = tuple(tuple(board.parse_many(pair)) for pair in rules.connect)
         self.residents = tuple(mask_of(board.parse_many(s)) for s in rules.residents)
+        # Goals a move can meet for a player who did not make it (surround, corner): checked for everyone.
+        self.rings = bool({"surround", "corner"} & set(rules.win))
         self.level_ok = mask_of(n for n in board.nodes if not rules.levels or nd.LEVEL[n] in rules.levels)
         self.goal_quadrangles = tuple(q for q in board.quadrangles if q & self.level_ok and q & board.all == q) + \
             tuple(mask_of(board.parse_many(s)) for s in rules.arrangement)
@@ -590,7 +593,10 @@ class ComposedGame(Game):
             self.use_move()  # passing through a stone is this move; landing is the next
             return
         me = self.to_move
-        for player in dict.fromkeys([me] + [p for p, _ in moved]):
+        players = [me] + [p for p, _ in moved]
+        if self.t.rings:  # a stone that walks into a ring or a dead end: the side that closed it wins now
+            players += range(self.players)
+        for player in dict.fromkeys(players):
             if self._wins(player, [n for p, n in moved if p in self.side(player)]):
                 return
         if self.phase == PLACING and not any(self.in_hand):

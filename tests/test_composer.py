@@ -427,6 +427,19 @@ def test_goals_capture_race_arrangement_connection_surround_corner():
     assert corner2.winners == (0,)
 
 
+def test_a_ring_the_mover_walks_into_wins_for_the_side_that_closed_it_at_once():
+    # GGG's neighbours are GG above and GGR, GGB beside: player 1 holds all three, and player 0 enters there.
+    surround = place(game('[board]\ndepth = 3\n[tokens]\nenter = "anywhere"\n[moves]\nlevity = true\n'
+                          'lateral = true\n[goal]\nwin = ["surround"]\n'), ["YYY"], ["GG", "GGR", "GGB"], hand=3)
+    surround.apply("GGG")
+    assert surround.winners == (1,)
+    # Player 0 moves GGG down to GGGY, where it can go nowhere: player 1 has cornered it.
+    corner = place(game('[moves]\nlateral = true\n[goal]\nwin = ["corner"]\n'),
+                   ["GGG", "YYYY"], ["GGGR", "GGGB", "BBBB"])
+    corner.apply("GGG-GGGY")
+    assert corner.winners == (1,)
+
+
 def test_a_gryb_on_the_levels_that_count_scored_big_endian():
     g = place(game('[moves]\nlateral = true\n[goal]\nendian = "big"\nlevels = [2]\n'),
               ["GG", "GR", "GY", "G"], ["YYYY"])
