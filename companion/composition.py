@@ -208,7 +208,7 @@ class Rules:
     def with_values(self, changes: dict[str, Any]) -> Rules:
         """These rules with some parameters changed (a game's options), checked again as a whole."""
         data = self.as_dict() | changes
-        return _check(data, self.options)
+        return _check(data, self.options, ends=False)  # the ranges were checked with the file
 
     @property
     def kinds(self) -> tuple[str, ...]:
@@ -315,7 +315,7 @@ def _parse_options(table: Any) -> tuple[OptionSpec, ...]:
 # -- checking ---------------------------------------------------------------------------------------
 
 
-def _check(values: dict[str, Any], options: tuple[OptionSpec, ...]) -> Rules:
+def _check(values: dict[str, Any], options: tuple[OptionSpec, ...], ends: bool = True) -> Rules:
     for p in SCHEMA:
         values[p.key] = _check_value(p, values[p.key])
     for spec in options:
@@ -323,7 +323,7 @@ def _check(values: dict[str, Any], options: tuple[OptionSpec, ...]) -> Rules:
         if spec.choices is not None and value not in spec.choices:
             raise CompositionError(f"[options] {spec.key}: its own value {value!r} is not among its choices")
     _check_together(values)
-    for spec in options:  # what players may choose must make a game too: both ends of a number's range
+    for spec in options if ends else ():  # what players may choose must make a game too: both ends of a range
         for end in () if spec.minimum is None else (spec.minimum, spec.maximum):
             try:
                 _check_together({**values, spec.key: end})
@@ -479,6 +479,17 @@ def _check_together(v: dict[str, Any]) -> None:
             and not v["pop"]:
         raise CompositionError("goal 'capture' but nothing captures: set encounters.landing, hop_captures, "
                                "push or pop")
+    if "capture" in goals and v["capture"] and v["captured"] == "out":
+        # Taken stones never come back: a goal past all an opponent ever has could never be met. The fewest
+        # players make the fewest opponents.
+        own = [(v["stones"] if v["enter"] != "none" else 0) + (len(v["residents"][seat]) if v["residents"] else 0)
+               for seat in range(low)]
+        fewest = min(sum(own[f] for f in range(low) if (f - seat) % (2 if v["teams"] else low))
+                     for seat in range(low))
+        if v["capture"] > fewest:
+            raise CompositionError(f"goal.capture = {v['capture']}, but captured stones leave the game and an "
+                                   f"opponent has only {fewest} stones to take (tokens.stones, tokens.residents): "
+                                   "ask for fewer, or set encounters.captured = 'returned'")
     if "race" in goals and v["race"] not in ("top", "bottom"):
         _nodes(v, "race", [v["race"]])
     if "arrangement" in goals and not v["arrangement"]:

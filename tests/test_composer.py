@@ -80,6 +80,8 @@ def place(g: ComposedGame, *per_player: list[str], hand: int | None = None) -> C
     ('[tokens]\nresidents = [["G"], ["G"]]', "tokens.residents: G is given to seat 1 and seat 2"),
     ('[tokens]\nresidents = [["G"]]', "one list of nodes for each of the 2 seats"),
     ('[moves]\nlateral_levels = [1]', "moves.lateral_levels limits lateral moves, but moves.lateral is false"),
+    ('[encounters]\nlanding = "lethal"\n[goal]\nwin = ["capture"]\ncapture = 21',
+     "goal.capture = 21, but captured stones leave the game and an opponent has only 20"),
 ])
 def test_every_mistake_gets_a_message_that_names_the_key(toml, message):
     if not toml:
@@ -135,6 +137,23 @@ def test_options_are_parameters_and_are_checked_with_the_rest():
         cls(2, depth=7)
     with pytest.raises(OptionError, match="has no option 'gravity'"):
         cls(2, gravity=False)  # not offered by this composition
+
+
+def test_a_capture_goal_never_asks_for_more_stones_than_the_opponents_have():
+    # Captured stones that go back to their owner's supply can be taken again: any number will do.
+    assert rules('[encounters]\nlanding = "lethal"\ncaptured = "returned"\n[goal]\nwin = ["capture"]\n'
+                 'capture = 50').capture == 50
+    # Residents count, and with several players the fewest opponents any seat can have.
+    assert rules('players = [2, 4]\n[tokens]\nstones = 3\nresidents = [["G"], ["R", "Y"], [], []]\n'
+                 '[encounters]\nlanding = "lethal"\n[goal]\nwin = ["capture"]\ncapture = 4').capture == 4
+    with pytest.raises(CompositionError, match="an opponent has only 4"):
+        rules('players = [2, 4]\n[tokens]\nstones = 3\nresidents = [["G"], ["R", "Y"], [], []]\n'
+              '[encounters]\nlanding = "lethal"\n[goal]\nwin = ["capture"]\ncapture = 5')
+    # Samsara's stones leave the game: 8 captures out of 7 stones is refused when the game starts.
+    with pytest.raises(OptionError, match="goal.capture = 8, but captured stones leave the game and an opponent "
+                       "has only 7 stones"):
+        find("samsara")(2, capture=8, stones=7)
+    assert find("samsara")(2, capture=8).rules.capture == 8
 
 
 def test_the_library_saves_exports_imports_and_deletes(tmp_path):
