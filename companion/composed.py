@@ -531,6 +531,9 @@ class ComposedGame(Game):
             self.set_stones(victim, self.stones[victim] | 1 << node)
             moved.append((victim, node))
         else:
+            if there != victim:  # a third player's stone: the pushed one takes its node, it is pushed on
+                self.set_stones(there, self.stones[there] & ~(1 << node))
+                self.set_stones(victim, self.stones[victim] | 1 << node)
             self.pushing = (node, there, entered)
 
     def _pop(self, victim: int, node: Node) -> None:

@@ -403,6 +403,16 @@ def test_pop_drives_a_chain_up_and_off_the_top():
     assert g2.stones[1].bit_count() == 3 and g2.captured == (1, 0)  # headless: G popped off the top
 
 
+def test_a_push_onto_a_third_players_stone_pushes_that_stone_on():
+    g = place(game('players = 3\n[tokens]\nenter = "top"\n[encounters]\npush = true\n', players=3),
+              [], ["G"], ["GG"], hand=5)
+    g.apply("G-GG")  # seat 1 enters on seat 2's G; that stone goes down onto seat 3's GG
+    assert g.owner(g.space.parse("GG")) == 1 and g.pushing is not None
+    g.apply("GG-GGR")  # seat 3's stone is pushed on: every player keeps the stones they had
+    assert [g.owner(g.space.parse(n)) for n in ("G", "GG", "GGR")] == [0, 1, 2]
+    assert [m.bit_count() for m in g.stones] == [1, 1, 1] and g.captured == (0, 0, 0)
+
+
 def test_teams_win_together_and_spare_each_other():
     g = place(game('players = 4\nteams = true\n[moves]\nlateral = true\n[encounters]\nlanding = "lethal"\n'
                    '[goal]\nwin = ["gryb"]\n', players=4), ["G", "GG", "GR"], ["YYYY"], ["GY"], ["BBBB"])
