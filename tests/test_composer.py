@@ -82,6 +82,10 @@ def place(g: ComposedGame, *per_player: list[str], hand: int | None = None) -> C
     ('[moves]\nlateral_levels = [1]', "moves.lateral_levels limits lateral moves, but moves.lateral is false"),
     ('[encounters]\nlanding = "lethal"\n[goal]\nwin = ["capture"]\ncapture = 21',
      "goal.capture = 21, but captured stones leave the game and an opponent has only 20"),
+    ('[tokens]\nstones = 3\nrolled = true\nphase = "first"', "tokens.phase = 'first' enters every stone before any "
+     "moves, but 2 players' tokens.stones = 3 need 6 free nodes and tokens.enter = 'top' has 4"),
+    ('[tokens]\nstones = 2\nphase = "first"\nresidents = [["G"], ["R"]]', "need 4 free nodes and tokens.enter = "
+     "'top' has 2"),
 ])
 def test_every_mistake_gets_a_message_that_names_the_key(toml, message):
     if not toml:
