@@ -235,8 +235,10 @@ def loads(text: str, fmt: str = "toml") -> Rules:
     """A composition from TOML (or JSON) text; CompositionError names what is wrong."""
     try:
         data = json.loads(text) if fmt == "json" else tomllib.loads(text)
-    except (tomllib.TOMLDecodeError, json.JSONDecodeError) as err:
+    except ValueError as err:  # TOMLDecodeError, JSONDecodeError, a number past Python's digit limit
         raise CompositionError(f"not valid {fmt.upper()}: {err}") from None
+    except RecursionError:  # thousands of [ in a row: past the reader's stack
+        raise CompositionError(f"not valid {fmt.upper()} here: nested too deep") from None
     if not isinstance(data, dict):
         raise CompositionError("a composition is a table of parameters")
     return parse(data)

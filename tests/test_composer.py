@@ -101,6 +101,12 @@ def test_bad_text_and_missing_names():
         composition.loads("id = ")
     with pytest.raises(CompositionError, match="not valid JSON"):
         composition.loads("{", "json")
+    for fmt, deep in (("toml", HEAD + "summary = " + "[" * 5000 + "]" * 5000),
+                      ("json", '{"summary": ' + "[" * 5000 + "]" * 5000 + "}")):
+        with pytest.raises(CompositionError, match="nested too deep"):
+            composition.loads(deep, fmt)
+    with pytest.raises(CompositionError, match="not valid TOML: Exceeds the limit"):
+        composition.loads(HEAD + "[tokens]\nstones = " + "9" * 5000)
     with pytest.raises(CompositionError, match="name is missing"):
         composition.loads('id = "x1"')
     with pytest.raises(CompositionError, match="id 'X'"):

@@ -87,7 +87,8 @@ def test_a_refused_composition_says_why_and_saves_nothing(paired, client, rt, tm
     r = paired.post("/api/compositions", json={"text": bad})
     assert r.status_code == 400 and "tokens.enter = 'head' but board.headless" in r.get_json()["error"]
     for text, reason in [("id = ", "not valid TOML"), ('id = "ez-gryb"\nname = "x"', "ships with"),
-                         (GOOD.replace("[moves]", "[moves]\nflying = true"), "no parameter 'flying'")]:
+                         (GOOD.replace("[moves]", "[moves]\nflying = true"), "no parameter 'flying'"),
+                         ("summary = " + "[" * 3000 + "]" * 3000 + "\n" + GOOD, "nested too deep")]:
         r = paired.post("/api/compositions", json={"text": text})
         assert r.status_code == 400 and reason in r.get_json()["error"], (text, r.get_json())
     assert paired.post("/api/compositions", json={"text": 5}).status_code == 400
