@@ -508,8 +508,9 @@ def _check_together(v: dict[str, Any]) -> None:
     if not movers and v["enter"] == "none":
         raise CompositionError("nothing can ever happen: no stones enter and none can move")
     if v["residents"]:
-        if len(v["residents"]) < high:
-            raise CompositionError(f"tokens.residents: one list of nodes for each of the {high} seats")
+        if len(v["residents"]) != high:
+            raise CompositionError(f"tokens.residents: one list of nodes for each of the {high} seats, not "
+                                   f"{len(v['residents'])}")
         seen: dict[int, int] = {}
         for seat, names in enumerate(v["residents"][:high]):
             for n in _nodes(v, "residents", names):

@@ -79,6 +79,8 @@ def place(g: ComposedGame, *per_player: list[str], hand: int | None = None) -> C
     ('[goal]\nlevels = [5]', "goal.levels names only levels below the bottom of a board of depth 4"),
     ('[tokens]\nresidents = [["G"], ["G"]]', "tokens.residents: G is given to seat 1 and seat 2"),
     ('[tokens]\nresidents = [["G"]]', "one list of nodes for each of the 2 seats"),
+    ('[board]\nheadless = true\n[tokens]\nresidents = [["G"], ["R"], ["0"]]', "tokens.residents: one list of nodes "
+     "for each of the 2 seats, not 3"),
     ('[moves]\nlateral_levels = [1]', "moves.lateral_levels limits lateral moves, but moves.lateral is false"),
     ('[encounters]\nlanding = "lethal"\n[goal]\nwin = ["capture"]\ncapture = 21',
      "goal.capture = 21, but captured stones leave the game and an opponent has only 20"),
