@@ -331,6 +331,11 @@ def _check(values: dict[str, Any], options: tuple[OptionSpec, ...], ends: bool =
                 _check_together({**values, spec.key: end})
             except CompositionError as err:
                 raise CompositionError(f"[options] {spec.key} = {end} (an end of its range): {err}") from None
+        for choice in spec.choices or ():  # ... and every one of a list of choices
+            try:
+                _check_together({**values, spec.key: _check_value(PARAMS[spec.key], choice)})
+            except CompositionError as err:
+                raise CompositionError(f"[options] {spec.key} = {choice!r} (one of its choices): {err}") from None
     return Rules(tuple((k, _freeze(v)) for k, v in values.items()), options)
 
 

@@ -140,6 +140,14 @@ def test_options_are_parameters_and_are_checked_with_the_rest():
     with pytest.raises(CompositionError, match=r"^\[options\] depth: \[4, 9\] goes outside what board.depth "
                        "takes, 2 to 6"):
         rules('[options]\ndepth = [4, 9]')
+    # So must every one of a list of choices: a value the parameter takes, making a game with the rest.
+    with pytest.raises(CompositionError, match=r"^\[options\] enter = 'bogus' \(one of its choices\): tokens.enter "
+                       "is one of head, top, bottom, anywhere, none, not 'bogus'"):
+        rules('[options]\nenter = ["top", "bogus"]')
+    with pytest.raises(CompositionError, match=r"^\[options\] enter = 'head' \(one of its choices\): tokens.enter = "
+                       "'head' but board.headless removes the head node"):
+        rules('[board]\nheadless = true\n[options]\nenter = ["top", "head"]')
+    assert game_class(rules('[options]\nenter = ["top", "head"]'))(2, enter="head").t.entry_nodes == (0,)
     cls = game_class(rules('[tokens]\nresidents = [["GGGG"], ["YYYY"]]\n[options]\ndepth = [4, 6]\nstones = true'))
     assert [o.name for o in cls.options] == ["depth", "stones", "turn_limit"]
     assert cls(2, depth=5).space.depth == 5
