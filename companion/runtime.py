@@ -426,6 +426,8 @@ class Runtime:
             cls = composed.save_and_install(self.library, rules, replace=replace)
         except (composition.CompositionError, OptionError) as err:
             raise CommandError(str(err)) from None
+        except OSError as err:  # the state directory cannot be made or written: nothing was saved
+            raise CommandError(f"cannot save in {self.library.folder}: {err.strerror or err}") from None
         log.info("composition %s saved", rules.id)
         self._publish()
         return {"id": cls.id, "name": cls.name}

@@ -92,6 +92,10 @@ def test_a_refused_composition_says_why_and_saves_nothing(paired, client, rt, tm
         r = paired.post("/api/compositions", json={"text": text})
         assert r.status_code == 400 and reason in r.get_json()["error"], (text, r.get_json())
     assert paired.post("/api/compositions", json={"text": 5}).status_code == 400
+    (tmp_path / "compositions").write_text("a file where the folder should be")  # a state directory it cannot write
+    r = paired.post("/api/compositions", json={"text": GOOD})
+    assert r.status_code == 400 and r.get_json()["error"].startswith("cannot save in "), r.get_json()
+    (tmp_path / "compositions").unlink()
     assert paired.post("/api/compositions", json={"text": GOOD, "format": "yaml"}).status_code == 400
     assert not (tmp_path / "compositions").exists() or not list((tmp_path / "compositions").iterdir())
     assert paired.get("/api/games").get_json()["games"] == before
