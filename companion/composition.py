@@ -529,6 +529,16 @@ def _check_together(v: dict[str, Any]) -> None:
                     if seen.get(n, seat) != seat:
                         raise CompositionError(f"goal.connect: seat {seat + 1}'s endpoint {nd.name(n)} holds "
                                                f"a resident of seat {seen[n] + 1}")
+    if v["phase"] == "first" and (v["rolled"] or not (v["through"] or v["push"] or v["pop"])):
+        # Every stone enters before any moves, so every one needs a free node where stones enter.
+        ends = ((0, "head"), (1, "top"), (depth, "bottom"))
+        entry = [n for n in nd.nodes(depth, v["headless"])
+                 if v["enter"] == "anywhere" or (nd.LEVEL[n], v["enter"]) in ends]
+        room = len(set(entry) - {n for names in v["residents"][:high] for n in _nodes(v, "residents", names)})
+        if v["stones"] * high > room:
+            raise CompositionError(f"tokens.phase = 'first' enters every stone before any moves, but {high} players' "
+                                   f"tokens.stones = {v['stones']} need {v['stones'] * high} free nodes and "
+                                   f"tokens.enter = {v['enter']!r} has {room}")
     if v["levels"] and "gryb" not in goals:
         raise CompositionError("goal.levels limits GRYBs, but 'gryb' is not among goal.win")
 
