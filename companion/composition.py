@@ -235,8 +235,10 @@ def loads(text: str, fmt: str = "toml") -> Rules:
     """A composition from TOML (or JSON) text; CompositionError names what is wrong."""
     try:
         data = json.loads(text) if fmt == "json" else tomllib.loads(text)
-    except ValueError as err:  # TOMLDecodeError, JSONDecodeError, a number past Python's digit limit
+    except (tomllib.TOMLDecodeError, json.JSONDecodeError) as err:
         raise CompositionError(f"not valid {fmt.upper()}: {err}") from None
+    except ValueError:  # past Python's limit of 4300 digits for a whole number (its message names sys calls)
+        raise CompositionError(f"not valid {fmt.upper()} here: a number with too many digits") from None
     except RecursionError:  # thousands of [ in a row: past the reader's stack
         raise CompositionError(f"not valid {fmt.upper()} here: nested too deep") from None
     if not isinstance(data, dict):
