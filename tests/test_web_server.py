@@ -29,12 +29,13 @@ def rt(tmp_path):
 class Feed:
     """A minimal SSE client on a raw socket."""
 
-    def __init__(self, port):
-        self.sock = socket.create_connection(("127.0.0.1", port), timeout=5)
+    def __init__(self, port, source="127.0.0.1"):  # any 127.x.y.z is this machine, as another address
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=5, source_address=(source, 0))
         self.sock.sendall(b"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n")
         self.buf = b""
-        head = self._until(b"\r\n\r\n")
-        assert b" 200 " in head.split(b"\r\n")[0] and b"text/event-stream" in head
+        self.head = self._until(b"\r\n\r\n")
+        self.status = int(self.head.split(b" ", 2)[1])
+        assert self.status != 200 or b"text/event-stream" in self.head
 
     def _until(self, sep):
         while sep not in self.buf:
@@ -115,6 +116,46 @@ def test_a_phone_that_goes_away_is_unsubscribed(rt, tmp_path):
         while rt._listeners and time.monotonic() < deadline:
             time.sleep(0.1)
         assert not rt._listeners
+
+
+def _feeds(port, source, n):
+    feeds = [Feed(port, source) for _ in range(n)]
+    assert [f.status for f in feeds] == [200] * n, source
+    return feeds
+
+
+def test_event_streams_cannot_take_every_thread(rt, tmp_path):
+    """Each open stream holds a waitress thread: one device may open PER_CLIENT, all of them together
+    leave FREE_THREADS for the page and the API; a stream whose client has gone frees its thread at
+    once, not at its next heartbeat."""
+    from web.events import PER_CLIENT
+    from web.server import FREE_THREADS, THREADS
+
+    app = create_app(rt, Config(), state_dir=tmp_path)
+    app.config["GRYB_SSE_HEARTBEAT"] = 60.0  # no write to find a closed connection by
+    with serve(app, "127.0.0.1", 0) as server:
+        first = _feeds(server.port, "127.0.0.1", PER_CLIENT)
+        extra = Feed(server.port, "127.0.0.1")
+        assert extra.status == 429 and b"application/json" in extra.head and b"Retry-After: 2" in extra.head
+        extra.close()
+        others = [f for i in range((THREADS - FREE_THREADS) // PER_CLIENT - 1)
+                  for f in _feeds(server.port, f"127.0.0.{i + 2}", PER_CLIENT)]
+        assert len(first + others) == THREADS - FREE_THREADS
+        extra = Feed(server.port, "127.0.0.99")
+        assert extra.status == 503 and b"application/json" in extra.head
+        extra.close()
+        for path in ["/", "/api/state", "/history"]:  # the page still answers everyone
+            with urllib.request.urlopen(server.url + path, timeout=3) as r:
+                assert r.status == 200, path
+        for feed in first:  # the phone's tabs close ...
+            feed.close()
+        deadline = time.monotonic() + 3
+        while len(rt._listeners) > len(others):
+            assert time.monotonic() < deadline, "closed streams still hold their threads"
+            time.sleep(0.05)
+        again = _feeds(server.port, "127.0.0.1", PER_CLIENT)  # ... and it may open as many again
+        for feed in again + others:
+            feed.close()
 
 
 def test_a_request_body_over_the_limit_is_cut_off_by_waitress_too(rt, tmp_path):

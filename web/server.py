@@ -22,14 +22,18 @@ from .security import BACKSTOP
 log = logging.getLogger(__name__)
 
 THREADS = 24  # each open page holds one for its event stream; a table of phones fits with room to spare
+FREE_THREADS = 8  # never taken by event streams: the page and the API answer however many are open
 
 
 class Server:
     def __init__(self, app, host: str, port: int, threads: int = THREADS):
         self.app = app
+        app.config["GRYB_MAX_STREAMS"] = max(1, threads - FREE_THREADS)
+        # channel_request_lookahead: waitress keeps reading while a request runs, so it sees a client
+        # close its connection and an event stream can end then (environ["waitress.client_disconnected"]).
         self._server = create_server(app, host=host, port=port, threads=threads, ident="gryb",
                                      max_request_body_size=BACKSTOP, clear_untrusted_proxy_headers=True,
-                                     channel_timeout=60, asyncore_use_poll=True)
+                                     channel_timeout=60, asyncore_use_poll=True, channel_request_lookahead=1)
         self.host, self.port = self._server.effective_host, int(self._server.effective_port)
         self._thread = threading.Thread(target=self._server.run, name="gryb-web", daemon=True)
         self._thread.start()
