@@ -2,6 +2,7 @@
 
 import http.client
 import json
+import select
 import socket
 import time
 import urllib.request
@@ -156,6 +157,34 @@ def test_event_streams_cannot_take_every_thread(rt, tmp_path):
         again = _feeds(server.port, "127.0.0.1", PER_CLIENT)  # ... and it may open as many again
         for feed in again + others:
             feed.close()
+
+
+def test_one_device_cannot_take_every_connection(rt, tmp_path):
+    """waitress lets in 100 connections at once; a device that opens them all and never finishes a request
+    (slowloris) would keep everyone else waiting outside. Past PER_ADDRESS its connections are closed."""
+    from web.server import PER_ADDRESS
+
+    app = create_app(rt, Config(), state_dir=tmp_path)
+    with serve(app, "127.0.0.1", 0) as server:
+        hogs = []
+        for _ in range(100):
+            s = socket.create_connection(("127.0.0.1", server.port), timeout=3, source_address=("127.0.0.5", 0))
+            s.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")  # and never the rest
+            hogs.append(s)
+        with urllib.request.urlopen(server.url + "/api/state", timeout=3) as r:  # another phone gets in
+            assert r.status == 200
+        closed, deadline = set(), time.monotonic() + 3
+        while len(closed) < len(hogs) - PER_ADDRESS and time.monotonic() < deadline:
+            ready, _, _ = select.select([s for s in hogs if s not in closed], [], [], 0.1)
+            for s in ready:
+                try:
+                    if not s.recv(100):
+                        closed.add(s)
+                except ConnectionResetError:
+                    closed.add(s)
+        assert closed == set(hogs[PER_ADDRESS:])
+        for s in hogs:
+            s.close()
 
 
 def test_a_request_body_over_the_limit_is_cut_off_by_waitress_too(rt, tmp_path):

@@ -15,6 +15,7 @@ import logging
 import threading
 
 from waitress import wasyncore
+from waitress.channel import HTTPChannel
 from waitress.server import create_server
 
 from .security import BACKSTOP
@@ -23,6 +24,21 @@ log = logging.getLogger(__name__)
 
 THREADS = 24  # each open page holds one for its event stream; a table of phones fits with room to spare
 FREE_THREADS = 8  # never taken by event streams: the page and the API answer however many are open
+PER_ADDRESS = 16  # connections from one address at once (of waitress' 100); a browser opens 6 to a host
+
+
+class _Channel(HTTPChannel):
+    """waitress' connection, refused (closed at once) to an address that holds PER_ADDRESS already: one
+    device opening connections and never finishing a request (slowloris) cannot take all 100 that
+    waitress accepts, which would leave every other phone waiting to be let in."""
+
+    def __init__(self, server, sock, addr, adj, map=None):
+        super().__init__(server, sock, addr, adj, map)
+        host = addr[0] if isinstance(addr, tuple) else addr
+        mine = sum(1 for channel in list(server.active_channels.values())
+                   if isinstance(channel.addr, tuple) and channel.addr[0] == host)
+        if mine > PER_ADDRESS:  # this one counted
+            self.will_close = True
 
 
 class Server:
@@ -34,6 +50,7 @@ class Server:
         self._server = create_server(app, host=host, port=port, threads=threads, ident="gryb",
                                      max_request_body_size=BACKSTOP, clear_untrusted_proxy_headers=True,
                                      channel_timeout=60, asyncore_use_poll=True, channel_request_lookahead=1)
+        self._server.channel_class = _Channel
         self.host, self.port = self._server.effective_host, int(self._server.effective_port)
         self._thread = threading.Thread(target=self._server.run, name="gryb-web", daemon=True)
         self._thread.start()
