@@ -388,6 +388,8 @@ def test_new_game_with_names_options_and_a_series(paired, rt):
     s = rt.call("snapshot")
     assert s["game"]["id"] == "drangles" and s["game"]["settings"]["stones"] == 12
     assert s["table"]["names"] == ["Ann", "Bo b"] and s["series"]["method"] == "points"
+    r = paired.post("/api/games/new", json=body | {"names": ["\u202eAnn\u202c 12", "B\x00o\x1b[31mb\u2067 زيد"]})
+    assert rt.call("snapshot")["table"]["names"] == ["Ann 12", "B o [31mb زيد"]  # no control or bidi override
     assert paired.get("/api/series").get_json()["series"]["target"] == 8
     before = rt.call("snapshot")
     for bad in [{"game": "chess"}, {"game": "drangles", "players": 5}, {"game": "drangles", "options": {"x": 1}},

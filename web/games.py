@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from flask import Blueprint, jsonify, render_template
 
 from companion.ai import LEVELS
@@ -16,6 +18,10 @@ from .security import body, paired, refuse, web
 bp = Blueprint("games", __name__)
 
 MAX_NAME = 24
+# Never part of a name: control characters (NUL, ESC, tabs...) and the bidirectional embeddings,
+# overrides, isolates and marks, one of which turns the rest of a line round ("Ann 12 – Bo 3" read
+# right to left on every phone's history). A right-to-left script needs none of them.
+UNSHOWN = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 SEATS = ("human", *LEVELS)  # a seat is a person, or the computer at a level
 KINDS = [(seat, seat if seat == "human" else f"computer: {seat}") for seat in SEATS]  # as the form offers them
 
@@ -105,7 +111,7 @@ def _check_new_game(data: dict):
     names = data.get("names", [])
     if not isinstance(names, list) or len(names) > players or not all(isinstance(n, str) for n in names):
         refuse(400, "names is a list of text, one for each player")
-    names = [" ".join(n.split())[:MAX_NAME] for n in names]
+    names = [" ".join(UNSHOWN.sub(" ", n).split())[:MAX_NAME] for n in names]
     seats = data.get("seats", ["human"] * players)
     if not isinstance(seats, list) or len(seats) != players or any(s not in SEATS for s in seats):
         refuse(400, f"seats is a list with one of {', '.join(SEATS)} for each player")
