@@ -148,7 +148,7 @@ def pair():
         refuse(400, "the code is four colours, each one of G, R, Y, B")
     _limit()
     if not _code().check(guess):
-        refuse(403, "wrong or expired code: tap Pair for a new one")
+        refuse(403, "wrong or expired code: try again, or tap New code for a new one")
     session.clear()
     session.permanent = True
     session["epoch"] = current_app.extensions["gryb-pairings"].epoch
