@@ -661,7 +661,7 @@ def _errors_logged(caplog) -> list:
 def test_ids_past_64_bits_are_404_and_log_no_traceback(client, caplog):
     caplog.set_level(logging.ERROR)
     cases = [(f"/api/history/{HUGE}", f"no game {HUGE}"), (f"/api/history/{HUGE}/record.json", f"no game {HUGE}"),
-             (f"/api/history/{HUGE}/record.txt", f"no game {HUGE}"), (f"/history/{HUGE}", f"no game {HUGE}"),
+             (f"/api/history/{HUGE}/record.txt", f"no game {HUGE}"),
              (f"/api/series/{HUGE}", f"no series {HUGE}"), (f"/api/history/{2 ** 63}", f"no game {2 ** 63}"),
              (f"/api/series/{2 ** 63}", f"no series {2 ** 63}"),
              (f"/api/history/{2 ** 63 - 1}", f"no game {2 ** 63 - 1}"),  # the largest SQLite holds: asked, not found
@@ -669,6 +669,12 @@ def test_ids_past_64_bits_are_404_and_log_no_traceback(client, caplog):
     for path, message in cases:
         r = client.get(path)
         assert (r.status_code, r.get_json()) == (404, {"error": message}), path
+    # A replay's page (an old link, a game no longer stored) is a page with the reason and a way back.
+    for ident in (HUGE, "999"):
+        r = client.get(f"/history/{ident}")
+        html = r.get_data(as_text=True)
+        assert r.status_code == 404 and r.mimetype == "text/html", ident
+        assert f"<p>no game {ident}</p>" in html and 'href="/">Back to the board</a>' in html
     assert not _errors_logged(caplog)
 
 

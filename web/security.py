@@ -269,8 +269,15 @@ def init_app(app: Flask, state_dir: Path) -> None:
             response.headers["Cache-Control"] = "no-store"
         return response
 
+    def _a_page() -> bool:
+        """Whether a browser asked for a page (a GET outside /api/): a refusal is a page it can leave."""
+        return request.method == "GET" and not request.path.startswith("/api/")
+
     @app.errorhandler(ApiError)
     def _api_error(err: ApiError):
+        if _a_page():  # a replay of a game there is not (an old link): the page, not bare JSON
+            from flask import render_template
+            return render_template("error.html", code=err.status, message=short(err.message)), err.status, err.headers
         response = jsonify(error=short(err.message))
         response.status_code = err.status
         response.headers.update(err.headers)
@@ -278,7 +285,7 @@ def init_app(app: Flask, state_dir: Path) -> None:
 
     @app.errorhandler(HTTPException)
     def _http_error(err: HTTPException):
-        if request.path.startswith("/api/") or request.method != "GET":
+        if not _a_page():
             response = jsonify(error=short(err.description or err.name))
             response.status_code = err.code or 500
             if err.code == 405 and err.valid_methods:
