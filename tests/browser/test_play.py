@@ -176,11 +176,15 @@ def test_every_players_board_never_covers_the_buttons(browser, site, viewport):
     """Multiverse shows every player's board beside the cloth's. On a laptop that strip once took the
     panel's column and pushed ROLL, OK and UNDO under the (sticky) board, where no click reached them."""
     site.runtime.call("new_game", "multiverse", 4, {}, None, None, None)
+    site.runtime.call("roll")  # the node die: player 1 places a ring where it says
+    site.runtime.call("press", site.runtime.snapshot()["table"]["targets"][0])
     ctx = browser.new_context(viewport=viewport)
     page = ctx.new_page()
     page.goto(site.url + "/")
     until(page, "document.body.dataset.version > 0 && !document.getElementById('boards').hidden")
     assert page.locator("#boards figure").count() == 4
+    assert page.locator("#boards figcaption").all_text_contents() == [
+        "Player 1: 1 ring", "Player 2: 0 rings", "Player 3: 0 rings", "Player 4: 0 rings"]
     # The first screen has the cloth's board and the buttons: on a phone the four boards come after them.
     roll = page.locator("#roll").bounding_box()
     assert roll["y"] + roll["height"] <= viewport["height"], roll
@@ -486,7 +490,7 @@ def test_a_finished_game_replays_step_by_step_with_its_own_columns(browser, site
     page.goto(f"{site.url}/history/{s['game_id']}")
     until(page, "document.querySelectorAll('#boards figure').length === 3")
     assert page.locator("#boards figcaption").all_text_contents() == [
-        f"Player {i + 1}{' (out)' if b['out'] else ''}: {len(b['rings'])} rings"
+        f"Player {i + 1}{' (out)' if b['out'] else ''}: {len(b['rings'])} ring{'' if len(b['rings']) == 1 else 's'}"
         for i, b in enumerate(s["state"]["boards"])]
     assert not problems, problems
     page.context.close()

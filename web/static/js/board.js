@@ -126,7 +126,8 @@ export function drawBoards(container, svg, snap) {
     mini.querySelector(".marks").replaceChildren(frag);
     mini.querySelector(".grybs").replaceChildren();
     const caption = document.createElement("figcaption");
-    caption.textContent = `${names[i] || "Player " + (i + 1)}${b.out ? " (out)" : ""}: ${b.rings.length} rings`;
+    const n = b.rings.length;
+    caption.textContent = `${names[i] || "Player " + (i + 1)}${b.out ? " (out)" : ""}: ${n} ring${n === 1 ? "" : "s"}`;
     fig.append(mini, caption);
     return fig;
   }));
