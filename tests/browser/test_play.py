@@ -641,7 +641,25 @@ def test_a_refused_setting_goes_back_to_the_value_in_force_in_plain_words(browse
     until(page, "document.querySelector('#settings .message').textContent.startsWith(\"Player 1's colour\")")
     until(page, f"document.querySelector(\"input[name='colour0']\").value === "
                 f"'{site.runtime.snapshot()['settings']['colours'][0].lower()}'")
+    # Two players' colours too alike: both named as the form names them, not as the API does (colours[0]).
+    page.locator("input[name='colour1']").evaluate("(el) => { el.value = '#ffffff'; el.dispatchEvent(new Event('change')); }")
+    until(page, "document.querySelector('#settings .message').textContent.startsWith(\"Player 2's colour\")")
+    assert page.locator("#settings .message").inner_text() == (
+        "Player 2's colour #FFFFFF is too close to Player 1's colour (not saved)")
     assert site.runtime.snapshot()["settings"]["time_scale"] == 1.0
+    page.context.close()
+
+
+def test_a_watchers_setting_goes_back_as_it_asks_for_pairing(browser, site):
+    page = browser.new_context(viewport=PHONE).new_page()
+    page.goto(site.url + "/settings")
+    night = page.locator("input[name='night']")
+    assert not night.is_checked()
+    night.click()
+    assert page.locator("#pair-panel").is_visible()
+    assert page.locator("#settings .message").inner_text() == "Pair this phone to change settings."
+    until(page, "!document.querySelector(\"input[name='night']\").checked")  # as the board has it: not saved
+    assert site.runtime.snapshot()["settings"]["night"] is False
     page.context.close()
 
 

@@ -5,7 +5,7 @@ const form = document.getElementById("settings");
 const msg = form.querySelector(".message");
 const out = document.getElementById("bright-out");
 // The API's field names as the form labels them, for its messages.
-const LABELS = [[/^colours\[(\d)\]/, (m, i) => `Player ${+i + 1}'s colour`], [/^colours\b/, () => "Stone colours"],
+const LABELS = [[/\bcolours\[(\d)\]/g, (m, i) => `Player ${+i + 1}'s colour`], [/^colours\b/, () => "Stone colours"],
   [/^time_scale\b/, () => "Thinking time"], [/^budget_ma\b/, () => "LED power supply"],
   [/^brightness\b/, () => "Brightness"]];
 const plain = (text) => LABELS.reduce((t, [re, fn]) => t.replace(re, fn), text);
@@ -25,15 +25,20 @@ function show(settings) {
   settings.colours.forEach((c, i) => { f["colour" + i].value = c.toLowerCase(); });
 }
 
+async function restore() {
+  try { show((await get("/api/settings")).settings); } catch (err) { /* the message already says what went wrong */ }
+}
+
 async function save(change) {
-  if (!isPaired()) { openPairing(); msg.textContent = "Pair this phone to change settings."; return; }
+  // Unpaired, nothing is saved: the field goes back too, so it never shows a value the board is not using.
+  if (!isPaired()) { openPairing(); msg.textContent = "Pair this phone to change settings."; restore(); return; }
   try {
     const answer = await post("/api/settings", change);
     if (answer.settings) show(answer.settings);
     msg.textContent = "Saved.";
   } catch (e) {
     msg.textContent = plain(e.message) + " (not saved)";
-    try { show((await get("/api/settings")).settings); } catch (err) { /* the message already says what went wrong */ }
+    restore();
   }
 }
 form.elements.brightness.addEventListener("input", () => { out.textContent = percent(form.elements.brightness.value); });
