@@ -543,6 +543,22 @@ def test_the_form_goes_on_with_the_series_being_played(browser, site):
     page.context.close()
 
 
+def test_a_blank_option_is_asked_for_by_the_form_and_an_old_reason_goes_when_the_form_changes(browser, site):
+    page = paired_page(browser, site, "/games")
+    page.locator("label.gamecard", has=page.locator("input[value='pyragryb']")).click()
+    form = page.locator("form[data-game='pyragryb']")
+    game_id = site.runtime.snapshot()["game_id"]
+    form.locator("input[name='opt-pieces']").fill("")
+    form.locator("button[type='submit']").click()  # the browser asks for the number; nothing is sent
+    assert form.locator("input[name='opt-pieces']").evaluate("el => el.validity.valueMissing")
+    page.wait_for_timeout(300)
+    assert form.locator(".message").inner_text() == "" and site.runtime.snapshot()["game_id"] == game_id
+    form.locator(".message").evaluate("el => { el.textContent = 'an answer about the form as it was'; }")
+    form.locator("input[name='opt-pieces']").fill("99")
+    assert form.locator(".message").inner_text() == ""
+    page.context.close()
+
+
 def test_a_series_that_is_over_says_who_won_it(browser, site):
     """A series of one game: once it is played, the series line under the scores names its winner."""
     rt = site.runtime

@@ -23,9 +23,12 @@ for (const form of forms) {
   count.addEventListener("change", seats); seats();
   const custom = form.querySelector(".custom");
   form.elements.series.addEventListener("change", () => { custom.hidden = form.elements.series.value !== "custom"; });
+  const msg = form.querySelector(".message");
+  // A reason given for the form as it was goes once it changes (the browser's own note on a field out
+  // of range would otherwise sit beside a server's answer about another value).
+  form.addEventListener("input", () => { msg.textContent = ""; });
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
-    const msg = form.querySelector(".message");
     if (!isPaired()) { openPairing(); msg.textContent = "Pair this phone first."; return; }
     const players = +count.value;
     const options = {};
