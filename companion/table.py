@@ -113,10 +113,11 @@ class Table:
         # A press on your own stone that can move is a selection, even where a placement through it
         # would also be legal ('Drangles entering onto a stone): moving is what players mean far more.
         if len(complete) > 1 and not (mine and len(picks) == 1 and partial):
-            # The presses fit several actions (a placement with a sex and a lifespan): never guess.
+            # The presses fit several actions (a placement with a sex and a lifespan): never guess, ask. A
+            # legal press, so no refusal's buzz and flash: the page shows a button for each way.
             self.picks, self.choices = (), tuple(complete)
-            return self._refuse(f"{nd.name(node)} can be played {len(complete)} ways: choose one on the phone",
-                                node)
+            return self._ok(f"{nd.name(node)} can be played {len(complete)} ways: choose one with the buttons "
+                            "below the board")
         if complete and not (mine and len(picks) == 1 and partial):
             return self.act(complete[0], pressed=picks)
         if partial:

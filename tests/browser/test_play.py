@@ -421,9 +421,15 @@ def test_a_press_that_fits_several_moves_offers_them_in_words(browser, site):
     pair(page, site.runtime)
     after(page, lambda: page.locator("#board circle.n[data-n='GGG']").click())
     buttons = page.locator("#choices button")
-    labels = buttons.all_text_contents()
+    labels = buttons.evaluate_all("bs => bs.map(b => b.getAttribute('aria-label'))")  # whole, for a screen reader
     assert len(labels) == 24 and labels[0] == "male, 1 turn, on GGG" and labels[-1] == "female, 12 turns, on GGG"
-    assert "choose one on the phone" in page.locator("#message").inner_text()
+    assert "choose one with the buttons below the board" in page.locator("#message").inner_text()
+    assert "refused" not in page.locator("#message").get_attribute("class")  # a legal press: asked, not refused
+    # On the screen, grouped by sex with the node said once by the message: the 24 fit in a phone's screen
+    # (one button a line, they ran 1,200 px down it).
+    assert page.locator("#choices .choice-head").all_text_contents() == ["male", "female"]
+    assert buttons.first.inner_text() == "1 turn" and buttons.last.inner_text() == "12 turns"
+    assert page.locator("#choices").bounding_box()["height"] < 400
     after(page, lambda: buttons.nth(labels.index("female, 7 turns, on GGG")).click())
     until(page, "document.querySelectorAll('#choices button').length === 0")
     placed = site.runtime.snapshot()["state"]["stones"]["GGG"]

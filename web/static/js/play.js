@@ -51,12 +51,7 @@ async function render(s) {
   $("message").classList.toggle("refused", !!(fb && !fb.ok));
   $("chores").replaceChildren(...(table.chores || []).map((c) => { const li = document.createElement("li"); li.textContent = c.text; return li; }));
   // Presses that fit several actions (e.g. Grim Reaper's sex and lifespan): one button for each.
-  $("choices").replaceChildren(...(table.choices || []).map((c) => {
-    const b = document.createElement("button"); b.type = "button"; b.className = "secondary"; b.textContent = c.label;
-    b.title = c.action;
-    b.addEventListener("click", () => command("/api/act", { action: c.action }));
-    return b;
-  }));
+  $("choices").replaceChildren(...choiceGroups(table.choices || []));
   $("roll").classList.toggle("attention", !!state.awaiting_roll && !state.over);
   $("roll").classList.toggle("idle", !state.awaiting_roll || state.over); // no roll due: dimmed (a tap says why)
   // Games without a die ('Drangles, Hyper-Chess, the Morris games ...): no ROLL and no die face.
@@ -168,3 +163,32 @@ onPairing((yes) => { $("watching").hidden = yes; document.body.classList.toggle(
 
 show(snap);
 live((s) => { if (s.version !== snap.version || s.game_id !== snap.game_id) show(s); });
+
+// The buttons for presses that fit several actions, each labelled in words ("male, 7 turns, on GGG").
+// What every label shares ("on GGG") is left out, the message names the node; when the first words take
+// a few values only ("male", "female") the buttons are grouped under them, so Grim Reaper's 24 ways fit
+// on a phone's screen instead of running 1,200 px down it. Each button keeps its whole label for a
+// screen reader.
+function choiceGroups(choices) {
+  const button = (c, text) => {
+    const b = document.createElement("button"); b.type = "button"; b.className = "secondary"; b.textContent = text;
+    b.title = c.action;
+    b.setAttribute("aria-label", c.label);
+    b.addEventListener("click", () => command("/api/act", { action: c.action }));
+    return b;
+  };
+  const parts = choices.map((c) => c.label.split(", "));
+  const k = parts.length ? parts[0].length : 0;
+  if (choices.length < 6 || k < 2 || parts.some((p) => p.length !== k)) return choices.map((c) => button(c, c.label));
+  const varying = [...Array(k).keys()].filter((i) => parts.some((p) => p[i] !== parts[0][i]));
+  const kept = parts.map((p) => varying.map((i) => p[i]));
+  const heads = [...new Set(kept.map((p) => p[0]))];
+  if (varying.length < 2 || heads.length > 4) return choices.map((c, i) => button(c, kept[i].join(", ")));
+  return heads.map((head) => {
+    const group = document.createElement("div"); group.className = "choice-group"; group.setAttribute("role", "group");
+    const title = document.createElement("span"); title.className = "choice-head"; title.textContent = head;
+    group.setAttribute("aria-label", head);
+    group.append(title, ...choices.flatMap((c, i) => (kept[i][0] === head ? [button(c, kept[i].slice(1).join(", "))] : [])));
+    return group;
+  });
+}
