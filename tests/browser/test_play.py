@@ -767,6 +767,19 @@ def test_roll_is_dimmed_while_no_roll_is_due(browser, site):
     page.context.close()
 
 
+def test_a_watchers_roll_is_as_dim_as_its_other_buttons_when_a_roll_is_due(browser, site):
+    """Unpaired, the controls are dimmed; ROLL glowed yellow all the same when a roll was due (its
+    attention rule outweighed the watcher's)."""
+    site.runtime.call("new_game", "ez-gryb", 2, {}, None, None, None)
+    page = browser.new_context(viewport=PHONE).new_page()
+    page.goto(site.url + "/")
+    until(page, "document.body.dataset.version > 0 && document.body.classList.contains('watching')")
+    assert page.evaluate("document.querySelector('#roll').classList.contains('attention')")  # a roll is due
+    look = "(id) => { const s = getComputedStyle(document.getElementById(id)); return [s.backgroundColor, s.boxShadow]; }"
+    assert page.evaluate(look, "roll") == page.evaluate(look, "ok") == ["rgb(39, 48, 58)", "none"]
+    page.context.close()
+
+
 @pytest.mark.die("GGGG")
 def test_the_board_is_played_from_the_keyboard_and_says_what_is_under_its_ring(browser, site):
     """One tab stop for the whole board: the letters walk the notation, Backspace and 0 go up, the arrows
