@@ -69,6 +69,13 @@ def outcome(game: Game, names: list[str]) -> str:
     return " and ".join(names[w] for w in game.winners) + " won"
 
 
+def said(game: Game, action: Action, names: list[str], by: int) -> str:
+    """An action just played, with who played it: "Ann rolled G", "Ann: G-GR", "Bo: male, 10 turns, on GGG"
+    (the live page's message and the replay's step)."""
+    who = names[by] if 0 <= by < len(names) else f"Player {by + 1}"
+    return f"{who} rolled {action.face}" if action.kind == ROLL else f"{who}: {game.say(action)}"
+
+
 @dataclass
 class Table:
     game: Game
@@ -282,7 +289,7 @@ class Table:
     def act(self, action: Action, pressed: tuple[Node, ...]) -> Feedback:
         """Apply an action (from a press, a button, the phone or a computer player) and its aftermath."""
         game = self.game
-        before = game.stones
+        before, mover = game.stones, game.to_move
         try:
             game.apply(action)
         except IllegalAction as err:
@@ -294,7 +301,7 @@ class Table:
             game.apply(Action(PASS))
             passed = True
         self.chores = self._chores(before, pressed)
-        self.message = self._describe(action, passed)
+        self.message = self._describe(action, passed, mover)
         return Feedback(True, self.message, action=action, passed=passed)
 
     def _chores(self, before: tuple[int, ...], pressed: tuple[Node, ...]) -> tuple[Chore, ...]:
@@ -369,13 +376,13 @@ class Table:
             return game.why_illegal(Action.remove(node)) if game.pending else f"{nd.name(node)} is occupied"
         return game.why_illegal(Action.place(node))
 
-    def _describe(self, action: Action, passed: bool) -> str:
+    def _describe(self, action: Action, passed: bool, mover: int) -> str:
+        """What just happened, with who did it: the page shows it under the next player's turn, so a
+        bare ``G-GR`` or ``rolled B`` did not say whose it was."""
         game = self.game
-        if action.kind == ROLL:
-            return f"rolled {action.face}" + (": no move, the turn passes" if passed else "")
-        if game.over:
+        if game.over and action.kind != ROLL:
             return outcome(game, self.names)
-        return game.say(action)
+        return said(game, action, self.names, mover) + (": no move, the turn passes" if passed else "")
 
     def _ok(self, message: str) -> Feedback:
         self.message = message

@@ -73,6 +73,17 @@ def test_die_games_need_the_roll_and_a_roll_with_no_move_passes_by_itself():
     assert fb.passed and t.game.to_move == 0 and "no move" in fb.message
 
 
+def test_what_just_happened_says_who_did_it():
+    """The page shows the message under the next player's turn: it names the player who rolled or moved."""
+    t = Table(find("ez-gryb")(), names=["Ann", "Bo"])
+    assert t.roll(Loaded("G")).message == "Ann rolled G"
+    assert t.press(P(t, "G")).message == "Ann: G"
+    assert t.roll(Loaded("G")).message == "Bo rolled G: no move, the turn passes"
+    t.roll(Loaded("G"))
+    t.press(P(t, "G"))
+    assert t.press(P(t, "GG")).message == "Ann: G-GG"
+
+
 def test_a_capture_needs_no_chore_when_the_player_pressed_both_nodes():
     t = table("ez-gryb")
     for face, node in (("G", "G"), ("R", "R")):

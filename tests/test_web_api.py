@@ -568,6 +568,10 @@ def test_history_replay_and_export(paired, rt):
     n = len(record["actions"])
     assert record["ply"] == n and record["state"]["over"]
     assert paired.get(f"/api/history/{game_id}?ply=0").get_json()["state"]["stones"] == {}
+    # Each step says who made it, in words: the first is Player 1's roll, the second their move.
+    first, second = (paired.get(f"/api/history/{game_id}?ply={n}").get_json()["step"] for n in (1, 2))
+    assert first == f"Player 1 rolled {record['actions'][0].removeprefix('roll:')}"
+    assert second == f"Player 1: {record['actions'][1]}"
     assert paired.get(f"/api/history/{game_id}?ply={n + 1}").status_code == 400
     text = paired.get(f"/api/history/{game_id}/record.txt")
     assert text.status_code == 200 and "attachment" in text.headers["Content-Disposition"]

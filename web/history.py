@@ -20,6 +20,7 @@ from companion import engine
 from companion.record import GameRecord
 from companion.seating import by_player, by_seat, seating
 from companion.store import Store
+from companion.table import said
 
 from .board import board_svg
 from .security import refuse, web
@@ -150,11 +151,14 @@ def game_record(game_id: int):
     row, record, _ = _record(game_id)
     ply = _whole_arg("ply", len(record.actions), 0, len(record.actions))
     game = record.new_game()
+    by = 0
     for action in record.actions[:ply]:
+        by = game.to_move
         game.apply(action)
+    step = said(game, game.history[-1][0], row.names, by) if ply else None  # "Ann rolled G"
     board = {"depth": game.space.depth, "headless": game.space.headless}
-    return jsonify(game=_row_dict(row), actions=record.actions, ply=ply, state=game.state_dict(), board=board,
-                   colours=by_seat(_colours(), _seating(row)))
+    return jsonify(game=_row_dict(row), actions=record.actions, ply=ply, step=step, state=game.state_dict(),
+                   board=board, colours=by_seat(_colours(), _seating(row)))
 
 
 @bp.get("/api/history/<int:game_id>/record.<fmt>")

@@ -14,6 +14,7 @@ import pytest
 
 from companion import node as nd
 from companion.die import Die
+from companion.engine import find
 from companion.table import _presses
 
 DOCS_IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images"
@@ -490,7 +491,12 @@ def test_a_finished_game_replays_step_by_step_with_its_own_columns(browser, site
     assert page.locator("#action").inner_text() == "· start"
     page.locator("[data-step='next']").click()
     until(page, "document.getElementById('plyno').textContent === '1'")
-    assert page.locator("#action").inner_text() == f"· {rt.store.events(s['game_id'])[0][1]}"
+    first = rt.store.events(s["game_id"])[0][1]  # Ann's first step, in the record's notation and in words
+    assert page.locator("#action").get_attribute("title") == first
+    reaper = find("grim-reaper")(2)
+    action = reaper.parse(first)
+    words = f"Ann rolled {action.face}" if action.kind == "roll" else f"Ann: {reaper.say(action)}"
+    assert page.locator("#action").inner_text() == f"· {words}"
     assert page.locator("#boards").is_hidden()
     s = finish(rt, rng, "multiverse", 3, {"turn_limit": 10})
     page.goto(f"{site.url}/history/{s['game_id']}")

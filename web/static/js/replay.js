@@ -21,7 +21,10 @@ async function show(n) {
   drawBoards(document.getElementById("boards"), document.getElementById("board"), snap);  // Multiverse's
   scoreRows(document.getElementById("scores").tBodies[0], snap, names);
   document.getElementById("plyno").textContent = ply;
-  document.getElementById("action").textContent = ply ? `· ${r.actions[ply - 1]}` : "· start";
+  // Who made the step and what it was, in words (its notation in the title).
+  const step = document.getElementById("action");
+  step.textContent = ply ? `· ${r.step}` : "· start";
+  step.title = ply ? r.actions[ply - 1] : "";
 }
 const steps = { first: () => 0, prev: () => ply - 1, next: () => ply + 1, last: () => total };
 document.querySelectorAll("[data-step]").forEach((b) => b.addEventListener("click", () => show(steps[b.dataset.step]())));
