@@ -561,7 +561,7 @@ class Runtime:
         """Start a search for the human to move; the hint appears on the board and page when ready."""
         game = self.table.game
         if game.over:
-            raise CommandError("the game is over")
+            raise CommandError("the game is over: OK plays it again")
         if game.is_chance:
             raise CommandError("roll first: the hint is for the move after the roll")
         if self.seats[game.to_move] != HUMAN:

@@ -73,7 +73,11 @@ def said(game: Game, action: Action, names: list[str], by: int) -> str:
     """An action just played, with who played it: "Ann rolled G", "Ann: G-GR", "Bo: male, 10 turns, on GGG"
     (the live page's message and the replay's step)."""
     who = names[by] if 0 <= by < len(names) else f"Player {by + 1}"
-    return f"{who} rolled {action.face}" if action.kind == ROLL else f"{who}: {game.say(action)}"
+    if action.kind == ROLL:
+        return f"{who} rolled {action.face}"
+    if action.kind in (PASS, END):
+        return f"{who} passed" if action.kind == PASS else f"{who} ended the turn"
+    return f"{who}: {game.say(action)}"
 
 
 @dataclass
@@ -222,7 +226,7 @@ class Table:
         if self.chores:
             return self._refuse(self._chore_reason())
         if not self.game.is_chance:
-            return self._refuse("no roll now" if not self.game.over else "the game is over")
+            return self._refuse("no roll now" if not self.game.over else "the game is over: OK plays it again")
         if self.physical_die:
             faces = self.game.roll_faces()
             whose = "your GRYB die" if computer is None else f"the GRYB die for {computer}"
@@ -250,6 +254,8 @@ class Table:
             for action in legal:
                 if action.kind == kind:
                     return self.act(action, pressed=())
+        if self.game.is_chance:
+            return self._refuse("roll first (ROLL)")
         return self._refuse("nothing to confirm: make your move" if legal else "the game is over")
 
     def undo(self) -> list[Action]:
@@ -301,8 +307,23 @@ class Table:
             game.apply(Action(PASS))
             passed = True
         self.chores = self._chores(before, pressed)
-        self.message = self._describe(action, passed, mover)
+        self.message = self._describe(action, passed, mover) + self._nothing_to_play(mover)
         return Feedback(True, self.message, action=action, passed=passed)
+
+    def _nothing_to_play(self, mover: int) -> str:
+        """When all the player to move can do is pass or end the turn (Grim Reaper's births with no pair
+        to give birth), say so: nothing on the board pulses, and the page would otherwise only say whose
+        turn it is."""
+        game = self.game
+        if game.over or game.is_chance:
+            return ""
+        kinds = {a.kind for a in game.legal_actions()}
+        if not kinds or not kinds <= {PASS, END}:
+            return ""
+        ok = "OK ends the turn" if END in kinds else "OK passes"
+        if game.to_move == mover:
+            return f" · nothing more to play: {ok}"
+        return f" · {self.names[game.to_move]} has nothing to play: {ok}"
 
     def _chores(self, before: tuple[int, ...], pressed: tuple[Node, ...]) -> tuple[Chore, ...]:
         """The stones the players must lift or put down for the cloth to match the engine again. A game

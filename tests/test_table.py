@@ -66,11 +66,40 @@ def test_an_illegal_press_is_refused_with_the_reason_and_changes_nothing():
 def test_die_games_need_the_roll_and_a_roll_with_no_move_passes_by_itself():
     t = table("ez-gryb")
     assert t.press(P(t, "G")).message == "roll the die first (ROLL)"
+    assert t.ok().message == "roll first (ROLL)"  # not "nothing to confirm: make your move"
     fb = t.roll(Loaded("G"))
     assert fb.ok and fb.rolled and not fb.passed
     assert t.press(P(t, "G")).ok
     fb = t.roll(Loaded("G"))  # player 2 has no stone and G is taken: nothing fits
     assert fb.passed and t.game.to_move == 0 and "no move" in fb.message
+
+
+def test_when_all_there_is_to_do_is_ok_the_message_says_so():
+    """Grim Reaper's birth step with no pair to give birth, for one: nothing pulses on the board, so the
+    message says OK is what is left, every time and only then."""
+    import random
+
+    from companion.die import Die
+
+    rng, die = random.Random(1), Die(1)
+    t = Table(find("grim-reaper")(2), names=["Ann", "Bo"])
+    said = 0
+    while not t.game.over and len(t.game.history) < 400:
+        while t.chores:
+            t.press(t.chores[0].node)
+        before = t.game.to_move
+        if t.game.is_chance:
+            fb = t.roll(die)
+        else:
+            action = rng.choice(t.game.legal_actions())
+            fb = t.act(action, pressed=action.sources + action.targets)
+        only_ok = not t.game.over and not t.game.is_chance and {a.kind for a in t.game.legal_actions()} <= {"pass", "end"}
+        assert ("OK passes" in fb.message or "OK ends the turn" in fb.message) == only_ok, fb.message
+        if only_ok:
+            said += 1
+            who = "nothing more to play" if t.game.to_move == before else f"{t.names[t.game.to_move]} has nothing to play"
+            assert who in fb.message
+    assert said >= 5
 
 
 def test_what_just_happened_says_who_did_it():
@@ -396,3 +425,4 @@ def test_a_game_that_ends_with_stones_to_lift_says_its_result_again_once_they_ar
         last = t.press(t.chores[0].node)
     assert last.ok and last.message == f"board and game agree again: {outcome(t.game, t.names)}"
     assert outcome(t.game, t.names) in ("a draw", "Player 1 won", "Player 2 won")
+    assert t.roll(die).message == "the game is over: OK plays it again"  # ROLL at the end points the way on
