@@ -17,6 +17,9 @@ BOARD_COLOURS = {"G": (0, 160, 60), "R": (220, 30, 30), "Y": (240, 200, 0), "B":
 
 
 MIN_DISTANCE = 120  # sum of channel differences: below this two glows are easily confused
+# A seat's brightest channel: below this its stones hardly show on the dark cloth of the page, and at the
+# dimmest the LEDs show colours at (hardware.leds.MIN_VISIBLE, gamma 2.8) they would go out.
+MIN_GLOW = 128
 
 
 def _distance(a: tuple[int, int, int], b: tuple[int, int, int]) -> int:
@@ -160,6 +163,9 @@ class Players:
             for letter, board in BOARD_COLOURS.items():
                 if _near_board(rgb, board):
                     raise ConfigError(f"players.colours[{i}] {text} is too close to the board's {letter} nodes")
+            if max(rgb) < MIN_GLOW:
+                raise ConfigError(f"players.colours[{i}] {text} is too dark: its stones would hardly show on the "
+                                  f"board (a colour needs one of its red, green or blue at {MIN_GLOW:02X} or more)")
             seen[rgb] = i
 
     def rgb(self, seat: int) -> tuple[int, int, int]:

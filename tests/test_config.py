@@ -85,6 +85,16 @@ def test_the_layout_is_loaded_and_the_budget_checked_against_it(tmp_path):
         config.load(path, sim=True)
 
 
+def test_a_colour_too_dark_to_show_is_refused():
+    from hardware.leds import MIN_VISIBLE, gamma_table
+
+    with pytest.raises(ConfigError, match=r"players.colours\[1\] #202020 is too dark"):
+        config.Players(colours=("#FFFFFF", "#202020", "#00E5FF", "#9A00FF")).check()
+    config.Players(colours=("#FFFFFF", "#800080", "#00E5FF", "#9A00FF")).check()  # the darkest kept
+    # What the floor is for: at the dimmest the LEDs show colours at, the floor still lights its channel.
+    assert gamma_table(MIN_VISIBLE)[config.MIN_GLOW] >= 1 and gamma_table(MIN_VISIBLE)[config.MIN_GLOW // 2] == 0
+
+
 @pytest.mark.parametrize("colour", ["#00FF00", "#004010", "#0000FF", "#400000"])
 def test_a_brighter_or_dimmer_copy_of_a_board_colour_is_refused(colour):
     # The LEDs scale every colour, so the same hue at another brightness glows as the board's node does.
