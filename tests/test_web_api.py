@@ -138,6 +138,34 @@ def test_pairing_is_rate_limited_per_address(app, rt):
     assert b.post("/api/pair/start", json={}).status_code == 200
 
 
+def test_guessing_from_many_addresses_gets_no_further_than_from_one(app, rt):
+    """Five attempts a minute per address, but 256 codes: twenty addresses would guess one in about
+    three minutes. The board takes twelve wrong guesses in ten minutes, from anywhere, then shows no
+    new code until the oldest is ten minutes old."""
+    from web.pairing import BOARD_WRONG
+
+    wrong = 0
+    for n in range(20):
+        guesser = app.test_client(); guesser.environ_base["REMOTE_ADDR"] = f"10.0.1.{n}"
+        started = guesser.post("/api/pair/start", json={})
+        if started.status_code == 429:
+            break
+        code = "".join(rt.effects.code)
+        miss = next(c for c in ("GGGG", "RRRR") if c != code)
+        for _ in range(3):
+            if guesser.post("/api/pair", json={"code": miss}).status_code == 403:
+                wrong += 1
+    assert wrong == BOARD_WRONG
+    refused = started.get_json()["error"]
+    assert started.status_code == 429 and refused == "too many wrong codes on this board: pairing opens again in 10 minutes"
+    assert 590 <= int(started.headers["Retry-After"]) <= 601 and rt.call("snapshot") and rt.effects.code is None
+    holder = app.extensions["gryb-pair-code"]
+    holder._misses = type(holder._misses)(t - 600 for t in holder._misses)  # ten minutes on
+    late = app.test_client(); late.environ_base["REMOTE_ADDR"] = "10.0.2.1"
+    assert late.post("/api/pair/start", json={}).status_code == 200
+    assert late.post("/api/pair", json={"code": "".join(rt.effects.code)}).status_code == 200
+
+
 def test_bad_codes_are_400(client):
     for body in [{}, {"code": 1234}, {"code": "GRY"}, {"code": "grby"}, {"code": "GRYBG"}, {"code": None}]:
         assert client.post("/api/pair", json=body).status_code == 400

@@ -4,7 +4,9 @@ POST /api/pair/start shows a fresh code on the board LEDs (``runtime.call("show_
 whoever can see the board types it, POST /api/pair {"code": "GRYB"} sets a signed session cookie
 carrying a CSRF token. The code is single-use, lives two minutes, dies after three wrong guesses,
 and never reaches a log, a response or the change feed. Both calls count against a per-address
-limit of five a minute.
+limit of five a minute, and the board as a whole takes BOARD_WRONG wrong guesses in WRONG_WINDOW:
+past that no new code is shown until the oldest of them is that old, so guessing from many
+addresses at once (256 codes) gets no further than guessing from one.
 
 One exception, for the laptop simulator only: when the page itself is the board (``sim_input``)
 and the client is on the loopback interface, the start response carries the code so the virtual
@@ -21,6 +23,7 @@ import ipaddress
 import secrets
 import threading
 import time
+from collections import deque
 
 from flask import Blueprint, current_app, jsonify, request, session
 
@@ -31,6 +34,8 @@ log = logging.getLogger(__name__)
 
 CODE_SECONDS = 120
 MAX_WRONG = 3
+BOARD_WRONG = 12  # wrong guesses, from anywhere, ...
+WRONG_WINDOW = 600.0  # ... in this many seconds: then no new code until the oldest is this old
 
 
 class PairingCode:
@@ -40,7 +45,17 @@ class PairingCode:
         self._code: str | None = None
         self._expires = 0.0
         self._wrong = 0
+        self._misses: deque[float] = deque()  # when the board's recent wrong guesses were made
         self._timer: threading.Timer | None = None
+
+    def locked_for(self) -> float:
+        """Seconds until a new code may be shown (0: now): the board took BOARD_WRONG wrong guesses in
+        the last WRONG_WINDOW."""
+        with self._lock:
+            now = self.clock()
+            while self._misses and now - self._misses[0] >= WRONG_WINDOW:
+                self._misses.popleft()
+            return self._misses[0] + WRONG_WINDOW - now if len(self._misses) >= BOARD_WRONG else 0.0
 
     def start(self) -> str:
         code = "".join(secrets.choice("GRYB") for _ in range(4))
@@ -69,7 +84,8 @@ class PairingCode:
                 right = True
             else:
                 self._wrong += 1
-                if self._wrong >= MAX_WRONG:
+                self._misses.append(self.clock())
+                if self._wrong >= MAX_WRONG or len(self._misses) >= BOARD_WRONG:
                     self._code = None
                 right = False
             gone = self._code is None
@@ -121,6 +137,11 @@ def session_info():
 def pair_start():
     body()
     _limit()
+    wait = _code().locked_for()
+    if wait:
+        minutes = max(1, round(wait / 60))
+        refuse(429, f"too many wrong codes on this board: pairing opens again in {minutes} minute"
+                    f"{'' if minutes == 1 else 's'}", **{"Retry-After": str(int(wait) + 1)})
     code = _code().start()
     answer = {"shown": True, "expires_in": CODE_SECONDS}
     if board_here():
