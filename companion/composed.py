@@ -437,9 +437,26 @@ class ComposedGame(Game):
         return singles, others
 
     def _push_targets(self, node: Node, player: int | None = None) -> Bitboard:
-        """Where a stone pushed off ``node`` may go: any node under it but the pusher's own stones."""
+        """Where a stone pushed off ``node`` may go: any node under it but the pusher's own stones, and
+        only where the push can end (a free node, the bottom, or a stone that can be pushed on in turn).
+        A chain that could only end on the pusher's own stones would leave a stone with nowhere to go;
+        such a push is not offered at all."""
         player = self.to_move if player is None else player
-        return self.space.target_mask(MoveKind.DOWN, node) & ~self._friends(player)
+        under = self.space.target_mask(MoveKind.DOWN, node) & ~self._friends(player)
+        blocked = under & self.occupied & ~self.space.bottom  # off the bottom, a stone leaves the board
+        for n in bits(blocked):
+            if self._push_targets(n, player):
+                blocked &= ~(1 << n)
+        return under & ~blocked
+
+    def _push_refusal(self, target: Node) -> str | None:
+        """Why a pushed stone may not go down to ``target`` (a node under it), if it may not."""
+        if self._friends(self.to_move) >> target & 1:
+            return f"{nd.name(target)} is your own stone: a push goes onto a free node or an opponent's stone"
+        if not self._push_targets(nd.parent(target)) >> target & 1:
+            return (f"the stone on {nd.name(target)} could be pushed no further: every way down from it ends on "
+                    "your own stones")
+        return None
 
     def _pop_room(self, node: Node, player: int) -> bool:
         """Whether entering on ``node`` can pop its stone up: every stone in the way belongs to its owner."""
@@ -832,7 +849,7 @@ class ComposedGame(Game):
                 return f"finish the push: the stone on {where} goes down to a node under {where}"
             if nd.parent(action.target) != self.pushing[0]:
                 return f"a pushed stone goes down to one of the four nodes under {where}"
-            return f"{nd.name(action.target)} is your own stone: a push goes onto a free node or an opponent's stone"
+            return self._push_refusal(action.target)
         if action.kind == PLACE:
             return self._place_reason(action.target)
         if action.kind == REMOVE:
@@ -860,9 +877,7 @@ class ComposedGame(Game):
                 return "you have no stones left to take its place"
             if nd.parent(target) != s:
                 return f"a pushed stone goes down to one of the four nodes under {nd.name(s)}"
-            if self._friends(me) >> target & 1:
-                return f"{nd.name(target)} is your own stone: a push goes onto a free node or an opponent's stone"
-            return None
+            return self._push_refusal(target)
         if owner != me:
             return None  # the engine names the missing or foreign stone
         if isinstance(self.roll, str) and rules.colour_of == "source" and nd.focus(s) != self.roll:

@@ -434,6 +434,22 @@ def test_a_push_onto_a_third_players_stone_pushes_that_stone_on():
     assert [m.bit_count() for m in g.stones] == [1, 1, 1] and g.captured == (0, 0, 0)
 
 
+def test_a_push_is_offered_only_where_its_chain_can_end():
+    """A stone pushed onto GG, all four of whose nodes under it are the pusher's, could go nowhere: the
+    turn stuck with a pass that handed the push to the next player, and a stone was lost."""
+    rules = '[encounters]\npush = true\nlanding = "lethal"\n[goal]\nwin = ["capture"]\n'
+    g = place(game(rules), ["GGG", "GGR", "GGY", "GGB"], ["G", "GG"], hand=5)
+    assert {a for a in names(g.legal_actions()) if a.startswith("G-")} == {"G-GR", "G-GY", "G-GB"}
+    assert g.why_illegal(g.parse("G-GG")) == ("the stone on GG could be pushed no further: every way down "
+                                             "from it ends on your own stones")
+    # One way out under GG, and the push onto it is offered, its second step only that way.
+    g = place(game(rules), ["GGG", "GGR", "GGY"], ["G", "GG"], hand=5)
+    g.apply("G-GG")
+    assert names(g.legal_actions()) == {"GG-GGB"}
+    g.apply("GG-GGB")
+    assert [m.bit_count() for m in g.stones] == [4, 2] and g.pushing is None
+
+
 def test_teams_win_together_and_spare_each_other():
     g = place(game('players = 4\nteams = true\n[moves]\nlateral = true\n[encounters]\nlanding = "lethal"\n'
                    '[goal]\nwin = ["gryb"]\n', players=4), ["G", "GG", "GR"], ["YYYY"], ["GY"], ["BBBB"])
