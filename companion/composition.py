@@ -501,6 +501,9 @@ def _check_together(v: dict[str, Any]) -> None:
                                    "ask for fewer, or set encounters.captured = 'returned'")
     if "race" in goals and v["race"] not in ("top", "bottom"):
         _nodes(v, "race", [v["race"]])
+    if "race" in goals and v["race"] == v["enter"]:
+        raise CompositionError(f"goal.race = {v['race']!r} is where tokens.enter brings stones in: the first stone "
+                               "entered would win; race to the other end")
     if "arrangement" in goals and not v["arrangement"]:
         raise CompositionError("goal 'arrangement' needs goal.arrangement: the sets of nodes to cover")
     if v["arrangement"]:

@@ -76,6 +76,8 @@ def place(g: ComposedGame, *per_player: list[str], hand: int | None = None) -> C
     ('[goal]\nwin = ["arrangement"]\narrangement = [["G", "GX"]]', "goal.arrangement: bad node name 'GX'"),
     ('[goal]\nwin = ["connection"]\nconnect = [["GGGG", "YYYY"]]', "two nodes for each of the 2 seats"),
     ('[goal]\nwin = ["race"]\nrace = "middle"', "goal.race: bad node name 'middle'"),
+    ('[tokens]\nenter = "bottom"\n[moves]\ngravity = false\nlevity = true\n[goal]\nwin = ["race"]\nrace = "bottom"',
+     "goal.race = 'bottom' is where tokens.enter brings stones in: the first stone entered would win"),
     ('[goal]\nlevels = [5]', "goal.levels names only levels below the bottom of a board of depth 4"),
     ('[tokens]\nresidents = [["G"], ["G"]]', "tokens.residents: G is given to seat 1 and seat 2"),
     ('[tokens]\nresidents = [["G"]]', "one list of nodes for each of the 2 seats"),
