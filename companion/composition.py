@@ -130,7 +130,8 @@ SCHEMA: tuple[Param, ...] = (
     _p("moves", "gravity", True, "moves down the tree"),
     _p("moves", "levity", False, "moves up the tree"),
     _p("moves", "lateral", False, "sideways moves round a quadrangle"),
-    _p("moves", "multi_level", False, "hyperspace: vary any one locus to the side (001 'Multi-Level Moving')"),
+    _p("moves", "multi_level", False, "hyperspace: vary any one locus above the focus to a neighbouring colour "
+       "(001 'Multi-Level Moving')"),
     _p("moves", "limited_hyperspace", False, "vary the penultimate locus to the side"),
     _p("moves", "interjection", False, "insert a locus anywhere (a move one level down, elsewhere)"),
     _p("moves", "limited_interjection", False, "insert a locus before the focus"),
