@@ -75,8 +75,10 @@ def said(game: Game, action: Action, names: list[str], by: int) -> str:
     who = names[by] if 0 <= by < len(names) else f"Player {by + 1}"
     if action.kind == ROLL:
         return f"{who} rolled {action.face}"
-    if action.kind in (PASS, END):
-        return f"{who} passed" if action.kind == PASS else f"{who} ended the turn"
+    if action.kind == PASS:
+        return f"{who} passed"
+    if action.kind == END:
+        return f"{who} ended the turn"
     return f"{who}: {game.say(action)}"
 
 

@@ -28,7 +28,7 @@ from collections import deque
 from datetime import timedelta
 from pathlib import Path
 
-from flask import Flask, current_app, jsonify, request, session
+from flask import Flask, current_app, jsonify, render_template, request, session
 from werkzeug.exceptions import HTTPException
 
 MAX_BODY = 16 * 1024
@@ -276,7 +276,6 @@ def init_app(app: Flask, state_dir: Path) -> None:
     @app.errorhandler(ApiError)
     def _api_error(err: ApiError):
         if _a_page():  # a replay of a game there is not (an old link): the page, not bare JSON
-            from flask import render_template
             return render_template("error.html", code=err.status, message=short(err.message)), err.status, err.headers
         response = jsonify(error=short(err.message))
         response.status_code = err.status
@@ -291,7 +290,6 @@ def init_app(app: Flask, state_dir: Path) -> None:
             if err.code == 405 and err.valid_methods:
                 response.headers["Allow"] = ", ".join(err.valid_methods)
             return response
-        from flask import render_template
         return render_template("error.html", code=err.code, message=err.description), err.code
 
     @app.errorhandler(Exception)
