@@ -120,6 +120,26 @@ def test_a_code_is_single_use_and_dies_after_three_wrong_guesses(client, rt, app
     assert rt.call("snapshot") and rt.effects.code is None
 
 
+def test_asking_again_keeps_the_code_someone_is_typing(client, rt, app):
+    """A second phone (or a stranger) pressing Pair while a code is shown gets the same code, not a new
+    one under the first phone's fingers; the wrong guesses made at it still count."""
+    client.post("/api/pair/start", json={})
+    code = "".join(rt.effects.code)
+    wrong = next(c for c in ("GGGG", "RRRR") if c != code)
+    other = app.test_client(); other.environ_base["REMOTE_ADDR"] = "10.0.0.8"
+    assert other.post("/api/pair", json={"code": wrong}).status_code == 403
+    assert other.post("/api/pair", json={"code": wrong}).status_code == 403
+    holder = app.extensions["gryb-pair-code"]
+    holder._expires -= 100  # twenty seconds left ...
+    assert other.post("/api/pair/start", json={}).get_json() == {"shown": True, "expires_in": 120}
+    assert "".join(rt.effects.code) == code and holder._expires - holder.clock() > 115  # ... two minutes again
+    assert other.post("/api/pair", json={"code": wrong}).status_code == 403  # the third wrong guess
+    assert client.post("/api/pair", json={"code": code}).status_code == 403  # so the code died
+    client.post("/api/pair/start", json={})
+    fresh = "".join(rt.effects.code)
+    assert client.post("/api/pair", json={"code": fresh}).status_code == 200
+
+
 def test_a_code_expires(client, rt, app):
     client.post("/api/pair/start", json={})
     code = "".join(rt.effects.code)

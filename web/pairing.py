@@ -3,7 +3,9 @@
 POST /api/pair/start shows a fresh code on the board LEDs (``runtime.call("show_code", code)``);
 whoever can see the board types it, POST /api/pair {"code": "GRYB"} sets a signed session cookie
 carrying a CSRF token. The code is single-use, lives two minutes, dies after three wrong guesses,
-and never reaches a log, a response or the change feed. Both calls count against a per-address
+and never reaches a log, a response or the change feed. Asking while a code is shown keeps that code
+(for another two minutes, its wrong guesses still counted): a second phone, or a stranger, cannot
+replace the code someone at the table is typing, and both can type the one code the board shows. Both calls count against a per-address
 limit of five a minute, and the board as a whole takes BOARD_WRONG wrong guesses in WRONG_WINDOW:
 past that no new code is shown until the oldest of them is that old, so guessing from many
 addresses at once (256 codes) gets no further than guessing from one.
@@ -58,9 +60,12 @@ class PairingCode:
             return self._misses[0] + WRONG_WINDOW - now if len(self._misses) >= BOARD_WRONG else 0.0
 
     def start(self) -> str:
-        code = "".join(secrets.choice("GRYB") for _ in range(4))
+        """Show a code for CODE_SECONDS: the one shown now, if one is, else a fresh one."""
         with self._lock:
-            self._code, self._expires, self._wrong = code, self.clock() + CODE_SECONDS, 0
+            now = self.clock()
+            if self._code is None or now > self._expires:
+                self._code, self._wrong = "".join(secrets.choice("GRYB") for _ in range(4)), 0
+            code, self._expires = self._code, now + CODE_SECONDS
             if self._timer:
                 self._timer.cancel()
             self._timer = threading.Timer(CODE_SECONDS, self._expire, args=(code,))
