@@ -934,9 +934,15 @@ class ComposedGame(Game):
             return None  # the engine's "you rolled Y ..."
         if self.occupied >> node & 1:
             if rules.push and self.owner(node) not in self.side(me):
-                child = nd.children(node)[0]
+                if nd.LEVEL[node] == self.space.depth:
+                    return (f"{nd.name(node)} is occupied, and a stone on the bottom level has no node under it "
+                            "to be pushed to")
+                targets = self._push_targets(node, me)
+                if not targets:
+                    return (f"{nd.name(node)} is occupied, and its stone could be pushed no further: every way "
+                            "down from it ends on your own stones")
                 return (f"{nd.name(node)} is occupied: push its stone down by moving it to a node under it "
-                        f"(e.g. {nd.name(node)}-{nd.name(child)})")
+                        f"(e.g. {nd.name(node)}-{nd.name(next(bits(targets)))})")
             if rules.through and self.moves_left != self.moves_per_turn:
                 return f"{nd.name(node)} is occupied: only the first move of a turn may pass through a stone"
         return None

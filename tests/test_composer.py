@@ -452,6 +452,18 @@ def test_a_push_is_offered_only_where_its_chain_can_end():
     assert [m.bit_count() for m in g.stones] == [4, 2] and g.pushing is None
 
 
+def test_a_refused_entry_onto_an_opponent_names_a_push_that_is_offered():
+    """Entering anywhere with push: a stone on the bottom level has no node under it, so it cannot be
+    entered on (the refusal once suggested GGGG-GGGGG, a node deeper than the board); elsewhere the
+    example push is one the game offers."""
+    g = place(game('[tokens]\nenter = "anywhere"\n[encounters]\npush = true\n'), ["GGG"], ["GGGG", "GG"], hand=5)
+    assert not {a for a in names(g.legal_actions()) if a.startswith("GGGG")}
+    assert g.why_illegal(g.parse("GGGG")) == ("GGGG is occupied, and a stone on the bottom level has no node "
+                                              "under it to be pushed to")
+    example = g.why_illegal(g.parse("GG")).rsplit("e.g. ", 1)[1].rstrip(")")
+    assert example != "GG-GGG" and example in names(g.legal_actions())  # not onto the mover's own GGG
+
+
 def test_teams_win_together_and_spare_each_other():
     g = place(game('players = 4\nteams = true\n[moves]\nlateral = true\n[encounters]\nlanding = "lethal"\n'
                    '[goal]\nwin = ["gryb"]\n', players=4), ["G", "GG", "GR"], ["YYYY"], ["GY"], ["BBBB"])
