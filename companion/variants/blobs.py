@@ -21,9 +21,10 @@ import math
 from .. import node as nd
 from ..action import MOVE, PASS, PLACE, Action, nth_move
 from ..engine import NODE_DIE, TURN_LIMIT, Game, Option, OptionError, register
+from ..formation import block_moves, change_reach
 from ..node import Bitboard, Node
 from ..space import bits
-from .square_deal import FULL_KINDS, _block_targets
+from .square_deal import FULL_KINDS
 
 DEPTH = Option("depth", 4, "board depth: 4 standard, 5 Giant GRYB, 6 Super Giant GRYB", minimum=2, maximum=6)
 HEADLESS = Option("headless", False, "play without the head node (001 'headless')")
@@ -109,32 +110,11 @@ class OozeGame(Game):
         """Free nodes a lone piece (or an end of a line or shape) reaches: one move of any kind, or a change
         of its line or shape: to a node contiguous to its partner, or hopping past the shape's far end."""
         board = self.space
-        reach = board.moves_mask(FULL_KINDS, s)
-        link = board.contiguity
-        for b in bits(link[s] & mine):
-            reach |= link[b]
-            for c in bits(link[b] & mine & ~(1 << s)):
-                reach |= link[c]
-        return reach & free
+        return (board.moves_mask(FULL_KINDS, s) | change_reach(board.contiguity, s, mine)) & free
 
     def _block_moves(self, loose: Bitboard, occupied: Bitboard) -> list[Action]:
         """Lines and shapes (2 or 3 contiguous loose pieces) moved in formation to nodes they leave or free."""
-        link, depth, board = self.space.contiguity, self.space.depth, self.space.all
-        pairs = {(a, b) for a in bits(loose) for b in bits(link[a] & loose) if a < b}
-        blocks = set(pairs)
-        for a, b in pairs:
-            for c in bits((link[a] | link[b]) & loose & ~(1 << a | 1 << b)):
-                blocks.add(tuple(sorted((a, b, c))))
-        actions = []
-        for block in sorted(blocks):
-            own = 0
-            for n in block:
-                own |= 1 << n
-            blocked = occupied & ~own
-            for targets, mask in _block_targets(depth, block, False):
-                if not mask & blocked and not mask & ~board:
-                    actions.append(Action.block(block, targets))
-        return actions
+        return block_moves(self.space, loose, occupied)
 
     def _edge_reach(self, blob: Bitboard, s: Node) -> Bitboard | None:
         """The nodes linked up, down or sideways to the rest of ``blob`` without ``s``; None when ``s`` is

@@ -14,9 +14,9 @@ from __future__ import annotations
 from .. import node as nd
 from ..action import PASS, Action, nth_move
 from ..engine import register
+from ..formation import block_targets
 from ..node import Bitboard, Node
 from ..space import bits
-from .square_deal import _block_targets
 from .twenty_five_mens import MorrisGame
 
 
@@ -71,7 +71,7 @@ class FormationMorris(MorrisGame):
             for n in block:
                 own |= 1 << n
             moves = tuple((Action.block(block, targets), mask)
-                          for targets, mask in _block_targets(self.space.depth, block, False) if not mask & ~board)
+                          for targets, mask in block_targets(self.space.depth, block, False) if not mask & ~board)
             found = _FORMATION_MOVES[key] = (own, moves)
         return found
 

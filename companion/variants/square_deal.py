@@ -13,7 +13,8 @@ from __future__ import annotations
 from .. import node as nd
 from ..action import MOVE, PASS, PLACE, Action, nth_move
 from ..engine import NODE_DIE, TURN_LIMIT, Game, Option, register
-from ..node import COLOURS, Bitboard, Node
+from ..formation import BLOCK_SIZES, block_moves, change_reach
+from ..node import Bitboard, Node
 from ..space import GameSpace, MoveKind, bits
 
 DEPTH = Option("depth", 4, "board depth: 4 standard, 5 Giant GRYB, 6 Super Giant GRYB", minimum=2, maximum=6)
@@ -25,49 +26,8 @@ STALL = Option("stall", 20, "the last pieces are conceded (the game ends) after 
 FULL_KINDS = (MoveKind.UP, MoveKind.DOWN, MoveKind.SIDEWAYS, MoveKind.HYPERSPACE, MoveKind.INTERJECTION,
               MoveKind.EXCISION)
 EASY_KINDS = FULL_KINDS[:4]
-BLOCK_SIZES = (2, 3)  # lines and the smallest shapes: bounded so a turn's moves stay quick to list
 
 _FACES = tuple(Action.roll_node(n) for n in range(nd.count(nd.MAX_DEPTH)))
-
-# Block moves of one set of nodes on one board depend only on the geometry: computed once per block.
-_BLOCK_CACHE: dict[tuple, tuple[tuple[tuple[Node, ...], Bitboard], ...]] = {}
-
-
-def _block_targets(depth: int, block: tuple[Node, ...], easy: bool):
-    """Every way to move ``block`` in formation (its foci unchanged), as (targets, target mask)."""
-    key = (depth, block, easy)
-    found = _BLOCK_CACHE.get(key)
-    if found is not None:
-        return found
-    loci = [nd.loci(n) for n in block]
-    shortest, longest = min(map(len, loci)), max(map(len, loci))
-    results: list[list[str]] = []
-    # Contiguous nodes share every locus above the shortest one's focus, so varying, inserting or deleting
-    # one of those loci moves all of them alike and keeps the formation.
-    for i in range(shortest - 1):
-        for step in (1, -1):
-            results.append([s[:i] + COLOURS[(COLOURS.index(s[i]) + step) % 4] + s[i + 1:] for s in loci])
-        if not easy:
-            results.append([s[:i] + s[i + 1:] for s in loci])
-    if not easy and longest < depth:
-        # The head node's colour is arbitrary: a block with it moves down by a first locus put before every
-        # stone (000 "Moving Shapes": [0, G, R] to [G, GG, GR] ... "or interject Y or B as the first locus").
-        for i in range(shortest or 1):
-            for c in COLOURS:
-                results.append([s[:i] + c + s[i:] for s in loci])
-    if not easy and shortest == 1 and len({s[0] for s in loci}) == 1:
-        results.append([s[1:] for s in loci])  # and back up: the shared first locus excised, onto the head node
-    out, seen = [], set()
-    for names in results:
-        targets = tuple(nd.from_loci(s) for s in names)
-        if targets not in seen:
-            seen.add(targets)
-            mask = 0
-            for t in targets:
-                mask |= 1 << t
-            out.append((targets, mask))
-    found = _BLOCK_CACHE[key] = tuple(out)
-    return found
 
 
 @register
@@ -128,22 +88,8 @@ class SquareDeal(Game):
         if not self.settings["easy"]:
             # Changing a line or shape: an end stone moves to a node linked to a stone it stays joined to;
             # hopping: it moves past the far end of a three-stone shape.
-            link = board.contiguity
-            for b in bits(link[s] & mine):
-                reach |= link[b]
-                for c in bits(link[b] & mine & ~(1 << s)):
-                    reach |= link[c]
+            reach |= change_reach(board.contiguity, s, mine)
         return reach & free
-
-    def _blocks(self, mine: Bitboard) -> set[tuple[Node, ...]]:
-        link = self.space.contiguity
-        pairs = {(a, b) for a in bits(mine) for b in bits(link[a] & mine) if a < b}
-        blocks = set(pairs)
-        if 3 in BLOCK_SIZES:
-            for a, b in pairs:
-                for c in bits((link[a] | link[b]) & mine & ~(1 << a | 1 << b)):
-                    blocks.add(tuple(sorted((a, b, c))))
-        return blocks
 
     def _single_masks(self) -> list[tuple[Node, Bitboard]]:
         mine = self.stones[self.to_move]
@@ -151,19 +97,7 @@ class SquareDeal(Game):
         return [(s, self._single_targets(s, mine, free)) for s in bits(mine)]
 
     def _block_actions(self) -> list[Action]:
-        mine = self.stones[self.to_move]
-        occupied = self.occupied
-        depth, easy, board = self.space.depth, self.settings["easy"], self.space.all
-        actions = []
-        for block in sorted(self._blocks(mine)):
-            own = 0
-            for n in block:
-                own |= 1 << n
-            blocked = occupied & ~own
-            for targets, mask in _block_targets(depth, block, easy):
-                if not mask & blocked and mask & ~board == 0:
-                    actions.append(Action.block(block, targets))
-        return actions
+        return block_moves(self.space, self.stones[self.to_move], self.occupied, self.settings["easy"])
 
     def _actions(self) -> list[Action]:
         if self.phase == "place":
