@@ -106,7 +106,7 @@ class Table:
         self.choices = ()
         game = self.game
         if game.over:
-            return self._refuse("the game is over: start a new one from the phone or hold UNDO", node)
+            return self._refuse("the game is over: OK plays it again", node)
         if game.is_chance:
             if self.physical_die:  # GRYB Dice II on the table: the node it shows is pressed
                 face = next((f for f in game.roll_faces() if f.targets == (node,)), None)

@@ -426,3 +426,5 @@ def test_a_game_that_ends_with_stones_to_lift_says_its_result_again_once_they_ar
     assert last.ok and last.message == f"board and game agree again: {outcome(t.game, t.names)}"
     assert outcome(t.game, t.names) in ("a draw", "Player 1 won", "Player 2 won")
     assert t.roll(die).message == "the game is over: OK plays it again"  # ROLL at the end points the way on
+    # ... and so does a press: holding UNDO only opens the brightness menu, it starts nothing
+    assert t.press(t.game.space.nodes[0]).message == "the game is over: OK plays it again"
