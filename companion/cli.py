@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from . import __version__
-from . import ai, board_text, composed, composition, console, engine, gryb
+from . import ai, board_text, composed, composition, console, engine, gryb, logs
 from . import config as config_mod
 from .die import Die
 from . import node as nd
@@ -502,6 +502,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _fail(message: str) -> None:
+    """The one line saying why the command stopped; under systemd marked an error (journald's ``<3>``), so
+    ``journalctl -p warning`` shows why the service did not start."""
+    print(f"{'<3>' if logs.to_journal(sys.stderr) else ''}gryb-companion: {message}", file=sys.stderr)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -511,10 +517,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.run(args)
     except (UsageError, NodeError) as err:
-        print(f"gryb-companion: {err}", file=sys.stderr)
+        _fail(str(err))
         return EXIT_BAD_INPUT
     except CannotStart as err:
-        print(f"gryb-companion: cannot start: {err}", file=sys.stderr)
+        _fail(f"cannot start: {err}")
         return EXIT_NO
     except BrokenPipeError:
         return EXIT_OK

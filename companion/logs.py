@@ -28,6 +28,15 @@ class JournalFormatter(logging.Formatter):
         return f"{record.levelname.lower():7} {record.name}: {message}"
 
 
+def to_journal(stream) -> bool:
+    """Whether ``stream`` is the journal's: systemd names the stream it reads in $JOURNAL_STREAM (device:inode)."""
+    try:
+        st = os.fstat(stream.fileno())
+    except (AttributeError, OSError, ValueError):  # no file descriptor (a StringIO), or closed
+        return False
+    return os.environ.get("JOURNAL_STREAM") == f"{st.st_dev}:{st.st_ino}"
+
+
 def setup(level: str = "info", stream=None) -> None:
     stream = stream or sys.stderr
     journal = bool(os.environ.get("JOURNAL_STREAM") or os.environ.get("INVOCATION_ID"))

@@ -275,6 +275,21 @@ def test_a_broken_config_stops_with_the_key_named(tmp_path):
     assert result.returncode == 2 and "panel.ok uses GPIO27, already used by panel.roll" in result.stderr
 
 
+def test_under_systemd_a_broken_config_is_logged_as_an_error(tmp_path):
+    """journald files a line without a priority prefix as info, so `journalctl -p warning` (docs/install.md:
+    "only problems") would miss why the service stopped: the line carries <3> when stderr is the journal."""
+    bad = tmp_path / "config.toml"
+    bad.write_text("[panel]\nroll = 27\n")
+    journal = tmp_path / "journal"
+    with open(journal, "w") as stream:  # systemd names the stream it reads in JOURNAL_STREAM: device:inode
+        st = os.fstat(stream.fileno())
+        result = subprocess.run([sys.executable, "-m", "companion.cli", "run", "--config", str(bad)], cwd=ROOT,
+                                env=dict(os.environ, JOURNAL_STREAM=f"{st.st_dev}:{st.st_ino}"),
+                                stdout=subprocess.DEVNULL, stderr=stream, timeout=30)
+    assert result.returncode == 2
+    assert journal.read_text() == "<3>gryb-companion: config: panel.ok uses GPIO27, already used by panel.roll\n"
+
+
 def _run_once(tmp_path, *args: str) -> subprocess.CompletedProcess:
     environment = dict(os.environ, XDG_STATE_HOME=str(tmp_path / "xdg"))
     return subprocess.run([sys.executable, "-m", "companion.cli", *args], cwd=ROOT, env=environment,
