@@ -483,7 +483,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--config", metavar="PATH",
                      help=f"the TOML config (default {config_mod.DEFAULT_PATH}; none needed with --sim)")
     run.add_argument("--host", help="the web page's address (default: the config's web.host)")
-    run.add_argument("--port", type=int, help="the web page's port (default 8080; 0 picks a free one)")
+    run.add_argument("--port", type=int,
+                     help="the web page's port (default: the config's web.port, 8080; 0 picks a free one)")
     run.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
     run.set_defaults(run=_run)
 
