@@ -96,8 +96,8 @@ else
   run install -m 0640 -o root -g "$USER_NAME" "$SRC/systemd/config.example.toml" "$ETC/config.toml"
 fi
 
-# 5. SPI for the LEDs: the interface itself, a transfer buffer big enough for 32x32 LEDs (9 bytes each
-#    > the default 4096), and a fixed core clock, which the SPI clock derives from. All in lines of
+# 5. SPI for the LEDs: the interface itself, a transfer buffer big enough for 32x32 LEDs (12 bytes each:
+#    12,312 > the default 4096), and a fixed core clock, which the SPI clock derives from. All in lines of
 #    our own that uninstall.sh --purge takes out again: not raspi-config's do_spi, which turns the stock
 #    "#dtparam=spi=on" into "dtparam=spi=on" in place, an edit no uninstall could tell from the owner's.
 reboot_needed=0
@@ -126,7 +126,7 @@ if [ "$SPI" = 1 ]; then
       reboot_needed=1
     fi
   else
-    note "no $BOOT/config.txt: add dtparam=spi=on (and core_freq, see docs/install.md) yourself"
+    note "no $BOOT/config.txt: add dtparam=spi=on (and core_freq, see docs/hardware.md) yourself"
   fi
 fi
 
