@@ -77,6 +77,14 @@ class Leds:
             raise ConfigError("leds.night_brightness is brighter than leds.brightness: night mode would dazzle")
         self._check_layout()
 
+    def least_budget_ma(self) -> int:
+        """The lowest budget the phone offers: the first whole 100 mA above what the layout's LEDs draw
+        dark (1100 mA for the 1024-LED matrix, 400 for the 349-LED chain)."""
+        from hardware.led_layout import load_layout  # hardware imports companion: import late
+        from hardware.leds import idle_draw_ma
+
+        return (int(idle_draw_ma(load_layout(self.layout))) // 100 + 1) * 100
+
     def _check_layout(self) -> None:
         """The layout must load, and the budget must cover what its LEDs draw when dark: both would
         otherwise fail only when the LEDs are opened, with everything else already started."""

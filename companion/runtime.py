@@ -55,7 +55,6 @@ class StorageError(RuntimeError):
 
 
 DIE_MODES = ("electronic", "physical")
-MIN_BUDGET = 1100  # mA: a 1024-LED matrix draws about 1 A doing nothing (1 mA idle per LED)
 
 
 def _player_colours(config: Config, value: Any) -> list[tuple[int, int, int]]:
@@ -94,6 +93,7 @@ class Runtime:
         self.watchdog_every = watchdog_every
         self.effects = Effects()
         self.menu = False
+        self.least_budget_ma = config.leds.least_budget_ma()  # mA: the layout's LEDs draw about this dark
         self._load_settings()
         self._queue: queue.Queue[_Command | None] = queue.Queue()
         self._listeners: list[queue.Queue] = []
@@ -530,8 +530,9 @@ class Runtime:
                 raise CommandError(f"{key} is true or false")
             return value
         if key == "budget_ma":
-            if isinstance(value, bool) or not isinstance(value, int) or not MIN_BUDGET <= value <= 60000:
-                raise CommandError(f"budget_ma is the LED supply's current in mA, {MIN_BUDGET} to 60000")
+            least = self.least_budget_ma
+            if isinstance(value, bool) or not isinstance(value, int) or not least <= value <= 60000:
+                raise CommandError(f"budget_ma is the LED supply's current in mA, {least} to 60000")
             return value
         if key == "colours":
             return ["#%02X%02X%02X" % c for c in _player_colours(self.config, value)]

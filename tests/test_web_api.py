@@ -581,6 +581,28 @@ def test_settings(paired, rt):
     assert paired.post("/api/act", json={"action": "roll:G"}).status_code == 400  # no typing the die in
 
 
+def test_the_least_led_budget_follows_the_layout(tmp_path):
+    """The phone may set the LED supply down to the first 100 mA above what the layout's LEDs draw dark:
+    1100 mA for the 1024-LED matrix, 400 mA for the 349-LED chain (the config accepts 400 there too)."""
+    for layout, least in (("panels-32x32", 1100), ("chain-341", 400)):
+        config = Config()
+        config = replace(config, leds=replace(config.leds, layout=layout, budget_ma=least),
+                         state=replace(config.state, dir=str(tmp_path / layout)))
+        runtime = Runtime(config, Store(tmp_path / f"{layout}.db"), die=LoadedDie("G"))
+        runtime.start()
+        try:
+            phone = create_app(runtime, config, state_dir=tmp_path / layout).test_client()
+            phone.environ_base["HTTP_X_CSRF_TOKEN"] = pair(phone, runtime)
+            assert f'name="budget_ma" min="{least}"' in phone.get("/settings").get_data(as_text=True)
+            low = phone.post("/api/settings", json={"budget_ma": least - 100})
+            assert low.status_code == 400 and f"{least} to 60000" in low.get_json()["error"]
+            assert phone.post("/api/settings", json={"budget_ma": least}).status_code == 200
+            assert runtime.snapshot()["settings"]["budget_ma"] == least
+        finally:
+            runtime.stop()
+            runtime.store.close()
+
+
 def test_the_selftest_launcher(paired, rt, client):
     from web import create_app
 

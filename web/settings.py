@@ -21,7 +21,7 @@ def settings_page():
     # The slider starts at the dimmest the LEDs show colours at: every position below it would look the same.
     return render_template("settings.html", settings=web().runtime.snapshot()["settings"],
                            status=web().status(), self_test=web().selftest is not None, time_scales=TIME_SCALES,
-                           dimmest=min(BRIGHTNESS_STEPS))
+                           dimmest=min(BRIGHTNESS_STEPS), least_budget=web().runtime.least_budget_ma)
 
 
 @bp.get("/api/settings")
