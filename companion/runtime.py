@@ -111,6 +111,7 @@ class Runtime:
         # start moves round (each new game of a series, and Play again, is begun by the next player along).
         self.order: list[int] = []
         self._thinking: tuple | None = None  # the position a search is running for
+        self._undos = 0  # UNDOs taken in this run: part of a position's token (see _position)
         self._in_command = False
         self._unpublished: dict | None = None  # a snapshot waiting for its command's commit
         with store.transaction():
@@ -396,7 +397,7 @@ class Runtime:
         undone = self.table.undo_for(people)
         if not undone:
             return self._after(Feedback(False, self.table.message))
-        self._thinking = None
+        self._thinking, self._undos = None, self._undos + 1
         for _ in undone:
             self.store.append(self.game_id, UNDO, None, self.wall())
         if was_over and not game.over:
@@ -581,8 +582,8 @@ class Runtime:
         return None
 
     def _do_computer(self, token: tuple, text: str) -> Feedback | None:
-        if token != self._position():
-            return None  # undone or a new game while it thought
+        if token != self._position() or self.table.proposal is not None:
+            return None  # undone or a new game while it thought, or a later search's move already waits
         self._thinking = None
         return self._after(self.table.propose(self.table.game.parse(text)))
 
@@ -599,7 +600,9 @@ class Runtime:
         return self._do_roll()
 
     def _position(self) -> tuple:
-        return (self.game_id, len(self.table.game.history))
+        """The token a search's answer must match to be used. The history's length alone is not enough: an
+        UNDO and another move bring it back to the same length in another position."""
+        return (self.game_id, len(self.table.game.history), self._undos)
 
     def _computer_turn(self) -> None:
         """When a computer player is to move: roll for it, or start its search off this thread."""

@@ -1,6 +1,7 @@
 """Computer players and hints in the runtime: the search runs off the loop, its move waits for hands."""
 
 import re
+import threading
 import time
 
 import pytest
@@ -202,3 +203,60 @@ def test_a_physical_die_is_rolled_for_the_computer_once_asked_and_the_loop_waits
     rt.call("act", "roll:Y")
     proposed = wait_for(rt, lambda s: s["table"]["proposal"])
     assert proposed["state"]["die"] == "Y" and proposed["table"]["proposal"] == "Y"
+
+
+@pytest.fixture
+def held(monkeypatch):
+    """The first search the runtime starts waits for ``held.release.set()`` before it searches (the real
+    search, late: as a hard search on a slow board answers seconds after it began); ``held.thread`` is
+    its thread, to join once released."""
+    search = ai.search
+
+    class Held:
+        release = threading.Event()
+        thread = None
+
+    def late(game, lvl, *args, **kwargs):
+        if Held.thread is None:
+            Held.thread = threading.current_thread()
+            Held.release.wait(10)
+        return search(game, lvl, *args, **kwargs)
+
+    monkeypatch.setattr(ai, "search", late)
+    return Held
+
+
+def test_a_computer_move_searched_before_an_undo_is_never_proposed_after_it(make, held):
+    """UNDO and another move bring the game back to as many actions as before in another position: the
+    search begun before the undo answers for a position that is gone. It used to be proposed there (a
+    move chosen for another board, or "... is not legal here" with a buzz), and the fresh search's answer
+    then replaced it under the hands of the player carrying it out."""
+    rt = make()
+    rt.call("new_game", "25-mens-gryb", 2, {}, None, None, ["human", "easy"])
+    press_all(rt, "GG")
+    wait_for(rt, lambda s: held.thread is not None)  # the computer thinks about its answer to GG
+    assert rt.call("undo").ok
+    press_all(rt, "GG")  # the chore: the stone taken back is lifted
+    press_all(rt, "RR")  # as many actions as when the search began, another position
+    snap = wait_for(rt, lambda s: s["table"]["proposal"])  # the answer to RR
+    held.release.set()
+    held.thread.join(5)  # the answer to GG is queued: anything after it in the queue runs after it
+    after = rt.call("snapshot")
+    assert after["version"] == snap["version"] and after["table"] == snap["table"]
+    assert [a for _, a in rt.store.events(rt.game_id)] == ["GG", None, "RR"]
+
+
+def test_a_hint_searched_before_an_undo_is_never_shown_after_it(make, held):
+    rt = make()
+    rt.call("new_game", "25-mens-gryb", 2, {}, None, None, None)
+    press_all(rt, "GG")
+    assert rt.call("hint").ok  # for player 2, after GG
+    wait_for(rt, lambda s: held.thread is not None)
+    assert rt.call("undo").ok
+    press_all(rt, "GG")
+    press_all(rt, "RR")  # player 2 to move again, after RR
+    before = rt.call("snapshot")
+    held.release.set()
+    held.thread.join(5)
+    after = rt.call("snapshot")
+    assert after["table"]["hint"] is None and after["version"] == before["version"]
