@@ -15,8 +15,9 @@ of the catalogue gets a computer player without code of its own. Details that ma
   wins and what a move hangs) gets them tried best first, and each node widens to the rest step by step
   as it earns visits (progressive widening), so a few hundred iterations reach the replies that matter
   (a recapture) instead of spreading over every quiet move. Other games try every action as before.
-- A win in one (a checkmate, a GRYB completed) is taken at once, before any search and before a
-  beginner's random move: the tree would find it too, but at the easy level's few iterations not always.
+- A win in one (a checkmate, a GRYB completed; a team's, in Doubles) is taken at once, before any search
+  and before a beginner's random move: the tree would find it too, but at the easy level's few iterations
+  not always.
 - The search stops inside its time budget or at its iteration budget, whichever comes first: the
   clock is read after every iteration, and no iteration is started after 90 % of the budget or when
   the slowest iteration so far would not fit before the budget's end; the garbage collector waits
@@ -196,12 +197,13 @@ def _search(game: Game, lvl: Level, rng: random.Random, clock: Callable[[], floa
 
 
 def _winning_action(board: Game, legal: list[Action]) -> Action | None:
-    """An action that wins the game outright at once for the side to move, if there is one: no level
-    misses a win in one (a checkmate, a GRYB completed), a beginner included."""
-    mover = board.to_move
+    """An action that wins the game outright at once for the side to move (with their partner, in a game
+    of teams), if there is one: no level misses a win in one (a checkmate, a GRYB completed), a beginner
+    included."""
+    side = board.side(board.to_move)
     for action in legal:
         board.push_legal(action)
-        won = board.over and board.winners == (mover,)
+        won = board.over and board.winners == side
         board.retract()
         if won:
             return action

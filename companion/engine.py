@@ -502,6 +502,11 @@ class Game:
     def winner(self) -> int | None:
         return self.winners[0] if len(self.winners) == 1 else None
 
+    def side(self, player: int) -> tuple[int, ...]:
+        """The players who win together with ``player``: the player alone, unless a game is played by
+        teams (a composition's, Doubles) and MAY override."""
+        return (player,)
+
     def aims(self) -> list[str] | None:
         """What each player is out to do, where the seats' goals differ (Grim Reaper: one side joins top
         and bottom, the other left and right), shown beside their names; None where all share the
