@@ -334,6 +334,8 @@ class Runtime:
             return self._after(Feedback(False, f"{err}: {self.table.game.name} does not use it", node))
         if self.menu:
             return Feedback(False, "the menu is open: OK to close it")
+        if thinking := self._computer_thinking():
+            return self._after(Feedback(False, thinking, node))
         return self._after(self.table.press(node))
 
     def _do_release(self, node_name: str) -> None:
@@ -358,6 +360,8 @@ class Runtime:
             return Feedback(True, "menu closed")
         if self.table.game.over and not self.table.chores:
             return self._play_again()
+        if thinking := self._computer_thinking():
+            return self._after(Feedback(False, thinking))
         return self._after(self.table.ok())
 
     def _do_again(self) -> Feedback:
@@ -449,6 +453,8 @@ class Runtime:
             raise CommandError(err.reason) from None
         if action.kind == "roll" and not self.table.physical_die:
             raise CommandError("the die is rolled with ROLL, not typed in")
+        if thinking := self._computer_thinking():
+            return self._after(Feedback(False, thinking))
         return self._after(self.table.act(action, pressed=action.sources + action.targets))
 
     def _do_new_game(self, game_id: str, players: int = 2, options: dict | None = None,
@@ -598,6 +604,16 @@ class Runtime:
         # With a real die the players roll it for the computer. Asked once: _thinking stays on this position
         # until they enter what it shows (re-asking at every turn of the loop spun it flat out).
         return self._do_roll()
+
+    def _computer_thinking(self) -> str | None:
+        """Why a press, OK or a move from the phone is refused now: a computer player is to move and its
+        move is not proposed yet (None when not so). Chores and the die (a physical one rolled for it)
+        are still the players' to do."""
+        table, game = self.table, self.table.game
+        if game.over or game.is_chance or table.chores or table.proposal is not None or \
+                self.seats[game.to_move] == HUMAN:
+            return None
+        return f"{table.names[game.to_move]} is thinking: wait for its move"
 
     def _position(self) -> tuple:
         """The token a search's answer must match to be used. The history's length alone is not enough: an

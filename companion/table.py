@@ -295,7 +295,10 @@ class Table:
     # -- applying -------------------------------------------------------------------------------
 
     def act(self, action: Action, pressed: tuple[Node, ...]) -> Feedback:
-        """Apply an action (from a press, a button, the phone or a computer player) and its aftermath."""
+        """Apply an action (from a press, a button, the phone or a computer player) and its aftermath. While
+        a computer player's move waits, only that move."""
+        if self.proposal is not None and action != self.proposal:
+            return self._refuse(f"the computer plays {self.proposal}: {self._proposal_step()}")
         game = self.game
         before, mover = game.stones, game.to_move
         try:

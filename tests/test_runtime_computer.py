@@ -260,3 +260,26 @@ def test_a_hint_searched_before_an_undo_is_never_shown_after_it(make, held):
     held.thread.join(5)
     after = rt.call("snapshot")
     assert after["table"]["hint"] is None and after["version"] == before["version"]
+
+
+def test_nothing_is_played_for_the_computer_while_it_thinks_nor_instead_of_its_move(make, held):
+    """A press while the computer thinks used to be taken as the computer's own move (on a Pi its hard
+    search takes two seconds: a second press of the player's, or a stone knocked, played for it), and a
+    move sent from the phone replaced the move it proposed."""
+    rt = make()
+    rt.call("new_game", "25-mens-gryb", 2, {}, None, None, ["human", "easy"])
+    press_all(rt, "GG")
+    wait_for(rt, lambda s: held.thread is not None)  # the computer is thinking
+    for command, args in [("press", ("RR",)), ("ok", ()), ("act", ("RR",))]:
+        feedback = rt.call(command, *args)
+        assert not feedback.ok and feedback.message == "Computer (easy) is thinking: wait for its move"
+    assert [a for _, a in rt.store.events(rt.game_id)] == ["GG"]
+    held.release.set()
+    snap = wait_for(rt, lambda s: s["table"]["proposal"])
+    proposal = snap["table"]["proposal"]
+    other = next(a for a in snap["legal"] if a != proposal)
+    feedback = rt.call("act", other)
+    assert not feedback.ok and feedback.message == f"the computer plays {proposal}: press {proposal}"
+    assert rt.call("snapshot")["table"]["proposal"] == proposal
+    press_all(rt, proposal)
+    assert [a for _, a in rt.store.events(rt.game_id)] == ["GG", proposal]
