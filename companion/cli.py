@@ -247,7 +247,8 @@ def _play(args) -> int:
         return EXIT_OK
 
     if args.interactive or (args.interactive is None and sys.stdin.isatty()):
-        return console.Console(game, rolled, seats, thinker, sys.stdout).play(sys.stdin)
+        hint = ai.level(ai.HINT_LEVEL, args.time_scale, game.id)  # as the board's hint: the same time_scale
+        return console.Console(game, rolled, seats, thinker, sys.stdout, hint).play(sys.stdin)
 
     def advance(for_humans: bool) -> None:
         """Play the computer seats (rolling for them) until a human is to choose; roll for a human too
@@ -453,8 +454,8 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--ai", action="append", default=[], metavar="SEAT=LEVEL",
                       help="a computer player in seat SEAT (1..4): easy, medium or hard")
     play.add_argument("--time-scale", type=float, default=1.0, metavar="F",
-                      help="multiply the computer players' time budgets (0.1-20; 8 on a Raspberry Pi Zero 2 W, "
-                      "as the config's computer.time_scale)")
+                      help="multiply the computer players' and the hint's time budgets (0.1-20; 8 on a Raspberry "
+                      "Pi Zero 2 W, as the config's computer.time_scale)")
     play.set_defaults(run=_play)
 
     compose = commands.add_parser("compose", help="games of your own from the manuals' parameters (docs/composer.md)")
