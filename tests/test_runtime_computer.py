@@ -283,3 +283,20 @@ def test_nothing_is_played_for_the_computer_while_it_thinks_nor_instead_of_its_m
     assert rt.call("snapshot")["table"]["proposal"] == proposal
     press_all(rt, proposal)
     assert [a for _, a in rt.store.events(rt.game_id)] == ["GG", proposal]
+
+
+def test_a_failed_search_still_moves_the_computer(make, monkeypatch, caplog):
+    """Nothing may be played for a computer seat but its own move, so a search that fails (a bug, a
+    MemoryError on a Pi Zero) must not leave the seat waiting for ever: it plays its first legal action,
+    and the failure is logged."""
+    def broken(*args, **kwargs):
+        raise RuntimeError("search broke")
+
+    monkeypatch.setattr(ai, "search", broken)
+    rt = make()
+    rt.call("new_game", "25-mens-gryb", 2, {}, None, None, ["human", "easy"])
+    press_all(rt, "GG")
+    snap = wait_for(rt, lambda s: s["table"]["proposal"])
+    assert snap["table"]["proposal"] == snap["legal"][0] and "the easy search failed" in caplog.text
+    press_all(rt, snap["table"]["proposal"])
+    assert [a for _, a in rt.store.events(rt.game_id)] == ["GG", snap["legal"][0]]
