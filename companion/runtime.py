@@ -111,6 +111,7 @@ class Runtime:
         # start moves round (each new game of a series, and Play again, is begun by the next player along).
         self.order: list[int] = []
         self._thinking: tuple | None = None  # the position a search is running for
+        self._hinting: tuple | None = None  # the position a hint's search is running for
         self._undos = 0  # UNDOs taken in this run: part of a position's token (see _position)
         self._in_command = False
         self._unpublished: dict | None = None  # a snapshot waiting for its command's commit
@@ -574,12 +575,16 @@ class Runtime:
             raise CommandError("roll first: the hint is for the move after the roll")
         if self.seats[game.to_move] != HUMAN:
             raise CommandError("the computer is to move")
-        self._think(ai.HINT_LEVEL, "hint_ready")
+        if self._hinting != self._position():  # a second tap while it thinks starts no second search
+            self._hinting = self._position()
+            self._think(ai.HINT_LEVEL, "hint_ready")
         return Feedback(True, "thinking about a hint")
 
-    def _do_hint_ready(self, token: tuple, text: str) -> None:
-        if token != self._position():
-            return None  # the game moved on while the search ran
+    def _do_hint_ready(self, token: tuple, text: str | None) -> None:
+        if token == self._hinting:
+            self._hinting = None
+        if token != self._position() or text is None:
+            return None  # the game moved on while the search ran, or the search failed
         hint = self.table.game.parse(text)
         # The hint says how to make the move from nothing selected, so a stone picked meanwhile is put down.
         self.table.hint, self.table.picks = hint, ()
@@ -587,8 +592,8 @@ class Runtime:
         self._publish(Feedback(True, self.table.message))
         return None
 
-    def _do_computer(self, token: tuple, text: str) -> Feedback | None:
-        if token != self._position() or self.table.proposal is not None:
+    def _do_computer(self, token: tuple, text: str | None) -> Feedback | None:
+        if token != self._position() or self.table.proposal is not None or text is None:
             return None  # undone or a new game while it thought, or a later search's move already waits
         self._thinking = None
         return self._after(self.table.propose(self.table.game.parse(text)))
@@ -648,9 +653,7 @@ class Runtime:
                 text = str(ai.search(board, budget).action)
             except Exception:
                 log.exception("the %s search failed", level)
-                if fallback is None:
-                    return
-                text = fallback
+                text = fallback  # None for a hint: none is shown
             self.submit(reply, token, text)
 
         threading.Thread(target=work, name=f"gryb-{reply}", daemon=True).start()

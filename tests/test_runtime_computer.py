@@ -300,3 +300,25 @@ def test_a_failed_search_still_moves_the_computer(make, monkeypatch, caplog):
     assert snap["table"]["proposal"] == snap["legal"][0] and "the easy search failed" in caplog.text
     press_all(rt, snap["table"]["proposal"])
     assert [a for _, a in rt.store.events(rt.game_id)] == ["GG", snap["legal"][0]]
+
+
+def test_hint_tapped_again_while_one_is_worked_out_starts_no_second_search(make, monkeypatch):
+    """Each tap used to start another hard search: thirty taps on a Pi were thirty searches at once."""
+    search, started, release = ai.search, [], threading.Event()
+
+    def counted(game, lvl, *args, **kwargs):
+        started.append(lvl.name)
+        release.wait(10)
+        return search(game, lvl, *args, **kwargs)
+
+    monkeypatch.setattr(ai, "search", counted)
+    rt = make()
+    rt.call("new_game", "25-mens-gryb", 2, {}, None, None, None)
+    for _ in range(5):
+        assert rt.call("hint").message == "thinking about a hint"
+    release.set()
+    snap = wait_for(rt, lambda s: s["table"]["hint"])
+    assert len(started) == 1 and snap["table"]["hint"] in snap["legal"]
+    assert rt.call("hint").ok and wait_for(rt, lambda s: len(started) == 2)  # asked again once it is shown
+    press_all(rt, snap["legal"][0])
+    assert rt.call("hint").ok and wait_for(rt, lambda s: len(started) == 3)  # and for the next position
