@@ -141,7 +141,7 @@ class Table:
                 return self._ok(f"{nd.name(node)} selected: {then} to {_words(alone)}")
             return self._ok(f"{nd.name(node)} selected")
         if self.proposal is not None:
-            return self._refuse(f"the computer plays {self.proposal}: {self._proposal_step()}", node)
+            return self._refuse(self._computer_plays(), node)
         return self._refuse(self._reason(picks), node)
 
     def propose(self, action: Action) -> Feedback:
@@ -152,7 +152,11 @@ class Table:
         if not _presses(action):
             return self.act(action, pressed=())
         self.proposal, self.picks, self.hint = action, (), None
-        return self._ok(f"the computer plays {action}: {self._proposal_step()}")
+        return self._ok(self._computer_plays())
+
+    def _computer_plays(self) -> str:
+        """The computer's move waiting for hands, in a player's words, and the next press that makes it."""
+        return f"the computer plays {self.game.say(self.proposal)}: {self._proposal_step()}"
 
     def how_to(self, action: Action) -> tuple[tuple[str, Action | Node | None], ...]:
         """The steps that make ``action`` at the table, starting with nothing selected: ``("press", node)``,
@@ -247,7 +251,7 @@ class Table:
         if self.proposal is not None:
             if self._ok_action([self.proposal]) is not None:  # its one press made on a stone of its own
                 return self.act(self.proposal, pressed=self.picks)
-            return self._refuse(f"the computer plays {self.proposal}: {self._proposal_step()}")
+            return self._refuse(self._computer_plays())
         legal = self.game.legal_actions()
         alone = self._ok_action(legal)
         if alone is not None:
@@ -298,7 +302,7 @@ class Table:
         """Apply an action (from a press, a button, the phone or a computer player) and its aftermath. While
         a computer player's move waits, only that move."""
         if self.proposal is not None and action != self.proposal:
-            return self._refuse(f"the computer plays {self.proposal}: {self._proposal_step()}")
+            return self._refuse(self._computer_plays())
         game = self.game
         before, mover = game.stones, game.to_move
         try:

@@ -306,6 +306,17 @@ def test_how_to_in_words():
     assert t.say_how(choice) == f'press {g.space.name(choice.targets[0])}, then choose "{g.say(choice)}" on the phone'
 
 
+def test_the_computers_move_is_said_in_words_as_a_hint_is():
+    """Grim Reaper's notation (M1GGG) is its own: the computer's move is said as the hint and the buttons
+    say it, not in notation."""
+    game = find("grim-reaper")(2)
+    t = Table(game)
+    action = next(a for a in game.legal_actions() if a.targets)
+    where = game.space.name(action.targets[0])
+    assert t.propose(action).message == f"the computer plays {game.say(action)}: press {where}"
+    assert game.say(action) == f"male, 1 turn, on {where}" and str(action) not in t.message
+
+
 def test_presses_that_fit_several_actions_are_never_guessed():
     """Grim Reaper: a press on a free square fits a placement of either sex and any lifespan."""
     from companion.engine import find
