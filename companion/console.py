@@ -20,7 +20,7 @@ import textwrap
 from collections.abc import Iterable
 from typing import TextIO
 
-from . import ai, board_text
+from . import ai, board_text, howto
 from .action import PASS, ROLL, Action
 from .die import Die
 from .engine import Game, IllegalAction
@@ -32,7 +32,7 @@ from .table import Table, outcome
 FIGURES = {"king": "♔♚", "queen": "♕♛", "rook": "♖♜", "bishop": "♗♝", "knight": "♘♞", "pawn": "♙♟"}
 
 WORDS = ("moves (the legal actions), hint (what a good player would do), undo (back to your last move), "
-         "help, quit")
+         "rules (how to play), help, quit")
 OVER = "again (the same game once more), undo (back to your last move) or quit"
 
 
@@ -82,7 +82,7 @@ class Console:
     def answer(self, text: str) -> None:
         """One line of the person's: a word or an action. Whatever is wrong is said; nothing changes."""
         game = self.game
-        if game.over and text not in ("undo", "again", "help"):
+        if game.over and text not in ("undo", "again", "help", "rules"):
             self.write(f"the game is over: type {OVER}")
             return
         if text == "again":
@@ -100,6 +100,9 @@ class Console:
         if text == "help":
             self.write(f"the game is over: type {OVER}" if game.over else
                        f"type an action in the notation (docs/notation.md: R, R-RG, xRG, pass, end), or {WORDS}")
+            return
+        if text == "rules":
+            self.write(howto.as_text(howto.of(type(game))).rstrip("\n"))
             return
         if text in ("moves", "legal", "?"):
             self.write(textwrap.fill("legal: " + " ".join(str(a) for a in game.legal_actions()), width=100,

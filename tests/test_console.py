@@ -255,7 +255,7 @@ def test_chess_pieces_are_drawn_as_chess_figures_so_a_king_is_told_from_a_pawn()
 def test_the_second_move_of_a_turn_is_said_to_be_the_same_turn():
     c, out = console("drangles")
     c.play(iter(["0", "0-G", "0", "undo", "quit"]))
-    lines = [line for line in out.getvalue().splitlines() if " to play" in line]
+    lines = [line for line in out.getvalue().splitlines() if line.startswith("Player") and " to play" in line]
     assert [line.split(";")[0] for line in lines] == [
         "Player 1 to play", "Player 1 to play again (the same turn)", "Player 2 to play",
         "Player 2 to play again (the same turn)", "Player 2 to play"]  # after undo: the turn's start again

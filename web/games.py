@@ -6,6 +6,7 @@ import re
 
 from flask import Blueprint, jsonify, render_template
 
+from companion import howto
 from companion.ai import LEVELS
 from companion.engine import catalogue
 from companion.runtime import GO_ON
@@ -60,6 +61,14 @@ def choose():
     return render_template("games.html", games=games(), presets=presets(), methods=METHODS,
                            seats=_seats(web().config, snapshot["settings"]["colours"]), current=snapshot["game"]["id"],
                            table=_table(snapshot, web().config), kinds=KINDS, series=_series_on(snapshot))
+
+
+@bp.get("/games/<game_id>/rules")
+def rules(game_id: str):
+    game = next((cls for cls in catalogue() if cls.id == game_id), None)
+    if game is None:
+        refuse(404, "no such game: choose one from the list of games")
+    return render_template("rules.html", game=game.describe(), blocks=howto.of(game))
 
 
 def _series_on(snapshot: dict) -> dict | None:

@@ -70,6 +70,7 @@ async function render(s) {
   }
   seriesLine(s);
   $("game-name").textContent = s.game.name;
+  $("game-rules").href = `/games/${encodeURIComponent(s.game.id)}/rules`;
   $("again").hidden = !state.over;
   $("again").textContent = s.series && s.series.over ? "New series" : "Play again";
   // The game has just ended: bring Play again into view (below the board on a phone).

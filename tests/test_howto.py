@@ -1,0 +1,121 @@
+"""How to play: every shipped game's text for players (companion/howto/), on the phone's rules page and at
+the terminal; a game of one's own shows its parameters of play."""
+
+import io
+import random
+import re
+
+import pytest
+from markupsafe import escape
+
+from companion import ai, howto
+from companion.config import Config, State
+from companion.console import Console
+from companion.die import Die
+from companion.engine import catalogue, find
+from companion.runtime import Runtime
+from companion.store import Store
+from web import create_app
+from web.testing import LoadedDie, pair
+
+SHIPPED = [cls for cls in catalogue() if not getattr(cls, "composed", False) or cls.shipped]
+OWN = """id = "phone-race"
+name = "Phone Race"
+summary = "Race a stone from the bottom to the top."
+[tokens]
+stones = 3
+enter = "bottom"
+[moves]
+gravity = false
+levity = true
+lateral = true
+[goal]
+win = ["race"]
+race = "top"
+"""
+
+
+def test_the_format_headings_lists_and_paragraphs():
+    text = "Two players.\nEach has stones.\r\n\r\n## Aim\n\n- one\n- two\n\n- a list\nthen words\n"
+    assert howto.parse(text) == [
+        howto.Block("paragraph", "Two players. Each has stones."), howto.Block("heading", "Aim"),
+        howto.Block("list", items=("one", "two")), howto.Block("paragraph", "- a list then words")]
+    shown = howto.as_text(howto.parse(text), width=20)
+    assert shown.startswith("Two players. Each\nhas stones.\n\nAim\n---\n\n- one\n- two\n")
+
+
+@pytest.mark.parametrize("name", ["", "../howto", "EZ-GRYB", "ez_gryb", "ez-gryb.txt", "ez-gryb/..", "nope"])
+def test_only_a_catalogue_id_is_looked_up(name):
+    assert howto.shipped(name) is None
+
+
+@pytest.mark.parametrize("cls", SHIPPED, ids=lambda cls: cls.id)
+def test_every_shipped_game_has_a_text_with_its_aim_its_end_and_every_option(cls):
+    text = howto.shipped(cls.id)
+    assert text is not None, f"no companion/howto/{cls.id}.txt"
+    blocks = howto.parse(text)
+    headings = [b.text for b in blocks if b.kind == "heading"]
+    assert blocks[0].kind == "paragraph" and {"Aim", "The end"} <= set(headings), headings
+    assert 120 <= len(text.split()) <= 650
+    assert not re.search(r"[`*_]|\]\(", text), "plain words only: no markup beyond headings and lists"
+    if cls.options:
+        at = [b.text if b.kind == "heading" else None for b in blocks].index("Options")
+        listed = blocks[at + 1]
+        assert listed.kind == "list"
+        for option in cls.options:
+            label = option.name.replace("_", " ")
+            assert any(item.lower().startswith(label) for item in listed.items), (cls.id, option.name)
+
+
+def test_the_terminal_answers_rules_with_the_same_text():
+    game = find("ez-gryb")(2)
+    out = io.StringIO()
+    console = Console(game, Die(1), {}, random.Random(1), out)
+    console.answer("rules")
+    assert out.getvalue() == howto.as_text(howto.of(find("ez-gryb")))
+    assert len(game.history) == 0
+
+
+@pytest.fixture
+def rt(tmp_path):
+    runtime = Runtime(Config(state=State(str(tmp_path))), Store(tmp_path / "gryb.db"), die=LoadedDie("G"))
+    runtime.start()
+    yield runtime
+    runtime.stop()
+    runtime.store.close()
+
+
+@pytest.fixture
+def client(rt, tmp_path):
+    return create_app(rt, rt.config, state_dir=tmp_path).test_client()
+
+
+def test_the_rules_page_of_every_game_and_the_links_to_it(client, rt):
+    for cls in SHIPPED:
+        page = client.get(f"/games/{cls.id}/rules")
+        assert page.status_code == 200, cls.id
+        html = page.get_data(as_text=True)
+        assert f"<h1>How to play {escape(cls.name)}</h1>" in html
+        blocks = howto.parse(howto.shipped(cls.id))
+        assert all(str(escape(b.text)) in html for b in blocks if b.kind != "list")
+        assert all(f"<li>{escape(item)}</li>" in html for b in blocks if b.kind == "list" for item in b.items)
+    assert 'href="/games/ez-gryb/rules"' in client.get("/games").get_data(as_text=True)
+    assert f'id="game-rules" href="/games/{rt.snapshot()["game"]["id"]}/rules"' in client.get("/").get_data(as_text=True)
+
+
+@pytest.mark.parametrize("path", ["/games/nope/rules", "/games/..%2Fhowto/rules", "/games/EZ-GRYB/rules",
+                                  "/games/" + "a" * 5000 + "/rules"])
+def test_an_unknown_game_is_a_404_page(client, path):
+    page = client.get(path)
+    assert page.status_code == 404 and "<h1>404</h1>" in page.get_data(as_text=True)
+
+
+def test_a_game_of_your_own_shows_its_summary_and_parameters(client, rt):
+    client.environ_base["HTTP_X_CSRF_TOKEN"] = pair(client, rt)
+    assert client.post("/api/compositions", json={"text": OWN}).status_code == 200
+    html = client.get("/games/phone-race/rules").get_data(as_text=True)
+    assert "Race a stone from the bottom to the top." in html and "<h2>Parameters of play</h2>" in html
+    assert "<li>enter: bottom — where new stones enter" in html and "<li>levity: yes — " in html
+    blocks = howto.of(find("phone-race"))
+    items = next(b.items for b in blocks if b.kind == "list")
+    assert "stones: 3 — stones each player may enter (001 'Token Limits'; residents not counted)" in items
