@@ -1,5 +1,6 @@
 """The web API and its safety measures, through Flask's test client against a real Runtime."""
 
+import html
 import json
 import logging
 import random
@@ -819,6 +820,18 @@ def test_a_move_that_cannot_be_stored_is_answered_503_and_changes_nothing(tmp_pa
     finally:
         runtime.stop()
         runtime.store.close()
+
+
+def test_the_games_to_try_first_head_the_list_and_say_so(client):
+    """A newcomer meets the manuals' own first game at the top of the list, then the next one (001 gives its
+    examples easiest first: Quick & Easy GRYB, then 'Drangles); the rest follow, and /api/games is unchanged."""
+    page = client.get("/games").get_data(as_text=True)
+    cards = re.findall(r'<input type="radio" name="game" value="([^"]+)"', page)
+    catalogue = [g["id"] for g in client.get("/api/games").get_json()["games"]]
+    assert cards[:2] == ["ez-gryb", "drangles"] and sorted(cards) == sorted(catalogue) and catalogue[0] == "battlefield"
+    badges = re.findall(r'value="([^"]+)"[^>]*>\s*<span class="gname">[^<]*<span class="badge">([^<]+)</span>', page)
+    assert badges == [("ez-gryb", "Start here"), ("drangles", "Try next")]
+    assert "New to GRYB? Start with EZ GRYB, the manuals' own first game, then try 'Drangles." in html.unescape(page)
 
 
 def test_the_manuals_series_are_named_for_their_game_only_on_its_own_form(client):

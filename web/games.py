@@ -25,10 +25,20 @@ MAX_NAME = 24
 UNSHOWN = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 SEATS = ("human", *LEVELS)  # a seat is a person, or the computer at a level
 KINDS = [(seat, seat if seat == "human" else f"computer: {seat}") for seat in SEATS]  # as the form offers them
+# The games a first-time player should try, in that order, with the badge their card wears: 001 gives its
+# examples "beginning with the easiest first", Quick & Easy GRYB (000's EZ GRYB) and then 'Drangles (no die).
+FIRST_GAMES = {"ez-gryb": "Start here", "drangles": "Try next"}
 
 
 def games() -> list[dict]:
     return [cls.describe() for cls in catalogue()]
+
+
+def listed() -> list[dict]:
+    """The catalogue as the page lists it: the games to try first at the top, each with its badge."""
+    first = list(FIRST_GAMES)
+    return sorted(({**g, "badge": FIRST_GAMES.get(g["id"])} for g in games()),
+                  key=lambda g: first.index(g["id"]) if g["id"] in first else len(first))
 
 
 def presets() -> list[dict]:
@@ -58,7 +68,7 @@ def _table(snapshot: dict, config) -> list[dict]:
 @bp.get("/games")
 def choose():
     snapshot = web().runtime.snapshot()
-    return render_template("games.html", games=games(), presets=presets(), methods=METHODS,
+    return render_template("games.html", games=listed(), presets=presets(), methods=METHODS,
                            seats=_seats(web().config, snapshot["settings"]["colours"]), current=snapshot["game"]["id"],
                            table=_table(snapshot, web().config), kinds=KINDS, series=_series_on(snapshot))
 
