@@ -74,6 +74,19 @@ def test_status_defaults_to_the_simulator_and_uses_a_provider(rt, tmp_path):
     assert broken.get("/settings").status_code == 200
 
 
+def test_the_settings_page_says_when_the_board_was_last_heard_in_seconds_and_words(rt, tmp_path):
+    def row(age):
+        provided = {"serial": "up", "heartbeat_age": age, "leds": "ws281x"}
+        page = create_app(rt, Config(), state_dir=tmp_path, status_provider=lambda: provided).test_client().get(
+            "/settings").get_data(as_text=True)
+        return re.search(r"<th>last heartbeat</th><td>([^<]*)</td>", page).group(1)
+
+    assert row(0.4) == "0.4 s ago: the board answers"  # the Pico sends one every half second
+    assert row(12.35) == "12 s ago: no word from the board"  # past the 2 s after which the link counts as lost
+    assert row(None) == "—"  # never heard
+    assert "heartbeat_age" in create_app(rt, Config(), state_dir=tmp_path).test_client().get("/api/status").get_json()
+
+
 # -- pairing ---------------------------------------------------------------------------------------
 
 def test_changes_need_pairing(client, rt):

@@ -14,13 +14,34 @@ from .security import body, paired, refuse, web
 bp = Blueprint("settings", __name__)
 
 SETTINGS = ("brightness", "night", "sounds", "budget_ma", "colours", "die", "time_scale")
+LINK_LOST = 2.0  # seconds without a frame from the Pico before the link counts as lost (hardware/node_input.py)
+
+
+def _heard(age):
+    """The heartbeat's age (seconds since the board's Pico was last heard; it sends one every half second)
+    with its unit and what it means."""
+    if isinstance(age, bool) or not isinstance(age, (int, float)):
+        return age
+    if age < LINK_LOST:
+        return f"{age:.1f} s ago: the board answers"
+    return f"{age:.0f} s ago: no word from the board"
+
+
+def _shown(status: dict) -> dict:
+    """The hardware status as the page shows it: the heartbeat age as the last heartbeat, in words."""
+    shown = {}
+    for key, value in status.items():
+        if key == "heartbeat_age":
+            key, value = "last_heartbeat", _heard(value)
+        shown[key] = value
+    return shown
 
 
 @bp.get("/settings")
 def settings_page():
     # The slider starts at the dimmest the LEDs show colours at: every position below it would look the same.
     return render_template("settings.html", settings=web().runtime.snapshot()["settings"],
-                           status=web().status(), self_test=web().selftest is not None, time_scales=TIME_SCALES,
+                           status=_shown(web().status()), self_test=web().selftest is not None, time_scales=TIME_SCALES,
                            dimmest=min(BRIGHTNESS_STEPS), least_budget=web().runtime.least_budget_ma)
 
 
