@@ -156,7 +156,7 @@ def test_other_pages_render_without_errors_or_csp_violations(browser, site, arti
     problems = []
     page.on("console", lambda m: problems.append(m.text) if m.type in ("error", "warning") else None)
     page.on("pageerror", lambda e: problems.append(str(e)))
-    for path in ["/", "/games", "/history", "/settings"]:
+    for path in ["/", "/games", "/history", "/settings", "/compose"]:
         page.goto(url + path)
         page.wait_for_load_state("networkidle") if path != "/" else until(page, 
             "document.body.dataset.version > 0")
@@ -166,6 +166,15 @@ def test_other_pages_render_without_errors_or_csp_violations(browser, site, arti
             .filter(e => e.offsetParent).map(e => e.getBoundingClientRect())
             .filter(r => r.height < 40 || r.width < 40).length""")
         assert small == 0, path
+        # A link in a line of text, or a button that looks like one, is a tap target of 24 px at least (WCAG
+        # 2.2 target size) all the way down: its lower edge not taken by the next line's text.
+        links = page.evaluate("""[...document.querySelectorAll('main a:not(.button, .rowlink), button.linkish')]
+            .filter(e => e.offsetParent).map(e => {
+                e.scrollIntoView({block: 'center'});
+                const mine = (x, y) => e.contains(document.elementFromPoint(x, y));
+                return [e.textContent, [...e.getClientRects()].every(r => { const x = r.left + Math.min(r.width / 2, 20);
+                    return r.height >= 24 && mine(x, r.top + 0.5) && mine(x, r.bottom - 0.5); })]; })""")
+        assert links and all(ok for _, ok in links), (path, links)
     page.screenshot(path=artifacts / "web-settings-phone.png", full_page=True)
     assert not [p for p in problems if "Content Security Policy" in p or "Refused" in p], problems
     assert not problems, problems
