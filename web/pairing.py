@@ -79,6 +79,13 @@ class PairingCode:
         with self._lock:
             return self._code if self._code is not None and self.clock() <= self._expires else None
 
+    def tries_left(self) -> int:
+        """Wrong guesses the code shown now still takes before it dies (0: none is shown)."""
+        with self._lock:
+            if self._code is None or self.clock() > self._expires:
+                return 0
+            return min(MAX_WRONG - self._wrong, BOARD_WRONG - len(self._misses))
+
     def check(self, guess: str) -> bool:
         with self._lock:
             code = self._code
@@ -174,7 +181,11 @@ def pair():
         refuse(400, "the code is four colours, each one of G, R, Y, B")
     _limit()
     if not _code().check(guess):
-        refuse(403, "wrong or expired code: try again, or tap New code for a new one")
+        left = _code().tries_left()
+        if not left:  # its third wrong guess, used, or too old: trying it again can only fail
+            refuse(403, "that code is spent (three wrong tries, used, or over two minutes old): tap New code "
+                        "for a new one")
+        refuse(403, f"wrong code: try again ({left} more {'try' if left == 1 else 'tries'} with this one)")
     session.clear()
     session.permanent = True
     session["epoch"] = current_app.extensions["gryb-pairings"].epoch

@@ -742,6 +742,37 @@ def test_the_laptops_page_shows_the_code_a_phone_asked_for(browser, site):
     page.context.close()
 
 
+def test_the_laptops_sheet_says_its_code_is_spent_after_three_wrong_tries_and_offers_a_new_one(browser, site):
+    """On the simulator the sheet shows the board's code: once three wrong tries have killed it, the sheet
+    no longer shows it as the board's, says it is spent, and New code (now standing out) shows a live one."""
+    page = browser.new_context(viewport=PHONE).new_page()
+    page.goto(site.url + "/")
+    until(page, "document.body.dataset.version > 0")
+    page.locator("#watching [data-pair]").click()
+    until(page, "document.querySelector('#pair-shown .codeview').textContent.length === 4")
+    code = page.locator("#pair-shown .codeview").text_content()
+    wrong = next(c for c in ("GGGG", "RRRR") if c != code)
+    for left in ("2 more tries", "1 more try"):
+        for colour in wrong:
+            page.locator(f"#pair-panel .key[data-c='{colour}']").click()
+        until(page, f"document.querySelector('#pair-msg').textContent.includes('{left}')")
+        assert page.locator("#pair-shown").inner_text().startswith("The board shows")  # still the board's
+    for colour in wrong:
+        page.locator(f"#pair-panel .key[data-c='{colour}']").click()
+    until(page, "document.querySelector('#pair-shown').classList.contains('spent')")
+    assert site.runtime.effects.code is None  # the board no longer shows it
+    assert page.locator("#pair-shown").inner_text().replace("\n", "") == f"The code {code} is spent."
+    assert page.locator("#pair-msg").inner_text().startswith("that code is spent")
+    assert page.locator("#pair-again").evaluate("b => b.classList.contains('attention')")
+    page.locator("#pair-again").click()
+    until(page, "!document.querySelector('#pair-shown').hidden && "
+                "!document.querySelector('#pair-shown').classList.contains('spent')")
+    assert page.locator("#pair-shown").inner_text().startswith("The board shows")
+    assert page.locator("#pair-shown .codeview").text_content() == "".join(site.runtime.effects.code)
+    assert not page.locator("#pair-again").evaluate("b => b.classList.contains('attention')")
+    page.context.close()
+
+
 def test_forget_all_phones_asks_first(browser, site):
     page = paired_page(browser, site, "/settings")
     page.once("dialog", lambda dialog: dialog.dismiss())

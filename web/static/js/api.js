@@ -88,17 +88,29 @@ function showCode(view, code) {
 }
 
 let attempt = 0; // a late answer to an abandoned start must not show its (no longer valid) code
+let shownCode = null; // the code the sheet shows (the laptop simulator: this page is the board) while it lives
+
+// The code the sheet shows is spent (three wrong tries, used, or expired): it says so, and New code is due.
+function spent() {
+  shownCode = null;
+  panel.querySelector("#pair-shown").classList.add("spent");
+  panel.querySelector("#pair-again").classList.add("attention");
+}
 
 async function startCode() {
   const mine = ++attempt;
   typed = ""; showSlots(); say("");
   const shown = panel.querySelector("#pair-shown");
   shown.hidden = true;
+  shownCode = null;
+  shown.classList.remove("spent");
+  panel.querySelector("#pair-again").classList.remove("attention");
   try {
     const r = await post("/api/pair/start");
     if (mine !== attempt || panel.hidden) return;
     if (r.code) { // the laptop simulator: this page is the board
       shown.hidden = false;
+      shownCode = r.code;
       showCode(shown.querySelector(".codeview"), r.code);
     }
     say("Look at the board and tap its colours.");
@@ -106,12 +118,15 @@ async function startCode() {
 }
 
 // The simulator's own page on the laptop is the board: it shows the code a phone on the LAN asked for,
-// as the LEDs would (asked every two seconds while the page is in view).
+// as the LEDs would (asked every two seconds while the page is in view, and after a wrong try), and its own
+// sheet learns there when the code it shows is no longer the board's.
 const banner = document.getElementById("pair-banner");
 async function showAsked() {
   if (!banner || document.hidden) return;
+  const asked = attempt;
   try {
     const { code } = await get("/api/pair/shown");
+    if (shownCode && code !== shownCode && asked === attempt) spent();
     banner.hidden = !code || !panel.hidden; // this page's own sheet shows its own code
     if (code) showCode(banner.querySelector(".codeview"), code);
   } catch (e) { banner.hidden = true; }
@@ -132,7 +147,7 @@ async function key(c) {
     await post("/api/pair", { code: typed });
     say("Paired. This phone can now play.");
     setTimeout(() => { panel.hidden = true; }, 600);
-  } catch (e) { say(e.message); typed = ""; setTimeout(showSlots, 400); }
+  } catch (e) { say(e.message); typed = ""; setTimeout(showSlots, 400); showAsked(); }
 }
 
 if (panel) {
