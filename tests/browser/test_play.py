@@ -738,7 +738,14 @@ def test_the_laptops_page_shows_the_code_a_phone_asked_for(browser, site):
     with urllib.request.urlopen(request, timeout=10) as answer:  # as a phone would (here from the laptop too)
         assert json.load(answer)["shown"]
     until(page, "!document.querySelector('#pair-banner').hidden", timeout=10)
-    assert page.locator("#pair-banner .codeview").inner_text().replace("\n", "") == "".join(site.runtime.effects.code)
+    code = "".join(site.runtime.effects.code)
+    assert page.locator("#pair-banner .codeview").inner_text().replace("\n", "") == code
+    # Once the phone has paired the code no longer applies: the banner goes (the page asks every 2 s).
+    request = urllib.request.Request(site.url + "/api/pair", data=json.dumps({"code": code}).encode(), method="POST",
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        assert json.load(answer)["paired"]
+    until(page, "document.querySelector('#pair-banner').hidden", timeout=5)
     page.context.close()
 
 
