@@ -22,6 +22,9 @@ def test_entry_is_a_large_pyramid_on_the_top_node_of_the_colour_rolled():
     assert game.stash == ((4, 5, 5), (5, 5, 5)) and game.in_hand == (14, 15)
     assert game.state_dict()["stones"]["Y"] == {"player": 0, "kind": "large"}
     assert game.to_move == 1 and game.is_chance
+    # The page's panel shows the stash size by size: out of one size, a player must reincarnate.
+    assert game.state_dict()["sizes"] == ["large", "medium", "small"]
+    assert game.state_dict()["stash"] == [[4, 5, 5], [5, 5, 5]]
 
 
 def test_an_occupied_entry_node_forces_a_pass():

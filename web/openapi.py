@@ -25,7 +25,8 @@ STATE = {"type": "object", "description": "the runtime's snapshot without the li
              "players": {"type": "integer"},
              "state": {"type": "object", "description": "stones (node -> {player, kind}), to_move, die, scores, "
                                                           "last, grybs, over, winners, aims (each seat's "
-                                                          "goal where they differ, else null) ..."},
+                                                          "goal where they differ, else null), stash by sizes "
+                                                          "(PyraGRYB: each player's pieces in hand, size by size) ..."},
              "table": {"type": "object", "description": "picks, targets, chores, message, names, choices "
                                                           "([{action, label}]: buttons where one press fits "
                                                           "several actions; send the action to /api/act)"},

@@ -75,6 +75,14 @@ class PyraGryb(Game):
     def stone_kind(self, node: Node) -> str:
         return SIZE_NAMES[SIZE_OF_LEVEL[nd.LEVEL[node]]]
 
+    def state_dict(self) -> dict:
+        """The base state with each player's stash split by size (``stash``, in the order of ``sizes``), for
+        the page's panel: a player out of one size must reincarnate, whatever the total in hand."""
+        out = super().state_dict()
+        out["sizes"] = list(SIZE_NAMES)
+        out["stash"] = [list(counts) for counts in self.stash]
+        return out
+
     def evaluate(self) -> list[float]:
         """Each player's chance of filling a quadrangle first: the computer player's judgement where a
         playout stops. Every player's chance of being done within t of their turns (``_finish_curve``)

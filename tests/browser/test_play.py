@@ -247,6 +247,33 @@ def test_pieces_of_different_kinds_are_told_apart_and_a_game_without_a_die_has_n
     ctx.close()
 
 
+@pytest.mark.die("GRY")
+def test_pyragryb_shows_each_players_pyramids_size_by_size(browser, site):
+    """PyraGRYB's pieces come in three sizes, five of each: the In hand column splits them (large, medium,
+    small), with how many of each are on the board under it; another game's column is one number again."""
+    rt = site.runtime
+    rt.call("new_game", "pyragryb", 3, {}, ["Ann", "Bo", "Cy"], None, None)
+    for colour in "GRY":  # each enters a large pyramid on the top node of the colour rolled
+        rt.call("roll")
+        assert rt.call("press", colour).ok
+    page = browser.new_context(viewport=PHONE).new_page()
+    page.goto(site.url + "/")
+    until(page, "document.body.dataset.version > 0")
+    assert page.locator("#scores th").last.locator("small").inner_text() == "L · M · S"
+    cells = page.locator("#scores tbody tr td.num:last-child")
+    assert cells.count() == 3
+    assert [cells.nth(i).evaluate("td => td.firstChild.textContent") for i in range(3)] == ["4 · 5 · 5"] * 3
+    assert cells.locator("small").all_text_contents() == ["on board 1 · 0 · 0"] * 3
+    overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 0  # three columns of numbers still fit a 360 px phone
+    v = version(page)
+    rt.call("new_game", "ez-gryb", 2, {}, None, None, None)
+    until(page, f"+document.body.dataset.version > {v}")
+    assert page.locator("#scores th").all_text_contents() == ["", "Player", "Points", "In hand"]
+    assert page.locator("#scores tbody tr").first.locator("td").last.inner_text() == "30"
+    page.context.close()
+
+
 def test_a_game_against_the_computer_from_the_phone(browser, site):
     """Seat 2 is the computer: its move blinks on the board until the phone's player carries it out."""
     runtime, url = site.runtime, site.url

@@ -155,10 +155,21 @@ export async function ensureDepth(svg, depth) {
 export function scoreRows(tbody, snap, names) {
   const state = snap.state;
   const { score, hand } = snap.game;
+  const sizes = state.stash && state.sizes; // pieces of several sizes (PyraGRYB): what is in hand, size by size
   const heads = ["", "Player", score, hand].filter((h) => h !== null && h !== undefined);
   const head = tbody.parentElement.tHead.rows[0];
-  if (head.cells.length !== heads.length || heads.some((h, k) => head.cells[k].textContent !== h)) {
-    head.replaceChildren(...heads.map((h) => { const th = document.createElement("th"); th.textContent = h; return th; }));
+  const key = [...heads, ...(sizes || [])].join("|");
+  if (head.dataset.key !== key) {
+    head.replaceChildren(...heads.map((h, k) => {
+      const th = document.createElement("th"); th.textContent = h;
+      if (sizes && k === heads.length - 1) { // L · M · S under "In hand"
+        const small = document.createElement("small"); small.className = "aim";
+        small.textContent = sizes.map((s) => s[0].toUpperCase()).join(" · "); small.title = sizes.join(" · ");
+        th.append(small);
+      }
+      return th;
+    }));
+    head.dataset.key = key;
   }
   const rows = (state.scores || []).map((points, i) => {
     const tr = document.createElement("tr");
@@ -183,7 +194,7 @@ export function scoreRows(tbody, snap, names) {
     if (aim) { const small = document.createElement("small"); small.className = "aim"; small.textContent = aim; who.append(small); }
     const cells = [chip, who];
     if (score) cells.push(String(points));
-    if (hand) cells.push(String((state.in_hand || [])[i] ?? ""));
+    if (hand) cells.push(sizes ? bySize(state, i) : String((state.in_hand || [])[i] ?? ""));
     cells.forEach((content, k) => {
       const td = document.createElement("td");
       if (k >= 2) td.className = "num";
@@ -193,4 +204,15 @@ export function scoreRows(tbody, snap, names) {
     return tr;
   });
   tbody.replaceChildren(...rows);
+}
+
+// A player's pieces size by size, in the order of the column's head: in hand, and under it on the board.
+function bySize(state, player) {
+  const held = state.stash[player] || [];
+  const stones = Object.values(state.stones || {});
+  const placed = state.sizes.map((k) => stones.filter((s) => s.player === player && s.kind === k).length);
+  const cell = document.createDocumentFragment();
+  const small = document.createElement("small"); small.className = "aim"; small.textContent = `on board ${placed.join(" · ")}`;
+  cell.append(held.join(" · "), small);
+  return cell;
 }
