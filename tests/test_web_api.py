@@ -171,10 +171,24 @@ def test_pairing_is_rate_limited_per_address(app, rt):
     a = app.test_client(); a.environ_base["REMOTE_ADDR"] = "192.168.1.20"
     codes = [a.post("/api/pair", json={"code": "GGGG"}).status_code for _ in range(6)]
     assert codes[:5].count(429) == 0 and codes[5] == 429
-    r = a.post("/api/pair/start", json={})
-    assert r.status_code == 429 and int(r.headers["Retry-After"]) > 0
+    r = a.post("/api/pair", json={"code": "GGGG"})
+    assert r.get_json()["error"] == "too many codes tried: wait a minute" and int(r.headers["Retry-After"]) > 0
+    starts = [a.post("/api/pair/start", json={}) for _ in range(6)]  # asking for codes is counted apart
+    assert [s.status_code for s in starts] == [200] * 5 + [429]
+    assert starts[5].get_json()["error"] == "too many codes asked for: wait a minute"
     b = app.test_client(); b.environ_base["REMOTE_ADDR"] = "192.168.1.21"
     assert b.post("/api/pair/start", json={}).status_code == 200
+
+
+def test_three_mistypes_and_a_new_code_leave_the_new_code_to_be_typed(app, rt):
+    """Start, three wrong tries and New code were five attempts of one count: the right code was then
+    refused for a minute, just where a first-timer who mistyped would be."""
+    phone = app.test_client(); phone.environ_base["REMOTE_ADDR"] = "192.168.1.30"
+    phone.post("/api/pair/start", json={})
+    wrong = next(c for c in ("GGGG", "RRRR") if c != "".join(rt.effects.code))
+    assert [phone.post("/api/pair", json={"code": wrong}).status_code for _ in range(3)] == [403] * 3
+    assert phone.post("/api/pair/start", json={}).status_code == 200  # New code
+    assert phone.post("/api/pair", json={"code": "".join(rt.effects.code)}).status_code == 200
 
 
 def test_guessing_from_many_addresses_gets_no_further_than_from_one(app, rt):

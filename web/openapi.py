@@ -70,7 +70,7 @@ def _json(schema: dict) -> dict:
 def _errors(*codes: int) -> dict:
     text = {400: "bad request (the error says why)", 401: "not paired", 403: "refused: CSRF token, origin, host "
             "or wrong pairing code", 404: "no such thing", 409: "the record cannot be replayed",
-            413: "body too large", 415: "not JSON", 429: "too many pairing attempts (Retry-After)",
+            413: "body too large", 415: "not JSON", 429: "too many codes asked for or tried (Retry-After)",
             503: "the runtime is busy, or the change could not be stored (a full disk, a locked database): "
                  "nothing changed"}
     return {str(c): {"description": text[c]} | _json({"$ref": "#/components/schemas/Error"}) for c in codes}

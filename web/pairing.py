@@ -5,8 +5,9 @@ whoever can see the board types it, POST /api/pair {"code": "GRYB"} sets a signe
 carrying a CSRF token. The code is single-use, lives two minutes, dies after three wrong guesses,
 and never reaches a log, a response or the change feed. Asking while a code is shown keeps that code
 (for another two minutes, its wrong guesses still counted): a second phone, or a stranger, cannot
-replace the code someone at the table is typing, and both can type the one code the board shows. Both calls count against a per-address
-limit of five a minute, and the board as a whole takes BOARD_WRONG wrong guesses in WRONG_WINDOW:
+replace the code someone at the table is typing, and both can type the one code the board shows.
+Each call takes five a minute from one address (asking for codes and typing them counted apart), and
+the board as a whole takes BOARD_WRONG wrong guesses in WRONG_WINDOW:
 past that no new code is shown until the oldest of them is that old, so guessing from many
 addresses at once (256 codes) gets no further than guessing from one.
 
@@ -126,11 +127,13 @@ def _code() -> PairingCode:
     return ext["gryb-pair-code"]
 
 
-def _limit() -> None:
+def _limit(what: str) -> None:
+    """Five a minute from one address, counted apart for asking for a code and for typing one: a player
+    who mistypes three times and asks for a new code may still type it."""
     limiter = current_app.extensions["gryb-pair-limit"]
-    who = request.remote_addr or "?"
-    if not limiter.allow(who):
-        refuse(429, "too many pairing attempts: wait a minute", **{"Retry-After": str(limiter.retry_after(who))})
+    key = f"{what} {request.remote_addr or '?'}"
+    if not limiter.allow(key):
+        refuse(429, f"too many {what}: wait a minute", **{"Retry-After": str(limiter.retry_after(key))})
 
 
 def _loopback() -> bool:
@@ -148,7 +151,7 @@ def session_info():
 @bp.post("/api/pair/start")
 def pair_start():
     body()
-    _limit()
+    _limit("codes asked for")
     wait = _code().locked_for()
     if wait:
         minutes = max(1, round(wait / 60))
@@ -179,7 +182,7 @@ def pair():
     guess = data.get("code")
     if not isinstance(guess, str) or len(guess) != 4 or any(c not in "GRYB" for c in guess):
         refuse(400, "the code is four colours, each one of G, R, Y, B")
-    _limit()
+    _limit("codes tried")
     if not _code().check(guess):
         left = _code().tries_left()
         if not left:  # its third wrong guess, used, or too old: trying it again can only fail
