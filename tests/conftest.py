@@ -52,6 +52,22 @@ def make(tmp_path):
         rt.store.close()
 
 
+@pytest.fixture
+def searched(monkeypatch):
+    """The level of every search started (by the runtime or the console), in order; the real search runs."""
+    from companion import ai
+
+    seen = []
+    search = ai.search
+
+    def watched(game, lvl, *args, **kwargs):
+        seen.append(lvl)
+        return search(game, lvl, *args, **kwargs)
+
+    monkeypatch.setattr(ai, "search", watched)
+    return seen
+
+
 def read_table(name: str) -> list[list[str]]:
     """Rows of a tab-separated data file under tests/data, comments and blank lines skipped."""
     rows = []

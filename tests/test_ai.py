@@ -313,22 +313,14 @@ def test_cli_time_scale_stretches_the_computers_budget_and_is_checked():
     assert done.returncode == 0 and len(done.stdout.splitlines()) == 4  # the human's two moves, the computer's
 
 
-def test_cli_time_scale_stretches_the_hint_at_the_terminal_too(monkeypatch, capsys):
+def test_cli_time_scale_stretches_the_hint_at_the_terminal_too(searched, monkeypatch, capsys):
     """As the settings page's time_scale does on the board: a hint is the hard search, on this machine's
     clock. The console's hint used to search a quarter second whatever --time-scale said."""
     import io
 
     from companion import cli
 
-    seen = []
-    search = ai.search
-
-    def watched(game, lvl, *args, **kwargs):
-        seen.append(lvl)
-        return search(game, lvl, *args, **kwargs)
-
-    monkeypatch.setattr(ai, "search", watched)
     monkeypatch.setattr("sys.stdin", io.StringIO("0\nhint\nquit\n"))
     assert cli.main(["play", "drangles", "--interactive", "--time-scale", "0.2"]) == 0
     assert "hint: " in capsys.readouterr().out
-    assert seen == [ai.level(ai.HINT_LEVEL, 0.2, "drangles")]
+    assert searched == [ai.level(ai.HINT_LEVEL, 0.2, "drangles")]

@@ -8,7 +8,7 @@ import re
 import pytest
 from markupsafe import escape
 
-from companion import ai, howto
+from companion import composition, howto
 from companion.config import Config, State
 from companion.console import Console
 from companion.die import Die
@@ -16,23 +16,10 @@ from companion.engine import catalogue, find
 from companion.runtime import Runtime
 from companion.store import Store
 from web import create_app
+from web.compose import EXAMPLE
 from web.testing import LoadedDie, pair
 
 SHIPPED = [cls for cls in catalogue() if not getattr(cls, "composed", False) or cls.shipped]
-OWN = """id = "phone-race"
-name = "Phone Race"
-summary = "Race a stone from the bottom to the top."
-[tokens]
-stones = 3
-enter = "bottom"
-[moves]
-gravity = false
-levity = true
-lateral = true
-[goal]
-win = ["race"]
-race = "top"
-"""
 
 
 def test_the_format_headings_lists_and_paragraphs():
@@ -112,10 +99,10 @@ def test_an_unknown_game_is_a_404_page(client, path):
 
 def test_a_game_of_your_own_shows_its_summary_and_parameters(client, rt):
     client.environ_base["HTTP_X_CSRF_TOKEN"] = pair(client, rt)
-    assert client.post("/api/compositions", json={"text": OWN}).status_code == 200
-    html = client.get("/games/phone-race/rules").get_data(as_text=True)
-    assert "Race a stone from the bottom to the top." in html and "<h2>Parameters of play</h2>" in html
-    assert "<li>enter: bottom — where new stones enter" in html and "<li>levity: yes — " in html
-    blocks = howto.of(find("phone-race"))
-    items = next(b.items for b in blocks if b.kind == "list")
-    assert "stones: 3 — stones each player may enter (001 'Token Limits'; residents not counted)" in items
+    assert client.post("/api/compositions", json={"text": EXAMPLE}).status_code == 200  # the page's example
+    html = client.get("/games/my-game/rules").get_data(as_text=True)
+    assert "Two free moves a turn down and sideways; cover a quadrangle to win." in html
+    assert "<h2>Parameters of play</h2>" in html and "<li>enter: head — where new stones enter" in html
+    items = next(b.items for b in howto.of(find("my-game")) if b.kind == "list")
+    assert "moves: 2 — moves per turn: one stone several times or several stones once each" in items
+    assert "lateral: yes — " + composition.PARAMS["lateral"].help in items

@@ -134,20 +134,6 @@ def test_a_hint_suggests_a_legal_move_and_binds_nobody(make):
     assert rt.call("snapshot")["table"]["hint"] is None
 
 
-@pytest.fixture
-def searched(monkeypatch):
-    """The level of every search the runtime starts, in order (the real search runs)."""
-    seen = []
-    search = ai.search
-
-    def watched(game, lvl, *args, **kwargs):
-        seen.append(lvl)
-        return search(game, lvl, *args, **kwargs)
-
-    monkeypatch.setattr(ai, "search", watched)
-    return seen
-
-
 def ask_for_a_hint(rt):
     rt.call("new_game", "drangles", 2, {}, None, None, None)
     press_all(rt, "0")
