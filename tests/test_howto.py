@@ -13,8 +13,6 @@ from companion.config import Config, State
 from companion.console import Console
 from companion.die import Die
 from companion.engine import catalogue, find
-from companion.runtime import Runtime
-from companion.store import Store
 from web import create_app
 from web.compose import EXAMPLE
 from web.testing import LoadedDie, pair
@@ -64,12 +62,8 @@ def test_the_terminal_answers_rules_with_the_same_text():
 
 
 @pytest.fixture
-def rt(tmp_path):
-    runtime = Runtime(Config(state=State(str(tmp_path))), Store(tmp_path / "gryb.db"), die=LoadedDie("G"))
-    runtime.start()
-    yield runtime
-    runtime.stop()
-    runtime.store.close()
+def rt(make, tmp_path):
+    return make(Config(state=State(str(tmp_path))), die=LoadedDie("G"))
 
 
 @pytest.fixture
