@@ -52,6 +52,15 @@ def test_every_shipped_game_has_a_text_with_its_aim_its_end_and_every_option(cls
             assert any(item.lower().startswith(label) for item in listed.items), (cls.id, option.name)
 
 
+def test_a_texts_example_moves_are_the_moves_the_engine_offers():
+    """Squirrel Race names every node a squirrel on GRY may go to; they are exactly its legal moves."""
+    listed = re.search(r"so GRY may go to ([A-Z, ]+ or [A-Z]+)", howto.shipped("squirrel-race")).group(1)
+    game = find("squirrel-race")(2, nuts=2)
+    for action in ["roll:@GGGG", "GGGG", "roll:@GGGR", "GGGR", "roll:Y", "GRY", "roll:G", "BBG"]:
+        game.apply(action)
+    assert set(re.findall(r"[GRYB]+", listed)) == {str(a).split("-")[1] for a in game.legal_actions()}
+
+
 def test_the_terminal_answers_rules_with_the_same_text():
     game = find("ez-gryb")(2)
     out = io.StringIO()
