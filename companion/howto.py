@@ -63,8 +63,8 @@ def of(game: type[Game]) -> list[Block]:
         from .composition import SCHEMA, to_data  # composed games only
 
         data = to_data(rules)
-        items = tuple(f"{p.key.replace('_', ' ')}: {_value((data[p.section] if p.section else data)[p.key])} "
-                      f"— {p.help}" for p in SCHEMA if p.section)
+        items = tuple(f"{p.key.replace('_', ' ')}: {_value(data[p.section][p.key])} — {p.help}"
+                      for p in SCHEMA if p.section)  # the board, tokens, turn, moves, encounters, goal
         blocks += [Block(HEADING, "Parameters of play"),
                    Block(PARAGRAPH, "A game made with the composer: these parameters are its rules."),
                    Block(LIST, items=items)]
