@@ -643,17 +643,17 @@ class Runtime:
         """Search a copy of the game on a worker thread; the answer comes back as a command."""
         board, token = self.table.game.copy(), self._position()
         budget = ai.level(level, self.time_scale, board.id)
-        # Were the search ever to fail, the computer's seat would wait for a move that never comes, and
-        # nothing else may be played for it: it plays its first legal action instead.
-        legal = board.legal_actions() if reply == "computer" else []
-        fallback = str(legal[0]) if legal else None
 
         def work() -> None:
+            # Were the search ever to fail, the computer's seat would wait for a move that never comes, and
+            # nothing else may be played for it: it plays its first legal action (taken before the search
+            # touches the copy) instead.
+            legal = board.legal_actions() if reply == "computer" else []
             try:
                 text = str(ai.search(board, budget).action)
             except Exception:
                 log.exception("the %s search failed", level)
-                text = fallback  # None for a hint: none is shown
+                text = str(legal[0]) if legal else None  # None for a hint: none is shown
             self.submit(reply, token, text)
 
         threading.Thread(target=work, name=f"gryb-{reply}", daemon=True).start()

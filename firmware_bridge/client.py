@@ -22,7 +22,10 @@ from firmware_bridge.link import CONNECTING, DOWN, UP, HostLink, KeyEvent
 
 log = logging.getLogger(__name__)
 
-__all__ = ["BridgeClient", "KeyEvent", "UP", "DOWN", "CONNECTING"]
+__all__ = ["BridgeClient", "KeyEvent", "UP", "DOWN", "CONNECTING", "HEARTBEAT_TIMEOUT"]
+
+
+HEARTBEAT_TIMEOUT = 2.0  # seconds without a frame from the Pico before the link counts as lost
 
 
 class BridgeClient:
@@ -35,7 +38,7 @@ class BridgeClient:
     """
 
     def __init__(self, url: str, on_key: Callable[[KeyEvent], None] | None = None, *,
-                 heartbeat_timeout: float = 2.0, backoff: tuple[float, float] = (0.05, 2.0),
+                 heartbeat_timeout: float = HEARTBEAT_TIMEOUT, backoff: tuple[float, float] = (0.05, 2.0),
                  read_timeout: float = 0.2, baudrate: int = 115200, start: bool = True):
         if not isinstance(url, str) or not url:
             raise ValueError("give the serial port as a pyserial URL, e.g. /dev/ttyACM0")

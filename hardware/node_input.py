@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from firmware_bridge.client import BridgeClient, KeyEvent
+from firmware_bridge.client import HEARTBEAT_TIMEOUT, BridgeClient, KeyEvent
 from firmware_bridge.emulator import Emulator
 from firmware_bridge.firmware.debounce import DEFERRED
 from hardware.buttons import ButtonLayout, load_button_layout
@@ -92,7 +92,7 @@ class SerialNodeInput(NodeInput):
     """
 
     def __init__(self, url: str, layout: ButtonLayout | str | Path | None = None, *,
-                 heartbeat_timeout: float = 2.0, backoff: tuple[float, float] = (0.05, 2.0)):
+                 heartbeat_timeout: float = HEARTBEAT_TIMEOUT, backoff: tuple[float, float] = (0.05, 2.0)):
         self.layout = _layout(layout)
         self.url = url
         self.unmapped_keys: dict[str, int] = {}
@@ -162,7 +162,7 @@ class SimulatedNodeInput(SerialNodeInput):
     (``debounce_ms``, ``mode``, ``heartbeat_ms``, ``wiring``...) pass through ``emulator_options``.
     """
 
-    def __init__(self, layout: ButtonLayout | str | Path | None = None, *, heartbeat_timeout: float = 2.0,
+    def __init__(self, layout: ButtonLayout | str | Path | None = None, *, heartbeat_timeout: float = HEARTBEAT_TIMEOUT,
                  backoff: tuple[float, float] = (0.05, 2.0), emulator_options: dict | None = None):
         layout = _layout(layout)
         options = dict(debounce_ms=5, mode=DEFERRED)

@@ -7,6 +7,7 @@ from flask import Blueprint, jsonify, render_template
 
 from companion.config import TIME_SCALES
 from companion.runtime import BRIGHTNESS_STEPS
+from firmware_bridge.client import HEARTBEAT_TIMEOUT
 
 from .play import _call
 from .security import body, paired, refuse, web
@@ -14,7 +15,6 @@ from .security import body, paired, refuse, web
 bp = Blueprint("settings", __name__)
 
 SETTINGS = ("brightness", "night", "sounds", "budget_ma", "colours", "die", "time_scale")
-LINK_LOST = 2.0  # seconds without a frame from the Pico before the link counts as lost (hardware/node_input.py)
 
 
 def _heard(age):
@@ -22,7 +22,7 @@ def _heard(age):
     with its unit and what it means."""
     if isinstance(age, bool) or not isinstance(age, (int, float)):
         return age
-    if age < LINK_LOST:
+    if age < HEARTBEAT_TIMEOUT:
         return f"{age:.1f} s ago: the board answers"
     return f"{age:.0f} s ago: no word from the board"
 
