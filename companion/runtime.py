@@ -113,6 +113,7 @@ class Runtime:
         self._thinking: tuple | None = None  # the position a search is running for
         self._hinting: tuple | None = None  # the position a hint's search is running for
         self._undos = 0  # UNDOs taken in this run: part of a position's token (see _position)
+        self._seatings = 0  # seats handed over in this run (computer or person): part of the token too
         self._in_command = False
         self._unpublished: dict | None = None  # a snapshot waiting for its command's commit
         with store.transaction():
@@ -507,6 +508,42 @@ class Runtime:
             order = next_along(self.order)
         self._start_game(cls, players, options or {}, names, self.series_id, seats, order)
 
+    def _do_seat(self, seat: int, kind: str, game_id: int | None = None) -> Feedback:
+        """Hand a seat over during the game: to the computer at a level (a player who has to go, or wants
+        to watch it play on), or back to a person. The player keeps their colour, place and scores; a name
+        the companion gave ("Player 2", "Computer (hard)") becomes the one it gives the new kind, a name
+        the players chose stays. ``game_id`` (the page's) refuses a change meant for a game since
+        replaced. A move the computer proposed and not yet carried out, a selection and a hint of the
+        seat to move are put away; the new kind takes over that turn as it stands (with the roll made)."""
+        if game_id is not None and game_id != self.game_id:
+            raise CommandError("a new game has started since: look at the board again")
+        game = self.table.game
+        if type(seat) is not int or not 0 <= seat < game.players:
+            raise CommandError(f"seat: 0 to {game.players - 1}, one for each of the {game.players} players")
+        if kind != HUMAN and kind not in ai.LEVELS:
+            raise CommandError(f"a seat is one of {HUMAN}, {', '.join(ai.LEVELS)}")
+        was, names = self.seats[seat], list(self.table.names)
+        before = names[seat]
+        if kind == was:
+            return Feedback(True, f"{names[seat]} plays on as before")
+        given = self.config.players.names[self.order[seat]]
+        if names[seat] == (given if was == HUMAN else f"Computer ({was})"):
+            names[seat] = given if kind == HUMAN else f"Computer ({kind})"
+        self.seats = self.seats[:seat] + [kind] + self.seats[seat + 1:]
+        self.store.set_setting(f"seats:{self.game_id}", self.seats)
+        if names != self.table.names:
+            self.store.rename(self.game_id, names)
+            self.table.names = names
+        self._seatings += 1  # a search under way for the old kind is not used
+        table = self.table
+        if seat == game.to_move and not game.over:
+            table.proposal, table.picks, table.hint, table.choices = None, (), None, ()
+        table.message = (f"a person plays for {names[seat]} now" if kind == HUMAN else
+                         f"the computer ({kind}) plays for {before} now")
+        log.info("game %s: seat %d now %s", self.game_id, seat + 1, kind)
+        self._publish(Feedback(True, table.message))
+        return Feedback(True, table.message)
+
     def _do_set(self, key: str, value: Any) -> dict:
         return self._do_settings({key: value})
 
@@ -622,8 +659,9 @@ class Runtime:
 
     def _position(self) -> tuple:
         """The token a search's answer must match to be used. The history's length alone is not enough: an
-        UNDO and another move bring it back to the same length in another position."""
-        return (self.game_id, len(self.table.game.history), self._undos)
+        UNDO and another move bring it back to the same length in another position, and a seat handed to a
+        person (or to another level) while the computer thought must not get the old search's move."""
+        return (self.game_id, len(self.table.game.history), self._undos, self._seatings)
 
     def _computer_turn(self) -> None:
         """When a computer player is to move: roll for it, or start its search off this thread."""

@@ -177,6 +177,10 @@ class Store:
     def finish_game(self, game_id: int, result: dict, now: float) -> None:
         self.db.execute("UPDATE games SET finished=?, result=? WHERE id=?", (now, json.dumps(result), game_id))
 
+    def rename(self, game_id: int, names: list[str]) -> None:
+        """The players' names by seat, changed during the game (a seat handed to the computer or back)."""
+        self.db.execute("UPDATE games SET names=? WHERE id=?", (json.dumps(names), game_id))
+
     def reopen_game(self, game_id: int) -> None:
         """A finished game undone into play again: no longer finished, no result until it ends anew."""
         self.db.execute("UPDATE games SET finished=NULL, result=NULL WHERE id=?", (game_id,))

@@ -308,3 +308,79 @@ def test_hint_tapped_again_while_one_is_worked_out_starts_no_second_search(make,
     assert rt.call("hint").ok and wait_for(rt, lambda s: len(started) == 2)  # asked again once it is shown
     press_all(rt, snap["legal"][0])
     assert rt.call("hint").ok and wait_for(rt, lambda s: len(started) == 3)  # and for the next position
+
+
+def test_a_seat_handed_to_the_computer_mid_game_plays_on_and_keeps_its_player(make):
+    """A player who has to go leaves their seat to the computer; the game goes on from where it stands."""
+    rt = make()
+    rt.call("new_game", "25-mens-gryb", 2, {}, ["Ann", ""], None, None)
+    press_all(rt, "GG")
+    press_all(rt, "RR")  # Player 2's first move
+    feedback = rt.call("seat", 1, "easy", rt.game_id)
+    assert feedback.ok and feedback.message == "the computer (easy) plays for Player 2 now"
+    snap = rt.call("snapshot")
+    # A name the companion gave becomes the one it gives a computer; Ann's own name would have stayed.
+    assert snap["seats"] == ["human", "easy"] and snap["table"]["names"] == ["Ann", "Computer (easy)"]
+    press_all(rt, snap["legal"][0])  # Ann's move: now the computer answers it
+    snap = wait_for(rt, lambda s: s["table"]["proposal"])
+    press_all(rt, snap["table"]["proposal"])
+    assert len(rt.store.events(rt.game_id)) == 4
+    # UNDO is now against the computer: back to Ann's own move, the computer's answer with it.
+    assert rt.call("undo").ok and rt.call("snapshot")["state"]["to_move"] == 0
+    rt.stop()
+    again = make()  # the seats and the names are the game's, and a restart keeps them
+    snap = again.call("snapshot")
+    assert snap["seats"] == ["human", "easy"] and snap["table"]["names"] == ["Ann", "Computer (easy)"]
+    assert again.store.game_row(again.game_id).names == ["Ann", "Computer (easy)"]
+
+
+def test_a_seat_taken_back_from_the_computer_while_it_thinks_gets_no_move_from_it(make, held):
+    """The search begun for the computer answers for a seat a person has taken over since: its move is
+    not proposed, and the person plays the turn."""
+    rt = make()
+    rt.call("new_game", "25-mens-gryb", 2, {}, None, None, ["human", "easy"])
+    press_all(rt, "GG")
+    wait_for(rt, lambda s: held.thread is not None)  # the computer thinks about its answer to GG
+    feedback = rt.call("seat", 1, "human")
+    assert feedback.ok and feedback.message == "a person plays for Player 2 now"
+    snap = rt.call("snapshot")
+    assert snap["seats"] == ["human", "human"] and snap["table"]["names"] == ["Player 1", "Player 2"]
+    held.release.set()
+    held.thread.join(5)
+    time.sleep(0.2)
+    snap = rt.call("snapshot")
+    assert snap["table"]["proposal"] is None and snap["state"]["to_move"] == 1
+    press_all(rt, "RR")  # the person plays the turn
+    assert [a for _, a in rt.store.events(rt.game_id)] == ["GG", "RR"]
+
+
+def test_a_proposal_waiting_for_hands_is_put_away_when_a_person_takes_the_seat(make):
+    rt = make()
+    rt.call("new_game", "drangles", 2, {}, ["Ann", "Bo"], None, ["human", "medium"])
+    snap = rt.call("snapshot")
+    while snap["state"]["to_move"] == 0:
+        press_all(rt, snap["legal"][0])
+        snap = rt.call("snapshot")
+    snap = wait_for(rt, lambda s: s["table"]["proposal"])
+    assert rt.call("seat", 1, "human").message == "a person plays for Bo now"
+    snap = rt.call("snapshot")
+    assert snap["table"]["proposal"] is None and snap["table"]["names"] == ["Ann", "Bo"]
+    other = next(a for a in snap["legal"] if a != snap["table"]["proposal"])
+    press_all(rt, other)  # Bo plays a move of their own, not the one proposed
+    assert rt.store.events(rt.game_id)[-1] == ("action", other)
+
+
+@pytest.mark.parametrize("args, error", [
+    ((2, "easy"), "seat: 0 to 1"), ((-1, "easy"), "seat: 0 to 1"), (("1", "easy"), "seat: 0 to 1"),
+    ((1, "genius"), "a seat is one of human, easy"), ((1, None), "a seat is one of"),
+    ((1, "easy", 99999), "a new game has started since"),
+])
+def test_a_bad_seat_change_is_refused_and_changes_nothing(make, args, error):
+    rt = make()
+    rt.call("new_game", "drangles", 2, {}, None, None, None)
+    before = rt.call("snapshot")
+    with pytest.raises(CommandError, match=error):
+        rt.call("seat", *args)
+    after = rt.call("snapshot")
+    assert after["version"] == before["version"] and after["seats"] == ["human", "human"]
+    assert rt.store.setting(f"seats:{rt.game_id}") is None

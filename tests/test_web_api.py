@@ -254,7 +254,7 @@ PROBE = "csrf-probe"  # a composition saved (and deleted) by these tests only
 COMPOSITION = re.sub(r'(?m)^id = ".*"$', f'id = "{PROBE}"', EXAMPLE)
 BODIES = {"/api/press": {"node": "G"}, "/api/act": {"action": "G"}, "/api/games/new": {"game": "drangles"},
           "/api/settings": {"night": True, "brightness": 0.25},
-          "/api/compositions": {"text": COMPOSITION, "format": "toml"}}
+          "/api/compositions": {"text": COMPOSITION, "format": "toml"}, "/api/seat": {"seat": 1, "kind": "easy"}}
 PATH_PARAMS = {"game_id": PROBE}
 SAVED_FIRST = {"/api/compositions/{game_id}/delete"}  # something there to delete
 
@@ -291,8 +291,9 @@ def test_every_change_refuses_a_request_without_the_csrf_token(method, path, rt,
             assert "CSRF" in r.get_json()["error"]
         after = rt.call("snapshot")
         assert after is before or (after["version"], after["state"], after["table"], after["settings"],
-                                   after["game_id"]) == (before["version"], before["state"], before["table"],
-                                                         before["settings"], before["game_id"])
+                                   after["game_id"], after["seats"]) == (before["version"], before["state"],
+                                                                         before["table"], before["settings"],
+                                                                         before["game_id"], before["seats"])
         assert stored == {k: rt.store.setting(k) for k in stored}
         assert rt.library.ids() == library
         assert [g["id"] for g in client.get("/api/games").get_json()["games"]] == games
@@ -754,6 +755,24 @@ def test_a_computer_seat_and_a_hint_from_the_page(paired, rt):
                 {"game": "drangles", "seats": "hard"}]:
         assert paired.post("/api/games/new", json=bad).status_code == 400, bad
     assert rt.call("snapshot")["seats"] == ["human", "hard"]
+
+
+def test_a_seat_is_handed_over_from_the_page_and_a_bad_one_is_a_400(paired, rt, app):
+    game_id = rt.call("new_game", "drangles", 2, {}, None, None, ["human", "hard"])["game_id"]
+    r = paired.post("/api/seat", json={"seat": 1, "kind": "human", "game": game_id})
+    assert r.status_code == 200 and r.get_json()["message"] == "a person plays for Player 2 now"
+    assert r.get_json()["state"]["seats"] == ["human", "human"]
+    for bad in [{}, {"seat": "1", "kind": "easy"}, {"seat": 1, "kind": "genius"}, {"seat": True, "kind": "easy"},
+                {"seat": 1, "kind": ["easy"]}, {"seat": 1, "kind": "easy", "game": "1"}]:
+        r = paired.post("/api/seat", json=bad)
+        assert r.status_code == 400 and "one of human, easy" in r.get_json()["error"], bad
+    for bad, error in [({"seat": 5, "kind": "easy"}, "seat: 0 to 1"),
+                       ({"seat": 0, "kind": "easy", "game": game_id + 1}, "a new game has started since")]:
+        r = paired.post("/api/seat", json=bad)
+        assert r.status_code == 400 and error in r.get_json()["error"], bad
+    stranger = app.test_client()  # not paired
+    assert stranger.post("/api/seat", json={"seat": 0, "kind": "easy"}).status_code == 401
+    assert rt.call("snapshot")["seats"] == ["human", "human"]
 
 
 # -- hostile ids, query strings and bodies ---------------------------------------------------------

@@ -13,7 +13,7 @@ from companion.runtime import GO_ON
 from companion.seating import by_player
 from companion.series import METHODS, PRESETS
 
-from .play import _call, compact
+from .play import KINDS, SEATS, _call, compact
 from .security import body, paired, refuse, web
 
 bp = Blueprint("games", __name__)
@@ -23,8 +23,6 @@ MAX_NAME = 24
 # overrides, isolates and marks, one of which turns the rest of a line round ("Ann 12 – Bo 3" read
 # right to left on every phone's history). A right-to-left script needs none of them.
 UNSHOWN = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-SEATS = ("human", *LEVELS)  # a seat is a person, or the computer at a level
-KINDS = [(seat, seat if seat == "human" else f"computer: {seat}") for seat in SEATS]  # as the form offers them
 # The games a first-time player should try, in that order, with the badge their card wears: 001 gives its
 # examples "beginning with the easiest first", Quick & Easy GRYB (000's EZ GRYB) and then 'Drangles (no die).
 FIRST_GAMES = {"ez-gryb": "Start here", "drangles": "Try next"}

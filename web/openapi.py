@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from flask import Blueprint, jsonify
 
+from companion.ai import LEVELS
 from companion.config import TIME_SCALES
 
 bp = Blueprint("openapi", __name__)
@@ -149,6 +150,14 @@ DOCUMENT = {
                              {"type": "object", "required": ["action"],
                               "properties": {"action": {"type": "string", "minLength": 1, "maxLength": 200}}},
                              {"$ref": "#/components/schemas/Feedback"}),
+        "/api/seat": _command("hand a seat over during the game: to the computer at a level, or back to a person "
+                              "(seat as in state.seats; game, the game's id, refuses a change meant for a game "
+                              "since replaced)",
+                              {"type": "object", "required": ["seat", "kind"],
+                               "properties": {"seat": {"type": "integer", "minimum": 0, "maximum": 3},
+                                              "kind": {"type": "string", "enum": ["human", *LEVELS]},
+                                              "game": {"type": "integer"}}},
+                              {"$ref": "#/components/schemas/Feedback"}),
         "/api/games": _get("the catalogue: games with their options, series presets and methods, seats",
                            {"type": "object", "properties": {"games": {"type": "array"}, "presets": {"type": "array"},
                                                              "methods": {"type": "array"},

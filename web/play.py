@@ -5,12 +5,16 @@ from __future__ import annotations
 from flask import Blueprint, jsonify, render_template
 
 from companion import node as nd
+from companion.ai import LEVELS
 from companion.runtime import StorageError
 
 from .board import board_svg, depth_of
 from .security import body, paired, refuse, web
 
 bp = Blueprint("play", __name__)
+
+SEATS = ("human", *LEVELS)  # a seat is a person, or the computer at a level
+KINDS = [(seat, seat if seat == "human" else f"computer: {seat}") for seat in SEATS]  # as the forms offer them
 
 
 def compact(snapshot: dict) -> dict:
@@ -37,7 +41,7 @@ def _answer(feedback) -> dict:
 @bp.get("/")
 def now_playing():
     snapshot = web().runtime.snapshot()
-    return render_template("play.html", board=board_svg(depth_of(snapshot)), snapshot=snapshot)
+    return render_template("play.html", board=board_svg(depth_of(snapshot)), snapshot=snapshot, kinds=KINDS)
 
 
 @bp.get("/api/state")
@@ -108,3 +112,15 @@ def act():
     if not isinstance(text, str) or not 0 < len(text) <= 200:
         refuse(400, "give the action in the notation, e.g. {\"action\": \"0-G\"}")
     return _answer(_call("act", text))
+
+
+@bp.post("/api/seat")
+@paired
+def seat():
+    """Hand a seat to the computer, or back to a person, during the game."""
+    data = body()
+    seat, kind, game = data.get("seat"), data.get("kind"), data.get("game")
+    if type(seat) is not int or kind not in SEATS or not (game is None or type(game) is int):
+        refuse(400, f"give the seat (as in state.seats, from 0) and who plays it, one of {', '.join(SEATS)}: "
+                    "e.g. {\"seat\": 1, \"kind\": \"hard\"}")
+    return _answer(_call("seat", seat, kind, game))

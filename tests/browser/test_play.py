@@ -835,6 +835,27 @@ def test_a_computer_seat_given_a_persons_name_still_says_it_is_the_computer(brow
     page.context.close()
 
 
+def test_a_seat_is_handed_to_the_computer_from_the_page_and_it_plays_on(browser, site):
+    """A player who has to go: "Who plays" hands their seat to the computer, which answers at once."""
+    site.runtime.call("new_game", "drangles", 2, {}, ["Ann", ""], None, None)
+    page = paired_page(browser, site, "/")
+    until(page, "document.body.dataset.version > 0")
+    after(page, lambda: page.locator("#board circle.n[data-n='0']").click())
+    after(page, lambda: page.locator("#board circle.n[data-n='0']").click())
+    after(page, lambda: page.locator("#board circle.n[data-n='G']").click())  # Ann's move: Player 2's turn
+    page.locator("#seats-box summary").click()
+    seat = page.locator("#seat-list select[data-seat='1']")
+    assert seat.input_value() == "human"
+    seat.select_option("easy")
+    until(page, "document.getElementById('message').textContent.includes('the computer plays')")
+    snap = site.runtime.snapshot()
+    assert snap["seats"] == ["human", "easy"] and snap["table"]["proposal"]
+    assert snap["table"]["names"] == ["Ann", "Computer (easy)"]
+    until(page, "document.querySelector('#seat-list .seat-row:nth-child(2) span').textContent === 'Computer (easy)'")
+    assert page.locator("#seat-list select[data-seat='0']").input_value() == "human"
+    page.context.close()
+
+
 @pytest.mark.die("GGGG")
 def test_roll_is_dimmed_while_no_roll_is_due(browser, site):
     site.runtime.call("new_game", "ez-gryb", 2, {}, None, None, None)

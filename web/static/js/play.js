@@ -69,6 +69,7 @@ async function render(s) {
     const li = document.createElement("li"); li.className = "none"; li.textContent = "none yet"; list.replaceChildren(li);
   }
   seriesLine(s);
+  seatList(s);
   $("game-name").textContent = s.game.name;
   $("game-rules").href = `/games/${encodeURIComponent(s.game.id)}/rules`;
   $("again").hidden = !state.over;
@@ -103,6 +104,34 @@ function seriesLine(s) {
   const tick = () => { line.textContent = `${text} · ${clock((deadline - Date.now()) / 1000)} left`; };
   tick();
   countdown = setInterval(tick, 1000);
+}
+
+// Who plays each seat, a person or the computer at a level, changeable during the game (a player who has
+// to go leaves their seat to the computer; a person takes one over from it). Drawn anew only when the game,
+// the names or the seats change, so a list a player has open is not pulled from under their finger.
+function seatList(s) {
+  const list = $("seat-list");
+  const names = s.table.names || [], seats = s.seats || [];
+  const key = JSON.stringify([s.game_id, names, seats, s.colours]);
+  if (list.dataset.key === key) return;
+  list.dataset.key = key;
+  list.replaceChildren(...seats.map((kind, i) => {
+    const row = document.createElement("label"); row.className = "seat-row";
+    const chip = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+    chip.setAttribute("class", "chip"); chip.setAttribute("viewBox", "0 0 2 2"); chip.setAttribute("aria-hidden", "true");
+    const dot = document.createElementNS("http://www.w3.org/2000/svg", "circle");
+    dot.setAttribute("cx", 1); dot.setAttribute("cy", 1); dot.setAttribute("r", 0.85); dot.setAttribute("fill", (s.colours || [])[i] || "#fff");
+    chip.append(dot);
+    const name = document.createElement("span"); name.textContent = names[i] || `Player ${i + 1}`;
+    const select = document.createElement("select");
+    select.append($("seat-kinds").content.cloneNode(true));
+    select.value = kind;
+    select.dataset.seat = i;
+    select.setAttribute("aria-label", `who plays for ${names[i] || "player " + (i + 1)}`);
+    select.addEventListener("change", () => command("/api/seat", { seat: i, kind: select.value, game: s.game_id }));
+    row.append(chip, name, select);
+    return row;
+  }));
 }
 
 // An answer to a command: drawn unless the feed has already brought something newer.
