@@ -10,7 +10,9 @@ guards it:
 - an edge that contradicts the picture across a gap is explained by the lost edges it implies (a release
   of a key the host thinks is up means its press was lost: report the press, then the release), which is
   only done for keys whose state the host knew first-hand, never for keys it let go itself;
-- a lost link releases every key (no key stays stuck), and those keys wait for the next snapshot.
+- a lost link releases every key (no key stays stuck), and those keys wait for the next snapshot; one
+  it finds still down is reported as "held" (the press that went on through the outage), never as a
+  new press, and only by that snapshot: a later one finding the key down reports a press.
 
 Nothing here ever invents a press: every press it reports is an EDGE the MCU sent or a key the MCU's own
 snapshot says is down (or, across a gap, a release that proves a press).
@@ -24,7 +26,8 @@ from firmware_bridge import protocol as p
 
 KeyEvent = namedtuple("KeyEvent", "row col pressed time seq source")
 KeyEvent.__doc__ = """A key edge for the host: ``source`` is "edge" (an EDGE frame), "gap" (implied by an edge
-across a sequence gap), "resync" (a snapshot's difference) or "link" (released because the link was lost)."""
+across a sequence gap), "resync" (a snapshot's difference), "link" (released because the link was lost) or
+"held" (the first snapshot after a lost link finds a key it released still down: the same press going on)."""
 
 UP = "up"
 DOWN = "down"
@@ -61,6 +64,7 @@ class HostLink:
         self.timed_out = False
         self.last_frame_at: float | None = None
         self._untrusted: set[tuple[int, int]] = set()  # keys the host let go itself (link lost / restart)
+        self._held: set[tuple[int, int]] = set()  # keys a lost link released, until a snapshot shows them
         self._want_snapshot = False
         self._synced = False
         self._snapshot_asked: float | None = None
@@ -88,6 +92,7 @@ class HostLink:
         self._want_snapshot = False
         events = [KeyEvent(r, c, False, now, None, "link") for r, c in sorted(self.pressed)]
         self._untrusted |= self.pressed
+        self._held |= self.pressed
         self.pressed.clear()
         self._offset = None
         return events
@@ -221,13 +226,14 @@ class HostLink:
         self._snapshot_asked = None
         self.last_seq = msg.seq
         self._untrusted.clear()
+        held, self._held = self._held, set()  # this snapshot settles every key the outage released
         if self.state == CONNECTING and self.hello is not None:
             self.state = UP
         released = sorted(self.pressed - keys)
         pressed = sorted(keys - self.pressed)
         self.pressed = set(keys)
         return ([KeyEvent(r, c, False, now, msg.seq, "resync") for r, c in released]
-                + [KeyEvent(r, c, True, now, msg.seq, "resync") for r, c in pressed])
+                + [KeyEvent(r, c, True, now, msg.seq, "held" if (r, c) in held else "resync") for r, c in pressed])
 
     # -- timers ---------------------------------------------------------------------------------------------
 

@@ -98,10 +98,6 @@ class SerialNodeInput(NodeInput):
         self.unmapped_keys: dict[str, int] = {}
         self._lock = threading.Lock()
         self._closed = False
-        # Keys released because the link was lost (the last outage's): a resync finding one still down is
-        # the same press going on, a finger resting on a stone through a glitch, not a second press.
-        self._held_over: set[tuple[int, int]] = set()
-        self._last_source: str | None = None
         self._client = BridgeClient(url, self._on_key, heartbeat_timeout=heartbeat_timeout, backoff=backoff)
 
     @property
@@ -111,16 +107,10 @@ class SerialNodeInput(NodeInput):
     def _on_key(self, event: KeyEvent) -> None:
         if self._closed:
             return
-        key = (event.row, event.col)
-        previous, self._last_source = self._last_source, event.source
-        if event.source == "link":
-            if previous != "link":  # a new outage: only its own releases carry over
-                self._held_over.clear()
-            self._held_over.add(key)
-        elif key in self._held_over:
-            self._held_over.discard(key)
-            if event.source == "resync" and event.pressed:
-                return  # still held since before the outage: the consumer had this press already
+        if event.source == "held":
+            # Released when the link was lost and still down in the first snapshot after it: the same press
+            # going on (a finger resting on a stone through a glitch), which the consumer had already.
+            return
         node = self.layout.node_at(event.row, event.col)
         if node is None:
             if event.pressed:

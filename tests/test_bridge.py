@@ -131,6 +131,25 @@ def test_a_lost_link_releases_every_key_and_never_replays_them_from_a_stale_rele
     assert link.receive(p.edge(4, 0, 1, 1, False), 1.1) == []
 
 
+def test_a_key_released_by_a_lost_link_is_held_only_in_the_first_snapshot_after_it():
+    down = p.pack_bitmap([0, 1 << 1] + [0] * 22, 16)  # key (1, 1)
+    link = fresh_link()
+    link.receive(p.edge(1, 0, 1, 1, True), 0.1)
+    link.lost(0.2)
+    link.connected(1.0)
+    link.receive(p.hello((1, 0, 0), 24, 16, 1, 1000), 1.0)
+    # Still down after the outage: the press that went on, not a new one.
+    assert keys(link.receive(p.snapshot(1, 1000, 24, 16, down), 1.0)) == [(1, 1, True, "held")]
+    link.receive(p.edge(2, 1100, 1, 1, False), 1.1)
+    link.lost(1.2)
+    link.connected(2.0)
+    link.receive(p.hello((1, 0, 0), 24, 16, 2, 2000), 2.0)
+    assert keys(link.receive(p.snapshot(2, 2000, 24, 16, bytes(48)), 2.0)) == []  # lifted during the outage
+    # Its next press is lost on the line; the snapshot the gap asks for finds it down: that is a press.
+    link.receive(p.heartbeat(3, 2500, 2), 2.5)
+    assert keys(link.receive(p.snapshot(3, 2500, 24, 16, down), 2.5)) == [(1, 1, True, "resync")]
+
+
 def test_silence_times_out_and_releases_keys():
     link = fresh_link()
     link.receive(p.edge(1, 0, 1, 1, True), 0.5)

@@ -147,6 +147,18 @@ def test_a_node_pressed_while_the_link_was_down_is_a_press(sim):
     assert events.of("GGBY") == [True, False]
 
 
+def test_a_node_lifted_during_the_outage_is_pressed_again_even_when_its_edge_is_lost(sim):
+    node_input, events = sim
+    held_through_unplug(node_input, "GGBY")
+    node_input.release("GGBY")  # lifted during the outage
+    assert wait_for(lambda: node_input.link_status()["state"] == "up", timeout=2.5)
+    time.sleep(0.2)
+    assert events.of("GGBY") == [True, False]
+    node_input.emulator.drop_frames(1)  # the EDGE of its next press is lost on the line,
+    node_input.press("GGBY")  # so the snapshot the next heartbeat asks for finds it down: a press
+    assert wait_for(lambda: events.of("GGBY") == [True, False, True], timeout=2.0), events.of("GGBY")
+
+
 def test_link_status_is_json_with_the_promised_keys(sim):
     node_input, _ = sim
     status = node_input.link_status()
