@@ -26,6 +26,7 @@ __all__ = ["BridgeClient", "KeyEvent", "UP", "DOWN", "CONNECTING", "HEARTBEAT_TI
 
 
 HEARTBEAT_TIMEOUT = 2.0  # seconds without a frame from the Pico before the link counts as lost
+PROBLEM_LOG_EVERY = 10.0  # seconds between warnings about spoilt frames and protocol problems (noise would flood)
 
 
 class BridgeClient:
@@ -59,6 +60,8 @@ class BridgeClient:
         self._last_open_error: str | None = None
         self._ever_up = False
         self._silent: str | None = None  # why the link is not up though the port opens (logged once)
+        self._problems_logged = (0, 0)  # (bad frames, link problems) as of the last warning
+        self._problems_logged_at = -PROBLEM_LOG_EVERY
         self._thread = threading.Thread(target=self._run, name=f"bridge {url}", daemon=True)
         if start:
             self.start()
@@ -146,7 +149,15 @@ class BridgeClient:
                 out = self._link.take_outgoing()
                 timed_out = self._link.timed_out
                 up = self._link.state == UP
+                problems = (self._link.decoder.bad, self._link.problems)
+                last_problem = (self._link.errors[-1] if problems[1] != self._problems_logged[1]
+                                else self._link.decoder.last_error)
             self._deliver(events)
+            if problems != self._problems_logged and now - self._problems_logged_at >= PROBLEM_LOG_EVERY:
+                log.warning("node buttons: %d spoilt frame(s) and %d protocol problem(s) from the MCU on %s since "
+                            "the last report, the last: %s", problems[0] - self._problems_logged[0],
+                            problems[1] - self._problems_logged[1], self.url, last_problem)
+                self._problems_logged, self._problems_logged_at = problems, now
             if up:
                 delay = self.backoff[0]
                 self._ever_up = True

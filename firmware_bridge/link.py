@@ -59,7 +59,8 @@ class HostLink:
         self.resyncs = 0
         self.contradictions = 0
         self.unexpected = 0
-        self.errors: list[str] = []
+        self.errors: list[str] = []  # the last ten problems: refused commands, bad snapshots, keys off the matrix
+        self.problems = 0  # how many there were in all
         self.acks = 0
         self.timed_out = False
         self.last_frame_at: float | None = None
@@ -155,10 +156,14 @@ class HostLink:
         if kind == p.ACK:
             self.acks += 1
         elif kind == p.ERROR:
-            self.errors.append("%s refused (code %d): %s" % (p.NAMES.get(msg.command, hex(msg.command)), msg.code,
-                                                             msg.text.decode("ascii", "replace")))
-            del self.errors[:-10]
+            self._problem("%s refused (code %d): %s" % (p.NAMES.get(msg.command, hex(msg.command)), msg.code,
+                                                        msg.text.decode("ascii", "replace")))
         return []
+
+    def _problem(self, text: str) -> None:
+        self.errors.append(text)
+        del self.errors[:-10]
+        self.problems += 1
 
     def _hello(self, msg: p.Message, now: float) -> list[KeyEvent]:
         self.hello = msg
@@ -174,6 +179,8 @@ class HostLink:
     def _edge(self, msg: p.Message, now: float) -> list[KeyEvent]:
         if self.hello is not None and (msg.row >= self.hello.rows or msg.col >= self.hello.cols):
             self.contradictions += 1
+            self._problem("EDGE for key (%d, %d), outside the %dx%d matrix the MCU said it scans"
+                          % (msg.row, msg.col, self.hello.rows, self.hello.cols))
             return []
         gap = False
         if self.last_seq is not None:
@@ -217,7 +224,7 @@ class HostLink:
         try:
             keys = p.unpack_bitmap(msg.bitmap, msg.rows, msg.cols)
         except p.ProtocolError as err:
-            self.errors.append(str(err))
+            self._problem(str(err))
             return []
         if self._want_snapshot and self._synced:
             self.resyncs += 1  # the first snapshot is the sync, not a resync

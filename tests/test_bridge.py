@@ -391,6 +391,26 @@ def test_line_noise_and_spoilt_frames_make_no_press(emulator):
         assert client.status()["frames_bad"] >= 2
 
 
+def test_spoilt_frames_are_logged_not_only_counted(emulator, caplog):
+    with caplog.at_level(logging.WARNING, logger="firmware_bridge.client"), BridgeClient(emulator.path) as client:
+        assert wait_for(lambda: client.state == UP)
+        emulator.noise(data=b"\x09junk\x00")
+        assert wait_for(lambda: "1 spoilt frame(s)" in caplog.text and "runs past the end" in caplog.text)
+        assert emulator.path in caplog.text and client.status()["frames_bad"] == 1
+
+
+def test_an_edge_off_the_matrix_is_logged_and_changes_nothing(emulator, caplog):
+    got = Recorder()
+    with caplog.at_level(logging.WARNING, logger="firmware_bridge.client"), BridgeClient(emulator.path, got) as client:
+        assert wait_for(lambda: client.state == UP)
+        emulator.noise(data=p.edge(1, 0, 30, 3, True))  # row 30 of a 24x16 matrix, in a good frame
+        assert wait_for(lambda: "EDGE for key (30, 3), outside the 24x16 matrix" in caplog.text)
+        assert "outside the 24x16 matrix" in client.status()["last_error"]
+        emulator.tap(2, 2)
+        assert wait_for(lambda: got.for_key(2, 2) == [True, False])
+        assert [(e.row, e.col) for e in got.events] == [(2, 2), (2, 2)] and client.pressed() == frozenset()
+
+
 def test_a_lost_last_edge_is_recovered_by_the_next_heartbeat(emulator):
     got = Recorder()
     with BridgeClient(emulator.path, got) as client:
