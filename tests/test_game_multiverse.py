@@ -175,7 +175,7 @@ def test_a_ring_move_captures_every_opponent_ring_in_its_space():
     # (through player one's conduit) and player two's RYGY (through player two's): both are captured.
     game = position(["RYGR", "BBBB"], ["YGY", "RYGY", "GGGG"], conduits=(R, HEAD), roll="Y")
     game.apply("RYGR-RYGY")
-    assert names(game.stones[1]) == {"GGGG"} and game.captured == (2, 0) and game.scores == (2, 0)
+    assert names(game.stones[1]) == {"GGGG"} and game.captured == (2, 0)
     assert game.stones[0] == nodes("RYGY", "BBBB")
     assert not game.over and game.to_move == 1 and game.last == (n("RYGR"), n("RYGY"))
 
@@ -283,6 +283,17 @@ def test_a_win_in_two_players_and_the_turn_limit_and_stall_draws():
     while not game.over:
         game.apply(game.random_action(random.Random(len(game.history))))
     assert game.winners == () and game.turn == 20  # both still in: a draw
+
+
+def test_a_finished_game_scores_the_win_not_the_rings_captured():
+    # Every conduit on its head node: the three boards coincide, so each placement captures the last.
+    game = MULTIVERSE(3, rings=1)
+    for text in ["roll:@GG", "GG", "roll:@GG", "GG", "roll:@GG", "GG"]:
+        game.apply(text)
+    # Player two took player one's ring and lost their own to player three: out, with a ring captured.
+    assert game.over and game.winners == (2,) and game.captured == (0, 1, 1)
+    assert game.scores == (0, 0, 1)  # not (0, 1, 1): the eliminated player scores nothing
+    assert MULTIVERSE.describe()["score"] is None  # the page shows no column of points
 
 
 def test_options_depth_and_rings():

@@ -144,6 +144,9 @@ class Multiverse(Game):
     die = DieByPhase(NODE_DIE, lambda g: NODE_DIE if g.phase == PLACING else COLOUR_DIE)
     options = (DEPTH, RINGS, STALL, TURN_LIMIT)
     physical_stones = False  # 2-4 boards of rings do not fit one cloth: the LEDs are the rings
+    # Played win or lose ("To eliminate your opponent's rings"): a win scores 1. Counting rings captured
+    # would let an eliminated player score as much as the winner, or more, in a game and in a series.
+    score = None
     # conduits: per player, the node of their conduit marker on their own board (0, then a top-level node).
     # moved_last: the player who made the last placement or move (whose board the cloth shows at the end).
     # since: the turn of the last capture (or the start of phase two), for the stall rule.
@@ -395,7 +398,6 @@ class Multiverse(Game):
             hitters |= self.project(hit, q, me) & mine
         if taken:
             self.add_to("captured", me, taken)
-            self.scores = self.captured
             self.since = self.turn + 1
         return hitters
 
