@@ -159,7 +159,7 @@ def test_a_larger_group_landing_on_part_of_a_smaller_one_captures_it_whole():
     game = position(["BBG", "BBR", "BBY"] + FAR0, ["BYY", "BYB"] + FAR1)
     game.apply("BBG,BBR,BBY-BYG,BYR,BYY")  # lands on BYY only; BYB is in the same group
     assert not game.stones[1] & nodes(game, "BYY", "BYB")
-    assert game.captured == (2, 0) and game.scores == (2, 0) and not game.over
+    assert game.captured == (2, 0) and not game.over
     assert game.space.parse("BYB") in game.last
 
 
@@ -171,8 +171,9 @@ def test_a_platoon_captures_the_squads_its_space_comes_over():
 
 def test_capturing_the_enemys_whole_army_wins():
     game = position(["BBG", "BBR"] + FAR0[:3], ["BYR"] + FAR1[:3])
+    game.captured = (0, 3)  # the loser took three squads earlier: the game is still won or lost
     game.apply("BBG,BBR-BYG,BYR")
-    assert game.over and game.winners == (0,) and game.scores == (1, 0)
+    assert game.over and game.winners == (0,) and game.scores == (1, 0) and game.captured == (1, 3)
 
 
 def test_groups_the_same_size_are_safe_and_smaller_ones_cannot_capture():
@@ -212,7 +213,7 @@ def test_the_counter_squad_under_a_platoon_demotes_the_lieutenant_to_three_serge
 def test_two_lieutenants_win_automatically():
     game = position(["RR", "GGG", "GGR", "GGY", "GRB"] + FAR0, FAR1)
     game.apply("GRB-GGB")
-    assert game.over and game.winners == (0,)
+    assert game.over and game.winners == (0,) and game.scores == (1, 0)  # no squad captured, still a win
 
 
 def test_private_monkeybusiness_makes_an_equal_group_capturable():

@@ -178,6 +178,9 @@ class Battlefield(Game):
     die = NODE_DIE
     options = (DEPTH, PATRIOTS, MONKEY, STALL, TURN_LIMIT)
     moves_per_turn = 2  # a turn may be two patriot moves; everything else ends it at once
+    # Played win or lose (no points in 000 Battlefield): a win scores 1. Counting the squads captured would
+    # give a two-lieutenant win nothing, and a loser who captured more than the winner the higher score.
+    score = None
     # monkey: nodes of military with Private Monkeybusiness; start: the first turn of battle (the turn
     # limit counts from it); since: the turn of the last squad or platoon formed or capture (the stall).
     extra_fields = ("monkey", "start", "since")
@@ -378,7 +381,6 @@ class Battlefield(Game):
         took += self._enlist(me)
         if took:
             self.add_to("captured", me, took)
-            self.scores = self.captured
         if self.monkeybusiness:
             self._mark_monkeybusiness()
         moved = set(action.sources + action.targets)
@@ -479,9 +481,9 @@ class Battlefield(Game):
         lieutenants = self.t.lieutenants
         for player in (me, 1 - me):
             if (self.stones[player] & lieutenants).bit_count() >= 2:
-                return self.finish((player,), self.captured)  # two lieutenants win automatically
+                return self.finish((player,))  # two lieutenants win automatically
         if took and not self.stones[1 - me] & self.t.military:
-            self.finish((me,), self.captured)  # the enemy's whole army is captured
+            self.finish((me,))  # the enemy's whole army is captured
 
     def end_turn(self) -> None:
         """The next player's turn; a draw at the turn limit or after a stall (both count battle turns)."""
@@ -491,9 +493,9 @@ class Battlefield(Game):
         self.turn += 1
         if self.phase == BATTLE:
             if self.turn - self.start >= self.settings["turn_limit"] * self.players:
-                self.finish((), self.captured)
+                self.finish(())
             elif self.turn - self.since >= self.settings["stall"] * self.players:
-                self.finish((), self.captured)
+                self.finish(())
 
     # -- reasons ---------------------------------------------------------------------------------------
 
