@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 
 from .. import node as nd
-from ..action import MOVE, PLACE, REMOVE, Action
+from ..action import MOVE, PASS, PLACE, REMOVE, Action
 from ..engine import COLOUR_DIE, COLOUR_NAMES, TURN_LIMIT, Game, Option, register
 from ..node import Bitboard, Node
 from ..space import GameSpace, MoveKind, bits, space
@@ -189,6 +189,8 @@ class PyraGryb(Game):
                     actions.append(Action.move(s, t))
         for size in self._needed_sizes(player):
             actions.extend(Action.remove(n) for n in bits(mine & self._size_mask(size)))
+        if actions and all(a.kind == REMOVE for a in actions):
+            actions.append(Action(PASS))  # reincarnation "may" be a turn (003): never a forced one
         return actions
 
     def _actions(self) -> list[Action]:
