@@ -281,6 +281,9 @@ def load(path: str | os.PathLike | None, sim: bool = False) -> Config:
         raise ConfigError(f"no config file at {path}") from None
     except OSError as err:
         raise ConfigError(f"cannot read {path}: {err.strerror}") from None
+    except UnicodeDecodeError as err:  # saved in another encoding (Latin-1, UTF-16) or not a text file
+        line = err.object[:err.start].count(b"\n") + 1
+        raise ConfigError(f"{path} is not UTF-8 text (line {line}): save it as UTF-8") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:

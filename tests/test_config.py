@@ -65,6 +65,13 @@ def test_missing_file(tmp_path):
         config.load(tmp_path / "nope.toml")
 
 
+def test_a_file_that_is_not_utf8_text_is_named(tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_bytes("[players]\nnames = ['Zoë', 'B', 'C', 'D']\n".encode("latin-1"))  # saved as Latin-1
+    with pytest.raises(ConfigError, match=rf"^{path} is not UTF-8 text \(line 2\): save it as UTF-8$"):
+        config.load(path)
+
+
 def test_the_pi_listens_on_every_interface_unless_the_file_says_otherwise(tmp_path):
     path = tmp_path / "config.toml"
     path.write_text('[leds]\ndriver = "ws281x"\n')
