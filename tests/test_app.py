@@ -327,6 +327,29 @@ def test_the_pi_config_off_a_pi_stops_with_one_line(tmp_path, command):
     assert "Traceback" not in result.stderr and result.stdout == ""
 
 
+@pytest.mark.parametrize("host, reason", [
+    ("no-such-host.invalid", "'no-such-host.invalid': no such address"),  # a typo in --host or web.host
+    ("", "'': no such address"),
+])
+def test_a_host_that_is_no_address_stops_with_one_line(tmp_path, host, reason):
+    result = _run_once(tmp_path, *SIM_COMMANDS["run"], "--host", host)
+    assert result.returncode == 1, result.stderr
+    assert result.stderr.splitlines()[-1] == f"gryb-companion: cannot start: the web page cannot listen on {reason}"
+    assert "Traceback" not in result.stderr and result.stdout == ""
+
+
+def test_a_port_in_use_stops_with_one_line_naming_it(tmp_path):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = _run_once(tmp_path, "run", "--sim", "--port", str(port))
+    assert result.returncode == 1, result.stderr
+    assert result.stderr.splitlines()[-1] == (
+        f"gryb-companion: cannot start: the web page cannot listen on 127.0.0.1 port {port}: Address already in use")
+    assert "Traceback" not in result.stderr and result.stdout == ""
+
+
 def test_a_database_of_a_newer_version_stops_with_one_line_and_is_left_alone(tmp_path):
     from companion.app import DB_NAME
     from companion.store import Store
