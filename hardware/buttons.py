@@ -175,11 +175,20 @@ def layout_text(layout: ButtonLayout) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m hardware.buttons [PATH]``: write the default layout (to the shipped file by default)."""
+    """``python -m hardware.buttons [PATH]``: print the default layout, or write it to PATH (the shipped file
+    is rewritten only when named: it may be a board's own wiring, and is read-only where it is installed)."""
     args = sys.argv[1:] if argv is None else argv
-    path = Path(args[0]) if args else DEFAULT_LAYOUT
-    path.write_text(layout_text(default_layout()), encoding="utf-8")
-    print(f"wrote {path}")
+    text = layout_text(default_layout())
+    if not args:
+        print(text, end="")
+        return 0
+    path = Path(args[0])
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as err:
+        print(f"cannot write {path}: {err.strerror or err}", file=sys.stderr)
+        return 2
+    print(f"wrote {path}", file=sys.stderr)
     return 0
 
 

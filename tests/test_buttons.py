@@ -109,6 +109,13 @@ def test_the_generator_script_writes_the_same_file(tmp_path):
     assert target.read_text(encoding="utf-8") == DEFAULT_LAYOUT.read_text(encoding="utf-8")
 
 
+def test_the_generator_script_prints_the_layout_and_leaves_the_shipped_file_alone():
+    before = DEFAULT_LAYOUT.stat().st_mtime_ns
+    done = subprocess.run([sys.executable, "-m", "hardware.buttons"], check=True, capture_output=True, text=True)
+    assert done.stdout == DEFAULT_LAYOUT.read_text(encoding="utf-8")
+    assert DEFAULT_LAYOUT.stat().st_mtime_ns == before
+
+
 def test_the_hardware_and_bridge_layers_import_no_game_logic():
     code = ("import sys, hardware.buttons, hardware.node_input, firmware_bridge.client, firmware_bridge.emulator;"
             "print(sorted(m for m in sys.modules if m.startswith('companion')))")
