@@ -41,6 +41,16 @@ def _depth(text: str) -> int:
     return depth
 
 
+def _seconds(text: str) -> float:
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"seconds must be a number, not {text!r}") from None
+    if not seconds > 0:  # nan too
+        raise argparse.ArgumentTypeError(f"seconds must be more than 0, not {text}")
+    return seconds
+
+
 def _board_options(parser: argparse.ArgumentParser, headless: bool = True, periodic: bool = False) -> None:
     parser.add_argument("--depth", type=_depth, default=nd.STANDARD_DEPTH,
                         help="levels below the head node: 4 standard (341 nodes), 5 Giant, 6 Super Giant")
@@ -492,7 +502,7 @@ def build_parser() -> argparse.ArgumentParser:
     check = commands.add_parser("selftest", help="light every LED, press every node, check the serial link")
     check.add_argument("--sim", action="store_true", help="test the simulator instead of the hardware")
     check.add_argument("--config", metavar="PATH", help=f"the TOML config (default {config_mod.DEFAULT_PATH})")
-    check.add_argument("--timeout", type=float, default=300.0, help="seconds to wait for every node (default 300)")
+    check.add_argument("--timeout", type=_seconds, default=300.0, help="seconds to wait for every node (default 300)")
     check.add_argument("--auto", action="store_true",
                        help="with --sim: press every node through the emulated Pico, as a player would")
     check.add_argument("--json", action="store_true", help="print the report as JSON")

@@ -111,6 +111,11 @@ def test_the_command_on_the_simulator(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "companion.cli", "selftest", "--auto"], cwd=ROOT,
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "--auto presses the simulator's nodes" in bad.stderr
+    for timeout in ("0", "-5", "nan"):  # no time to press anything: every node would be reported dead
+        bad = subprocess.run([sys.executable, "-m", "companion.cli", "selftest", "--sim", "--auto", "--timeout",
+                              timeout], cwd=ROOT, capture_output=True, text=True, timeout=60)
+        assert bad.returncode == 2 and bad.stdout == "", bad.stdout
+        assert bad.stderr.endswith(f"argument --timeout: seconds must be more than 0, not {timeout}\n")
 
 
 def test_leds_without_permission_stop_the_command_with_one_line(monkeypatch, capsys):
