@@ -526,6 +526,10 @@ def main(argv: list[str] | None = None) -> int:
     if hasattr(sys.stdin, "reconfigure"):
         # Bytes that are not UTF-8 reach the reader (which names the line) instead of ending in a traceback.
         sys.stdin.reconfigure(errors="surrogateescape")
+    if hasattr(sys.stdout, "reconfigure"):
+        # A terminal that is not UTF-8 (LANG=en_US.ISO-8859-1, PYTHONIOENCODING=ascii) shows a chess figure
+        # or a dash as "?" rather than the game ending in a traceback; JSON output is ASCII anyway.
+        sys.stdout.reconfigure(errors="replace")
     try:
         return args.run(args)
     except (UsageError, NodeError) as err:

@@ -252,6 +252,15 @@ def test_chess_pieces_are_drawn_as_chess_figures_so_a_king_is_told_from_a_pawn()
     assert "1" not in board and "2" not in board  # no piece drawn as its player's number
 
 
+def test_a_terminal_that_is_not_utf8_gets_question_marks_not_a_traceback():
+    done = subprocess.run([sys.executable, "-m", "companion.cli", "play", "hyper-chess", "--interactive"],
+                          input="rules\nquit\n", capture_output=True, text=True, encoding="ascii", timeout=60,
+                          env=dict(os.environ, PYTHONIOENCODING="ascii"))
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    assert "\n?????? Player 1, ?????? Player 2 (king, queen, rook, bishop, knight, pawn)\n" in done.stdout
+    assert done.stdout.endswith("Player 1> ")
+
+
 def test_the_second_move_of_a_turn_is_said_to_be_the_same_turn():
     c, out = console("drangles")
     c.play(iter(["0", "0-G", "0", "undo", "quit"]))
