@@ -14,8 +14,10 @@ protocol around a Companion.
 
 from __future__ import annotations
 
+import fcntl
 import gc
 import logging
+import os
 import signal
 import threading
 import time
@@ -28,11 +30,12 @@ from .die import Die
 from .renderer import Picture
 from . import runtime as runtime_mod
 from .runtime import Runtime
-from .store import Store
+from .store import Store, StoreUnavailable
 
 log = logging.getLogger(__name__)
 
 DB_NAME = "companion.db"
+LOCK_NAME = "companion.lock"  # held while a companion runs on the state directory
 SELFTEST_SECONDS = 300.0  # time to press every node
 LINK_WATCH_SECONDS = 0.5  # how often the status LED looks at the Pico link
 # The runtime's sound names -> the control panel's tone patterns.
@@ -57,6 +60,7 @@ class Companion:
         self._die = die
         self._watchdog = watchdog
         self._watchdog_every = watchdog_every
+        self._lock: int | None = None
         self.store: Store | None = None
         self.runtime: Runtime | None = None
         self.surface = None
@@ -80,6 +84,7 @@ class Companion:
         config = self.config
         try:
             state = config.state.path()
+            self._lock = _hold(state)
             for problem in composed.install_library(state / runtime_mod.COMPOSITIONS):
                 log.warning("saved composition skipped: %s", problem)
             self.store = Store(state / DB_NAME)
@@ -221,7 +226,8 @@ class Companion:
                             ("runtime", lambda: self.runtime.stop()),
                             ("control panel", lambda: (self.panel.set_status("off"), self.panel.close())),
                             ("LEDs", lambda: self.surface.close()),
-                            ("store", lambda: self.store.close())):
+                            ("store", lambda: self.store.close()),
+                            ("state directory", lambda: self._lock is not None and os.close(self._lock))):
             try:
                 close()
             except AttributeError:
@@ -235,6 +241,23 @@ class Companion:
 
     def __exit__(self, *exc) -> None:
         self.stop()
+
+
+def _hold(state) -> int:
+    """Take the state directory for this program (the lock goes with the process, even on a power cut).
+
+    A second companion on it would replay the same game into its own memory and append its presses to
+    the same database as the first: a roll on one is lost when the other starts a new game, and two moves
+    for the same turn leave a game that no longer replays."""
+    state.mkdir(parents=True, exist_ok=True)
+    fd = os.open(state / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise StoreUnavailable(f"another GRYB Companion is running on {state}: stop it first "
+                               "(sudo systemctl stop gryb-companion)") from None
+    return fd
 
 
 def settle() -> None:

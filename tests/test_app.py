@@ -390,6 +390,32 @@ def test_a_kill_mid_game_loses_nothing_and_the_game_goes_on(tmp_path):
         process.wait(10)
 
 
+def test_a_second_companion_on_the_same_state_directory_stops_with_one_line(tmp_path):
+    """Two companions on one database would each play their own copy of the game into it: a roll made on
+    one was lost when the other started a new game, and a roll on each left a game that no longer
+    replayed (the next start began a new one)."""
+    process, url = _start(tmp_path)
+    try:
+        browser = Browser(url)
+        rolled = browser.post("/api/roll", {})["state"]["state"]
+        second = _run_once(tmp_path, *SIM_COMMANDS["run"])
+        assert second.returncode == 1, second.stderr
+        assert second.stderr.splitlines()[-1] == (
+            f"gryb-companion: cannot start: another GRYB Companion is running on {tmp_path / 'xdg' / 'gryb-companion'}: "
+            "stop it first (sudo systemctl stop gryb-companion)")
+        assert "Traceback" not in second.stderr and second.stdout == ""
+        assert browser.get("/api/state")["state"] == rolled
+    finally:
+        process.kill()
+        process.wait(10)
+    process, url = _start(tmp_path)  # the plug pulled: the state directory is free again
+    try:
+        assert Browser(url).get("/api/state")["state"] == rolled
+    finally:
+        process.kill()
+        process.wait(10)
+
+
 # -- whole games on the program, through its simulated hardware, across a SIGKILL ------------------
 
 WORKER = ROOT / "tests" / "durability_worker.py"
