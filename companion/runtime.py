@@ -264,6 +264,7 @@ class Runtime:
         back and brings the runtime back to what the store holds, so nothing is shown that is not stored
         (a write that failed is a StorageError)."""
         self._in_command, self._unpublished = True, None
+        before = (self.game_id, self.table.chores)  # the stones on the cloth: no failed write moves them
         try:
             with self.store.transaction():
                 return self._handle(command)
@@ -273,21 +274,26 @@ class Runtime:
             self._unpublished = None  # what it changed was not stored: it is never shown
             if not isinstance(err, sqlite3.Error):
                 log.exception("command %s failed", command.name)
-                self._recover("")
+                self._recover("", before)
                 raise
             log.error("command %s could not be stored: %s", command.name, err)
-            self._recover(f"could not save ({err}): nothing changed")
+            self._recover(f"could not save ({err}): nothing changed", before)
             raise StorageError(f"could not save ({err}): nothing changed; try again") from None
         finally:
             self._in_command = False
             self._deliver()
 
-    def _recover(self, message: str) -> None:
-        """After a command failed part-way: back to what the store holds (its transaction rolled back)."""
+    def _recover(self, message: str, before: tuple) -> None:
+        """After a command failed part-way: back to what the store holds (its transaction rolled back).
+        ``before``: the game and its chores when the command began; the stones the players were asked to
+        lift or put down before it are still to be moved (the store does not keep chores)."""
         try:
             with self.store.transaction():
                 self._load_settings()
                 self._restore()
+            game_id, chores = before
+            if self.game_id == game_id:
+                self.table.chores = chores
         except Exception:  # the store cannot even be read: keep what is in memory
             log.exception("could not reload the game from the store")
         self._thinking = None

@@ -135,6 +135,33 @@ def test_a_command_whose_writes_fail_changes_nothing_and_the_next_one_is_stored(
     again.store.close()
 
 
+def test_a_command_whose_writes_fail_keeps_the_stones_still_to_be_moved(tmp_path):
+    """An UNDO's stones to lift and put back stay asked for when a later command cannot be stored: the
+    stones on the cloth have not moved, whatever the store did."""
+    from companion.runtime import StorageError
+
+    rt = _runtime(tmp_path / "gryb.db", busy_ms=50)
+    rt.start()
+    other = sqlite3.connect(tmp_path / "gryb.db", isolation_level=None)
+    rt.call("new_game", "drangles", 2, {}, ["Ann", "Bo"], None, None)
+    for action in ["0", "0-G", "0", "0-R"]:
+        assert rt.call("act", action).ok
+    assert rt.call("undo").ok
+    chores = rt.call("snapshot")["table"]["chores"]
+    assert [c["text"] for c in chores] == ["put a stone of Bo on 0", "lift Bo's stone from R"]
+    other.execute("BEGIN IMMEDIATE")
+    for command, args in [("settings", ({"brightness": 0.3},)), ("undo", ()),
+                          ("new_game", ("drangles", 2, {}, None, None, None))]:
+        with pytest.raises(StorageError):
+            rt.call(command, *args)
+        assert rt.call("snapshot")["table"]["chores"] == chores, command
+    other.execute("ROLLBACK")
+    assert rt.call("press", "R").ok and rt.call("press", "0").ok
+    assert rt.call("snapshot")["table"]["message"] == "board and game agree again"
+    rt.stop()
+    rt.store.close()
+
+
 def test_a_new_game_is_stored_whole_or_not_at_all(tmp_path):
     """A new game writes its row, then its seats: when the second write fails, the first is taken back."""
     from companion.runtime import StorageError
