@@ -165,19 +165,29 @@ class Runtime:
             self._start_game(find(DEFAULT_GAME), 2, {}, None, None)
             return
         self.game_id = row.id
-        self.table = Table(game, list(row.names), physical_die=self.die_mode == "physical")
-        self.seats = self.store.setting(f"seats:{row.id}", [HUMAN] * game.players)
+        names = row.names
+        if not (isinstance(names, list) and len(names) == game.players and all(isinstance(n, str) for n in names)):
+            log.error("game %s: stored names %r do not read; the players are numbered", row.id, names)
+            names = []
+        self.table = Table(game, list(names), physical_die=self.die_mode == "physical")
+        self.seats = self._game_setting(f"seats:{row.id}", [HUMAN] * game.players)
         if not (isinstance(self.seats, list) and len(self.seats) == game.players and
                 all(s == HUMAN or s in ai.LEVELS for s in self.seats)):
             log.error("game %s: stored seats %r do not read; every seat a person's", row.id, self.seats)
             self.seats = [HUMAN] * game.players
-        self.order = seating(self.store.setting(f"order:{row.id}"), game.players)
+        self.order = seating(self._game_setting(f"order:{row.id}"), game.players)
         self._logged = len(game.history)
         self._grybs_seen = game.grybs
         if row.series_id is not None:
-            data = self.store.series(row.series_id)
-            if data is not None:
-                self.series, self.series_id = Series.from_dict(data), row.series_id
+            try:
+                data = self.store.series(row.series_id)
+                series = None if data is None else Series.from_dict(data)
+            except (KeyError, TypeError, ValueError) as err:  # a SeriesError, or not JSON
+                log.error("game %s: its series %s does not read (%s); the game goes on in none", row.id,
+                          row.series_id, err)
+                series = None
+            if series is not None:
+                self.series, self.series_id = series, row.series_id
                 started = self.store.series_started(row.series_id)
                 self._series_started = self.wall() if started is None else started
         # A power cut between an action's event and the game's result (or an undo's events and taking
@@ -187,6 +197,14 @@ class Runtime:
         elif not game.over and row.finished is not None:
             self._reopen_game()
         log.info("restored game %s (%s) after %d actions", row.id, row.game, len(game.history))
+
+    def _game_setting(self, key: str, default: Any = None) -> Any:
+        """A value stored with the game being restored (its seats, who sits where); None where it is not
+        even JSON, which the checks after it take as not reading."""
+        try:
+            return self.store.setting(key, default)
+        except ValueError:
+            return None
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self._loop, name="gryb-runtime", daemon=True)

@@ -200,3 +200,29 @@ def test_stored_settings_and_seats_that_no_longer_read_are_ignored_with_a_log_li
     assert "saved setting brightness ignored: brightness is a number from 0 to 1" in caplog.text
     assert f"game {game_id}: stored seats ['god', 3] do not read" in caplog.text
     again.store.close()
+
+
+def test_a_stored_game_whose_seats_names_or_series_do_not_read_is_restored_without_them(tmp_path, caplog):
+    """A seat list that is not JSON, names that are not a list, a series missing its method: each is
+    left out with a log line, and the game's moves come back (no traceback that keeps the board off)."""
+    rt = _runtime(tmp_path / "gryb.db")
+    rt.start()
+    snap = rt.call("new_game", "drangles", 2, {}, ["Ann", "Bo"], {"method": "games", "target": 3}, ["human", "easy"])
+    game_id, series_id = snap["game_id"], snap["series"]["id"]
+    assert rt.call("act", "0").ok
+    rt.stop()
+    rt.store.close()
+    db = sqlite3.connect(tmp_path / "gryb.db", isolation_level=None)
+    db.execute("UPDATE settings SET value='[\"human\", ' WHERE key=?", (f"seats:{game_id}",))
+    db.execute("UPDATE games SET names='3' WHERE id=?", (game_id,))
+    db.execute("UPDATE series SET data='{\"players\": 2}' WHERE id=?", (series_id,))
+    db.close()
+    again = _runtime(tmp_path / "gryb.db")
+    snap = again.snapshot()
+    assert snap["game_id"] == game_id and [str(a) for a, _ in again.table.game.history] == ["0"]
+    assert snap["seats"] == ["human", "human"] and snap["table"]["names"] == ["Player 1", "Player 2"]
+    assert snap["series"] is None
+    assert f"game {game_id}: stored seats None do not read" in caplog.text
+    assert f"game {game_id}: stored names 3 do not read" in caplog.text
+    assert f"game {game_id}: its series {series_id} does not read ('method')" in caplog.text
+    again.store.close()
