@@ -223,8 +223,17 @@ class Runtime:
         return future
 
     def call(self, name: str, *args, timeout: float = 10.0):
-        """Submit and wait for the result (web requests and tests)."""
-        return self.submit(name, *args).result(timeout)
+        """Submit and wait for the result (web requests and tests). A command still waiting in the queue
+        when ``timeout`` runs out is withdrawn and the TimeoutError says it was not done, so the player's
+        retry is the only one (a stalled UNDO answered "busy" and then run anyway would, with the retry,
+        take back two moves); one already running is waited for as long again, since it is being done."""
+        future = self.submit(name, *args)
+        try:
+            return future.result(timeout)
+        except TimeoutError:
+            if future.cancel():
+                raise TimeoutError(f"{name} was not done: the board was busy") from None
+            return future.result(timeout)
 
     def press(self, node_name: str) -> Future:
         return self.submit("press", node_name)
@@ -260,6 +269,8 @@ class Runtime:
                 command = _Command("tick", (), Future())
             if command is None:
                 break
+            if not command.future.set_running_or_notify_cancel():
+                continue  # its caller gave up waiting (Runtime.call): it is not done
             try:
                 result = self._command(command)
                 command.future.set_result(result)

@@ -43,6 +43,32 @@ def test_presses_become_durable_actions_and_a_restart_restores_the_game(make):
     assert again.snapshot()["table"]["names"] == ["Ann", "Bo"]
 
 
+def test_a_command_the_caller_gave_up_on_is_never_done_later(make):
+    """The page answers "busy" when the loop does not take a command in time; were it run later anyway,
+    the player's retry would be a second one (an UNDO taking back two moves)."""
+    stalled, stall = threading.Event(), threading.Event()
+
+    def slow_frames(picture):
+        if stall.is_set():
+            stalled.set()
+            time.sleep(0.5)  # a slow SD card, an LED write hanging: the loop is busy for a while
+
+    rt = make(frame_sink=slow_frames)
+    rt.call("new_game", "drangles", 2)
+    for node in ["0", "0", "G"]:
+        assert rt.call("press", node).ok
+    stall.set()
+    rt.submit("snapshot")  # the loop draws after it, and stalls there
+    assert stalled.wait(5)
+    with pytest.raises(TimeoutError, match="undo was not done"):
+        rt.call("undo", timeout=0.1)
+    stall.clear()
+    time.sleep(0.6)
+    assert [a for _, a in rt.store.events(rt.game_id)] == ["0", "0-G"]  # not taken back behind the player's back
+    assert rt.call("undo").ok  # the retry is the only undo
+    assert [a for _, a in rt.store.events(rt.game_id)] == ["0", "0-G", None]
+
+
 def test_illegal_press_is_refused_flashes_and_buzzes_and_changes_nothing(make):
     sounds = []
     rt = make(sound=sounds.append)
