@@ -33,6 +33,7 @@ reference of every parameter.
 from __future__ import annotations
 
 import json
+import os
 import re
 import tomllib
 from dataclasses import dataclass
@@ -631,8 +632,16 @@ class Library:
                                    "--replace (on the page, tick Replace)")
         self.folder.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".tmp")
-        tmp.write_text(export(rules), encoding="utf-8")
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(export(rules))
+            f.flush()
+            os.fsync(f.fileno())  # on the card before it takes the id: a power cut never leaves it empty
         tmp.replace(path)  # a crash never leaves half a file under the id
+        folder = os.open(self.folder, os.O_RDONLY)
+        try:
+            os.fsync(folder)  # and the new name with it: "saved" on the page means saved
+        finally:
+            os.close(folder)
         return path
 
     def delete(self, game_id: str) -> None:

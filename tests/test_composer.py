@@ -201,6 +201,23 @@ def test_the_library_saves_exports_imports_and_deletes(tmp_path):
     assert library.ids() == ["broken"]
 
 
+def test_a_saved_composition_is_on_the_card_before_it_takes_its_id(tmp_path, monkeypatch):
+    """A power cut cannot be staged here; what makes a save survive one can be watched: the file's bytes
+    are synced before the rename, and the folder (the new name) after it."""
+    import os
+
+    synced, real_fsync = [], os.fsync
+
+    def fsync(fd):
+        synced.append(os.readlink(f"/proc/self/fd/{fd}"))
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    library = Library(tmp_path / "compositions")
+    path = library.save(rules('summary = "mine"'))
+    assert synced == [str(path.with_suffix(".tmp")), str(path.parent)]
+
+
 def test_a_saved_composition_joins_the_catalogue_but_cannot_take_a_shipped_id():
     with pytest.raises(CompositionError, match="ships with"):
         install(composition.loads('id = "ez-gryb"\nname = "Mine"'))
