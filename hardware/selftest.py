@@ -29,6 +29,9 @@ DIM: RGB = (110, 110, 110)  # after gamma and brightness still a visible glow
 DONE: RGB = (0, 255, 0)
 SWEEP_COLOURS: tuple[RGB, ...] = (WHITE, (255, 0, 0), (0, 255, 0), (0, 0, 255))
 SWEEP_BLOCKS = 16
+# A press that comes this soon after the same node's release is its contact bouncing past the debounce,
+# not a finger pressing again (a quick tapper lifts and presses again in a tenth of a second at best).
+BOUNCE_GAP = 0.03
 
 
 @dataclass
@@ -112,7 +115,10 @@ def selftest(surface, node_input, nodes: Sequence[str], *, timeout: float = 120.
 
     wanted = list(nodes)
     stuck = set(node_input.pressed_nodes()) & set(wanted)
-    pressed: dict[str, int] = {}  # node -> presses seen while it was the latest press
+    pressed: dict[str, int] = {}  # node -> presses seen
+    released: dict[str, float] = {}  # node -> the time of its last release
+    bounces: dict[str, int] = {}  # node -> bounces in a row in its current press (reset by a new press)
+    chattering: set[str] = set()
     lock = threading.Lock()
     changed = threading.Event()
     all_done = threading.Event()
@@ -120,10 +126,18 @@ def selftest(surface, node_input, nodes: Sequence[str], *, timeout: float = 120.
 
     def on_event(event) -> None:
         with lock:
-            if event.node not in stuck and event.pressed and event.node in set(wanted):
-                pressed[event.node] = pressed.get(event.node, 0) + 1
-                if len(pressed) == len(wanted) - len(stuck):
-                    all_done.set()
+            node = event.node
+            if node not in stuck and node in set(wanted):
+                if not event.pressed:
+                    released[node] = event.time
+                else:
+                    pressed[node] = pressed.get(node, 0) + 1
+                    bounced = node in released and event.time - released[node] < BOUNCE_GAP
+                    bounces[node] = bounces.get(node, 0) + 1 if bounced else 0
+                    if bounces[node] >= 2:  # down and up more than twice in one press
+                        chattering.add(node)
+                    if len(pressed) == len(wanted) - len(stuck):
+                        all_done.set()
         changed.set()
 
     def show() -> None:
@@ -146,7 +160,7 @@ def selftest(surface, node_input, nodes: Sequence[str], *, timeout: float = 120.
         node_input.when_event = previous
     with lock:
         report.pressed = [n for n in wanted if n in pressed]
-        report.chattering = [n for n, times in pressed.items() if times > 2]
+        report.chattering = [n for n in wanted if n in chattering]
     report.stuck = [n for n in wanted if n in stuck]
     report.dead = [n for n in wanted if n not in pressed and n not in stuck]
     report.link = dict(node_input.link_status())

@@ -102,6 +102,30 @@ def test_stuck_and_dead_switches_are_named(board):
     assert all(shown[n] != shown["G"] for n in skipped) and "RG" not in shown
 
 
+def test_a_contact_bouncing_past_the_debounce_is_chattering_and_pressing_again_is_not(board):
+    """A tester may press a node three times; a worn contact that bounces longer than the debounce sends
+    down-up-down-up-down within a few milliseconds of one press. Only the second is a fault."""
+    surface, node_input = board
+    wanted = ["G", "R", "Y", "B"]
+
+    def press():
+        for _ in range(3):  # a person pressing G again and again
+            node_input.tap("G", hold=0.05)
+            time.sleep(0.15)
+        # R's contact bounces every 8 ms, past the Pico's 5 ms debounce, then settles closed
+        node_input.emulator.bounce(*node_input.layout.key("R"), closed=True, flips=6, every=0.008)
+        time.sleep(0.2)
+        node_input.release("R")
+        for name in ("Y", "B"):
+            node_input.tap(name, hold=0.03)
+            time.sleep(0.05)
+
+    report = selftest(surface, node_input, wanted, timeout=10,
+                      on_ready=lambda: threading.Thread(target=press, daemon=True).start())
+    assert report.pressed == wanted and report.chattering == ["R"], report.text()
+    assert "chattering: R" in report.text() and not report.ok
+
+
 def test_the_command_on_the_simulator(tmp_path):
     result = subprocess.run([sys.executable, "-m", "companion.cli", "selftest", "--sim", "--auto", "--json",
                              "--timeout", "60"], cwd=ROOT, capture_output=True, text=True, timeout=120)
