@@ -25,6 +25,7 @@ turn limit ends every game.
 from __future__ import annotations
 
 import math
+import re
 from functools import lru_cache
 from typing import Any
 
@@ -153,7 +154,9 @@ def _option(key: str, rules: Rules, spec) -> Option:
     param = PARAMS[key]
     choices = spec.choices if spec.choices is not None else param.choices
     if spec.minimum is not None:
-        return Option(key, getattr(rules, key), param.help, minimum=spec.minimum, maximum=spec.maximum)
+        # A range that leaves 0 out leaves out what 0 means too ("capture: 1 to 8" has no "0: all").
+        help = param.help if spec.minimum <= 0 else re.sub(r" \(0: [^)]*\)", "", param.help)
+        return Option(key, getattr(rules, key), help, minimum=spec.minimum, maximum=spec.maximum)
     if param.kind == "int":
         return Option(key, getattr(rules, key), param.help, minimum=param.minimum, maximum=param.maximum)
     return Option(key, getattr(rules, key), param.help, choices=choices)

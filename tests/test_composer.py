@@ -160,6 +160,12 @@ def test_options_are_parameters_and_are_checked_with_the_rest():
         cls(2, depth=7)
     with pytest.raises(OptionError, match="has no option 'gravity'"):
         cls(2, gravity=False)  # not offered by this composition
+    # What 0 means is said only where the range offers 0 (Leapfrog's and Samsara's captures run 1 to 8).
+    helps = {lo: next(o for o in game_class(rules(f'[encounters]\nlanding = "lethal"\n[goal]\nwin = ["capture"]\n'
+                                                  f'capture = 1\n[options]\ncapture = [{lo}, 8]')).options
+                      if o.name == "capture").help for lo in (0, 1)}
+    assert helps == {0: "capture: stones to capture to win (0: all of the opponents' stones)",
+                     1: "capture: stones to capture to win"}
 
 
 def test_a_capture_goal_never_asks_for_more_stones_than_the_opponents_have():
