@@ -209,7 +209,7 @@ class Console:
 
     def mark(self, stone: dict) -> str:
         """What a stone is drawn as on the text board."""
-        if "player" not in stone:
+        if "player" not in stone or len(stone.get("players", ())) > 1:  # no one's, or several players'
             return "*"
         player = self.order[stone["player"]]
         figures = FIGURES.get(stone.get("kind", ""))

@@ -268,3 +268,18 @@ def test_the_second_move_of_a_turn_is_said_to_be_the_same_turn():
     assert [line.split(";")[0] for line in lines] == [
         "Player 1 to play", "Player 1 to play again (the same turn)", "Player 2 to play",
         "Player 2 to play again (the same turn)", "Player 2 to play"]  # after undo: the turn's start again
+
+
+def test_a_node_several_players_rings_share_in_multiverse_is_drawn_as_a_star():
+    """Multiverse shows one board, and rings of two players in simultaneous space can stand on one of its
+    nodes: the text board marks that node *, not as either player's."""
+    c, out = console("multiverse", 3)
+    rng = random.Random(0)
+    shared: list[str] = []
+    while not shared and not c.game.over:
+        c.game.apply(rng.choice(c.game.legal_actions()))
+        stones = c.game.state_dict()["stones"]
+        shared = [name for name, stone in stones.items() if len(stone.get("players", ())) > 1]
+    assert shared
+    c.show()
+    assert out.getvalue().count("*") == len(shared)
