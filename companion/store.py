@@ -106,15 +106,18 @@ class Store:
             check = db.execute("PRAGMA quick_check").fetchone()[0]
             if check != "ok":
                 raise _Damaged(f"integrity check failed: {check}")
-            db.executescript(_SCHEMA)
-            version = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
-            if version is None:
-                db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-            elif not str(version[0]).isdigit():
+            # The version is read before anything is created: a database of another version is left
+            # exactly as it was found (not given this version's tables first).
+            has_meta = db.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='meta'").fetchone()
+            version = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone() if has_meta else None
+            if version is not None and not str(version[0]).isdigit():
                 raise _Damaged(f"schema version {version[0]!r}")
-            elif int(version[0]) != SCHEMA_VERSION:
+            if version is not None and int(version[0]) != SCHEMA_VERSION:
                 raise sqlite3.DatabaseError(f"it was written by another version of GRYB Companion (schema "
                                             f"{version[0]}; this one reads {SCHEMA_VERSION})")
+            db.executescript(_SCHEMA)
+            if version is None:
+                db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
         except Exception:
             db.close()
             raise

@@ -97,3 +97,18 @@ def test_a_database_of_a_newer_version_is_refused_not_moved_aside(tmp_path):
                                                r"reads 1\)"):
         Store(path)
     assert not list(tmp_path.glob("*.corrupt-*"))
+
+
+def test_a_database_of_a_newer_version_is_left_exactly_as_it_was(tmp_path):
+    """A newer version may have dropped or renamed a table of this one: it is not given it back."""
+    path = tmp_path / "gryb.db"
+    db = sqlite3.connect(path)
+    db.executescript("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+                     "INSERT INTO meta VALUES ('schema', '2'); CREATE TABLE plays (id INTEGER PRIMARY KEY);")
+    db.close()
+    with pytest.raises(StoreUnavailable, match="another version"):
+        Store(path)
+    db = sqlite3.connect(path)
+    assert [t for (t,) in db.execute("SELECT name FROM sqlite_master WHERE type='table' ORDER BY name")] == \
+        ["meta", "plays"]
+    db.close()
