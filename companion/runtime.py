@@ -800,7 +800,9 @@ class Runtime:
         log.info("game %s over: winners %s, scores %s", self.game_id, list(game.winners), list(game.scores))
 
     def _series_elapsed(self) -> float:
-        return self.wall() - self._series_started
+        # A Pi has no clock of its own while off: it may start before its network time puts the clock
+        # right, earlier than the series began. The series then waits at 0, not at minus an hour.
+        return max(0.0, self.wall() - self._series_started)
 
     def _seat_colours(self) -> list[tuple[int, int, int]]:
         """The stone colour of each seat: its player's (then the unused players')."""

@@ -335,6 +335,20 @@ def test_a_power_cut_as_a_game_ends_is_mended_on_restart(make, cut):
     assert rt.store.finished_games()[0].result == {"winners": [0], "scores": [1, 0]}
 
 
+def test_a_clock_set_back_before_a_timed_series_began_shows_it_waiting_not_running_backwards(make):
+    now = [10_000.0]
+    rt = make(wall=lambda: now[0])
+    rt.call("new_game", "ez-gryb", 2, {}, None, {"method": "time", "target": 600})
+    rt.stop()
+    now[0] -= 3600  # started again before the network time put the clock right
+    rt = make(wall=lambda: now[0])
+    series = rt.call("snapshot")["series"]
+    assert series["elapsed"] == 0 and not series["over"]
+    now[0] += 3600 + 601  # the clock put right, the time up
+    rt.call("tick")
+    assert rt.call("snapshot")["series"]["over"]
+
+
 def test_a_timed_series_runs_by_the_clock_across_restarts(make):
     """A series of a set time (001 "Scoring GRYB"): games ending in time count; a game ending after it
     scores nothing and ends the series, the clock counting from the series' start across a restart;
