@@ -249,8 +249,12 @@ def _hold(state) -> int:
     A second companion on it would replay the same game into its own memory and append its presses to
     the same database as the first: a roll on one is lost when the other starts a new game, and two moves
     for the same turn leave a game that no longer replays."""
-    state.mkdir(parents=True, exist_ok=True)
-    fd = os.open(state / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        state.mkdir(parents=True, exist_ok=True)
+        fd = os.open(state / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError as err:  # the first thing to touch the folder: say which folder, and where it is set
+        raise StoreUnavailable(f"the state directory {state} (games, settings; state.dir in the config) cannot "
+                               f"be made or written: {err.strerror or err}") from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:

@@ -416,6 +416,18 @@ def test_a_second_companion_on_the_same_state_directory_stops_with_one_line(tmp_
         process.wait(10)
 
 
+def test_a_state_directory_that_cannot_be_made_stops_with_one_line_naming_it(tmp_path):
+    (tmp_path / "a-file").write_text("not a folder")
+    config = tmp_path / "config.toml"
+    config.write_text(f"[state]\ndir = '{tmp_path / 'a-file' / 'state'}'\n")
+    result = _run_once(tmp_path, *SIM_COMMANDS["run"], "--config", str(config))
+    assert result.returncode == 1, result.stderr
+    assert result.stderr.splitlines()[-1] == (
+        f"gryb-companion: cannot start: the state directory {tmp_path / 'a-file' / 'state'} (games, settings; "
+        "state.dir in the config) cannot be made or written: Not a directory")
+    assert "Traceback" not in result.stderr
+
+
 # -- whole games on the program, through its simulated hardware, across a SIGKILL ------------------
 
 WORKER = ROOT / "tests" / "durability_worker.py"
