@@ -104,12 +104,14 @@ def parse(text: str, depth: int = STANDARD_DEPTH, headless: bool = False) -> Nod
         if headless:
             raise NodeError("the head node 0 is not on a headless board")
         return HEAD
+    # A runaway name (a megabyte from a pipe or a request) is quoted by its start, not echoed whole.
+    shown = text if len(text) <= 24 else text[:19] + "…"  # as the page quotes a long word: 20 with its quote
     for letter in text:
         if letter not in COLOURS:
             hint = " (node names are capital letters)" if letter.upper() in COLOURS else ""
-            raise NodeError(f"bad node name {text!r}: {letter!r} is not one of the colours G, R, Y, B{hint}")
+            raise NodeError(f"bad node name {shown!r}: {letter!r} is not one of the colours G, R, Y, B{hint}")
     if len(text) > depth:
-        raise NodeError(f"node {text} has {len(text)} loci but this board is only {depth} "
+        raise NodeError(f"node {shown} has {len(text)} loci but this board is only {depth} "
                         f"level{'s' if depth != 1 else ''} deep")
     return _INDEX[text]
 

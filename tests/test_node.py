@@ -100,3 +100,12 @@ def test_positions_are_distinct_on_every_depth(depth):
 def test_a_board_one_level_deep_is_said_in_the_singular():
     with pytest.raises(NodeError, match=r"^node GG has 2 loci but this board is only 1 level deep$"):
         nd.parse("GG", 1)
+
+
+def test_a_runaway_name_is_quoted_by_its_start_not_echoed_whole():
+    with pytest.raises(NodeError) as long_one:
+        nd.parse("G" * 1_000_000)
+    assert str(long_one.value) == "node GGGGGGGGGGGGGGGGGGG… has 1000000 loci but this board is only 4 levels deep"
+    with pytest.raises(NodeError) as bad_one:
+        nd.parse("R" * 50_000 + "x")
+    assert str(bad_one.value) == "bad node name 'RRRRRRRRRRRRRRRRRRR…': 'x' is not one of the colours G, R, Y, B"
