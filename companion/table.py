@@ -327,6 +327,10 @@ class Table:
         if game.over or game.is_chance:
             return ""
         kinds = {a.kind for a in game.legal_actions()}
+        if PASS in kinds and not kinds <= {PASS, END}:
+            # A pass offered beside moves (PyraGRYB's: a reincarnation may be a turn, never must be):
+            # nothing on the board says OK passes, so the words do.
+            return " · make a move, or OK passes"
         if not kinds or not kinds <= {PASS, END}:
             return ""
         ok = "OK ends the turn" if END in kinds else "OK passes"

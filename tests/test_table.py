@@ -439,3 +439,16 @@ def test_a_game_that_ends_with_stones_to_lift_says_its_result_again_once_they_ar
     assert t.roll(die).message == "the game is over: OK plays it again"  # ROLL at the end points the way on
     # ... and so does a press: holding UNDO only opens the brightness menu, it starts nothing
     assert t.press(t.game.space.nodes[0]).message == "the game is over: OK plays it again"
+
+
+def test_a_pass_offered_beside_moves_is_said_and_ok_makes_it():
+    """PyraGRYB: out of large pyramids, a roll of R leaves only taking G back, which may be a turn but
+    never must: the board shows G to lift, and the words say OK passes instead."""
+    game = find("pyragryb")(2, pieces=1)
+    for text in ("roll:G", "G", "roll:G", "pass"):
+        game.apply(game.parse(text))
+    t = Table(game)
+    t.act(game.parse("roll:R"), pressed=())
+    assert t.message == "Player 1 rolled R · make a move, or OK passes"
+    assert sorted(map(str, game.legal_actions())) == ["pass", "xG"]
+    assert t.ok().message.startswith("Player 1 passed") and game.to_move == 1
