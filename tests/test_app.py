@@ -296,6 +296,14 @@ def _run_once(tmp_path, *args: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=60)
 
 
+def _cannot_start(tmp_path, message: str, *args: str) -> None:
+    """``run --sim`` stops at once with exit 1 and one line, no traceback, nothing on stdout."""
+    result = _run_once(tmp_path, *SIM_COMMANDS["run"], *args)
+    assert result.returncode == 1, result.stderr
+    assert result.stderr.splitlines()[-1] == f"gryb-companion: cannot start: {message}"
+    assert "Traceback" not in result.stderr and result.stdout == ""
+
+
 # Both commands that open the board's parts: on the simulator (a bad LED key), and off a Pi (the real LEDs).
 SIM_COMMANDS = {"run": ["run", "--sim", "--port", "0"], "selftest": ["selftest", "--sim", "--auto", "--timeout", "5"]}
 PI_COMMANDS = {"run": ["run", "--port", "0"], "selftest": ["selftest", "--timeout", "1"]}
@@ -332,10 +340,7 @@ def test_the_pi_config_off_a_pi_stops_with_one_line(tmp_path, command):
     ("", "'': no such address"),
 ])
 def test_a_host_that_is_no_address_stops_with_one_line(tmp_path, host, reason):
-    result = _run_once(tmp_path, *SIM_COMMANDS["run"], "--host", host)
-    assert result.returncode == 1, result.stderr
-    assert result.stderr.splitlines()[-1] == f"gryb-companion: cannot start: the web page cannot listen on {reason}"
-    assert "Traceback" not in result.stderr and result.stdout == ""
+    _cannot_start(tmp_path, f"the web page cannot listen on {reason}", "--host", host)
 
 
 def test_a_port_in_use_stops_with_one_line_naming_it(tmp_path):
@@ -343,11 +348,8 @@ def test_a_port_in_use_stops_with_one_line_naming_it(tmp_path):
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        result = _run_once(tmp_path, "run", "--sim", "--port", str(port))
-    assert result.returncode == 1, result.stderr
-    assert result.stderr.splitlines()[-1] == (
-        f"gryb-companion: cannot start: the web page cannot listen on 127.0.0.1 port {port}: Address already in use")
-    assert "Traceback" not in result.stderr and result.stdout == ""
+        _cannot_start(tmp_path, f"the web page cannot listen on 127.0.0.1 port {port}: Address already in use",
+                      "--port", str(port))
 
 
 def test_a_database_of_a_newer_version_stops_with_one_line_and_is_left_alone(tmp_path):
@@ -359,12 +361,8 @@ def test_a_database_of_a_newer_version_stops_with_one_line_and_is_left_alone(tmp
     store.db.execute("UPDATE meta SET value='2' WHERE key='schema'")
     store.close()
     before = db.read_bytes()
-    result = _run_once(tmp_path, *SIM_COMMANDS["run"])
-    assert result.returncode == 1, result.stderr
-    assert result.stderr.splitlines()[-1] == (
-        f"gryb-companion: cannot start: cannot open the database {db}: it was written by another version of "
-        "GRYB Companion (schema 2; this one reads 1)")
-    assert "Traceback" not in result.stderr and result.stdout == ""
+    _cannot_start(tmp_path, f"cannot open the database {db}: it was written by another version of GRYB Companion "
+                            "(schema 2; this one reads 1)")
     assert db.read_bytes() == before and not list(db.parent.glob("*.corrupt-*"))
 
 
@@ -398,12 +396,8 @@ def test_a_second_companion_on_the_same_state_directory_stops_with_one_line(tmp_
     try:
         browser = Browser(url)
         rolled = browser.post("/api/roll", {})["state"]["state"]
-        second = _run_once(tmp_path, *SIM_COMMANDS["run"])
-        assert second.returncode == 1, second.stderr
-        assert second.stderr.splitlines()[-1] == (
-            f"gryb-companion: cannot start: another GRYB Companion is running on {tmp_path / 'xdg' / 'gryb-companion'}: "
-            "stop it first (sudo systemctl stop gryb-companion)")
-        assert "Traceback" not in second.stderr and second.stdout == ""
+        _cannot_start(tmp_path, f"another GRYB Companion is running on {tmp_path / 'xdg' / 'gryb-companion'}: "
+                                "stop it first (sudo systemctl stop gryb-companion)")
         assert browser.get("/api/state")["state"] == rolled
     finally:
         process.kill()
@@ -420,12 +414,8 @@ def test_a_state_directory_that_cannot_be_made_stops_with_one_line_naming_it(tmp
     (tmp_path / "a-file").write_text("not a folder")
     config = tmp_path / "config.toml"
     config.write_text(f"[state]\ndir = '{tmp_path / 'a-file' / 'state'}'\n")
-    result = _run_once(tmp_path, *SIM_COMMANDS["run"], "--config", str(config))
-    assert result.returncode == 1, result.stderr
-    assert result.stderr.splitlines()[-1] == (
-        f"gryb-companion: cannot start: the state directory {tmp_path / 'a-file' / 'state'} (games, settings; "
-        "state.dir in the config) cannot be made or written: Not a directory")
-    assert "Traceback" not in result.stderr
+    _cannot_start(tmp_path, f"the state directory {tmp_path / 'a-file' / 'state'} (games, settings; state.dir in "
+                            "the config) cannot be made or written: Not a directory", "--config", str(config))
 
 
 # -- whole games on the program, through its simulated hardware, across a SIGKILL ------------------
