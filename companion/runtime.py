@@ -40,6 +40,7 @@ log = logging.getLogger(__name__)
 
 BRIGHTNESS_STEPS = (1.0, 0.6, 0.4, 0.25)  # the last, the dimmest the LEDs show colours at
 HUMAN = "human"
+SEATS = (HUMAN, *ai.LEVELS)  # a seat is a person, or the computer at a level
 GO_ON = "continue"  # a new game goes on with the series being played
 DEFAULT_GAME = "ez-gryb"
 CLOTH_DEPTH = nd.STANDARD_DEPTH  # the printed bandanna is the standard board
@@ -172,7 +173,7 @@ class Runtime:
         self.table = Table(game, list(names), physical_die=self.die_mode == "physical")
         self.seats = self._game_setting(f"seats:{row.id}", [HUMAN] * game.players)
         if not (isinstance(self.seats, list) and len(self.seats) == game.players and
-                all(s == HUMAN or s in ai.LEVELS for s in self.seats)):
+                all(s in SEATS for s in self.seats)):
             log.error("game %s: stored seats %r do not read; every seat a person's", row.id, self.seats)
             self.seats = [HUMAN] * game.players
         self.order = seating(self._game_setting(f"order:{row.id}"), game.players)
@@ -511,8 +512,8 @@ class Runtime:
         one who began the last; any other seats the players in their order, player 1 first. ``cls`` is the
         game's class where it is known already (Play again: a composition deleted since still plays)."""
         seats = list(seats or [HUMAN] * players)
-        if len(seats) != players or any(s != HUMAN and s not in ai.LEVELS for s in seats):
-            raise CommandError(f"seats: one of {HUMAN}, {', '.join(ai.LEVELS)} for each of the {players} players")
+        if len(seats) != players or any(s not in SEATS for s in seats):
+            raise CommandError(f"seats: one of {', '.join(SEATS)} for each of the {players} players")
         try:
             cls = cls or find(game_id)
             cls(players, **(options or {}))
@@ -555,15 +556,14 @@ class Runtime:
         game = self.table.game
         if type(seat) is not int or not 0 <= seat < game.players:
             raise CommandError(f"seat: 0 to {game.players - 1}, one for each of the {game.players} players")
-        if kind != HUMAN and kind not in ai.LEVELS:
-            raise CommandError(f"a seat is one of {HUMAN}, {', '.join(ai.LEVELS)}")
+        if kind not in SEATS:
+            raise CommandError(f"a seat is one of {', '.join(SEATS)}")
         was, names = self.seats[seat], list(self.table.names)
         before = names[seat]
         if kind == was:
             return Feedback(True, f"{names[seat]} plays on as before")
-        given = self.config.players.names[self.order[seat]]
-        if names[seat] == (given if was == HUMAN else f"Computer ({was})"):
-            names[seat] = given if kind == HUMAN else f"Computer ({kind})"
+        if names[seat] == self._given_name(self.order[seat], was):
+            names[seat] = self._given_name(self.order[seat], kind)
         self.seats = self.seats[:seat] + [kind] + self.seats[seat + 1:]
         self.store.set_setting(f"seats:{self.game_id}", self.seats)
         if names != self.table.names:
@@ -741,8 +741,7 @@ class Runtime:
         """``names`` and ``seats`` are the players', in their order; ``order`` says who sits where."""
         game = cls(players, **options)
         kinds = list(seats or [HUMAN] * players)
-        names = [(names[p] if names and p < len(names) and names[p] else
-                  self.config.players.names[p] if kinds[p] == HUMAN else f"Computer ({kinds[p]})")
+        names = [names[p] if names and p < len(names) and names[p] else self._given_name(p, kinds[p])
                  for p in range(players)]
         self.order = list(order or range(players))
         self.seats, names = by_seat(kinds, self.order), by_seat(names, self.order)
@@ -756,6 +755,10 @@ class Runtime:
         self._grybs_seen = game.grybs
         self.effects = Effects(night=self.effects.night, code=self.effects.code)  # a pairing under way stays shown
         log.info("game %s: new %s for %d players", self.game_id, game.id, players)
+
+    def _given_name(self, player: int, kind: str) -> str:
+        """The name the companion gives a player who was given none: the config's, or the computer's level."""
+        return self.config.players.names[player] if kind == HUMAN else f"Computer ({kind})"
 
     def _after(self, feedback: Feedback) -> Feedback:
         """Persist what the engine accepted, then sound, effects and the change feed."""

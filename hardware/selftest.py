@@ -114,7 +114,8 @@ def selftest(surface, node_input, nodes: Sequence[str], *, timeout: float = 120.
         return report
 
     wanted = list(nodes)
-    stuck = set(node_input.pressed_nodes()) & set(wanted)
+    asked = set(wanted)
+    stuck = set(node_input.pressed_nodes()) & asked
     pressed: dict[str, int] = {}  # node -> presses seen
     released: dict[str, float] = {}  # node -> the time of its last release
     bounces: dict[str, int] = {}  # node -> bounces in a row in its current press (reset by a new press)
@@ -127,7 +128,7 @@ def selftest(surface, node_input, nodes: Sequence[str], *, timeout: float = 120.
     def on_event(event) -> None:
         with lock:
             node = event.node
-            if node not in stuck and node in set(wanted):
+            if node not in stuck and node in asked:
                 if not event.pressed:
                     released[node] = event.time
                 else:

@@ -5,15 +5,13 @@ from __future__ import annotations
 from flask import Blueprint, jsonify, render_template
 
 from companion import node as nd
-from companion.ai import LEVELS
-from companion.runtime import StorageError
+from companion.runtime import SEATS, StorageError
 
 from .board import board_svg, depth_of
 from .security import body, paired, refuse, web
 
 bp = Blueprint("play", __name__)
 
-SEATS = ("human", *LEVELS)  # a seat is a person, or the computer at a level
 KINDS = [(seat, seat if seat == "human" else f"computer: {seat}") for seat in SEATS]  # as the forms offer them
 
 

@@ -149,6 +149,18 @@ export async function ensureDepth(svg, depth) {
   return fresh;
 }
 
+// A player's stone colour as a small round chip, beside their name (which says whose it is).
+export function chip(colour) {
+  const svg = document.createElementNS(NS, "svg");
+  svg.setAttribute("class", "chip"); svg.setAttribute("viewBox", "0 0 2 2");
+  svg.setAttribute("aria-hidden", "true");
+  const dot = document.createElementNS(NS, "circle");
+  dot.setAttribute("cx", 1); dot.setAttribute("cy", 1); dot.setAttribute("r", 0.85);
+  dot.setAttribute("fill", colour || "#fff");
+  svg.appendChild(dot);
+  return svg;
+}
+
 // One row a player: chip, name, points where the game keeps them (one played win or lose, Hyper-Chess,
 // has no column) and, where the game has stones in hand, how many (its own word for them heads the
 // column: Grim Reaper's life reserve; a game with none, Hyper-Chess again, has no column).
@@ -175,13 +187,7 @@ export function scoreRows(tbody, snap, names) {
     const tr = document.createElement("tr");
     if (state.to_move === i) tr.className = "to-move";
     if ((state.winners || []).includes(i)) tr.className = "winner";
-    const chip = document.createElementNS(NS, "svg");
-    chip.setAttribute("class", "chip"); chip.setAttribute("viewBox", "0 0 2 2");
-    chip.setAttribute("aria-hidden", "true"); // the name beside it says whose row it is
-    const dot = document.createElementNS(NS, "circle");
-    dot.setAttribute("cx", 1); dot.setAttribute("cy", 1); dot.setAttribute("r", 0.85);
-    dot.setAttribute("fill", (snap.colours || [])[i] || "#fff");
-    chip.appendChild(dot);
+    const colour = chip((snap.colours || [])[i]);
     const who = document.createDocumentFragment();
     const name = names[i] || `Player ${i + 1}`;
     who.append(name);
@@ -192,7 +198,7 @@ export function scoreRows(tbody, snap, names) {
     }
     const aim = (state.aims || [])[i];
     if (aim) { const small = document.createElement("small"); small.className = "aim"; small.textContent = aim; who.append(small); }
-    const cells = [chip, who];
+    const cells = [colour, who];
     if (score) cells.push(String(points));
     if (hand) cells.push(sizes ? bySize(state, i) : String((state.in_hand || [])[i] ?? ""));
     cells.forEach((content, k) => {

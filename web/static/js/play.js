@@ -1,6 +1,6 @@
 // Now playing: the live board, whose turn, the die, scores; taps and buttons go to the API.
 import { post, live, onPairing, isPaired, openPairing } from "./api.js";
-import { actionNodes, draw, drawBoards, ensureDepth, scoreRows } from "./board.js";
+import { actionNodes, chip, draw, drawBoards, ensureDepth, scoreRows } from "./board.js";
 import { boardKeys, focusable } from "./keys.js";
 
 const $ = (id) => document.getElementById(id);
@@ -30,13 +30,13 @@ async function render(s) {
   draw(svg, s);
   drawBoards($("boards"), svg, s);
   const state = s.state, table = s.table, names = table.names || [];
-  const chip = $("turn-chip");
+  const turnChip = $("turn-chip");
   if (state.over) {
     $("turn-name").textContent = state.winners.length ? state.winners.map((w) => names[w]).join(" & ") + " won" : "a draw";
-    chip.setAttribute("fill", state.winners.length ? s.colours[state.winners[0]] : "#888");
+    turnChip.setAttribute("fill", state.winners.length ? s.colours[state.winners[0]] : "#888");
   } else {
     $("turn-name").textContent = `${names[state.to_move] || "?"} to ${state.awaiting_roll ? "roll" : "move"}`;
-    chip.setAttribute("fill", s.colours[state.to_move] || "#fff");
+    turnChip.setAttribute("fill", s.colours[state.to_move] || "#fff");
   }
   const die = $("die");
   const face = state.die;
@@ -117,11 +117,6 @@ function seatList(s) {
   list.dataset.key = key;
   list.replaceChildren(...seats.map((kind, i) => {
     const row = document.createElement("label"); row.className = "seat-row";
-    const chip = document.createElementNS("http://www.w3.org/2000/svg", "svg");
-    chip.setAttribute("class", "chip"); chip.setAttribute("viewBox", "0 0 2 2"); chip.setAttribute("aria-hidden", "true");
-    const dot = document.createElementNS("http://www.w3.org/2000/svg", "circle");
-    dot.setAttribute("cx", 1); dot.setAttribute("cy", 1); dot.setAttribute("r", 0.85); dot.setAttribute("fill", (s.colours || [])[i] || "#fff");
-    chip.append(dot);
     const name = document.createElement("span"); name.textContent = names[i] || `Player ${i + 1}`;
     const select = document.createElement("select");
     select.append($("seat-kinds").content.cloneNode(true));
@@ -129,7 +124,7 @@ function seatList(s) {
     select.dataset.seat = i;
     select.setAttribute("aria-label", `who plays for ${names[i] || "player " + (i + 1)}`);
     select.addEventListener("change", () => command("/api/seat", { seat: i, kind: select.value, game: s.game_id }));
-    row.append(chip, name, select);
+    row.append(chip((s.colours || [])[i]), name, select);
     return row;
   }));
 }
