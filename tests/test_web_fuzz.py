@@ -157,14 +157,16 @@ SEARCHES = ("gryb-hint_ready", "gryb-computer")  # the runtime's search threads 
 
 def quiet(rt):
     """The snapshot once no search is under way: a hint asked for, or a computer seat's move, changes the
-    snapshot by itself when its answer comes, whatever request is being made then."""
+    snapshot by itself when its answer comes, whatever request is being made then. A computer seat's roll
+    is queued after the command before it (not searched on a thread): a second snapshot that finds the
+    version unchanged says nothing was."""
     while True:
         snapshot = rt.call("snapshot")  # the queue handled: a search its commands started is running now
         searches = [t for t in threading.enumerate() if t.name in SEARCHES]
-        if not searches:
-            return snapshot
         for t in searches:
             t.join(10)
+        if not searches and rt.call("snapshot")["version"] == snapshot["version"]:
+            return snapshot
 
 
 def check(rt, send):
