@@ -32,7 +32,7 @@ from typing import Any
 from . import node as nd
 from . import playout as fast
 from .action import MOVE, PASS, PLACE, REMOVE, ROLL, Action, nth_move
-from .composition import MOVE_KEYS, PARAMS, CompositionError, Rules
+from .composition import MOVE_KEYS, PARAMS, CompositionError, Library, Rules
 from .engine import (COLOUR_DIE, COLOUR_NAMES, NO_DIE, NODE_DIE, DieByPhase, Game, IllegalAction, Option, OptionError,
                      register)
 from .node import COLOURS, HEAD, Bitboard, Node
@@ -216,14 +216,12 @@ def install_library(folder) -> list[str]:
     """Install every composition saved in ``folder``; returns one line per file that could not be."""
     from pathlib import Path
 
-    from .composition import load
-
     problems = []
     for path in sorted(Path(folder).glob("*.toml")) if Path(folder).is_dir() else []:
         try:
-            install(load(path))
+            install(Library.read(path))
         except CompositionError as err:
-            problems.append(f"{path.name}: {err}")
+            problems.append(str(err) if path.name in str(err) else f"{path.name}: {err}")  # the file named once
     return problems
 
 

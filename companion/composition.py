@@ -623,7 +623,17 @@ class Library:
         path = self.path(game_id)
         if not path.is_file():
             raise CompositionError(f"no saved composition {game_id!r}; saved: {', '.join(self.ids()) or 'none'}")
-        return load(path)
+        return self.read(path)
+
+    @staticmethod
+    def read(path: Path) -> Rules:
+        """The composition in a file of the library, whose name must be its id (a file copied in by hand
+        under another name would be listed, installed and deleted under two different names)."""
+        rules = load(path)
+        if rules.id != path.stem:
+            raise CompositionError(f"{path.name} holds the composition {rules.id!r}: a saved composition's file "
+                                   f"is named by its id ({rules.id}.toml)")
+        return rules
 
     def save(self, rules: Rules, replace: bool = False) -> Path:
         path = self.path(rules.id)

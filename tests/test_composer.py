@@ -10,7 +10,7 @@ import textwrap
 import pytest
 
 from companion import composition
-from companion.composed import ComposedGame, game_class, install
+from companion.composed import ComposedGame, game_class, install, install_library
 from companion.composition import CompositionError, Library
 from companion.engine import IllegalAction, OptionError, catalogue, find
 from companion.record import GameRecord
@@ -205,6 +205,20 @@ def test_the_library_saves_exports_imports_and_deletes(tmp_path):
         library.get("../etc/passwd")
     library.delete("test-game")
     assert library.ids() == ["broken"]
+
+
+def test_a_saved_file_is_named_by_its_id(tmp_path):
+    """A composition copied into the folder by hand under another name is refused, not listed under one
+    name and installed under another (where the page could not delete it)."""
+    library = Library(tmp_path / "compositions")
+    library.save(rules('summary = "mine"'))
+    (library.folder / "test-game.toml").rename(library.folder / "other-name.toml")
+    with pytest.raises(CompositionError, match=r"other-name.toml holds the composition 'test-game': a saved "
+                       r"composition's file is named by its id \(test-game.toml\)"):
+        library.get("other-name")
+    assert library.all() == []
+    assert install_library(library.folder) == ["other-name.toml holds the composition 'test-game': a saved "
+                                               "composition's file is named by its id (test-game.toml)"]
 
 
 def test_a_saved_composition_is_on_the_card_before_it_takes_its_id(tmp_path, monkeypatch):
