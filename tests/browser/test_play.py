@@ -210,6 +210,37 @@ def test_every_players_board_never_covers_the_buttons(browser, site, viewport):
     ctx.close()
 
 
+def test_rings_of_several_players_in_one_space_are_drawn_in_slices(browser, site):
+    """On Multiverse's shown board, rings of two players can stand in one space (each simultaneous with
+    it through another conduit): the page draws that stone in slices of both colours, not as one player's."""
+    rt, rng = site.runtime, random.Random(0)
+    rt.call("new_game", "multiverse", 3, {}, None, None, None)
+    rt.die = Die(4)
+    deadline = time.monotonic() + 60
+    while True:
+        s = rt.call("snapshot")
+        shared = {name: stone["players"] for name, stone in s["state"]["stones"].items()
+                  if len(stone.get("players", ())) > 1}
+        if shared:
+            break
+        assert time.monotonic() < deadline and not s["state"]["over"], "no shared space came up"
+        step(rt, rng, s)
+    page = browser.new_context(viewport=PHONE).new_page()
+    page.goto(site.url + "/")
+    until(page, f"document.body.dataset.version >= {s['version']}")
+    colours = s["colours"]
+    for name, players in shared.items():
+        drawn = page.evaluate(f"""(() => {{
+            const n = document.querySelector('#board circle.n[data-n="{name}"]');
+            const at = (e) => e.tagName === 'circle' ? [+e.getAttribute('cx'), +e.getAttribute('cy')]
+                : e.getAttribute('d').slice(1).split(' ')[0].split(',').map(Number);
+            return [...document.querySelectorAll('#board .marks .stone, #board .marks .slice')]
+                .filter((e) => at(e)[0] === +n.getAttribute('cx') && at(e)[1] === +n.getAttribute('cy'))
+                .map((e) => [+e.dataset.player, e.getAttribute('fill')]); }})()""")
+        assert drawn == [[q, colours[q]] for q in players], (name, drawn)
+    page.context.close()
+
+
 def test_pieces_of_different_kinds_are_told_apart_and_a_game_without_a_die_has_no_roll(browser, site):
     """Hyper-Chess on the page: each piece carries its figure (the cloth has real pieces, the page only
     circles); with no die there is no ROLL and no die face. EZ GRYB brings both back."""

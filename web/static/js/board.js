@@ -46,6 +46,17 @@ function label(parent, p, stone, fill) {
   return !!glyph;
 }
 
+// The slice of a stone's circle from turn a to turn b (fractions of a whole turn, clockwise from the top).
+function slice(parent, p, r, a, b, fill) {
+  const at = (t) => `${(p.x + r * Math.sin(2 * Math.PI * t)).toFixed(3)},${(p.y - r * Math.cos(2 * Math.PI * t)).toFixed(3)}`;
+  const path = document.createElementNS(NS, "path");
+  path.setAttribute("d", `M${p.x},${p.y} L${at(a)} A${r},${r} 0 ${b - a > 0.5 ? 1 : 0} 1 ${at(b)} Z`);
+  path.setAttribute("class", "slice");
+  path.setAttribute("fill", fill);
+  parent.appendChild(path);
+  return path;
+}
+
 function light(colour) {
   const m = /^#?([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(colour || "");
   if (!m) return true;
@@ -78,6 +89,11 @@ export function draw(svg, snap) {
     const fill = (snap.colours || [])[stone.player] || "#fff";
     const c = circle(frag, p, p.r + 0.06, `stone ${p.focus} k-${stone.kind}`, fill);
     c.dataset.player = stone.player;
+    // Rings of several players in one space of the shown board (Multiverse): the circle in slices, one
+    // per player, the first player's slice the circle itself.
+    const sharing = stone.players || [];
+    sharing.slice(1).forEach((q, j) => slice(frag, p, p.r + 0.06, (j + 1) / sharing.length, (j + 2) / sharing.length,
+      (snap.colours || [])[q] || "#fff").dataset.player = q);
     if (label(frag, p, stone, fill)) written.add(name);
   }
   // Markers that are not stones: Multiverse's conduit markers, one ring per player (offset when shared).
