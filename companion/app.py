@@ -157,6 +157,8 @@ class Companion:
 
     def _node_event(self, event) -> None:
         runtime = self.runtime
+        if self._selftest is not None:
+            return  # the board is the self-test's from its LED sweep on, before it takes the presses itself
         if runtime is not None:
             runtime.submit("cloth" if event.pressed else "release", event.node)
 

@@ -585,13 +585,14 @@ def test_a_whole_game_of_25_mens_gryb_on_the_program_survives_a_kill(tmp_path):
 
 def test_the_self_test_from_the_page_takes_the_board_and_gives_it_back(companion):
     runtime, sim = companion.runtime, companion.node_input
+    before = runtime.snapshot()["version"]
     assert companion.start_selftest(timeout=60)
     assert not companion.start_selftest()  # one at a time
+    sim.tap("G", hold=0.02)  # during the sweep, before the self-test listens: not the game's either
     deadline = time.monotonic() + 10
     while companion.surface.status()["frames_sent"] < 60 and time.monotonic() < deadline:
         time.sleep(0.05)  # the sweep
     time.sleep(1.5)
-    before = runtime.snapshot()["version"]
     for n in nd.nodes():
         sim.tap(nd.name(n), hold=0.02)
         time.sleep(0.003)
