@@ -10,6 +10,10 @@ guards it:
 - an edge that contradicts the picture across a gap is explained by the lost edges it implies (a release
   of a key the host thinks is up means its press was lost: report the press, then the release), which is
   only done for keys whose state the host knew first-hand, never for keys it let go itself;
+- after (re)connecting, edges wait for the HELLO the host asks for: a replugged Pico numbers its edges
+  from 1 again, which the host sees from the MCU's clock going back (its ``ms``, by over a second), so
+  a tap in the milliseconds before that answer is neither applied against the old numbers nor dropped
+  as old;
 - a lost link releases every key (no key stays stuck), and those keys wait for the next snapshot; one
   it finds still down is reported as "held" (the press that went on through the outage), never as a
   new press, and only by that snapshot: a later one finding the key down reports a press.
@@ -23,6 +27,11 @@ from __future__ import annotations
 from collections import namedtuple
 
 from firmware_bridge import protocol as p
+
+# The MCU's clock gone back by more than this is a restart (or its 32-bit ms wrapping): frames of one run
+# come in order, but an EDGE carries the time its contact first moved, a debounce before it is sent.
+RESTART_MS = 1000
+EARLY_EDGES = 64  # edges kept while waiting for the HELLO; past that the snapshot it brings settles the keys
 
 KeyEvent = namedtuple("KeyEvent", "row col pressed time seq source")
 KeyEvent.__doc__ = """A key edge for the host: ``source`` is "edge" (an EDGE frame), "gap" (implied by an edge
@@ -72,6 +81,8 @@ class HostLink:
         self._hello_asked: float | None = None
         self._connected_at: float | None = None
         self._offset: float | None = None  # host time - MCU time, from frames stamped when sent
+        self._mcu_ms: int | None = None  # the MCU clock of the latest frame handled
+        self._early: list[p.Message] | None = None  # edges after (re)connecting, waiting for the HELLO
         self._out = bytearray()
         self._tag = 0
 
@@ -84,6 +95,7 @@ class HostLink:
         self.timed_out = False
         self._connected_at = now
         self.last_frame_at = None
+        self._early = []
         self._ask_hello(now)
         self._ask_snapshot(now)
 
@@ -91,6 +103,7 @@ class HostLink:
         """The port failed or went silent: release every key so none stays stuck."""
         self.state = DOWN
         self._want_snapshot = False
+        self._early = None
         events = [KeyEvent(r, c, False, now, None, "link") for r, c in sorted(self.pressed)]
         self._untrusted |= self.pressed
         self._held |= self.pressed
@@ -139,6 +152,23 @@ class HostLink:
             self.unexpected += 1
             return []
         self.last_frame_at = now
+        if kind == p.EDGE and self._early is not None:
+            if len(self._early) < EARLY_EDGES:
+                self._early.append(msg)
+            return []
+        events: list[KeyEvent] = []
+        if kind == p.HELLO and self._early is not None:
+            early, self._early = self._early, None
+            for edge in early:  # before the HELLO's own clock, as they were sent
+                events.extend(self.handle(edge, now))
+        if hasattr(msg, "ms"):
+            if self._mcu_ms is not None and msg.ms + RESTART_MS < self._mcu_ms:
+                # The MCU restarted (or its clock wrapped): its numbers start again, and the keys the host
+                # has down are second-hand until a snapshot says how they stand.
+                self.last_seq = None
+                self._untrusted |= self.pressed
+                self._ask_snapshot(now)
+            self._mcu_ms = msg.ms
         if kind == p.EDGE:
             return self._edge(msg, now)
         if kind == p.HEARTBEAT:
@@ -152,7 +182,7 @@ class HostLink:
             return self._snapshot(msg, now)
         if kind == p.HELLO:
             self._clock_sample(msg.ms, now)
-            return self._hello(msg, now)
+            return events + self._hello(msg, now)
         if kind == p.ACK:
             self.acks += 1
         elif kind == p.ERROR:

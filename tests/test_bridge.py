@@ -150,6 +150,31 @@ def test_a_key_released_by_a_lost_link_is_held_only_in_the_first_snapshot_after_
     assert keys(link.receive(p.snapshot(3, 2500, 24, 16, down), 2.5)) == [(1, 1, True, "resync")]
 
 
+def test_a_tap_on_a_replugged_pico_before_its_hello_is_not_taken_for_a_duplicate():
+    """A replugged Pico boots again and numbers its edges from 1, but the host learns that only from the
+    HELLO it asks for. A tap in the milliseconds before that answer was once dropped as "older than edge
+    65"; now edges that come before the HELLO wait for it, and a restart is seen from the MCU's clock."""
+    link = fresh_link()
+    for seq in range(1, 66):  # a game's worth of presses
+        link.receive(p.edge(seq, 60_000 + seq, 3, 3, seq % 2 == 1), 60.0)
+    link.lost(61.0)
+    link.connected(62.0)
+    assert link.receive(p.edge(1, 40, 5, 5, True) + p.edge(2, 90, 5, 5, False), 62.1) == []  # waiting
+    events = link.receive(p.hello((1, 0, 0), 24, 16, 2, 100), 62.1)
+    assert keys(events) == [(5, 5, True, "edge"), (5, 5, False, "edge")]
+    assert link.last_seq == 2 and link.duplicates == 0 and link.state == UP
+    # Edges from before the outage that reach a host reconnecting to the same Pico are still old ones.
+    link.lost(63.0)
+    link.connected(64.0)
+    assert link.receive(p.edge(2, 90, 5, 5, False) + p.edge(3, 1500, 6, 6, True), 64.1) == []
+    assert keys(link.receive(p.hello((1, 0, 0), 24, 16, 3, 1600), 64.1)) == [(6, 6, True, "edge")]
+    assert link.duplicates == 1
+    # An edge whose time is its contact's first move, a debounce before frames already handled, is no restart.
+    assert link.receive(p.heartbeat(3, 1700, 1), 64.2) == []
+    assert keys(link.receive(p.edge(4, 1695, 6, 6, False), 64.2)) == [(6, 6, False, "edge")]
+    assert link.receive(p.edge(4, 1695, 6, 6, False), 64.2) == [] and link.duplicates == 2
+
+
 def test_silence_times_out_and_releases_keys():
     link = fresh_link()
     link.receive(p.edge(1, 0, 1, 1, True), 0.5)
