@@ -258,7 +258,7 @@ def _play(args) -> int:
 
     if args.interactive or (args.interactive is None and sys.stdin.isatty()):
         hint = ai.level(ai.HINT_LEVEL, args.time_scale, game.id)  # as the board's hint: the same time_scale
-        return console.Console(game, rolled, seats, thinker, sys.stdout, hint).play(sys.stdin)
+        return console.Console(game, rolled, seats, thinker, sys.stdout, hint, args.time_scale).play(sys.stdin)
 
     def advance(for_humans: bool) -> None:
         """Play the computer seats (rolling for them) until a human is to choose; roll for a human too

@@ -3,8 +3,9 @@
 Before each of a person's turns: the board as text, each stone the number of its player over its node
 (chess pieces as chess figures),
 then whose turn it is, the die, the scores and a prompt. The person types an action in the notation
-(docs/notation.md) or a word: ``moves``, ``hint``, ``undo``, ``quit``. A mistake is answered and the
-prompt comes again; nothing changes. The die and the computer seats play by themselves, and each of
+(docs/notation.md) or a word: ``moves``, ``hint``, ``undo``, ``seat``, ``quit``. A mistake is answered
+and the prompt comes again; nothing changes. ``seat 2 hard`` hands Player 2 to the computer at that
+level, ``seat 2 human`` back to a person, at any moment of the game, as "Who plays" on the page. The die and the computer seats play by themselves, and each of
 their actions is one line. At the game's end, as OK and UNDO on the board: ``again`` plays the same
 game (players, options, computer players) once more, begun by the next player along (players keep their
 numbers: Player 2 begins the second game), ``undo`` takes the last move back into play.
@@ -24,7 +25,7 @@ from . import ai, board_text, howto
 from .action import PASS, ROLL, Action
 from .die import Die
 from .engine import Game, IllegalAction
-from .seating import by_player, by_seat, next_along
+from .seating import HUMAN, SEATS, by_player, by_seat, next_along
 from .table import Table, outcome
 
 # Chess pieces (Hyper-Chess) drawn as chess figures, Player 1's white and Player 2's black, so a king is
@@ -32,7 +33,7 @@ from .table import Table, outcome
 FIGURES = {"king": "♔♚", "queen": "♕♛", "rook": "♖♜", "bishop": "♗♝", "knight": "♘♞", "pawn": "♙♟"}
 
 WORDS = ("moves (the legal actions), hint (what a good player would do), undo (back to your last move), "
-         "rules (how to play), help, quit")
+         f"seat N {'|'.join(SEATS)} (who plays for Player N), rules (how to play), help, quit")
 OVER = "again (the same game once more), undo (back to your last move) or quit"
 
 
@@ -45,12 +46,12 @@ def refusal(text: str, reason: str) -> str:
 
 class Console:
     def __init__(self, game: Game, die: Die, seats: dict[int, ai.Level], rng: random.Random, out: TextIO,
-                 hint: ai.Level | None = None):
+                 hint: ai.Level | None = None, time_scale: float = 1.0):
         self.game, self.die, self.seats, self.rng, self.out = game, die, seats, rng, out
-        self.hint = hint or ai.level(ai.HINT_LEVEL, 1.0, game.id)
+        self.time_scale = time_scale  # of the computer players' levels, as --time-scale gives it
+        self.hint = hint or ai.level(ai.HINT_LEVEL, time_scale, game.id)
         self.levels = dict(seats)  # by player; ``seats`` is by seat, and they part when the start moves round
-        self.players = [f"Player {i + 1}" + (f" (computer, {seats[i].name})" if i in seats else "")
-                        for i in range(game.players)]
+        self.players = [self.player_name(i) for i in range(game.players)]
         self.order = list(range(game.players))  # per seat: the player sitting there
         self._last_shown: tuple | None = None  # (game, turn, player) of the last "to play" line
 
@@ -114,6 +115,9 @@ class Console:
         if text == "undo":
             self.undo()
             return
+        if text.split()[0] == "seat":
+            self.seat(text.split()[1:])
+            return
         if text == "roll":  # the electronic die rolls by itself: say so rather than "bad node name"
             die = game.state_dict()["die"]
             self.write(f"the die is rolled for you: it shows {die}" if die is not None
@@ -140,6 +144,29 @@ class Console:
                 self.act(Action(PASS))
             else:
                 return
+
+    def seat(self, words: list[str]) -> None:
+        """``seat N KIND``: Player N is played from now on by a person (human) or the computer at a level;
+        a computer to move then plays at once."""
+        players = self.game.players
+        if len(words) != 2 or not words[0].isdigit() or not 1 <= int(words[0]) <= players or words[1] not in SEATS:
+            self.write(f"type seat N {'|'.join(SEATS)}, N from 1 to {players} (e.g. seat {players} hard)")
+            return
+        player, kind = int(words[0]) - 1, words[1]
+        if kind == HUMAN:
+            self.levels.pop(player, None)
+        else:
+            self.levels[player] = ai.level(kind, self.time_scale, self.game.id)
+        self.players[player] = self.player_name(player)
+        self.seats = {seat: self.levels[p] for seat, p in enumerate(self.order) if p in self.levels}
+        self.write(f"Player {player + 1} is played by " + ("a person" if kind == HUMAN else f"the computer ({kind})"))
+        if not self.game.over:
+            self.advance()
+            self.show()
+
+    def player_name(self, player: int) -> str:
+        level = self.levels.get(player)
+        return f"Player {player + 1}" + (f" (computer, {level.name})" if level else "")
 
     @property
     def names(self) -> list[str]:

@@ -31,7 +31,7 @@ from .config import TIME_SCALES, Config, ConfigError
 from .die import Die
 from .engine import Game, IllegalAction, OptionError, UnknownGame, find
 from .renderer import Effects, Picture, render
-from .seating import by_player, by_seat, next_along, seating
+from .seating import HUMAN, SEATS, by_player, by_seat, next_along, seating
 from .series import Series, SeriesError
 from .store import ACTION, UNDO, Store, StoreError
 from .table import Feedback, Table
@@ -39,8 +39,6 @@ from .table import Feedback, Table
 log = logging.getLogger(__name__)
 
 BRIGHTNESS_STEPS = (1.0, 0.6, 0.4, 0.25)  # the last, the dimmest the LEDs show colours at
-HUMAN = "human"
-SEATS = (HUMAN, *ai.LEVELS)  # a seat is a person, or the computer at a level
 GO_ON = "continue"  # a new game goes on with the series being played
 DEFAULT_GAME = "ez-gryb"
 CLOTH_DEPTH = nd.STANDARD_DEPTH  # the printed bandanna is the standard board

@@ -8,6 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from .ai import LEVELS
+
+HUMAN = "human"
+SEATS = (HUMAN, *LEVELS)  # a seat is a person, or the computer at a level
+
 
 def seating(value: Any, players: int) -> list[int]:
     """A stored seating, or the players in their order where it is missing or broken."""

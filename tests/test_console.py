@@ -82,6 +82,28 @@ def test_a_whole_game_against_the_computer_to_its_end():
         assert board[y + half][2 * (x + half)] == str(stone["player"] + 1), name
 
 
+def test_a_seat_changes_hands_mid_game_and_a_bad_seat_word_changes_nothing():
+    """``seat N KIND`` as "Who plays" on the page: Player 2 handed to the computer plays at once and goes
+    on playing; handed back, the prompt waits for them; a wrong word is answered and changes nothing."""
+    c, out = console("ez-gryb", depth=2, stones=4)
+    game = c.game
+    c.play(iter(["seat 3 hard", "seat 2 grandmaster", "seat two easy", "seat 2"]))
+    assert not game.history[1:] and c.seats == {}  # only Player 1's opening roll
+    assert out.getvalue().count("type seat N human|easy|medium|hard, N from 1 to 2 (e.g. seat 2 hard)") == 4
+    move = str(game.legal_actions()[0])
+    c.play(iter([move, "seat 2 easy"]))
+    text = out.getvalue()
+    assert "Player 2 is played by the computer (easy)" in text and "Player 2 (computer, easy): " in text
+    assert c.seats == {1: c.levels[1]} and c.levels[1].name == "easy"
+    # The computer's turn was played: Player 1 to move again (or the game over).
+    assert game.over or game.to_move == 0
+    c.play(iter(["seat 2 human", "seat 1 medium"]))
+    text = out.getvalue()
+    assert "Player 2 is played by a person" in text and c.players[1] == "Player 2"
+    assert c.players[0] == "Player 1 (computer, medium)" and set(c.seats) == {0}
+    assert game.over or game.to_move == 1  # Player 1 played at once; the person at seat 2 is asked
+
+
 def test_nothing_to_take_back_before_the_first_move():
     c, out = console("drangles")
     c.play(iter(["undo", "quit"]))

@@ -5,7 +5,8 @@ from __future__ import annotations
 from flask import Blueprint, jsonify, render_template
 
 from companion import node as nd
-from companion.runtime import SEATS, StorageError
+from companion.runtime import StorageError
+from companion.seating import SEATS
 
 from .board import board_svg, depth_of
 from .security import body, paired, refuse, web
