@@ -947,3 +947,43 @@ def test_the_board_is_played_from_the_keyboard_and_says_what_is_under_its_ring(b
     page.keyboard.press("g")
     assert page.evaluate(said) == "G: Ann's stone, last move"
     page.context.close()
+
+
+def contrast(page, selector: str) -> float:
+    """WCAG's contrast ratio of an element's text colour against its background."""
+    return page.evaluate("""(selector) => {
+        const style = getComputedStyle(document.querySelector(selector));
+        const lum = (c) => c.match(/[\\d.]+/g).slice(0, 3).map((v) => { v /= 255;
+            return v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; })
+            .reduce((sum, v, i) => sum + v * [0.2126, 0.7152, 0.0722][i], 0);
+        const [a, b] = [lum(style.color), lum(style.backgroundColor)];
+        return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05); }""", selector)
+
+
+@pytest.mark.die("GRYB")
+def test_the_letters_on_the_four_colours_can_be_read(browser, site):
+    """For a red-green colour-blind player the letter is what tells G from R: on the die, the pairing keys,
+    the code typed and the code shown, each letter is at WCAG AA's 4.5:1 against its colour (white on the
+    printed green was 3.5:1)."""
+    rt = site.runtime
+    rt.call("new_game", "ez-gryb", 2, {}, None, None, None)
+    page = browser.new_context(viewport=PHONE).new_page()
+    page.goto(site.url + "/")
+    until(page, "document.body.dataset.version > 0")
+    for colour in "GRYB":
+        after(page, lambda: rt.call("roll"))
+        assert page.locator("#die").inner_text() == colour
+        assert contrast(page, "#die") >= 4.5, colour
+        after(page, lambda: rt.call("press", colour))
+    page.locator("#pair-open").click()
+    until(page, "document.querySelector('#pair-shown .codeview').textContent.length === 4")
+    page.evaluate("""document.querySelector('#pair-shown .codeview').replaceChildren(...[...'GRYB'].map((c) => {
+        const s = document.createElement('span'); s.className = 'dot ' + c; s.textContent = c; return s; }))""")
+    for colour in "GRY":  # three typed: the fourth would send the code
+        page.locator(f"#pair-panel .key[data-c='{colour}']").click()
+    for colour in "GRYB":
+        assert contrast(page, f"#pair-panel .key.{colour}") >= 4.5, colour
+        assert contrast(page, f"#pair-shown .dot.{colour}") >= 4.5, colour
+        if colour != "B":
+            assert contrast(page, f"#pair-panel .slots span.{colour}") >= 4.5, colour
+    page.context.close()
