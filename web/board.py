@@ -56,11 +56,14 @@ def board_svg(depth: int) -> str:
         circles.append(f'<circle class="{cls}" data-n="{nd.name(n)}" cx="{_num(x)}" cy="{_num(y)}" '
                        f'r="{_num(radius(n, depth))}"/>')
     size = _num(2 * half)
+    # What is drawn over the nodes (stones, figures, rings) is for the eye: once the page makes the board a
+    # control, a screen reader hears the node under the keyboard's ring (keys.js), not "♟ ♚ ♟ ♞ …".
     return (f'<svg id="board" class="board" xmlns="http://www.w3.org/2000/svg" viewBox="{_num(-half)} {_num(-half)} '
             f'{size} {size}" data-depth="{depth}" role="img" aria-label="GRYB board">'
             f'<rect class="cloth" x="{_num(-half)}" y="{_num(-half)}" width="{size}" height="{size}" rx="1"/>'
             f'<path class="rods" d="{" ".join(rods)}"/>'
-            f'<g class="grybs"></g><g class="nodes">{"".join(circles)}</g><g class="marks"></g></svg>')
+            f'<g class="grybs" aria-hidden="true"></g><g class="nodes">{"".join(circles)}</g>'
+            f'<g class="marks" aria-hidden="true"></g></svg>')
 
 
 @bp.get("/board/<int:depth>.svg")

@@ -949,6 +949,43 @@ def test_the_board_is_played_from_the_keyboard_and_says_what_is_under_its_ring(b
     page.context.close()
 
 
+@pytest.mark.die("GGRGYGBG")  # Ann enters G, R, Y, B; Bo's rolls of G find nothing to do
+def test_a_screen_reader_hears_whose_turn_it_is_and_the_points_and_not_the_figures_on_the_board(browser, site):
+    """Whose turn it is is a live region, written only when it changes (words written again are read out
+    again); points are said as they change (the move's message, "Ann: B", does not give them, and a GRYB's
+    outline is for the eye); the board, a control, reads as its name, not as the figures drawn on it."""
+    rt = site.runtime
+    rt.call("new_game", "ez-gryb", 2, {}, ["Ann", "Bo"], None, None)
+    page = browser.new_context(viewport=PHONE).new_page()
+    page.goto(site.url + "/")
+    until(page, "document.body.dataset.version > 0")
+    live = page.evaluate("""['turn-name', 'points-say'].map(id => !!document.getElementById(id)
+        .closest('[aria-live="polite"], [role="status"]'))""")
+    assert live == [True, True]
+    page.evaluate("""() => { window.heard = [];
+        for (const id of ['turn-name', 'points-say']) new MutationObserver(() => heard.push([id,
+            document.getElementById(id).textContent])).observe(document.getElementById(id),
+            { childList: true, characterData: true, subtree: true }); }""")
+    after(page, lambda: rt.call("roll"))
+    after(page, lambda: rt.call("press", "B"))  # refused (G was rolled): the turn stays Ann's
+    assert rt.snapshot()["feedback"]["ok"] is False
+    for colour in "GRYB":
+        after(page, lambda: rt.call("press", colour))
+        if colour != "B":
+            after(page, lambda: rt.call("roll"))  # Bo's G: nothing to do, the turn passes by itself
+            after(page, lambda: rt.call("roll"))
+    heard = page.evaluate("heard")
+    turns = [text for region, text in heard if region == "turn-name"]
+    assert turns[:3] == ["Ann to move", "Bo to roll", "Ann to roll"], turns
+    assert turns[-1] == "Ann won" and all(a != b for a, b in zip(turns, turns[1:])), turns
+    assert [text for region, text in heard if region == "points-say"] == ["Ann: 1 point"]
+    v = version(page)
+    rt.call("new_game", "hyper-chess", 2, {}, ["Ann", "Bo"], None, None)
+    until(page, f"+document.body.dataset.version > {v} && document.querySelectorAll('#board text.kind').length === 20")
+    assert page.locator("#board").aria_snapshot() == '- application "GRYB board"'
+    page.context.close()
+
+
 def contrast(page, selector: str) -> float:
     """WCAG's contrast ratio of an element's text colour against its background."""
     return page.evaluate("""(selector) => {

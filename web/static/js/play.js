@@ -23,6 +23,7 @@ async function show(s) {
 let shownOnce = false;
 async function render(s) {
   const ended = s.state.over && !(snap.state.over && snap.game_id === s.game_id && shownOnce);
+  const before = snap;
   snap = s;
   const depth = (s.board && s.board.depth) || 4;
   svg = await ensureDepth(svg, depth);
@@ -32,10 +33,10 @@ async function render(s) {
   const state = s.state, table = s.table, names = table.names || [];
   const turnChip = $("turn-chip");
   if (state.over) {
-    $("turn-name").textContent = state.winners.length ? state.winners.map((w) => names[w]).join(" & ") + " won" : "a draw";
+    say($("turn-name"), state.winners.length ? state.winners.map((w) => names[w]).join(" & ") + " won" : "a draw");
     turnChip.setAttribute("fill", state.winners.length ? s.colours[state.winners[0]] : "#888");
   } else {
-    $("turn-name").textContent = `${names[state.to_move] || "?"} to ${state.awaiting_roll ? "roll" : "move"}`;
+    say($("turn-name"), `${names[state.to_move] || "?"} to ${state.awaiting_roll ? "roll" : "move"}`);
     turnChip.setAttribute("fill", s.colours[state.to_move] || "#fff");
   }
   const die = $("die");
@@ -57,6 +58,13 @@ async function render(s) {
   // Games without a die ('Drangles, Hyper-Chess, the Morris games ...): no ROLL and no die face.
   $("roll").hidden = $("die").hidden = s.game.die === "none";
   scoreRows($("scores").tBodies[0], s, names);
+  // Points as they change (a GRYB found, a move undone): the table is no live region, the move's message
+  // ("Ann: B") does not say them, and a GRYB's outline is for the eye.
+  if (s.game.score && before.game_id === s.game_id) {
+    const was = before.state.scores || [];
+    const changed = (state.scores || []).flatMap((p, i) => (p === was[i] ? [] : [`${names[i] || "Player " + (i + 1)}: ${p} point${p === 1 ? "" : "s"}`]));
+    if (changed.length) $("points-say").textContent = changed.join(", ");
+  }
   $("grybs-found").hidden = !s.game.grybs;  // only where GRYBs are found (not Hyper-Chess, Grim Reaper ...)
   const list = $("grybs");
   if ((state.grybs || []).length) {
@@ -77,6 +85,12 @@ async function render(s) {
   // The game has just ended: bring Play again into view (below the board on a phone).
   if (ended) $("again").scrollIntoView({ block: "nearest", behavior: "smooth" });
   document.body.dataset.version = s.version;
+}
+
+// Text in a live region (whose turn it is), written only when it changes: every snapshot draws the panel
+// again, and words written again would be read out again.
+function say(el, text) {
+  if (el.textContent !== text) el.textContent = text;
 }
 
 // The series under the scores: how it is played, the totals, and its end once decided; a timed series
