@@ -151,8 +151,9 @@ class Web:
 
 @dataclass(frozen=True)
 class Players:
-    # Stones glow in these: distinct from the board's G/R/Y/B and from each other, and told apart by
-    # colour-blind players too (white, cyan, magenta, violet differ in lightness as well as hue).
+    # Stones glow in these: distinct from the board's G/R/Y/B and from each other, told apart from each
+    # other by colour-blind players too (white, cyan, magenta, violet differ in lightness as well as hue);
+    # not from every printed colour (magenta is as light as G), so the page can number the stones.
     colours: tuple[str, ...] = ("#FFFFFF", "#FF00C8", "#00E5FF", "#9A00FF")
     names: tuple[str, ...] = ("Player 1", "Player 2", "Player 3", "Player 4")
 

@@ -241,6 +241,47 @@ def test_rings_of_several_players_in_one_space_are_drawn_in_slices(browser, site
     page.context.close()
 
 
+def test_player_numbers_on_the_stones_for_telling_the_colours_apart(browser, site):
+    """A colour-blind player ticks "Player numbers on the stones" (this device only, no pairing needed):
+    every stone and every colour chip carries its player's number, which stays the player's when the
+    start moves round; the choice outlives a reload and unticking takes the numbers away."""
+    rt, rng = site.runtime, random.Random(5)
+    rt.call("new_game", "pyragryb", 3, {}, None, None, None)
+    rt.die = Die(4)
+    while len((s := rt.call("snapshot"))["state"]["stones"]) < 4:
+        step(rt, rng, s)
+    page = browser.new_context(viewport=PHONE).new_page()
+    page.goto(site.url + "/")
+    until(page, f"document.body.dataset.version >= {s['version']}")
+    assert page.locator("#board text.num").count() == 0 and page.locator("#scores .chip text").count() == 0
+    page.locator("#numbers").check()
+    stones = s["state"]["stones"]
+
+    def numbers_drawn():
+        return page.evaluate("""(() => {
+            const at = {};
+            document.querySelectorAll('#board circle.n').forEach((n) => { at[n.getAttribute('cx') + ',' + n.getAttribute('cy')] = n.dataset.n; });
+            return Object.fromEntries([...document.querySelectorAll('#board .marks text.num')]
+                .map((t) => [at[(+t.getAttribute('x')).toString() + ',' + (+t.getAttribute('y')).toString()], t.textContent])); })()""")
+
+    assert numbers_drawn() == {name: str(stone["player"] + 1) for name, stone in stones.items()}
+    assert page.locator("#scores .chip text.num").all_text_contents() == ["1", "2", "3"]
+    assert page.locator("#turn-num").text_content() == str(s["state"]["to_move"] + 1)
+    page.reload()
+    until(page, f"document.body.dataset.version >= {s['version']}")
+    assert page.locator("#numbers").is_checked() and len(numbers_drawn()) == len(stones)
+    # The next game begins with Player 2 in seat 1: the numbers follow the players, as their colours do.
+    finish(rt, rng, "pyragryb", 3)
+    rt.call("again")
+    until(page, "document.querySelectorAll('#scores .chip text.num').length === 3 && "
+                "document.getElementById('turn-num').textContent === '2'")
+    assert page.locator("#scores .chip text.num").all_text_contents() == ["2", "3", "1"]
+    page.locator("#numbers").uncheck()
+    until(page, "document.querySelectorAll('#board text.num, #scores .chip text.num').length === 0")
+    assert page.locator("#turn-num").text_content() == ""
+    page.context.close()
+
+
 def test_pieces_of_different_kinds_are_told_apart_and_a_game_without_a_die_has_no_roll(browser, site):
     """Hyper-Chess on the page: each piece carries its figure (the cloth has real pieces, the page only
     circles); with no die there is no ROLL and no die face. EZ GRYB brings both back."""

@@ -57,6 +57,19 @@ function slice(parent, p, r, a, b, fill) {
   return path;
 }
 
+// Numbers on the stones: a choice of this phone or laptop (kept in its browser, not on the board) for a
+// player who cannot tell the players' colours apart. Each stone then carries its player's number, as
+// the terminal draws the board, and so does each player's colour chip.
+const NUMBERS = "gryb-numbers";
+export function numbered() {
+  try { return localStorage.getItem(NUMBERS) === "on"; } catch { return false; }
+}
+export function setNumbered(on) {
+  try { if (on) localStorage.setItem(NUMBERS, "on"); else localStorage.removeItem(NUMBERS); } catch { /* private mode */ }
+}
+// The number of the player in a seat: players keep their number when the start moves round.
+export const playerNumber = (snap, seat) => ((snap.order || [])[seat] ?? seat) + 1;
+
 function light(colour) {
   const m = /^#?([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(colour || "");
   if (!m) return true;
@@ -83,6 +96,7 @@ export function draw(svg, snap) {
   }
   for (const name of table.targets || []) { const p = nodes.get(name); if (p) circle(frag, p, p.r + 0.3, "target"); }
   const written = new Set();
+  const numbers = numbered();
   for (const [name, stone] of Object.entries(state.stones || {})) {
     const p = nodes.get(name);
     if (!p) continue;
@@ -95,6 +109,13 @@ export function draw(svg, snap) {
     sharing.slice(1).forEach((q, j) => slice(frag, p, p.r + 0.06, (j + 1) / sharing.length, (j + 2) / sharing.length,
       (snap.colours || [])[q] || "#fff").dataset.player = q);
     if (label(frag, p, stone, fill)) written.add(name);
+    if (numbers) {  // beside a figure, at its upper left; otherwise in the middle, where the last-move dot was
+      const said = (sharing.length ? sharing : [stone.player]).map((q) => playerNumber(snap, q)).join("");
+      const figure = written.has(name);
+      text(frag, figure ? p.x - p.r * 0.75 : p.x, figure ? p.y - p.r * 0.75 : p.y,
+        p.r * (figure ? 0.95 : said.length > 1 ? 1.0 : 1.4), "num", said);
+      written.add(name);
+    }
   }
   // Markers that are not stones: Multiverse's conduit markers, one ring per player (offset when shared).
   (state.conduits || []).forEach((name, i) => {
@@ -166,7 +187,7 @@ export async function ensureDepth(svg, depth) {
 }
 
 // A player's stone colour as a small round chip, beside their name (which says whose it is).
-export function chip(colour) {
+export function chip(colour, number) {
   const svg = document.createElementNS(NS, "svg");
   svg.setAttribute("class", "chip"); svg.setAttribute("viewBox", "0 0 2 2");
   svg.setAttribute("aria-hidden", "true");
@@ -174,6 +195,7 @@ export function chip(colour) {
   dot.setAttribute("cx", 1); dot.setAttribute("cy", 1); dot.setAttribute("r", 0.85);
   dot.setAttribute("fill", colour || "#fff");
   svg.appendChild(dot);
+  if (number && numbered()) text(svg, 1, 1, 1.3, "num", String(number));
   return svg;
 }
 
@@ -203,7 +225,7 @@ export function scoreRows(tbody, snap, names) {
     const tr = document.createElement("tr");
     if (state.to_move === i) tr.className = "to-move";
     if ((state.winners || []).includes(i)) tr.className = "winner";
-    const colour = chip((snap.colours || [])[i]);
+    const colour = chip((snap.colours || [])[i], playerNumber(snap, i));
     const who = document.createDocumentFragment();
     const name = names[i] || `Player ${i + 1}`;
     who.append(name);

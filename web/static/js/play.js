@@ -1,6 +1,6 @@
 // Now playing: the live board, whose turn, the die, scores; taps and buttons go to the API.
 import { post, live, onPairing, isPaired, openPairing } from "./api.js";
-import { actionNodes, chip, draw, drawBoards, ensureDepth, scoreRows } from "./board.js";
+import { actionNodes, chip, draw, drawBoards, ensureDepth, numbered, playerNumber, scoreRows, setNumbered } from "./board.js";
 import { boardKeys, focusable } from "./keys.js";
 
 const $ = (id) => document.getElementById(id);
@@ -35,9 +35,11 @@ async function render(s) {
   if (state.over) {
     say($("turn-name"), state.winners.length ? state.winners.map((w) => names[w]).join(" & ") + " won" : "a draw");
     turnChip.setAttribute("fill", state.winners.length ? s.colours[state.winners[0]] : "#888");
+    $("turn-num").textContent = numbered() && state.winners.length ? playerNumber(s, state.winners[0]) : "";
   } else {
     say($("turn-name"), `${names[state.to_move] || "?"} to ${state.awaiting_roll ? "roll" : "move"}`);
     turnChip.setAttribute("fill", s.colours[state.to_move] || "#fff");
+    $("turn-num").textContent = numbered() ? playerNumber(s, state.to_move) : "";
   }
   const die = $("die");
   const face = state.die;
@@ -126,7 +128,7 @@ function seriesLine(s) {
 function seatList(s) {
   const list = $("seat-list");
   const names = s.table.names || [], seats = s.seats || [];
-  const key = JSON.stringify([s.game_id, names, seats, s.colours]);
+  const key = JSON.stringify([s.game_id, names, seats, s.colours, s.order, numbered()]);
   if (list.dataset.key === key) return;
   list.dataset.key = key;
   list.replaceChildren(...seats.map((kind, i) => {
@@ -138,7 +140,7 @@ function seatList(s) {
     select.dataset.seat = i;
     select.setAttribute("aria-label", `who plays for ${names[i] || "player " + (i + 1)}`);
     select.addEventListener("change", () => command("/api/seat", { seat: i, kind: select.value, game: s.game_id }));
-    row.append(chip((s.colours || [])[i]), name, select);
+    row.append(chip((s.colours || [])[i], playerNumber(s, i)), name, select);
     return row;
   }));
 }
@@ -170,6 +172,8 @@ $("hint").addEventListener("click", () => command("/api/hint"));
 // The same game again, begun by the next player along (the runtime's Play again, as OK at a game's end):
 // a series that is still on goes on with it, and one that is over starts again with its method and target.
 $("again").addEventListener("click", () => command("/api/again"));
+$("numbers").checked = numbered();
+$("numbers").addEventListener("change", () => { setNumbered($("numbers").checked); show(snap); });
 $("board-wrap").addEventListener("click", (e) => {
   const node = e.target.closest && e.target.closest("circle.n");
   if (node) command("/api/press", { node: node.dataset.n });
