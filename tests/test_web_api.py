@@ -547,6 +547,7 @@ def test_play_again_moves_the_start_round_and_the_pages_keep_each_player_straigh
     assert paired.get(f"/api/history/{first}").get_json()["colours"] == colours[:2]
     replay = paired.get(f"/api/history/{second}").get_json()
     assert replay["game"]["names"] == ["Bo", "Ann"] and replay["colours"] == [colours[1], colours[0]]
+    assert replay["order"] == [1, 0]  # who sat where: the page numbers the stones by player
     # The form offers to go on with the series (chosen in the form of the game being played, not in the
     # others'); a name put right there is the one the standings show from then on, and the finished
     # games keep the names they were played under.

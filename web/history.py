@@ -158,7 +158,7 @@ def game_record(game_id: int):
     step = said(game, game.history[-1][0], row.names, by) if ply else None  # "Ann rolled G"
     board = {"depth": game.space.depth, "headless": game.space.headless}
     return jsonify(game=_row_dict(row), actions=record.actions, ply=ply, step=step, state=game.state_dict(),
-                   board=board, colours=by_seat(_colours(), _seating(row)))
+                   board=board, colours=by_seat(_colours(), _seating(row)), order=_seating(row))
 
 
 @bp.get("/api/history/<int:game_id>/record.<fmt>")

@@ -16,7 +16,7 @@ async function show(n) {
   const mine = ++asked;
   const r = await get(`/api/history/${id}?ply=${ply}`);
   if (mine !== asked) return;
-  const snap = { state: r.state, table: { names }, colours: r.colours, game: columns, board: r.board };
+  const snap = { state: r.state, table: { names }, colours: r.colours, order: r.order, game: columns, board: r.board };
   draw(document.getElementById("board"), snap);
   drawBoards(document.getElementById("boards"), document.getElementById("board"), snap);  // Multiverse's
   scoreRows(document.getElementById("scores").tBodies[0], snap, names);
