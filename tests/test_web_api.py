@@ -63,6 +63,11 @@ def test_anyone_may_watch(client, rt):
         assert client.get(path).status_code == 200, path
     state = client.get("/api/state").get_json()
     assert state["game"]["id"] == "ez-gryb" and "legal" not in state
+    # The legal actions come apart, for the page's Type a move: the rolls first, then the moves the roll allows.
+    assert client.get("/api/legal").get_json() == {"version": state["version"], "legal": ["roll:G", "roll:R", "roll:Y", "roll:B"]}
+    rt.call("roll")
+    legal = client.get("/api/legal").get_json()
+    assert legal["legal"] == [str(a) for a in rt.table.game.legal_actions()] and legal["legal"][0][0] in "GRYB"
 
 
 def test_status_defaults_to_the_simulator_and_uses_a_provider(rt, tmp_path):

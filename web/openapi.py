@@ -127,6 +127,10 @@ DOCUMENT = {
                     "NewGame": NEW_GAME}},
     "paths": {
         "/api/state": _get("the newest snapshot", {"$ref": "#/components/schemas/State"}),
+        "/api/legal": _get("the legal actions now, in the notation (at most 400), with the snapshot's version",
+                           {"type": "object", "required": ["version", "legal"],
+                            "properties": {"version": {"type": "integer"},
+                                           "legal": {"type": "array", "items": {"type": "string"}}}}),
         "/api/events": {"get": {"summary": "Server-Sent Events: one data line of State JSON per change, "
                                            "': heartbeat' comments every 15 s",
                                 "responses": {"200": {"description": "the stream",

@@ -48,6 +48,13 @@ def state():
     return jsonify(compact(web().runtime.snapshot()))
 
 
+@bp.get("/api/legal")
+def legal():
+    """The legal actions now, in the notation (the snapshot leaves them out): the page's Type a move."""
+    snapshot = web().runtime.snapshot()
+    return jsonify(version=snapshot["version"], legal=snapshot["legal"])
+
+
 @bp.post("/api/press")
 @paired
 def press():

@@ -954,6 +954,33 @@ def test_a_watchers_roll_is_as_dim_as_its_other_buttons_when_a_roll_is_due(brows
 
 
 @pytest.mark.die("GGGG")
+def test_a_move_is_typed_in_the_notation_with_the_legal_ones_suggested(browser, site):
+    """For a player whose screen reader cannot aim at a node (or who would rather type): "Type a move"
+    suggests the legal moves, plays the one typed, and a move the rules refuse is answered, changes
+    nothing and stays in the field to be put right."""
+    rt = site.runtime
+    rt.call("new_game", "ez-gryb", 2, {}, ["Ann", "Bo"], None, None)
+    page = paired_page(browser, site, "/")
+    until(page, "document.body.dataset.version > 0")
+    after(page, lambda: page.locator("#roll").click())
+    s = rt.call("snapshot")
+    page.locator("#type-box summary").click()
+    assert s["legal"] and not any(a.startswith("roll") for a in s["legal"])
+    until(page, f"document.querySelectorAll('#legal-list option').length === {len(s['legal'])}")
+    assert page.locator("#legal-list option").evaluate_all("os => os.map(o => o.value)") == s["legal"]
+    wrong = next(n for n in "GRYB" if n != s["state"]["die"])
+    page.locator("#type-action").fill(wrong)
+    page.locator("#type-form button").click()
+    until(page, "document.getElementById('message').classList.contains('refused')")
+    assert "you rolled" in page.locator("#message").text_content()
+    assert page.locator("#type-action").input_value() == wrong and rt.call("snapshot")["state"] == s["state"]
+    page.locator("#type-action").fill(s["legal"][0])
+    after(page, lambda: page.locator("#type-action").press("Enter"))
+    until(page, "document.getElementById('type-action').value === ''")
+    assert rt.call("snapshot")["state"]["last"] == [s["legal"][0]]
+    page.context.close()
+
+
 def test_the_board_is_played_from_the_keyboard_and_says_what_is_under_its_ring(browser, site):
     """One tab stop for the whole board: the letters walk the notation, Backspace and 0 go up, the arrows
     go where they point, Enter presses (through the emulated Pico, as a tap); a live region says where

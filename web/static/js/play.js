@@ -1,5 +1,5 @@
 // Now playing: the live board, whose turn, the die, scores; taps and buttons go to the API.
-import { post, live, onPairing, isPaired, openPairing } from "./api.js";
+import { get, post, live, onPairing, isPaired, openPairing } from "./api.js";
 import { actionNodes, chip, draw, drawBoards, ensureDepth, numbered, playerNumber, scoreRows, setNumbered } from "./board.js";
 import { boardKeys, focusable } from "./keys.js";
 
@@ -80,6 +80,7 @@ async function render(s) {
   }
   seriesLine(s);
   seatList(s);
+  legalList(s);
   $("game-name").textContent = s.game.name;
   $("game-rules").href = `/games/${encodeURIComponent(s.game.id)}/rules`;
   $("again").hidden = !state.over;
@@ -152,16 +153,18 @@ function accept(s) {
 }
 
 async function command(path, data) {
-  if (!isPaired()) { openPairing(); return; }
+  if (!isPaired()) { openPairing(); return false; }
   try {
     const r = await post(path, data);
     if (r.state) accept(r.state);
     // A tap on the simulator goes through the emulated board: its outcome (and any newer message, such
     // as the computer's proposal) comes on the live feed, so the "pressed X" echo must not overwrite it.
     else if (r.message && r.via !== "board") $("message").textContent = r.message;
+    return r.ok !== false;
   } catch (e) {
     $("message").textContent = e.message;
     $("message").classList.add("refused");
+    return false;
   }
 }
 
@@ -172,6 +175,25 @@ $("hint").addEventListener("click", () => command("/api/hint"));
 // The same game again, begun by the next player along (the runtime's Play again, as OK at a game's end):
 // a series that is still on goes on with it, and one that is over starts again with its method and target.
 $("again").addEventListener("click", () => command("/api/again"));
+// A move typed in the notation: for a player whose screen reader cannot aim at a node, or who would
+// rather type. The legal moves are offered as the field's suggestions, drawn only while the box is open.
+$("type-form").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  const text = $("type-action").value.trim();
+  if (!text) return;
+  if (await command("/api/act", { action: text })) $("type-action").value = "";
+});
+async function legalList(s) {
+  const list = $("legal-list");
+  if (!$("type-box").open || list.dataset.version === String(s.version)) return;
+  list.dataset.version = s.version;
+  let r;
+  try { r = await get("/api/legal"); } catch { delete list.dataset.version; return; }
+  if (r.version < snap.version) { delete list.dataset.version; return; }  // a newer state came meanwhile
+  const moves = r.legal.filter((a) => !a.startsWith("roll"));
+  list.replaceChildren(...moves.map((a) => Object.assign(document.createElement("option"), { value: a })));
+}
+$("type-box").addEventListener("toggle", () => legalList(snap));
 $("numbers").checked = numbered();
 $("numbers").addEventListener("change", () => { setNumbered($("numbers").checked); show(snap); });
 $("board-wrap").addEventListener("click", (e) => {
