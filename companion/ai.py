@@ -98,6 +98,10 @@ GAME_LEVELS: dict[str, dict[str, dict[str, float]]] = {
     "pyragryb": {"easy": {"blunder": 0.0, "playout": 2}},
 }
 
+# With a seed (`play --seed`) a level searches a number of iterations, not a time, so the same seed plays
+# the same moves on any machine: hard's count is about what its quarter of a second holds here (from 900
+# in Connection to 3,700 in 25 Men's GRYB; docs/performance.md).
+REPEATABLE_ITERATIONS = 1000
 HINT_LEVEL = "hard"  # a hint is what a good player would do: the hard search, a quarter of a second
 LAST_START = 0.9  # share of the time budget after which no new iteration starts
 
@@ -106,10 +110,11 @@ class LevelError(ValueError):
     pass
 
 
-def level(name: str, time_scale: float = 1.0, game: str | None = None) -> Level:
+def level(name: str, time_scale: float = 1.0, game: str | None = None, repeatable: bool = False) -> Level:
     """The level called ``name`` (for the game with id ``game``, where its levels are spaced otherwise:
     ``GAME_LEVELS``); ``time_scale`` multiplies its time budget (a slower machine needs longer for the
-    same search: the ``computer.time_scale`` setting)."""
+    same search: the ``computer.time_scale`` setting). ``repeatable``: counted, not timed (at most
+    ``REPEATABLE_ITERATIONS``), so that with the same random stream it plays the same moves anywhere."""
     try:
         found = LEVELS[name]
     except KeyError:
@@ -117,6 +122,8 @@ def level(name: str, time_scale: float = 1.0, game: str | None = None) -> Level:
     tuned = GAME_LEVELS.get(game, {}).get(name)
     if tuned:
         found = replace(found, **tuned)
+    if repeatable:
+        return replace(found, seconds=math.inf, iterations=min(found.iterations, REPEATABLE_ITERATIONS))
     return found if time_scale == 1.0 else replace(found, seconds=found.seconds * time_scale)
 
 

@@ -224,7 +224,9 @@ def _play(args) -> int:
     except (engine.UnknownGame, engine.OptionError, composition.CompositionError) as err:
         raise UsageError(str(err.args[0] if err.args else err)) from None
     rolled = Die(args.seed)
-    seats = _ai_seats(args.ai, game, args.time_scale)
+    # With --seed the computer players search a number of iterations, not a time: the same game again.
+    repeatable = args.seed is not None
+    seats = _ai_seats(args.ai, game, args.time_scale, repeatable)
     thinker = random.Random(args.seed)
 
     def computer_turn() -> bool:
@@ -257,8 +259,8 @@ def _play(args) -> int:
         return EXIT_OK
 
     if args.interactive or (args.interactive is None and sys.stdin.isatty()):
-        hint = ai.level(ai.HINT_LEVEL, args.time_scale, game.id)  # as the board's hint: the same time_scale
-        return console.Console(game, rolled, seats, thinker, sys.stdout, hint, args.time_scale).play(sys.stdin)
+        level_of = lambda name: ai.level(name, args.time_scale, game.id, repeatable)  # noqa: E731 (hint, seat N)
+        return console.Console(game, rolled, seats, thinker, sys.stdout, level_of).play(sys.stdin)
 
     def advance(for_humans: bool) -> None:
         """Play the computer seats (rolling for them) until a human is to choose; roll for a human too
@@ -310,7 +312,7 @@ def _lines(stream):
         yield number, line
 
 
-def _ai_seats(pairs: list[str], game: engine.Game, time_scale: float) -> dict[int, ai.Level]:
+def _ai_seats(pairs: list[str], game: engine.Game, time_scale: float, repeatable: bool = False) -> dict[int, ai.Level]:
     """--ai SEAT=LEVEL, seats counted from 1 as players call them; --time-scale as the config's
     computer.time_scale (a slower machine searches as long as the levels were measured with)."""
     low, high = config_mod.TIME_SCALES
@@ -323,7 +325,7 @@ def _ai_seats(pairs: list[str], game: engine.Game, time_scale: float) -> dict[in
             raise UsageError(f"--ai takes SEAT=LEVEL with SEAT from 1 to {game.players}, not {pair!r}")
         if lvl not in ai.LEVELS:
             raise UsageError(f"--ai {pair}: no level {lvl!r}; levels: {', '.join(ai.LEVELS)}")
-        seats[int(seat) - 1] = ai.level(lvl, time_scale, game.id)
+        seats[int(seat) - 1] = ai.level(lvl, time_scale, game.id, repeatable)
     return seats
 
 
@@ -454,8 +456,8 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--rules", metavar="FILE", help="play a composition (a TOML or JSON file, docs/composer.md)")
     play.add_argument("--state", metavar="DIR", help=state_help)
     play.add_argument("--players", type=int, help="number of players (default: the game's minimum)")
-    play.add_argument("--seed", type=int, help="seed the die (and the random player) for a repeatable game; the "
-                      "computer players search for a time, not a number of steps, so their moves may still differ")
+    play.add_argument("--seed", type=int, help="seed the die, the random player and the computer players for a "
+                      "repeatable game (the computer players then search a number of steps, not a time)")
     play.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a game option")
     play.add_argument("--random", type=int, metavar="N", help="play N random legal actions instead of stdin")
     play.add_argument("--interactive", action=argparse.BooleanOptionalAction, default=None,

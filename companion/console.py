@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import random
 import textwrap
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TextIO
 
 from . import ai, board_text, howto
@@ -46,10 +46,13 @@ def refusal(text: str, reason: str) -> str:
 
 class Console:
     def __init__(self, game: Game, die: Die, seats: dict[int, ai.Level], rng: random.Random, out: TextIO,
-                 hint: ai.Level | None = None, time_scale: float = 1.0):
+                 level_of: Callable[[str], ai.Level] | None = None):
+        """``level_of`` makes a level from its name (``play``'s --time-scale and --seed in it) for the
+        hint and for a seat handed to the computer."""
         self.game, self.die, self.seats, self.rng, self.out = game, die, seats, rng, out
-        self.time_scale = time_scale  # of the computer players' levels, as --time-scale gives it
-        self.hint = hint or ai.level(ai.HINT_LEVEL, time_scale, game.id)
+        self.level_of = level_of or (lambda name: ai.level(name, 1.0, game.id))
+        self.hint = self.level_of(ai.HINT_LEVEL)  # as the board's hint
+        self._hint_rng = random.Random()  # a hint asked for leaves the computer players' stream alone
         self.levels = dict(seats)  # by player; ``seats`` is by seat, and they part when the start moves round
         self.players = [self.player_name(i) for i in range(game.players)]
         self.order = list(range(game.players))  # per seat: the player sitting there
@@ -110,7 +113,7 @@ class Console:
                                      subsequent_indent="  ", break_on_hyphens=False))
             return
         if text == "hint":
-            self.write(f"hint: {self.words(ai.search(game.copy(), self.hint, self.rng).action)}")
+            self.write(f"hint: {self.words(ai.search(game.copy(), self.hint, self._hint_rng).action)}")
             return
         if text == "undo":
             self.undo()
@@ -156,7 +159,7 @@ class Console:
         if kind == HUMAN:
             self.levels.pop(player, None)
         else:
-            self.levels[player] = ai.level(kind, self.time_scale, self.game.id)
+            self.levels[player] = self.level_of(kind)
         self.players[player] = self.player_name(player)
         self.seats = {seat: self.levels[p] for seat, p in enumerate(self.order) if p in self.levels}
         self.write(f"Player {player + 1} is played by " + ("a person" if kind == HUMAN else f"the computer ({kind})"))

@@ -179,6 +179,10 @@ def test_a_game_whose_strength_saturates_early_gets_its_lower_levels_placed_lowe
     assert ai.level("hard", game="ez-gryb") is ai.LEVELS["hard"]  # the strongest level is never held back
     assert ai.level("medium", game="drangles") is ai.LEVELS["medium"]  # other games keep the general levels
     assert ai.level("easy", 2.0, "ez-gryb").seconds == pytest.approx(2 * ai.LEVELS["easy"].seconds)
+    # Repeatable (play --seed): counted, not timed, and never more than a quarter second's worth for hard.
+    counted = ai.level("hard", 8.0, "ez-gryb", repeatable=True)
+    assert counted.seconds == math.inf and counted.iterations == ai.REPEATABLE_ITERATIONS
+    assert ai.level("medium", 1.0, "ez-gryb", repeatable=True).iterations == tuned["medium"]["iterations"]
     # A level asked for by name searches the game's own budget, in the CLI and in search() itself.
     game, rng = find("ez-gryb")(), random.Random(1)
     while game.is_chance or len(game.legal_actions()) < 2:  # a position with a choice to search
