@@ -101,6 +101,10 @@ def test_contiguity_with_limited_hyperspace():
     a, b = BOARD.parse("GBY"), BOARD.parse("GGY")
     assert not BOARD.contiguous(a, b)
     assert BOARD.contiguous(a, b, hyperspace=True)
+    # Only the penultimate locus: a node whose top locus differs is not linked (full hyperspace would).
+    c = BOARD.parse("RBY")
+    assert not BOARD.contiguous(a, c, hyperspace=True)
+    assert not BOARD.neighbours(a, hyperspace=True) >> c & 1
 
 
 def test_groups_split_a_position_into_blobs():
