@@ -34,6 +34,22 @@ def test_colour_die_is_uniform(seed):
     assert chi_square(colour_counts(die.colour), ROLLS / 4) < critical(3)
 
 
+def test_unseeded_dice_draw_from_the_os_and_do_not_repeat():
+    # Two dice made at boot must not show the same sequence (4**-64 by chance): a fixed default seed would.
+    a, b = Die(), Die()
+    assert [a.colour() for _ in range(64)] != [b.colour() for _ in range(64)]
+
+
+def test_a_game_roll_shows_every_face_equally_often():
+    game = find("ez-gryb")()
+    faces = game.roll_faces()
+    die = Die(9)
+    counts = dict.fromkeys(faces, 0)
+    for _ in range(ROLLS):
+        counts[die.roll(game)] += 1
+    assert chi_square(counts.values(), ROLLS / len(faces)) < critical(len(faces) - 1)
+
+
 def test_the_chi_square_test_catches_a_biased_die():
     rng = random.Random(5)
     biased = lambda: rng.choices("GRYB", weights=[26, 25, 25, 24])[0]  # noqa: E731  1 % bias
