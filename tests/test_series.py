@@ -29,6 +29,9 @@ def test_first_to_a_number_of_points():
     series.add((0, 4), (1,))
     series.add((8, 0), (0,))
     assert series.over() and series.winners() == (0,)
+    exactly = Series.preset("quick-first-to-8")
+    exactly.add((8, 0), (0,))  # 8 points is reaching 8
+    assert exactly.over() and exactly.winners() == (0,)
 
 
 def test_set_amount_of_time_a_game_still_running_scores_nothing():
@@ -38,6 +41,34 @@ def test_set_amount_of_time_a_game_still_running_scores_nothing():
     assert series.totals() == (2, 0, 0)
     assert series.over(now=650) and series.winners(now=650) == (0,)
     assert not series.over(now=500)
+    # A game that ended when the time was up closes the series: no later game is counted.
+    assert not series.accepts()
+    with pytest.raises(SeriesError, match="over"):
+        series.add((0, 3, 0), (1,), ended_at=700)
+
+
+def test_a_series_nobody_scored_in_has_no_winner():
+    series = Series(2, "games", 2)
+    series.add((0, 0))
+    series.add((0, 0))
+    assert series.over() and series.winners() == ()
+
+
+def test_a_game_taken_back_leaves_the_series_only_if_it_counted():
+    series = Series(2, "games", 2)
+    series.add((1, 0), (0,), game=1)
+    series.add((0, 2), (1,), game=2)
+    assert not series.taken_back(3)  # finished after the series was over: never counted, nothing to take
+    assert [g.game for g in series.games] == [1, 2] and series.totals() == (1, 2)
+    assert series.taken_back(2)
+    assert [g.game for g in series.games] == [1] and not series.over()
+
+
+def test_a_result_with_the_wrong_number_of_scores_is_refused():
+    series = Series(2)
+    with pytest.raises(SeriesError, match="expected 2 scores, got 3"):
+        series.add((1, 0, 0))
+    assert series.games == []
 
 
 def test_ties_share_and_dict_round_trip():
