@@ -193,6 +193,19 @@ def test_ok_at_a_games_end_plays_it_again_from_the_board_alone(make):
     assert [r.id for r in rt.store.finished_games()] == [first["game_id"]]
 
 
+def test_a_stored_seating_that_does_not_read_seats_the_players_in_their_order(make):
+    rt = make()
+    rt.call("new_game", "drangles", 2, {}, ["Ann", "Bo"])
+    game_id = rt.game_id
+    rt.stop()
+    for broken in ([0, 0], [1.0, 0.0], [1, 0, 2], "10"):  # a player twice, not whole numbers, a seat too many
+        rt.store.set_setting(f"order:{game_id}", broken)
+        again = make()
+        snap = again.snapshot()
+        assert snap["order"] == [0, 1] and snap["table"]["names"] == ["Ann", "Bo"], broken
+        again.stop()
+
+
 def test_the_start_moves_round_a_series_and_the_players_keep_colours_and_totals(make):
     """Each game of a series is begun by the next player along (the sources say only "decide who goes
     first"; always the same would hand one player the first move of every game). The players move round
