@@ -74,6 +74,15 @@ def test_a_damaged_page_is_caught_by_the_integrity_check(tmp_path):
     assert sqlite3.connect(path).execute("PRAGMA quick_check").fetchone()[0] == "ok"
 
 
+def test_a_schema_version_that_is_not_a_number_is_damage_and_moved_aside(tmp_path):
+    path = tmp_path / "gryb.db"
+    first = Store(path)
+    first.db.execute("UPDATE meta SET value='two' WHERE key='schema'")
+    first.close()
+    store = Store(path)
+    assert (tmp_path / "gryb.db.corrupt-1").exists() and store.current_game() is None
+
+
 def test_a_database_another_program_holds_is_left_alone_with_a_clear_error(tmp_path):
     path = tmp_path / "gryb.db"
     store = Store(path)
