@@ -152,6 +152,9 @@ def test_depth_and_headless_options():
     giant = BLOBS(depth=5)
     assert len(giant.legal_actions()) == 1365
     assert len(BLOBS(headless=True).legal_actions()) == 340
+    # A line excised onto the head node: a move of the standard board, none of the headless one.
+    assert "G,GG-0,G" in names(position(["G", "GG"], FAR).legal_actions())
+    assert not any("0" in n for n in names(position(["G", "GG"], FAR, headless=True).legal_actions()))
     with pytest.raises(OptionError, match="2 x 15 pieces do not fit on a board of 21 nodes"):
         BLOBS(depth=2)
     rng = random.Random(3)

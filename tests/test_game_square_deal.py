@@ -94,6 +94,9 @@ def test_a_line_with_the_head_node_moves_down_by_a_first_locus():
 def test_a_shape_moves_as_a_block_and_blocks_must_be_contiguous_and_free():
     game = position(["GR", "GRY", "GRYY"], ["RGGG"])
     assert "GR,GRY,GRYY-R,RY,RYY" in names(game.legal_actions())  # the manual's excision example
+    # A shape round a corner whose middle stone comes last in node order: GG and GY are not linked.
+    corner = position(["GG", "GY", "GB"], ["YYYY"])
+    assert "GG,GY,GB-RG,RY,RB" in names(corner.legal_actions())
     with pytest.raises(IllegalAction, match="2 or 3 of your stones on contiguous nodes"):
         game.apply("GR,GRYY-R,RYY")
     blocked = position(["GR", "GRY", "GRYY"], ["RY"])
@@ -106,6 +109,9 @@ def test_changing_a_line_and_hopping_over_a_shape():
     assert "G-GRB" in names(game.legal_actions())  # [G, GR] to [GR, GRB]
     shape = position(["R", "Y", "YG"], ["GGGG"])
     assert "R-YB" in names(shape.legal_actions())  # [R, Y, YG] to [Y, YG, YB]
+    # YB is also linked to Y, the stone R stays joined to; GGGR is linked only to the far end GGG.
+    tower = position(["G", "GG", "GGG"], ["YYYY"])
+    assert "G-GGGR" in names(tower.legal_actions())  # [G, GG, GGG] to [GG, GGG, GGGR]
     easy = position(["G", "GR"], ["YYYY"], easy=True)
     assert "G-GRB" not in names(easy.legal_actions())
 
