@@ -104,6 +104,12 @@ def test_a_shape_moves_as_a_block_and_blocks_must_be_contiguous_and_free():
         blocked.apply("GR,GRY,GRYY-R,RY,RYY")
 
 
+def test_a_line_on_the_bottom_of_a_super_giant_board_moves_without_going_deeper():
+    game = position(["GGGGGG", "GGGGGR"], ["YYYYYY"], depth=6)  # six loci: nothing can be interjected
+    legal = names(game.legal_actions())
+    assert "GGGGGG,GGGGGR-RGGGGG,RGGGGR" in legal and "GGGGGG,GGGGGR-GGGGG,GGGGR" in legal
+
+
 def test_changing_a_line_and_hopping_over_a_shape():
     game = position(["G", "GR"], ["YYYY"])
     assert "G-GRB" in names(game.legal_actions())  # [G, GR] to [GR, GRB]
