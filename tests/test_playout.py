@@ -98,6 +98,9 @@ def test_a_pass_that_leaves_nothing_to_move_ends_the_game_as_a_draw_and_so_does_
     game = positions(4, 1, seed=5)[0]
     end = board.play(rng, game.stones, game.in_hand, game.to_move, None, 1)
     assert end.over and end.plies == 2 and (end.winner is None or end.points)
+    # So does a short playout (the computer player's 8 plies) that reaches the limit: it plays no further.
+    end = board.play(rng, game.stones, game.in_hand, game.to_move, None, 1, plies=8)
+    assert end.over and end.plies == 2 and (end.winner is None or end.points)
 
 
 def test_whole_random_games_end_like_the_engines():
