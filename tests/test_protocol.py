@@ -72,6 +72,8 @@ def test_fields_come_back_by_name():
     assert (hello.fw_major, hello.fw_minor, hello.fw_patch, hello.protocol, hello.rows, hello.cols) == (1, 0, 7, p.VERSION, 24, 16)
     snap = p.decode(p.snapshot(3, 4, 24, 16, p.pack_bitmap([0, 0b101] + [0] * 22, 16)))
     assert p.unpack_bitmap(snap.bitmap, snap.rows, snap.cols) == {(1, 0), (1, 2)}
+    err = p.decode(p.error(7, p.CONFIGURE, p.E_BAD_VALUE, b"x" * 200))  # a long text is cut to fit a frame
+    assert (err.tag, err.command, err.code, err.text) == (7, p.CONFIGURE, p.E_BAD_VALUE, b"x" * 48)
 
 
 @given(st.sets(st.tuples(st.integers(0, 23), st.integers(0, 15))))
@@ -152,6 +154,11 @@ def test_noise_is_counted_and_bounded():
     assert "delimiter" in decoder.last_error
     # The tail of the run is dropped up to the next zero, then frames flow again.
     assert decoder.feed(b"more junk\x00" + p.ping(1)) == [p.decode(p.ping(1))]
+    assert decoder.bad == 1  # the run and its tail are one fault
+    # Fed in small chunks (as a UART delivers it), the buffer never holds more than the longest frame.
+    for _ in range(20):
+        decoder.feed(noise[:100])
+        assert len(decoder._buf) <= 2 * p.MAX_BODY
 
 
 def test_a_truncated_frame_merged_with_the_next_is_dropped_and_the_one_after_survives():
