@@ -109,6 +109,10 @@ def test_a_spare_key_is_counted_never_an_event(sim):
     assert wait_for(lambda: events.of("0") == [True, False])
     assert wait_for(lambda: node_input.link_status()["unmapped_keys"] == {f"{row},{col}": 1})
     assert {e.node for e in events.items} == {"0"}
+    # Held down (a stuck switch, a short), it is no pressed node either.
+    node_input.emulator.press(row, col)
+    assert wait_for(lambda: (row, col) in node_input.client.pressed())
+    assert node_input.pressed_nodes() == frozenset()
 
 
 def held_through_unplug(node_input, node: str) -> None:
