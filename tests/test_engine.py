@@ -49,6 +49,12 @@ def test_options_are_checked_and_converted():
         find("ez-gryb")(colour="red")
     with pytest.raises(OptionError, match="for 2 players, not 5"):
         find("ez-gryb")(5)
+    # A true-or-false option takes the words a command line gives it.
+    deal = find("square-deal")
+    assert [deal(easy=w).settings["easy"] for w in ("yes", "on", "true", "1", "no", "off", "false", "0")] == \
+        [True] * 4 + [False] * 4
+    with pytest.raises(OptionError, match="option easy is true or false, not 'maybe'"):
+        deal(easy="maybe")
 
 
 def test_registry():
