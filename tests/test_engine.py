@@ -104,3 +104,52 @@ def test_the_die_shows_the_last_roll_only_while_it_has_a_part_in_the_play():
 def test_a_roll_in_a_game_without_a_die_is_refused_in_those_words():
     with pytest.raises(IllegalAction, match="^'Drangles has no die$"):
         find("drangles")().apply("roll:G")
+
+
+def test_a_game_ends_with_its_points_or_with_one_for_each_winner_where_it_keeps_none():
+    """finish() without points keeps a scoring game's points as they stand (a draw at the turn limit
+    must not wipe them); a game played win or lose gives each winner 1."""
+    scored = find("ez-gryb")()
+    scored.scores = (3, 5)
+    scored.finish([1])
+    assert scored.over and scored.scores == (3, 5) and scored.winners == (1,)
+    plain = find("hyper-chess")()
+    assert plain.score is None
+    plain.finish([1])
+    assert plain.scores == (0, 1)
+    plain = find("hyper-chess")()
+    plain.finish([])  # a draw: nobody scores
+    assert plain.scores == (0, 0) and plain.state_dict()["to_move"] is None  # and nobody is to move
+
+
+def test_the_outcome_shares_one_among_the_winners_and_a_draw_among_everyone():
+    game = find("multiverse")(4)
+    game.finish([0, 2])
+    assert game.outcome() == [0.5, 0.0, 0.5, 0.0]
+    game = find("multiverse")(3)
+    game.finish([])
+    assert game.outcome() == pytest.approx([1 / 3] * 3)
+
+
+def test_the_die_s_chances_are_its_faces_equally_and_none_between_rolls():
+    game = find("ez-gryb")()
+    chances = game.chance_outcomes()
+    assert [str(a) for a, _ in chances] == ["roll:G", "roll:R", "roll:Y", "roll:B"]
+    assert [p for _, p in chances] == [0.25] * 4
+    game.apply("roll:G")
+    assert game.chance_outcomes() == []
+
+
+def test_a_copy_plays_on_without_touching_the_original():
+    """The computer player searches on copies: what it plays on one must never reach the game itself."""
+    game = find("drangles")()
+    for text in ["0", "0-G", "0"]:
+        game.apply(text)
+    game.undo()
+    key, history, redo = game.state_key(), list(game.history), list(game.redo_stack)
+    twin = game.copy()
+    twin.apply(str(twin.legal_actions()[0]))
+    twin.apply(str(twin.legal_actions()[0]))
+    twin.settings["turn_limit"] = 1
+    assert game.state_key() == key and game.history == history and game.redo_stack == redo
+    assert game.settings == find("drangles")().settings and twin.state_key() != key
