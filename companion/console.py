@@ -5,10 +5,11 @@ Before each of a person's turns: the board as text, each stone the number of its
 then whose turn it is, the die, the scores and a prompt. The person types an action in the notation
 (docs/notation.md) or a word: ``moves``, ``hint``, ``undo``, ``seat``, ``quit``. A mistake is answered
 and the prompt comes again; nothing changes. ``seat 2 hard`` hands Player 2 to the computer at that
-level, ``seat 2 human`` back to a person, at any moment of the game, as "Who plays" on the page. The
-die and the computer seats play by themselves, and each of their actions is one line. At the game's end, as OK and UNDO on the board: ``again`` plays the same
-game (players, options, computer players) once more, begun by the next player along (players keep their
-numbers: Player 2 begins the second game), ``undo`` takes the last move back into play.
+level, ``seat 2 human`` back to a person, during the game, as "Who plays" on the page. The die and the
+computer seats play by themselves, and each of their actions is one line. At the game's end, as OK and
+UNDO on the board: ``again`` plays the same game (players, options, computer players) once more, begun
+by the next player along (players keep their numbers: Player 2 begins the second game), ``undo`` takes
+the last move back into play.
 
 Scripts (input from a pipe or a file) get the other mode of ``play``: a JSON state line per action, and
 exit 2 at the first action the rules refuse.
