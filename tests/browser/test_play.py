@@ -19,6 +19,7 @@ from companion.table import _presses
 
 DOCS_IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images"
 PHONE = {"width": 360, "height": 740}
+NARROW = {"width": 320, "height": 640}  # the narrowest phones: an iPhone SE with Display Zoom, small Androids
 LAPTOP = {"width": 1280, "height": 800}
 
 
@@ -149,23 +150,33 @@ def test_pair_choose_play_to_a_gryb_undo_and_reload(browser, site, artifacts):
     phone.close()
 
 
-def test_other_pages_render_without_errors_or_csp_violations(browser, site, artifacts):
+@pytest.mark.parametrize("viewport", [PHONE, NARROW], ids=["phone", "narrow-paired"])
+def test_other_pages_render_without_errors_or_csp_violations(browser, site, artifacts, viewport):
     url = site.url
-    ctx = browser.new_context(viewport=PHONE)
+    ctx = browser.new_context(viewport=viewport)
     page = ctx.new_page()
     problems = []
     page.on("console", lambda m: problems.append(m.text) if m.type in ("error", "warning") else None)
     page.on("pageerror", lambda e: problems.append(str(e)))
+    if viewport is NARROW:  # the header at its widest: "Paired", on the narrowest phone
+        page.goto(url + "/")
+        pair(page, site.runtime)
     for path in ["/", "/games", "/history", "/settings", "/compose"]:
         page.goto(url + path)
         page.wait_for_load_state("networkidle") if path != "/" else until(page, 
             "document.body.dataset.version > 0")
         overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
-        assert overflow <= 0, (path, overflow)  # nothing sticks out sideways at 360 px
+        assert overflow <= 0, (path, overflow)  # nothing sticks out sideways at 360 px, nor at 320
         small = page.evaluate("""[...document.querySelectorAll('button:not(.linkish), .button, nav a')]
             .filter(e => e.offsetParent).map(e => e.getBoundingClientRect())
             .filter(r => r.height < 40 || r.width < 40).length""")
         assert small == 0, path
+        # ... and nothing is cut off at the sides (the header hides what overflows it, so the width of the
+        # document alone would not tell).
+        cut = page.evaluate("""[...document.querySelectorAll('button, .button, nav a, .brand')]
+            .filter(e => e.offsetParent && !e.closest('.sheet')).map(e => [e.textContent.trim(), e.getBoundingClientRect()])
+            .filter(([, r]) => r.left < 0 || r.right > window.innerWidth).map(([t]) => t)""")
+        assert cut == [], (path, cut)
         # A link in a line of text, or a button that looks like one, is a tap target of 24 px at least (WCAG
         # 2.2 target size) all the way down: its lower edge not taken by the next line's text.
         links = page.evaluate("""[...document.querySelectorAll('main a:not(.button, .rowlink), button.linkish')]
@@ -175,7 +186,8 @@ def test_other_pages_render_without_errors_or_csp_violations(browser, site, arti
                 return [e.textContent, [...e.getClientRects()].every(r => { const x = r.left + Math.min(r.width / 2, 20);
                     return r.height >= 24 && mine(x, r.top + 0.5) && mine(x, r.bottom - 0.5); })]; })""")
         assert links and all(ok for _, ok in links), (path, links)
-    page.screenshot(path=artifacts / "web-settings-phone.png", full_page=True)
+    if viewport is PHONE:
+        page.screenshot(path=artifacts / "web-settings-phone.png", full_page=True)
     assert not [p for p in problems if "Content Security Policy" in p or "Refused" in p], problems
     assert not problems, problems
     ctx.close()
