@@ -1004,9 +1004,12 @@ def test_the_board_is_played_from_the_keyboard_and_says_what_is_under_its_ring(b
     said = "document.getElementById('board-say').textContent"
     page.locator("#roll").focus()
     after(page, lambda: page.keyboard.press("Enter"))  # ROLL is a button: G
+    roll = page.locator("#roll").bounding_box()
     page.keyboard.press("Shift+Tab")  # back from ROLL, past nothing else, to the board
     assert page.evaluate("document.activeElement.id") == "board"
     assert page.locator("#board-keys").is_visible()  # how the keys work, while the board has the keyboard
+    # ... laid over the board: nothing under it moves (a click that took the keyboard away would miss).
+    assert page.locator("#roll").bounding_box() == roll
     for key, node in (("r", "R"), ("g", "RG"), ("y", "RGY"), ("b", "RGYB"), ("g", "G"), ("Backspace", "0"),
                       ("b", "B"), ("0", "0")):
         page.keyboard.press(key)
