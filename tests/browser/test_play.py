@@ -1005,7 +1005,9 @@ def test_the_board_is_played_from_the_keyboard_and_says_what_is_under_its_ring(b
     page.locator("#roll").focus()
     after(page, lambda: page.keyboard.press("Enter"))  # ROLL is a button: G
     roll = page.locator("#roll").bounding_box()
-    page.keyboard.press("Shift+Tab")  # back from ROLL, past nothing else, to the board
+    page.keyboard.press("Shift+Tab")  # back from ROLL, past Zoom only, to the board
+    assert page.evaluate("document.activeElement.id") == "zoom"
+    page.keyboard.press("Shift+Tab")
     assert page.evaluate("document.activeElement.id") == "board"
     assert page.locator("#board-keys").is_visible()  # how the keys work, while the board has the keyboard
     # ... laid over the board: nothing under it moves (a click that took the keyboard away would miss).
@@ -1029,6 +1031,58 @@ def test_the_board_is_played_from_the_keyboard_and_says_what_is_under_its_ring(b
     page.keyboard.press("Backspace")
     page.keyboard.press("g")
     assert page.evaluate(said) == "G: Ann's stone, last move"
+    page.context.close()
+
+
+# Whether a node is wholly inside the zoomed box the board scrolls in.
+INSIDE = """(name) => { const v = document.getElementById('board-view').getBoundingClientRect();
+    const r = document.querySelector(`#board circle.n[data-n="${name}"]`).getBoundingClientRect();
+    return r.left >= v.left && r.right <= v.right && r.top >= v.top && r.bottom <= v.bottom; }"""
+# The diameter on the screen, in CSS px, of what a finger hits on a node: its circle and its transparent rim.
+TARGET = """(name) => { const svg = document.getElementById('board');
+    const c = svg.querySelector(`circle.n[data-n="${name}"]`);
+    const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+    return 2 * (+c.getAttribute('r') + parseFloat(getComputedStyle(c).strokeWidth) / 2) * scale; }"""
+
+
+def test_a_narrow_phone_zooms_the_board_and_the_zoomed_board_follows_the_play(browser, site):
+    """On a 320 px phone a bottom-level node is a target under the 24 px a fingertip needs. Zoom draws the
+    board twice as large in a box of the same size that the finger scrolls (the page itself never scrolls
+    sideways); a tap there plays; another player's move outside the box is scrolled into it, and so is the
+    keyboard's ring; the choice is this phone's and outlives a reload."""
+    rt = site.runtime
+    rt.call("new_game", "25-mens-gryb", 2, {}, ["Ann", "Bo"], None, None)
+    page = browser.new_context(viewport=NARROW, device_scale_factor=2, is_mobile=True, has_touch=True).new_page()
+    page.goto(site.url + "/")
+    pair(page, rt)
+    until(page, "document.body.dataset.version > 0")
+    whole = page.evaluate(TARGET, "GGGG")
+    box = page.locator("#board-view").bounding_box()
+    assert whole < 24 and page.locator("#zoom").get_attribute("aria-pressed") == "false"
+    page.locator("#zoom").tap()
+    assert page.locator("#zoom").get_attribute("aria-pressed") == "true"
+    zoomed = page.evaluate(TARGET, "GGGG")
+    assert zoomed >= 36 and abs(zoomed - 2 * whole) < 0.5, (whole, zoomed)
+    assert page.locator("#board-view").bounding_box() == box  # the box keeps the board's place and size
+    assert page.evaluate("document.documentElement.scrollWidth") <= NARROW["width"]
+    # Zoomed from the whole board, the middle stays the middle: the head node, and not the corners.
+    assert page.evaluate(INSIDE, "0") and not page.evaluate(INSIDE, "BBBB")
+    after(page, lambda: page.locator("#board circle.n[data-n='G']").tap())
+    assert site.pressed == ["G"] and rt.snapshot()["state"]["stones"]["G"]["player"] == 0
+    after(page, lambda: rt.call("press", "BBBB"))  # Bo, at the board, in a corner the box does not show
+    until(page, f"({INSIDE})('BBBB')")
+    assert not page.evaluate(INSIDE, "0")
+    page.reload()
+    until(page, "document.body.dataset.version > 0")
+    assert page.locator("#zoom").get_attribute("aria-pressed") == "true"
+    assert page.evaluate(TARGET, "GGGG") == zoomed
+    until(page, f"({INSIDE})('BBBB')")  # the last move, shown again where it was played
+    page.locator("#board").focus()
+    page.keyboard.press("0")  # the keyboard's ring to the head node: the box goes with it
+    until(page, f"({INSIDE})('0')")
+    page.locator("#zoom").tap()
+    assert page.evaluate(TARGET, "GGGG") == whole
+    assert page.locator("#board").bounding_box()["width"] == box["width"]
     page.context.close()
 
 

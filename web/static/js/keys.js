@@ -4,6 +4,7 @@
 // level, 0 or Home is the head node, and Enter or Space presses the node under the ring, as a tap does.
 // What is under the ring is said in a live region. A tap moves the ring too, so the two mix.
 import { nodesOf } from "./board.js";
+import { reveal } from "./zoom.js";
 
 const ARROWS = { ArrowUp: [0, -1], ArrowDown: [0, 1], ArrowLeft: [-1, 0], ArrowRight: [1, 0] };
 const NS = "http://www.w3.org/2000/svg";
@@ -55,7 +56,7 @@ export function boardKeys(wrap, board, press, describe) {
     }
     ring.setAttribute("cx", p.x); ring.setAttribute("cy", p.y); ring.setAttribute("r", p.r + 0.5);
     svg.dataset.at = at;
-    if (speak) say.textContent = describe(at);
+    if (speak) { say.textContent = describe(at); reveal(svg, at); }
   }
 
   wrap.addEventListener("keydown", (e) => {

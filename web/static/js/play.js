@@ -2,6 +2,7 @@
 import { get, post, live, onPairing, isPaired, openPairing } from "./api.js";
 import { actionNodes, chip, draw, drawBoards, ensureDepth, numbered, playerNumber, scoreRows, setNumbered } from "./board.js";
 import { boardKeys, focusable } from "./keys.js";
+import { follow, zoomButton } from "./zoom.js";
 
 const $ = (id) => document.getElementById(id);
 let snap = JSON.parse($("initial").textContent);
@@ -29,6 +30,7 @@ async function render(s) {
   svg = await ensureDepth(svg, depth);
   focusable(svg);
   draw(svg, s);
+  follow(svg, s);
   drawBoards($("boards"), svg, s);
   const state = s.state, table = s.table, names = table.names || [];
   const turnChip = $("turn-chip");
@@ -200,6 +202,7 @@ $("board-wrap").addEventListener("click", (e) => {
   const node = e.target.closest && e.target.closest("circle.n");
   if (node) command("/api/press", { node: node.dataset.n });
 });
+zoomButton($("zoom"), $("board-view"), () => svg, () => snap);
 boardKeys($("board-wrap"), () => svg, (node) => command("/api/press", { node }), describe);
 
 // A node in words, for the keyboard's ring: its name letter by letter (a screen reader would say GRYB
