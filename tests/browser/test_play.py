@@ -949,6 +949,9 @@ def test_roll_is_dimmed_while_no_roll_is_due(browser, site):
     assert not page.evaluate(is_idle)
     page.locator("#roll").click()
     until(page, is_idle)  # rolled: the turn's move is next
+    # Dimmed, its word is still read: WCAG AA's 4.5:1, and no fading that the computed colours would not show.
+    assert page.evaluate("getComputedStyle(document.getElementById('roll')).opacity") == "1"
+    assert contrast(page, "#roll") >= 4.5
     page.context.close()
 
 
