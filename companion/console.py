@@ -9,7 +9,7 @@ level, ``seat 2 human`` back to a person, during the game, as "Who plays" on the
 computer seats play by themselves, and each of their actions is one line. At the game's end, as OK and
 UNDO on the board: ``again`` plays the same game (players, options, computer players) once more, begun
 by the next player along (players keep their numbers: Player 2 begins the second game), ``undo`` takes
-the last move back into play.
+the last move back into play, and ``seat`` says who plays the next game.
 
 Scripts (input from a pipe or a file) get the other mode of ``play``: a JSON state line per action, and
 exit 2 at the first action the rules refuse.
@@ -35,7 +35,7 @@ FIGURES = {"king": "♔♚", "queen": "♕♛", "rook": "♖♜", "bishop": "♗
 
 WORDS = ("moves (the legal actions), hint (what a good player would do), undo (back to your last move), "
          f"seat N {'|'.join(SEATS)} (who plays for Player N), rules (how to play), help, quit")
-OVER = "again (the same game once more), undo (back to your last move) or quit"
+OVER = "again (the same game once more), undo (back to your last move), seat N KIND (who plays it) or quit"
 
 
 def refusal(text: str, reason: str) -> str:
@@ -87,7 +87,7 @@ class Console:
     def answer(self, text: str) -> None:
         """One line of the person's: a word or an action. Whatever is wrong is said; nothing changes."""
         game = self.game
-        if game.over and text not in ("undo", "again", "help", "rules"):
+        if game.over and text not in ("undo", "again", "help", "rules") and text.split()[0] != "seat":
             self.write(f"the game is over: type {OVER}")
             return
         if text == "again":

@@ -224,7 +224,8 @@ def test_at_the_end_undo_takes_the_last_move_back_and_again_plays_the_same_game_
     assert c.play(typed()) == 0
     text = out.getvalue()
     assert seen["undone"] < seen["end"]
-    assert "the game is over: type again (the same game once more), undo (back to your last move) or quit" in text
+    assert ("the game is over: type again (the same game once more), undo (back to your last move), "
+            "seat N KIND (who plays it) or quit") in text
     assert "took back " in text and "EZ GRYB again: Player 2 (computer, easy) begins" in text
     assert text.count("game over: ") == 2 and text.rstrip().endswith("Player 1>")
     # The computer's stone (seat 0 in this game) is shown as Player 2's.
@@ -234,6 +235,29 @@ def test_at_the_end_undo_takes_the_last_move_back_and_again_plays_the_same_game_
     half = (1 << second.space.depth) - 1
     board = text.split("EZ GRYB again")[1].split(" to play")[0].splitlines()[-(2 * half + 2):-1]
     assert board[y + half][2 * (x + half)] == "2"
+
+
+def test_a_seat_handed_over_once_the_game_is_over_plays_the_next_one():
+    """Between two games, as "Who plays" on the page after a game's end: ``seat 1 easy`` is taken (not
+    refused as a move after the end), and the game played again has Player 1 played by the computer,
+    from the seat Player 1 then sits in."""
+    c, out = console("ez-gryb", depth=2, stones=4)
+    first = c.game
+
+    def typed():
+        while not first.over:
+            yield str(random.Random(len(first.history)).choice(first.legal_actions()))
+        yield "seat 1 easy"
+        assert c.levels[0].name == "easy" and first.over  # nothing played in the game that is over
+        yield "again"
+        yield "quit"
+
+    c.play(typed())
+    text = out.getvalue()
+    assert "Player 1 is played by the computer (easy)" in text
+    assert "the game is over: type" not in text
+    assert c.order == [1, 0] and c.seats == {1: c.levels[0]}  # Player 2 begins; Player 1, the computer, second
+    assert c.names == ["Player 2", "Player 1 (computer, easy)"]
 
 
 def test_again_mid_game_is_refused_and_changes_nothing():
