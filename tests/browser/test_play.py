@@ -294,6 +294,49 @@ def test_player_numbers_on_the_stones_for_telling_the_colours_apart(browser, sit
     page.context.close()
 
 
+def test_colour_letters_on_the_nodes_for_telling_the_printed_colours_apart(browser, site):
+    """A red-green colour-blind player ticks "Colour letters on the nodes": every node of the cloth but the
+    head node carries its colour's letter, readable on it (WCAG AA's 4.5:1), under the stones; a tap on a
+    letter still presses its node; the choice outlives a reload and a board of another depth, and unticking
+    takes the letters away."""
+    rt = site.runtime
+    rt.call("new_game", "25-mens-gryb", 2, {}, None, None, None)
+    page = browser.new_context(viewport=PHONE).new_page()
+    page.goto(site.url + "/")
+    pair(page, rt)
+    until(page, "document.body.dataset.version > 0")
+    assert page.locator("#board text.letter").count() == 0
+    page.locator("#letters").check()
+    letters = """(() => { const at = {};
+        document.querySelectorAll('#board circle.n').forEach((n) => { at[n.getAttribute('cx') + ',' + n.getAttribute('cy')] = n; });
+        const lum = (c) => c.match(/[\\d.]+/g).slice(0, 3).map((v) => { v /= 255;
+            return v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; })
+            .reduce((sum, v, i) => sum + v * [0.2126, 0.7152, 0.0722][i], 0);
+        return [...document.querySelectorAll('#board text.letter')].map((t) => {
+            const n = at[(+t.getAttribute('x')).toString() + ',' + (+t.getAttribute('y')).toString()];
+            const [a, b] = [lum(getComputedStyle(t).fill), lum(getComputedStyle(n).fill)];
+            return [n.dataset.n, t.textContent, (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05)]; }); })()"""
+    drawn = page.evaluate(letters)
+    assert len(drawn) == 340 and all(name[-1] == letter for name, letter, _ in drawn)
+    assert min(ratio for _, _, ratio in drawn) >= 4.5
+    # Under the stones and the marks, not over them; a tap on the letter is a tap on its node.
+    assert page.evaluate("document.querySelector('#board .letters').nextElementSibling.classList.contains('marks')")
+    page.evaluate("window.scrollTo(0, 0)")  # back up from the box ticked below the board
+    box = page.locator("#board text.letter").first.bounding_box()
+    name = drawn[0][0]
+    after(page, lambda: page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2))
+    assert site.pressed == [name] and name in rt.snapshot()["state"]["stones"]
+    page.reload()
+    until(page, "document.body.dataset.version > 0")
+    assert page.locator("#letters").is_checked() and len(page.evaluate(letters)) == 340
+    rt.call("new_game", "25-mens-gryb", 2, {"depth": 5}, None, None, None)  # the Giant board, fetched anew
+    until(page, "document.getElementById('board').dataset.depth === '5' && "
+                "document.querySelectorAll('#board text.letter').length === 1364")
+    page.locator("#letters").uncheck()
+    until(page, "document.querySelectorAll('#board text.letter, #board .letters').length === 0")
+    page.context.close()
+
+
 def test_pieces_of_different_kinds_are_told_apart_and_a_game_without_a_die_has_no_roll(browser, site):
     """Hyper-Chess on the page: each piece carries its figure (the cloth has real pieces, the page only
     circles); with no die there is no ROLL and no die face. EZ GRYB brings both back."""

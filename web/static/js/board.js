@@ -57,15 +57,31 @@ function slice(parent, p, r, a, b, fill) {
   return path;
 }
 
-// Numbers on the stones: a choice of this phone or laptop (kept in its browser, not on the board) for a
-// player who cannot tell the players' colours apart. Each stone then carries its player's number, as
-// the terminal draws the board, and so does each player's colour chip.
-const NUMBERS = "gryb-numbers";
-export function numbered() {
-  try { return localStorage.getItem(NUMBERS) === "on"; } catch { return false; }
+// A choice of this phone or laptop, on or off, kept in its browser (not on the board, which other phones
+// share): ``on()`` reads it, ``set(on)`` keeps it (a browser in private mode keeps nothing: off).
+export function choice(key) {
+  return {
+    on() { try { return localStorage.getItem(key) === "on"; } catch { return false; } },
+    set(on) { try { if (on) localStorage.setItem(key, "on"); else localStorage.removeItem(key); } catch { /* private mode */ } },
+  };
 }
-export function setNumbered(on) {
-  try { if (on) localStorage.setItem(NUMBERS, "on"); else localStorage.removeItem(NUMBERS); } catch { /* private mode */ }
+// For a player who cannot tell the colours apart. Numbers: each stone carries its player's number, as the
+// terminal draws the board, and so does each player's colour chip. Letters: each node of the cloth its
+// colour's letter, G R Y B, as the die and the notation name them.
+export const numbers = choice("gryb-numbers");
+export const letters = choice("gryb-letters");
+
+// The letters on the nodes, under the stones (a stone covers its node's letter, its rim keeps the colour),
+// drawn once a board and taken away when the choice is off.
+function drawLetters(svg) {
+  const drawn = svg.querySelector(".letters");
+  if (!letters.on()) { drawn?.remove(); return; }
+  if (drawn) return;
+  const g = document.createElementNS(NS, "g");
+  g.setAttribute("class", "letters");
+  g.setAttribute("aria-hidden", "true");
+  for (const p of nodesOf(svg).values()) if ("GRYB".includes(p.focus)) text(g, p.x, p.y, p.r * 1.25, `letter ${p.focus}`, p.focus);
+  svg.querySelector(".marks").before(g);
 }
 // The number of the player in a seat: players keep their number when the start moves round.
 export const playerNumber = (snap, seat) => ((snap.order || [])[seat] ?? seat) + 1;
@@ -79,6 +95,7 @@ function light(colour) {
 
 export function draw(svg, snap) {
   const nodes = nodesOf(svg);
+  drawLetters(svg);
   // A game without the head node (EZ GRYB, PyraGRYB): the printed node stays on the cloth, faded, out of play.
   svg.classList.toggle("headless", !!(snap.board && snap.board.headless));
   const state = snap.state, table = snap.table || {};
@@ -96,7 +113,7 @@ export function draw(svg, snap) {
   }
   for (const name of table.targets || []) { const p = nodes.get(name); if (p) circle(frag, p, p.r + 0.3, "target"); }
   const written = new Set();
-  const numbers = numbered();
+  const numbered = numbers.on();
   for (const [name, stone] of Object.entries(state.stones || {})) {
     const p = nodes.get(name);
     if (!p) continue;
@@ -109,7 +126,7 @@ export function draw(svg, snap) {
     sharing.slice(1).forEach((q, j) => slice(frag, p, p.r + 0.06, (j + 1) / sharing.length, (j + 2) / sharing.length,
       (snap.colours || [])[q] || "#fff").dataset.player = q);
     if (label(frag, p, stone, fill)) written.add(name);
-    if (numbers) {  // beside a figure, at its upper left; otherwise in the middle, where the last-move dot was
+    if (numbered) {  // beside a figure, at its upper left; otherwise in the middle, where the last-move dot was
       const said = (sharing.length ? sharing : [stone.player]).map((q) => playerNumber(snap, q)).join("");
       const figure = written.has(name);
       text(frag, figure ? p.x - p.r * 0.75 : p.x, figure ? p.y - p.r * 0.75 : p.y,
@@ -154,6 +171,7 @@ export function drawBoards(container, svg, snap) {
     for (const a of ["tabindex", "aria-describedby", "data-at"]) mini.removeAttribute(a); // a picture, not the control
     mini.setAttribute("role", "img");
     mini.querySelector(".cursor")?.remove();
+    mini.querySelector(".letters")?.remove();  // too small to read, and the cloth's board has them
     mini.setAttribute("aria-label", `${names[i] || "Player " + (i + 1)}'s board`);
     const nodes = nodesOf(mini);
     const frag = document.createDocumentFragment();
@@ -195,7 +213,7 @@ export function chip(colour, number) {
   dot.setAttribute("cx", 1); dot.setAttribute("cy", 1); dot.setAttribute("r", 0.85);
   dot.setAttribute("fill", colour || "#fff");
   svg.appendChild(dot);
-  if (number && numbered()) text(svg, 1, 1, 1.3, "num", String(number));
+  if (number && numbers.on()) text(svg, 1, 1, 1.3, "num", String(number));
   return svg;
 }
 

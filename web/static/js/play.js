@@ -1,6 +1,6 @@
 // Now playing: the live board, whose turn, the die, scores; taps and buttons go to the API.
 import { get, post, live, onPairing, isPaired, openPairing } from "./api.js";
-import { actionNodes, chip, draw, drawBoards, ensureDepth, numbered, playerNumber, scoreRows, setNumbered } from "./board.js";
+import { actionNodes, chip, draw, drawBoards, ensureDepth, letters, numbers, playerNumber, scoreRows } from "./board.js";
 import { boardKeys, focusable } from "./keys.js";
 import { follow, zoomButton } from "./zoom.js";
 
@@ -37,11 +37,11 @@ async function render(s) {
   if (state.over) {
     say($("turn-name"), state.winners.length ? state.winners.map((w) => names[w]).join(" & ") + " won" : "a draw");
     turnChip.setAttribute("fill", state.winners.length ? s.colours[state.winners[0]] : "#888");
-    $("turn-num").textContent = numbered() && state.winners.length ? playerNumber(s, state.winners[0]) : "";
+    $("turn-num").textContent = numbers.on() && state.winners.length ? playerNumber(s, state.winners[0]) : "";
   } else {
     say($("turn-name"), `${names[state.to_move] || "?"} to ${state.awaiting_roll ? "roll" : "move"}`);
     turnChip.setAttribute("fill", s.colours[state.to_move] || "#fff");
-    $("turn-num").textContent = numbered() ? playerNumber(s, state.to_move) : "";
+    $("turn-num").textContent = numbers.on() ? playerNumber(s, state.to_move) : "";
   }
   const die = $("die");
   const face = state.die;
@@ -131,7 +131,7 @@ function seriesLine(s) {
 function seatList(s) {
   const list = $("seat-list");
   const names = s.table.names || [], seats = s.seats || [];
-  const key = JSON.stringify([s.game_id, names, seats, s.colours, s.order, numbered()]);
+  const key = JSON.stringify([s.game_id, names, seats, s.colours, s.order, numbers.on()]);
   if (list.dataset.key === key) return;
   list.dataset.key = key;
   list.replaceChildren(...seats.map((kind, i) => {
@@ -196,8 +196,10 @@ async function legalList(s) {
   list.replaceChildren(...moves.map((a) => Object.assign(document.createElement("option"), { value: a })));
 }
 $("type-box").addEventListener("toggle", () => legalList(snap));
-$("numbers").checked = numbered();
-$("numbers").addEventListener("change", () => { setNumbered($("numbers").checked); show(snap); });
+for (const [id, which] of [["numbers", numbers], ["letters", letters]]) {
+  $(id).checked = which.on();
+  $(id).addEventListener("change", () => { which.set($(id).checked); show(snap); });
+}
 $("board-wrap").addEventListener("click", (e) => {
   const node = e.target.closest && e.target.closest("circle.n");
   if (node) command("/api/press", { node: node.dataset.n });

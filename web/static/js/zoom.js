@@ -3,15 +3,9 @@
 // size); zoomed it is about 40. The choice is this phone's (kept in its browser, as the player numbers).
 // While zoomed, what the player must see next is scrolled into the box when it is outside it: the
 // computer's move, the hint, a pick, a chore, another player's last move; and the keyboard's ring.
-import { actionNodes } from "./board.js";
+import { actionNodes, choice } from "./board.js";
 
-const KEY = "gryb-zoom";
-export function zoomed() {
-  try { return localStorage.getItem(KEY) === "on"; } catch { return false; }
-}
-function remember(on) {
-  try { if (on) localStorage.setItem(KEY, "on"); else localStorage.removeItem(KEY); } catch { /* private mode */ }
-}
+const zoom = choice("gryb-zoom");
 
 // The box a board sits in, when that box is zoomed (null otherwise: nothing to scroll).
 function box(svg) {
@@ -81,7 +75,7 @@ export function zoomButton(button, view, board, snap) {
     const fx = (v.left + v.width / 2 - s.left) / s.width, fy = (v.top + v.height / 2 - s.top) / s.height;
     view.classList.toggle("zoomed", on);
     button.setAttribute("aria-pressed", String(on));
-    if (keep) remember(on);
+    if (keep) zoom.set(on);
     if (!on) return;
     const name = spots(snap())[0];
     const el = name && nodeAt(svg, name);
@@ -89,6 +83,6 @@ export function zoomButton(button, view, board, snap) {
     const z = svg.getBoundingClientRect();
     view.scrollTo({ left: fx * z.width - view.clientWidth / 2, top: fy * z.height - view.clientHeight / 2 });
   }
-  set(zoomed(), false);
+  set(zoom.on(), false);
   button.addEventListener("click", () => set(view.classList.contains("zoomed") ? false : true, true));
 }
