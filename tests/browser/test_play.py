@@ -1137,6 +1137,40 @@ def test_a_narrow_phone_zooms_the_board_and_the_zoomed_board_follows_the_play(br
     page.context.close()
 
 
+# Where the zoomed box is scrolled to.
+SCROLLED = "(v => [v.scrollLeft, v.scrollTop])(document.getElementById('board-view'))"
+
+
+def finger(page, name: str):
+    """A finger's tap on the node where the screen shows it (a locator's tap would scroll it into view first)."""
+    box = page.locator(f"#board circle.n[data-n='{name}']").bounding_box()
+    page.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+
+
+def test_a_tap_that_gives_the_zoomed_board_the_keyboard_leaves_the_box_where_the_finger_put_it(browser, site):
+    """A tap gives the board the keyboard too (it is one tab stop), its ring unseen: the zoomed box must not
+    scroll to where that ring was (the head node at first), which moved the board under the finger between
+    a pick and its target, and after every tap on ROLL or another button."""
+    rt = site.runtime
+    rt.call("new_game", "hyper-chess", 2, {}, ["Ann", "Bo"], None, None)
+    page = browser.new_context(viewport=NARROW, device_scale_factor=2, is_mobile=True, has_touch=True).new_page()
+    page.goto(site.url + "/")
+    pair(page, rt)
+    until(page, "document.body.dataset.version > 0")
+    page.locator("#zoom").tap()
+    # Ann's finger takes the box to her pieces, in the corner of the blue nodes.
+    page.evaluate("(v => v.scrollTo(0, v.scrollHeight))(document.getElementById('board-view'))")
+    corner = page.evaluate(SCROLLED)
+    assert page.evaluate(INSIDE, "BGBB") and page.evaluate(INSIDE, "BRB") and not page.evaluate(INSIDE, "0")
+    after(page, lambda: finger(page, "BGBB"))  # her bishop
+    assert page.evaluate("document.activeElement.id") == "board"
+    time.sleep(0.6)  # as long as a smooth scroll would take
+    assert page.evaluate(SCROLLED) == corner
+    after(page, lambda: finger(page, "BRB"))
+    assert site.pressed == ["BGBB", "BRB"] and rt.snapshot()["state"]["last"] == ["BGBB", "BRB"]
+    page.context.close()
+
+
 @pytest.mark.die("GGRGYGBG")  # Ann enters G, R, Y, B; Bo's rolls of G find nothing to do
 def test_a_screen_reader_hears_whose_turn_it_is_and_the_points_and_not_the_figures_on_the_board(browser, site):
     """Whose turn it is is a live region, written only when it changes (words written again are read out

@@ -46,7 +46,7 @@ export function boardKeys(wrap, board, press, describe) {
   const say = document.getElementById("board-say");
   let at = "0";
 
-  function show(svg, speak) {
+  function show(svg, speak, scroll = speak) {
     const p = nodesOf(svg).get(at);
     let ring = svg.querySelector("circle.cursor");
     if (!ring) {
@@ -56,7 +56,8 @@ export function boardKeys(wrap, board, press, describe) {
     }
     ring.setAttribute("cx", p.x); ring.setAttribute("cy", p.y); ring.setAttribute("r", p.r + 0.5);
     svg.dataset.at = at;
-    if (speak) { say.textContent = describe(at); reveal(svg, at); }
+    if (speak) say.textContent = describe(at);
+    if (scroll) reveal(svg, at);
   }
 
   wrap.addEventListener("keydown", (e) => {
@@ -80,7 +81,9 @@ export function boardKeys(wrap, board, press, describe) {
     const svg = board();
     if (e.target !== svg) return;
     if (!nodesOf(svg).has(at)) at = "0";
-    show(svg, true);
+    // A tap or a click gives the board the keyboard too, its ring unseen (:focus-visible is the keyboard's):
+    // a zoomed box scrolled to that ring would move under the finger, between a pick and its target.
+    show(svg, true, svg.matches(":focus-visible"));
   });
   wrap.addEventListener("click", (e) => {
     const node = e.target.closest && e.target.closest("circle.n");
