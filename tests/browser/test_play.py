@@ -1147,6 +1147,14 @@ def finger(page, name: str):
     page.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
 
 
+def settled(page):
+    """Wait until the zoomed box has stopped scrolling (a tap while it scrolls only stops it, as on a phone)."""
+    was = None
+    while (now := page.evaluate(SCROLLED)) != was:
+        was = now
+        time.sleep(0.2)
+
+
 def test_a_tap_that_gives_the_zoomed_board_the_keyboard_leaves_the_box_where_the_finger_put_it(browser, site):
     """A tap gives the board the keyboard too (it is one tab stop), its ring unseen: the zoomed box must not
     scroll to where that ring was (the head node at first), which moved the board under the finger between
@@ -1168,6 +1176,43 @@ def test_a_tap_that_gives_the_zoomed_board_the_keyboard_leaves_the_box_where_the
     assert page.evaluate(SCROLLED) == corner
     after(page, lambda: finger(page, "BRB"))
     assert site.pressed == ["BGBB", "BRB"] and rt.snapshot()["state"]["last"] == ["BGBB", "BRB"]
+    page.context.close()
+
+
+def test_the_zoomed_board_goes_to_the_computers_move_and_stays_on_a_pick_the_finger_can_see(browser, site):
+    """The most pressing of what is worth following decides: the computer's move off the box is scrolled to
+    though the player's own move is in it (it was left off the box); and a piece picked at the box's edge,
+    most of it showing, keeps the box still for the tap on its target (it was scrolled away from under the
+    finger because the last move was off the box too)."""
+    rt = site.runtime
+    rt.call("new_game", "hyper-chess", 2, {}, ["Ann", "Bo"], None, ["human", "easy"])
+    page = browser.new_context(viewport=NARROW, device_scale_factor=2, is_mobile=True, has_touch=True).new_page()
+    page.goto(site.url + "/")
+    pair(page, rt)
+    until(page, "document.body.dataset.version > 0")
+    page.locator("#zoom").tap()
+    page.evaluate("(v => v.scrollTo(0, v.scrollHeight))(document.getElementById('board-view'))")
+    after(page, lambda: finger(page, "BGBB"))
+    after(page, lambda: finger(page, "BRB"))
+    # Bo, the computer, moves a piece of his in the far corner, which Ann carries out at the board.
+    until(page, "!!document.querySelector('#board .proposal')")
+    stone, to = rt.snapshot()["table"]["proposal"].lstrip("x").split("-")
+    until(page, f"({INSIDE})('{stone}')")
+    assert not page.evaluate(INSIDE, "BRB")
+    for name in (stone, to):
+        after(page, lambda n=name: rt.call("press", n))
+    assert rt.snapshot()["state"]["last"] == [stone, to] and rt.snapshot()["state"]["to_move"] == 0
+    settled(page)
+    # Ann's finger takes the box back to her pieces, a pawn just over its lower edge, and picks it there.
+    page.evaluate("""(v => { const r = document.querySelector('#board circle.n[data-n="BYBB"]').getBoundingClientRect();
+        v.scrollTo(0, v.scrollTop + r.bottom - v.getBoundingClientRect().bottom - 6);
+    })(document.getElementById('board-view'))""")
+    assert not page.evaluate(INSIDE, "BYBB") and not page.evaluate(INSIDE, stone)
+    edge = page.evaluate(SCROLLED)
+    after(page, lambda: finger(page, "BYBB"))
+    assert rt.snapshot()["table"]["picks"] == ["BYBB"]
+    time.sleep(0.6)  # as long as a smooth scroll would take
+    assert page.evaluate(SCROLLED) == edge
     page.context.close()
 
 

@@ -23,6 +23,14 @@ function inside(view, el) {
   return r.left >= v.left && r.right <= v.right && r.top >= v.top && r.bottom <= v.bottom;
 }
 
+// Whether the node's middle is in the zoomed box: at least half of it shows, enough to see and to tap (a
+// node the player has just tapped at the box's edge is not scrolled away from under the finger).
+function shown(view, el) {
+  const v = view.getBoundingClientRect(), r = el.getBoundingClientRect();
+  const x = r.left + r.width / 2, y = r.top + r.height / 2;
+  return x >= v.left && x <= v.right && y >= v.top && y <= v.bottom;
+}
+
 // Scroll the zoomed box (only the box, never the page) to put the node in its middle.
 function centre(view, el, smooth) {
   const v = view.getBoundingClientRect(), r = el.getBoundingClientRect();
@@ -36,31 +44,33 @@ export function reveal(svg, name, smooth = true) {
   if (el && !inside(view, el)) centre(view, el, smooth);
 }
 
-// The nodes worth following, most pressing first: the computer's move (its stone), the hint, a pick, a
-// chore, the last move.
-function spots(snap) {
+// The nodes worth following, most pressing first, kind by kind: the computer's move (its stone), the hint,
+// a pick, a chore, the last move.
+function kinds(snap) {
   const table = snap.table || {}, state = snap.state || {};
   return [
-    ...(table.proposal ? actionNodes(table.proposal).flat() : []),
-    ...(table.hint ? actionNodes(table.hint).flat() : []),
-    ...(table.picks || []),
-    ...(table.chores || []).map((c) => c.node),
-    ...(state.last || []),
+    table.proposal ? actionNodes(table.proposal).flat() : [],
+    table.hint ? actionNodes(table.hint).flat() : [],
+    table.picks || [],
+    (table.chores || []).map((c) => c.node),
+    state.last || [],
   ];
 }
+const spots = (snap) => kinds(snap).flat();
 
-// After each drawing: when what is worth following has changed and none of it is in the box, scroll to the
-// first of it.
+// After each drawing: when what is worth following has changed, the most pressing kind of it decides: none
+// of it in the box, the box scrolls to the first of it (the computer's move off the box is not left there
+// because the player's own last move is in it).
 let followed = "";
 export function follow(svg, snap) {
-  const names = spots(snap);
-  const key = JSON.stringify([snap.game_id, names]);
+  const all = kinds(snap);
+  const key = JSON.stringify([snap.game_id, all.flat()]);
   if (key === followed) return;
   followed = key;
   const view = box(svg);
-  if (!view || !names.length) return;
-  const els = names.map((n) => nodeAt(svg, n)).filter(Boolean);
-  if (els.length && !els.some((el) => inside(view, el))) centre(view, els[0], true);
+  if (!view) return;
+  const els = all.map((names) => names.map((n) => nodeAt(svg, n)).filter(Boolean)).find((found) => found.length);
+  if (els && !els.some((el) => shown(view, el))) centre(view, els[0], true);
 }
 
 // The Zoom button: pressed, the box scrolls and the board inside it is twice as large. Zooming keeps in the
