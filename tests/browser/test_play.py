@@ -1216,6 +1216,39 @@ def test_the_zoomed_board_goes_to_the_computers_move_and_stays_on_a_pick_the_fin
     page.context.close()
 
 
+def test_nothing_scrolls_the_zoomed_box_from_under_a_finger_and_a_drag_presses_no_node(browser, site):
+    """Another player's move, off the box, comes while Ann's finger is scrolling the box: the box stays
+    with her finger (it jumped to the move mid-drag, and her finger went on from there); the drag
+    scrolls and presses nothing."""
+    rt = site.runtime
+    rt.call("new_game", "25-mens-gryb", 2, {}, ["Ann", "Bo"], None, None)
+    page = browser.new_context(viewport=NARROW, device_scale_factor=2, is_mobile=True, has_touch=True).new_page()
+    page.goto(site.url + "/")
+    pair(page, rt)
+    until(page, "document.body.dataset.version > 0")
+    page.locator("#zoom").tap()
+    after(page, lambda: finger(page, "G"))
+    settled(page)
+    start = page.evaluate(SCROLLED)
+    touch = page.context.new_cdp_session(page)
+    view = page.locator("#board-view").bounding_box()
+    x, y = view["x"] + view["width"] / 2, view["y"] + view["height"] / 2
+    touch.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]})
+    for step in range(1, 9):  # her finger drags the board 40 px to the right, and stays on it
+        touch.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": x + 5 * step, "y": y}]})
+        time.sleep(0.02)
+    settled(page)
+    dragged = page.evaluate(SCROLLED)
+    assert dragged[0] < start[0] and dragged[1] == start[1]
+    after(page, lambda: rt.call("press", "BBBB"))  # Bo, at the board, in a corner the box does not show
+    time.sleep(0.6)  # as long as a smooth scroll would take
+    assert page.evaluate(SCROLLED) == dragged and not page.evaluate(INSIDE, "BBBB")
+    touch.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    settled(page)
+    assert site.pressed == ["G"]
+    page.context.close()
+
+
 @pytest.mark.die("GGRGYGBG")  # Ann enters G, R, Y, B; Bo's rolls of G find nothing to do
 def test_a_screen_reader_hears_whose_turn_it_is_and_the_points_and_not_the_figures_on_the_board(browser, site):
     """Whose turn it is is a live region, written only when it changes (words written again are read out

@@ -61,14 +61,16 @@ const spots = (snap) => kinds(snap).flat();
 // After each drawing: when what is worth following has changed, the most pressing kind of it decides: none
 // of it in the box, the box scrolls to the first of it (the computer's move off the box is not left there
 // because the player's own last move is in it).
-let followed = "";
+// A finger on the box is the player looking round: nothing followed scrolls the box from under it (it jumped
+// mid-drag, and the finger went on dragging from where it landed).
+let followed = "", held = false;
 export function follow(svg, snap) {
   const all = kinds(snap);
   const key = JSON.stringify([snap.game_id, all.flat()]);
   if (key === followed) return;
   followed = key;
   const view = box(svg);
-  if (!view) return;
+  if (!view || held) return;
   const els = all.map((names) => names.map((n) => nodeAt(svg, n)).filter(Boolean)).find((found) => found.length);
   if (els && !els.some((el) => shown(view, el))) centre(view, els[0], true);
 }
@@ -93,6 +95,8 @@ export function zoomButton(button, view, board, snap) {
     const z = svg.getBoundingClientRect();
     view.scrollTo({ left: fx * z.width - view.clientWidth / 2, top: fy * z.height - view.clientHeight / 2 });
   }
+  const hold = (e) => { held = e.touches.length > 0; };
+  for (const type of ["touchstart", "touchend", "touchcancel"]) view.addEventListener(type, hold, { passive: true });
   set(zoom.on(), false);
   button.addEventListener("click", () => set(view.classList.contains("zoomed") ? false : true, true));
 }
