@@ -1134,6 +1134,13 @@ def test_a_narrow_phone_zooms_the_board_and_the_zoomed_board_follows_the_play(br
     page.locator("#zoom").tap()
     assert page.evaluate(TARGET, "GGGG") == whole
     assert page.locator("#board").bounding_box()["width"] == box["width"]
+    # The Giant board (depth 5) halves every node again: zoomed, it is drawn four times as large, its
+    # bottom-level nodes as large as the standard board's zoomed.
+    page.locator("#zoom").tap()
+    rt.call("new_game", "25-mens-gryb", 2, {"depth": 5}, ["Ann", "Bo"], None, None)
+    until(page, "document.getElementById('board').dataset.depth === '5'")
+    giant = page.evaluate(TARGET, "GGGGG")
+    assert abs(giant - zoomed) < 0.1 * zoomed, (giant, zoomed)
     page.context.close()
 
 
@@ -1213,6 +1220,28 @@ def test_the_zoomed_board_goes_to_the_computers_move_and_stays_on_a_pick_the_fin
     assert rt.snapshot()["table"]["picks"] == ["BYBB"]
     time.sleep(0.6)  # as long as a smooth scroll would take
     assert page.evaluate(SCROLLED) == edge
+    page.context.close()
+
+
+@pytest.mark.die("G")
+def test_the_zoomed_board_goes_to_where_the_roll_lets_the_player_go(browser, site):
+    """Ann has the box on a corner of the cloth and rolls G: the one node she may press, the top-level G,
+    is off the box, and the box goes to it (the last move, unchanged by a roll, does not decide)."""
+    rt = site.runtime
+    rt.call("new_game", "ez-gryb", 2, {}, ["Ann", "Bo"], None, None)
+    page = browser.new_context(viewport=NARROW, device_scale_factor=2, is_mobile=True, has_touch=True).new_page()
+    page.goto(site.url + "/")
+    pair(page, rt)
+    until(page, "document.body.dataset.version > 0")
+    page.locator("#zoom").tap()
+    page.evaluate("(v => v.scrollTo(v.scrollWidth, v.scrollHeight))(document.getElementById('board-view'))")
+    assert not page.evaluate(INSIDE, "G")
+    after(page, lambda: page.locator("#roll").tap())
+    assert rt.snapshot()["table"]["targets"] == ["G"]
+    until(page, f"({INSIDE})('G')")
+    settled(page)
+    after(page, lambda: finger(page, "G"))
+    assert site.pressed == ["G"]
     page.context.close()
 
 

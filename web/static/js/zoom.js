@@ -44,40 +44,51 @@ export function reveal(svg, name, smooth = true) {
   if (el && !inside(view, el)) centre(view, el, smooth);
 }
 
-// The nodes worth following, most pressing first, kind by kind: the computer's move (its stone), the hint,
-// a pick, a chore, the last move.
+// The nodes worth following, most pressing first, kind by kind: the computer's move (the node of it to press
+// next: its stone, then once picked its target, so what blinks is what comes into the box), the hint, a pick,
+// a chore, the last move, and last the nodes the rules let the player press (after a roll: where it lets them
+// go; Multiverse's node die: the one node rolled).
 function kinds(snap) {
   const table = snap.table || {}, state = snap.state || {};
+  const picks = table.picks || [];
   return [
-    table.proposal ? actionNodes(table.proposal).flat() : [],
+    table.proposal ? actionNodes(table.proposal).flat().filter((n) => !picks.includes(n)).slice(0, 1) : [],
     table.hint ? actionNodes(table.hint).flat() : [],
-    table.picks || [],
+    picks,
     (table.chores || []).map((c) => c.node),
     state.last || [],
+    table.targets || [],
   ];
 }
-const spots = (snap) => kinds(snap).flat();
 
-// After each drawing: when what is worth following has changed, the most pressing kind of it decides: none
-// of it in the box, the box scrolls to the first of it (the computer's move off the box is not left there
-// because the player's own last move is in it).
-// A finger on the box is the player looking round: nothing followed scrolls the box from under it (it jumped
-// mid-drag, and the finger went on dragging from where it landed).
-let followed = "", held = false;
-export function follow(svg, snap) {
-  const all = kinds(snap);
-  const key = JSON.stringify([snap.game_id, all.flat()]);
-  if (key === followed) return;
-  followed = key;
-  const view = box(svg);
-  if (!view || held) return;
-  const els = all.map((names) => names.map((n) => nodeAt(svg, n)).filter(Boolean)).find((found) => found.length);
-  if (els && !els.some((el) => shown(view, el))) centre(view, els[0], true);
+// Scroll the box to the first of these nodes when none of them is in it.
+function toward(view, svg, names, smooth) {
+  const els = names.map((n) => nodeAt(svg, n)).filter(Boolean);
+  if (els.length && !els.some((el) => shown(view, el))) centre(view, els[0], smooth);
 }
 
-// The Zoom button: pressed, the box scrolls and the board inside it is twice as large. Zooming keeps in the
-// middle what was in the middle (the head node, from the whole board), or goes to what is worth following in
-// ``snap()``, the snapshot shown.
+// After each drawing, the news decides: of the kinds that have changed since the last drawing, the most
+// pressing one; when none of its nodes is in the box, the box scrolls to the first of them. So the
+// computer's move off the box is scrolled to though the player's own move is in it, another player's move
+// is followed though it left the player's targets as they were, and the targets a roll brings are followed
+// though the last move (unchanged by the roll) is in the box.
+// A finger on the box is the player looking round: nothing followed scrolls the box from under it (it jumped
+// mid-drag, and the finger went on dragging from where it landed).
+let before = [], game = null, held = false;
+export function follow(svg, snap) {
+  const now = kinds(snap).map((names) => JSON.stringify(names));
+  const was = snap.game_id === game ? before : [];
+  game = snap.game_id;
+  before = now;
+  const view = box(svg);
+  if (!view || held) return;
+  const k = now.findIndex((names, i) => names !== was[i] && names !== "[]");
+  if (k >= 0) toward(view, svg, JSON.parse(now[k]), true);
+}
+
+// The Zoom button: pressed, the box scrolls and the board inside it is larger. Zooming keeps in the middle
+// what was in the middle (the head node, from the whole board), unless that leaves out all of the most
+// pressing kind of what is worth following in ``snap()``, the snapshot shown: then it goes to the first.
 export function zoomButton(button, view, board, snap) {
   function set(on, keep) {
     const svg = board();
@@ -89,11 +100,9 @@ export function zoomButton(button, view, board, snap) {
     button.setAttribute("aria-pressed", String(on));
     if (keep) zoom.set(on);
     if (!on) return;
-    const name = spots(snap())[0];
-    const el = name && nodeAt(svg, name);
-    if (el) { centre(view, el, false); return; }
     const z = svg.getBoundingClientRect();
     view.scrollTo({ left: fx * z.width - view.clientWidth / 2, top: fy * z.height - view.clientHeight / 2 });
+    toward(view, svg, kinds(snap()).find((names) => names.length) || [], false);
   }
   const hold = (e) => { held = e.touches.length > 0; };
   for (const type of ["touchstart", "touchend", "touchcancel"]) view.addEventListener(type, hold, { passive: true });
