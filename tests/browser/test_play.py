@@ -1162,17 +1162,23 @@ def settled(page):
         time.sleep(0.2)
 
 
+def zoomed_phone(browser, site, game_id: str, seats=None):
+    """A new game of Ann and Bo, and a narrow phone's page on it, paired and zoomed."""
+    site.runtime.call("new_game", game_id, 2, {}, ["Ann", "Bo"], None, seats)
+    page = browser.new_context(viewport=NARROW, device_scale_factor=2, is_mobile=True, has_touch=True).new_page()
+    page.goto(site.url + "/")
+    pair(page, site.runtime)
+    until(page, "document.body.dataset.version > 0")
+    page.locator("#zoom").tap()
+    return page
+
+
 def test_a_tap_that_gives_the_zoomed_board_the_keyboard_leaves_the_box_where_the_finger_put_it(browser, site):
     """A tap gives the board the keyboard too (it is one tab stop), its ring unseen: the zoomed box must not
     scroll to where that ring was (the head node at first), which moved the board under the finger between
     a pick and its target, and after every tap on ROLL or another button."""
     rt = site.runtime
-    rt.call("new_game", "hyper-chess", 2, {}, ["Ann", "Bo"], None, None)
-    page = browser.new_context(viewport=NARROW, device_scale_factor=2, is_mobile=True, has_touch=True).new_page()
-    page.goto(site.url + "/")
-    pair(page, rt)
-    until(page, "document.body.dataset.version > 0")
-    page.locator("#zoom").tap()
+    page = zoomed_phone(browser, site, "hyper-chess")
     # Ann's finger takes the box to her pieces, in the corner of the blue nodes.
     page.evaluate("(v => v.scrollTo(0, v.scrollHeight))(document.getElementById('board-view'))")
     corner = page.evaluate(SCROLLED)
@@ -1192,12 +1198,7 @@ def test_the_zoomed_board_goes_to_the_computers_move_and_stays_on_a_pick_the_fin
     most of it showing, keeps the box still for the tap on its target (it was scrolled away from under the
     finger because the last move was off the box too)."""
     rt = site.runtime
-    rt.call("new_game", "hyper-chess", 2, {}, ["Ann", "Bo"], None, ["human", "easy"])
-    page = browser.new_context(viewport=NARROW, device_scale_factor=2, is_mobile=True, has_touch=True).new_page()
-    page.goto(site.url + "/")
-    pair(page, rt)
-    until(page, "document.body.dataset.version > 0")
-    page.locator("#zoom").tap()
+    page = zoomed_phone(browser, site, "hyper-chess", ["human", "easy"])
     page.evaluate("(v => v.scrollTo(0, v.scrollHeight))(document.getElementById('board-view'))")
     after(page, lambda: finger(page, "BGBB"))
     after(page, lambda: finger(page, "BRB"))
@@ -1228,12 +1229,7 @@ def test_the_zoomed_board_goes_to_where_the_roll_lets_the_player_go(browser, sit
     """Ann has the box on a corner of the cloth and rolls G: the one node she may press, the top-level G,
     is off the box, and the box goes to it (the last move, unchanged by a roll, does not decide)."""
     rt = site.runtime
-    rt.call("new_game", "ez-gryb", 2, {}, ["Ann", "Bo"], None, None)
-    page = browser.new_context(viewport=NARROW, device_scale_factor=2, is_mobile=True, has_touch=True).new_page()
-    page.goto(site.url + "/")
-    pair(page, rt)
-    until(page, "document.body.dataset.version > 0")
-    page.locator("#zoom").tap()
+    page = zoomed_phone(browser, site, "ez-gryb")
     page.evaluate("(v => v.scrollTo(v.scrollWidth, v.scrollHeight))(document.getElementById('board-view'))")
     assert not page.evaluate(INSIDE, "G")
     after(page, lambda: page.locator("#roll").tap())
@@ -1250,12 +1246,7 @@ def test_nothing_scrolls_the_zoomed_box_from_under_a_finger_and_a_drag_presses_n
     with her finger (it jumped to the move mid-drag, and her finger went on from there); the drag
     scrolls and presses nothing."""
     rt = site.runtime
-    rt.call("new_game", "25-mens-gryb", 2, {}, ["Ann", "Bo"], None, None)
-    page = browser.new_context(viewport=NARROW, device_scale_factor=2, is_mobile=True, has_touch=True).new_page()
-    page.goto(site.url + "/")
-    pair(page, rt)
-    until(page, "document.body.dataset.version > 0")
-    page.locator("#zoom").tap()
+    page = zoomed_phone(browser, site, "25-mens-gryb")
     after(page, lambda: finger(page, "G"))
     settled(page)
     start = page.evaluate(SCROLLED)

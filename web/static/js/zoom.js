@@ -1,6 +1,6 @@
-// Zoom: the board twice as large in a box of its usual size that the finger scrolls. On a phone of 320-360
-// px a bottom-level node is a target of about 20 px, under the 24 px a fingertip needs (WCAG 2.2's target
-// size); zoomed it is about 40. The choice is this phone's (kept in its browser, as the player numbers).
+// Zoom: the board larger in a box of its usual size that the finger scrolls. On a phone of 320-360 px a
+// bottom-level node is a target of about 20 px, under the 24 px a fingertip needs (WCAG 2.2's target size);
+// zoomed it is about 40 (the standard board twice as large, the Giant boards more: style.css). The choice is this phone's (kept in its browser, as the player numbers).
 // While zoomed, what the player must see next is scrolled into the box when it is outside it: the
 // computer's move, the hint, a pick, a chore, another player's last move; and the keyboard's ring.
 import { actionNodes, choice } from "./board.js";
