@@ -17,16 +17,12 @@ function nodeAt(svg, name) {
   return svg.querySelector(`circle.n[data-n="${CSS.escape(name)}"]`);
 }
 
-// Whether the node is wholly inside the zoomed box.
-function inside(view, el) {
+// Whether the node is in the zoomed box: ``whole``, all of it; otherwise its middle, so that at least half
+// of it shows, enough to see and to tap (a node the player has just tapped at the box's edge is not scrolled
+// away from under the finger).
+function inside(view, el, whole) {
   const v = view.getBoundingClientRect(), r = el.getBoundingClientRect();
-  return r.left >= v.left && r.right <= v.right && r.top >= v.top && r.bottom <= v.bottom;
-}
-
-// Whether the node's middle is in the zoomed box: at least half of it shows, enough to see and to tap (a
-// node the player has just tapped at the box's edge is not scrolled away from under the finger).
-function shown(view, el) {
-  const v = view.getBoundingClientRect(), r = el.getBoundingClientRect();
+  if (whole) return r.left >= v.left && r.right <= v.right && r.top >= v.top && r.bottom <= v.bottom;
   const x = r.left + r.width / 2, y = r.top + r.height / 2;
   return x >= v.left && x <= v.right && y >= v.top && y <= v.bottom;
 }
@@ -41,7 +37,7 @@ function centre(view, el, smooth) {
 // Bring the node into the zoomed box if it is not in it already (a node in view stays where it is).
 export function reveal(svg, name, smooth = true) {
   const view = box(svg), el = view && name && nodeAt(svg, name);
-  if (el && !inside(view, el)) centre(view, el, smooth);
+  if (el && !inside(view, el, true)) centre(view, el, smooth);
 }
 
 // The nodes worth following, most pressing first, kind by kind: the computer's move (the node of it to press
@@ -64,7 +60,7 @@ function kinds(snap) {
 // Scroll the box to the first of these nodes when none of them is in it.
 function toward(view, svg, names, smooth) {
   const els = names.map((n) => nodeAt(svg, n)).filter(Boolean);
-  if (els.length && !els.some((el) => shown(view, el))) centre(view, els[0], smooth);
+  if (els.length && !els.some((el) => inside(view, el, false))) centre(view, els[0], smooth);
 }
 
 // After each drawing, the news decides: of the kinds that have changed since the last drawing, the most
@@ -76,14 +72,14 @@ function toward(view, svg, names, smooth) {
 // mid-drag, and the finger went on dragging from where it landed).
 let before = [], game = null, held = false;
 export function follow(svg, snap) {
-  const now = kinds(snap).map((names) => JSON.stringify(names));
+  const now = kinds(snap), keys = now.map((names) => JSON.stringify(names));
   const was = snap.game_id === game ? before : [];
   game = snap.game_id;
-  before = now;
+  before = keys;
   const view = box(svg);
   if (!view || held) return;
-  const k = now.findIndex((names, i) => names !== was[i] && names !== "[]");
-  if (k >= 0) toward(view, svg, JSON.parse(now[k]), true);
+  const k = keys.findIndex((key, i) => key !== was[i] && now[i].length);
+  if (k >= 0) toward(view, svg, now[k], true);
 }
 
 // The Zoom button: pressed, the box scrolls and the board inside it is larger. Zooming keeps in the middle
@@ -107,5 +103,5 @@ export function zoomButton(button, view, board, snap) {
   const hold = (e) => { held = e.touches.length > 0; };
   for (const type of ["touchstart", "touchend", "touchcancel"]) view.addEventListener(type, hold, { passive: true });
   set(zoom.on(), false);
-  button.addEventListener("click", () => set(view.classList.contains("zoomed") ? false : true, true));
+  button.addEventListener("click", () => set(!view.classList.contains("zoomed"), true));
 }
