@@ -1269,6 +1269,49 @@ def test_nothing_scrolls_the_zoomed_box_from_under_a_finger_and_a_drag_presses_n
     page.context.close()
 
 
+# Whether the middle of one of these nodes is inside the zoomed box (what follow() asks before it scrolls).
+SEEN = """(names) => { const v = document.getElementById('board-view').getBoundingClientRect();
+    return names.some((name) => { const r = document.querySelector(`#board circle.n[data-n="${name}"]`).getBoundingClientRect();
+        const x = r.left + r.width / 2, y = r.top + r.height / 2;
+        return x >= v.left && x <= v.right && y >= v.top && y <= v.bottom; }); }"""
+
+
+def test_a_replay_zooms_and_its_zoomed_box_follows_each_step(browser, site):
+    """A finished game's replay has the Zoom of the page it was played on, kept by the same choice of this
+    phone: zoomed, each step forward or back brings the move it shows into the box."""
+    rt = site.runtime
+    s = finish(rt, random.Random(5), "25-mens-gryb", 2, names=["Ann", "Bo"])
+    actions = [a for _, a in rt.store.events(s["game_id"])]
+    page = browser.new_context(viewport=NARROW, device_scale_factor=2, is_mobile=True, has_touch=True).new_page()
+    page.goto(f"{site.url}/history/{s['game_id']}")
+    until(page, f"document.getElementById('plyno').textContent === '{len(actions)}'")
+    whole = page.evaluate(TARGET, "GGGG")
+    page.locator("#zoom").tap()
+    assert page.locator("#zoom").get_attribute("aria-pressed") == "true"
+    assert abs(page.evaluate(TARGET, "GGGG") - 2 * whole) < 0.5
+    assert page.evaluate("document.documentElement.scrollWidth") <= NARROW["width"]
+    game = find("25-mens-gryb")(2)
+    lasts = []
+    for action in actions[:16]:
+        game.apply(game.parse(action))
+        lasts.append(game.state_dict()["last"])
+    assert len({tuple(last) for last in lasts if last}) > 4  # moves all over the board, not one corner
+    page.locator("[data-step='first']").tap()
+    for ply, last in enumerate(lasts, 1):
+        page.locator("[data-step='next']").tap()
+        until(page, f"document.getElementById('plyno').textContent === '{ply}'")
+        if last:
+            until(page, f"({SEEN})({last!r})")
+    page.locator("[data-step='prev']").tap()  # back one: the move before is shown, and brought into the box
+    until(page, f"document.getElementById('plyno').textContent === '{len(lasts) - 1}'")
+    if lasts[-2]:
+        until(page, f"({SEEN})({lasts[-2]!r})")
+    page.goto(site.url + "/")  # the page played on is zoomed too: one choice
+    until(page, "document.body.dataset.version > 0")
+    assert page.locator("#zoom").get_attribute("aria-pressed") == "true"
+    page.context.close()
+
+
 @pytest.mark.die("GGRGYGBG")  # Ann enters G, R, Y, B; Bo's rolls of G find nothing to do
 def test_a_screen_reader_hears_whose_turn_it_is_and_the_points_and_not_the_figures_on_the_board(browser, site):
     """Whose turn it is is a live region, written only when it changes (words written again are read out
