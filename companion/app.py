@@ -147,8 +147,9 @@ class Companion:
             except ValueError as err:  # below what this layout draws doing nothing: keep the old budget
                 log.warning("LED budget not applied: %s", err)
                 runtime.budget_ma = surface.budget_ma
-        # A Giant board's nodes are not the cloth's: it shows only whose turn and the die (on_cloth()).
-        nodes = picture.nodes if runtime.on_cloth() else {}
+        # A Giant board's nodes are not the cloth's: it shows only whose turn and the die (on_cloth()), and a
+        # pairing code, which is the cloth's own (a phone must pair to play a game only a phone can show).
+        nodes = picture.nodes if runtime.on_cloth() else picture.code
         surface.show_nodes({nd.name(n): colour for n, colour in nodes.items()}, picture.status)
 
     def _sound(self, kind: str) -> None:

@@ -14,7 +14,9 @@ The look, as players at the table want it:
 - an illegal press flashes that node red for a moment;
 - a new GRYB lights its four nodes gold for three seconds, then they stay bright;
 - the die: a short tumble through G R Y B (under a second), then the result on the status pixels;
-- the status pixels show whose turn it is; at the end, the winner's colour sweeps the board.
+- the status pixels show whose turn it is; at the end, the winner's colour sweeps the board;
+- a pairing code: its colours on the four top-level nodes, each with a white light beside it in the
+  corner of its colour, for players who cannot tell the colours apart.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ OFF: RGB = (0, 0, 0)
 GOLD: RGB = (255, 190, 40)
 ALARM: RGB = (255, 0, 0)
 HINT: RGB = (120, 255, 120)  # a hint's stone and target breathe in pale green
+WHITE: RGB = (255, 255, 255)  # beside a pairing code's colour, the corner that names it
 MARKER: RGB = (70, 70, 70)  # a marker that is not a stone (Multiverse's conduits): faint white
 STATUS_PIXELS = 8
 DIE_SECONDS = 0.8
@@ -68,6 +71,8 @@ class Effects:
 @dataclass
 class Picture:
     nodes: dict[Node, RGB] = field(default_factory=dict)
+    # What a pairing code lights (among ``nodes`` too): on the cloth whatever the game, a Giant one included.
+    code: dict[Node, RGB] = field(default_factory=dict)
     status: list[RGB] = field(default_factory=lambda: [OFF] * STATUS_PIXELS)
     animating: bool = False
 
@@ -138,15 +143,27 @@ def render(game: Game, table: Table, colours: list[RGB], effects: Effects, now: 
         lit[effects.flash[0]] = ALARM
 
     if effects.code:
-        # Pairing: the four top-level nodes show the code's colours in the order G, R, Y, B.
-        for n, letter in zip(range(1, 5), effects.code):
-            lit[n] = BOARD_COLOURS[letter]
+        picture.code = code_picture(effects.code)
+        lit.update(picture.code)
     picture.status = _status(game, colours, effects, now)
     if game.over and game.winners and effects.ended is not None:
         _sweep(game, lit, colours[game.winners[0]], now - effects.ended)
     picture.animating = effects.busy(now) or bool(table.picks) or bool(table.chores) or bool(table.targets()) \
         or table.hint is not None
     return picture
+
+
+def code_picture(code: tuple[str, ...]) -> dict[Node, RGB]:
+    """A pairing code on the cloth. The four top-level nodes, read in the order G, R, Y, B (top-left,
+    top-right, bottom-right, bottom-left), show its colours; and beside each, the small node of its
+    quadrangle in the corner of that colour (G top-left, R top-right, Y bottom-right, B bottom-left, as on
+    every quadrangle of the cloth) shines white, so that a player who cannot tell the colours apart reads
+    the code from where the white lights are."""
+    lit: dict[Node, RGB] = {}
+    for n, letter in zip(nd.children(nd.HEAD), code):
+        lit[n] = BOARD_COLOURS[letter]
+        lit[nd.children(n)[nd.COLOURS.index(letter)]] = WHITE
+    return lit
 
 
 def _status(game: Game, colours: list[RGB], effects: Effects, now: float) -> list[RGB]:

@@ -160,6 +160,25 @@ def test_the_web_page_and_the_status_of_the_hardware(companion):
     assert status["led_status"]["pixels"] == 1024
 
 
+def test_a_giant_game_leaves_the_cloth_dark_but_for_a_pairing_code(companion):
+    """A Giant board does not fit the cloth, so the cloth shows none of its nodes; but a phone asking to
+    pair must still read the code there, for the phone is the only way to play that game."""
+    runtime, leds = companion.runtime, companion.surface
+    version = runtime.snapshot()["version"]
+    runtime.call("new_game", "drangles", 2, {"depth": 5}, ["Ann", "Bo"])
+    runtime.call("press", "G")
+    wait_version(runtime, version)
+    runtime.call("tick")
+    assert not leds.node_colours()  # Ann's stone on the Giant board's G is not the cloth's G
+    request = urllib.request.Request(companion.url + "/api/pair/start", b"{}", method="POST",
+                                     headers={"Content-Type": "application/json", "Origin": companion.url})
+    with urllib.request.urlopen(request, timeout=5) as r:
+        code = json.load(r)["code"]  # the simulator's own page is told the code; a phone reads the cloth
+    runtime.call("tick")
+    lit = leds.node_colours()
+    assert set(lit) == {"G", "R", "Y", "B"} | {top + colour for top, colour in zip("GRYB", code)}, (code, lit)
+
+
 def _bits(mask: int):
     while mask:
         low = mask & -mask

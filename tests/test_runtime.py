@@ -470,6 +470,11 @@ def test_pairing_code_shows_on_the_top_level_nodes_and_not_in_the_feed(make):
     from companion.config import BOARD_COLOURS
 
     assert [picture.nodes[n] for n in (1, 2, 3, 4)] == [BOARD_COLOURS[c] for c in "YBGR"]
+    # Beside each, white in the corner of its colour: G's Y (bottom-right), R's B, Y's G, B's R.
+    white = sorted(nd.name(n) for n, colour in picture.nodes.items() if colour == (255, 255, 255))
+    assert white == sorted(["GY", "RB", "YG", "BR"])
+    assert [nd.position(nd.parse(w))[i] - nd.position(nd.parse(w[0]))[i] for w in ("GY", "RB") for i in (0, 1)] \
+        == [4, 4, -4, 4]  # below G and to its right; below R and to its left
     assert "YBGR" not in str(rt.snapshot())
     with pytest.raises(CommandError, match="four of G, R, Y, B"):
         rt.call("show_code", "YBGX")

@@ -1364,7 +1364,7 @@ def contrast(page, selector: str) -> float:
 def test_the_letters_on_the_four_colours_can_be_read(browser, site):
     """For a red-green colour-blind player the letter is what tells G from R: on the die, the pairing keys,
     the code typed and the code shown, each letter is at WCAG AA's 4.5:1 against its colour (white on the
-    printed green was 3.5:1)."""
+    printed green was 3.5:1); and each pairing key shows its colour's corner, as the board does."""
     rt = site.runtime
     rt.call("new_game", "ez-gryb", 2, {}, None, None, None)
     page = browser.new_context(viewport=PHONE).new_page()
@@ -1386,4 +1386,12 @@ def test_the_letters_on_the_four_colours_can_be_read(browser, site):
         assert contrast(page, f"#pair-shown .dot.{colour}") >= 4.5, colour
         if colour != "B":
             assert contrast(page, f"#pair-panel .slots span.{colour}") >= 4.5, colour
+        # Its key also shows the corner of a quadrangle where the colour sits, which the board lights white
+        # beside the code's colour (renderer.code_picture): the code read without telling colours apart.
+        dot, square = (page.locator(f"#pair-panel .key.{colour} .corner {part}").bounding_box() for part in (".on", ""))
+        middle = lambda box: (box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        (x, y), (cx, cy) = middle(dot), middle(square)
+        assert ((x > cx) - (x < cx), (y > cy) - (y < cy)) == nd.CORNER[colour], colour
+    page.locator("#pair-corners summary").click()
+    assert "top-left is G, top-right R, bottom-right Y, bottom-left B" in page.locator("#pair-corners").inner_text()
     page.context.close()
