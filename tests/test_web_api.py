@@ -843,6 +843,27 @@ def test_json_nested_too_deep_is_a_400_on_every_json_endpoint(paired, rt, caplog
     assert ok.status_code == 200  # the page's own bodies, two levels deep, still go through
 
 
+def test_half_a_character_is_a_400_on_every_json_endpoint(paired, rt, caplog):
+    # "\ud800" decodes, but no page can be sent with it: a player's name holding one made /games (and, once
+    # the game was over, /history for its next 50 games) a 500 for every phone.
+    caplog.set_level(logging.ERROR)
+    before = rt.call("snapshot")
+    posts = [path.replace("{game_id}", "mine") for path, ops in DOCUMENT["paths"].items() if "post" in ops]
+    for path in posts:
+        for text in ['{"game": "ez-gryb", "names": ["Ann\\ud800", "Bo"]}', '{"\\udfff": 1}']:
+            r = paired.post(path, data=text, content_type="application/json")
+            assert (r.status_code, r.get_json()) == (400, {"error": "the body is not valid JSON here: it holds half "
+                                                                    "a character (a lone surrogate such as \\ud800)"}), path
+    assert unchanged(rt, before) and paired.get("/api/session").get_json()["paired"]
+    for page in ("/games", "/history"):
+        assert paired.get(page).status_code == 200
+    assert not _errors_logged(caplog)
+    # A whole character written as its two halves is one character.
+    r = paired.post("/api/games/new", data='{"game": "ez-gryb", "names": ["Ann \\ud83d\\ude00"]}',
+                    content_type="application/json")
+    assert r.status_code == 200 and rt.call("snapshot")["table"]["names"][0] == "Ann \U0001F600"
+
+
 def test_an_error_quotes_at_most_a_short_prefix_of_what_was_sent(paired, rt):
     before = rt.call("snapshot")
     for node in ["G" * 15000, "X" + "G" * 15000, "0" + "G" * 15000]:

@@ -37,6 +37,7 @@ MAX_NESTING = 32  # arrays and objects in a body; the page sends two levels
 QUOTE = 40  # a longer word in an error message (user text quoted back) keeps its first 20 characters
 MAX_MESSAGE = 400  # room for the longest reason (a composition section listing its parameters)
 TOO_DEEP = f"the body is not valid JSON here: nested more than {MAX_NESTING} deep"
+HALF = "the body is not valid JSON here: it holds half a character (a lone surrogate such as \\ud800)"
 SESSION_HOURS = 12
 SECRET_FILE = "web-secret.key"
 EPOCH_FILE = "web-pairing.epoch"
@@ -166,6 +167,10 @@ def body() -> dict:
         refuse(400, TOO_DEEP)
     if not _nesting_ok(data):
         refuse(400, TOO_DEEP)
+    try:  # "\ud800" decodes, but no page, file or log can hold it: a name with one would break /history
+        json.dumps(data, ensure_ascii=False).encode()
+    except UnicodeEncodeError:
+        refuse(400, HALF)
     if not isinstance(data, dict):
         refuse(400, "the body must be a JSON object")
     return data
