@@ -59,6 +59,11 @@ MOVE_KEYS = {  # the manuals' word for a kind of move -> the move kind of compan
 KIND_NAMES = tuple(MOVE_KEYS.values()) + ("reincarnation",)
 GOALS = ("gryb", "capture", "corner", "vacate", "race", "surround", "arrangement", "connection")
 ID_PATTERN = re.compile(r"[a-z0-9][a-z0-9-]{1,39}")
+# Never in a composition's name, source or summary, which every phone shows in lines of other text: control
+# characters, the bidirectional marks, embeddings, overrides and isolates (one turns the rest of a history
+# line round, players' names and scores with it), and half characters (a lone surrogate, which no page or
+# file can hold). The player names' rule (web/games.py), plus the surrogates.
+UNSHOWN = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
 class CompositionError(ValueError):
@@ -355,6 +360,9 @@ def _check_value(p: Param, value: Any) -> Any:
             raise CompositionError(f"{where}: 1 to 40 characters")
         if len(value) > 400:
             raise CompositionError(f"{where} is too long (400 characters at most)")
+        if bad := UNSHOWN.search(value):
+            raise CompositionError(f"{where}: no control characters, bidirectional overrides or half characters "
+                                   f"(U+{ord(bad.group()):04X} at character {bad.start() + 1})")
         return value
     if p.kind == "bool":
         if not isinstance(value, bool):

@@ -122,6 +122,21 @@ def test_bad_text_and_missing_names():
         composition.loads(HEAD + '[options]\ndepth = "deep"')
 
 
+def test_a_name_summary_or_source_has_no_control_characters_or_bidi_overrides():
+    # Each is shown on every phone in a line of other text: an override in the name turned a history line,
+    # players' names and scores, round; a lone surrogate (from JSON) could not even be saved.
+    for fmt, text, reason in [
+            ("toml", HEAD.replace('"Test"', '"Evil \\u202eEvil"'), "name: no control characters, bidirectional "
+                                                                  "overrides or half characters (U+202E at character 6)"),
+            ("toml", HEAD + 'summary = "ring\\u0007ring"', "summary: no control characters"),
+            ("toml", HEAD + 'source = "\\u2067ours"', "source: no control characters"),
+            ("json", '{"id": "test-game", "name": "Te\\ud800st"}', "name: no control characters")]:
+        with pytest.raises(CompositionError) as err:
+            composition.loads(text, fmt)
+        assert reason in str(err.value), text
+    assert composition.loads(HEAD.replace('"Test"', '"زيد \U0001F600"'), "toml").name == "زيد \U0001F600"
+
+
 SHIPPED = sorted((cls for cls in catalogue() if getattr(cls, "composed", False)), key=lambda c: c.id)
 
 

@@ -93,7 +93,8 @@ def test_a_refused_composition_says_why_and_saves_nothing(paired, client, rt, tm
         assert r.status_code == 400 and reason in r.get_json()["error"], (text, r.get_json())
     version = rt.snapshot()["version"]  # an unexpected failure would have had the runtime reload the game
     for text, fmt, reason in [("[" * 3000, "json", "nested too deep"),
-                              ("players = " + "9" * 5000, "toml", "too many digits")]:
+                              ("players = " + "9" * 5000, "toml", "too many digits"),
+                              ('{"id": "half", "name": "Half \\ud800"}', "json", "half characters")]:
         r = paired.post("/api/compositions", json={"text": text, "format": fmt})
         assert r.status_code == 400 and reason in r.get_json()["error"] and rt.snapshot()["version"] == version
     assert paired.post("/api/compositions", json={"text": 5}).status_code == 400
