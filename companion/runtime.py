@@ -338,6 +338,23 @@ class Runtime:
 
     # -- commands (run on the runtime thread only) -------------------------------------------------
 
+    # What a page may ask for the game it shows (``in_game``).
+    IN_GAME = frozenset({"press", "act", "roll", "ok", "undo", "again"})
+
+    def _same_game(self, game_id: int | None) -> None:
+        if game_id is not None and game_id != self.game_id:
+            raise CommandError("a new game has started since: look at the board again")
+
+    def _do_in_game(self, game_id: int, name: str, *args):
+        """A press, move or button from a page, meant for the game it showed (``game_id``): refused when a
+        new game has begun since, as another phone started one or Play again was pressed (the move was
+        made in the new game, and the phone that sent it told it was made). Checked here, on the runtime's
+        thread, where no new game can begin between the check and the move."""
+        if name not in self.IN_GAME:
+            raise CommandError(f"{name!r} is not one of {', '.join(sorted(self.IN_GAME))}")
+        self._same_game(game_id)
+        return getattr(self, f"_do_{name}")(*args)
+
     def _do_tick(self) -> None:
         """Nothing came for a while (the loop wakes at least once a second): a timed series whose time ran
         out since the last change is published as over, so the page and the history say so at once."""
@@ -549,8 +566,7 @@ class Runtime:
         the players chose stays. ``game_id`` (the page's) refuses a change meant for a game since
         replaced. A move the computer proposed and not yet carried out, a selection and a hint of the
         seat to move are put away; the new kind takes over that turn as it stands (with the roll made)."""
-        if game_id is not None and game_id != self.game_id:
-            raise CommandError("a new game has started since: look at the board again")
+        self._same_game(game_id)
         game = self.table.game
         if type(seat) is not int or not 0 <= seat < game.players:
             raise CommandError(f"seat: 0 to {game.players - 1}, one for each of the {game.players} players")

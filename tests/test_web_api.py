@@ -445,6 +445,50 @@ def test_sim_input_takes_the_taps(rt, tmp_path):
     before = rt.call("snapshot")
     assert c.post("/api/press", json={"node": "RG"}).get_json()["via"] == "board"
     assert taps == ["RG"] and unchanged(rt, before)
+    # A tap from a page that still shows a game since replaced is not passed on to the emulated board.
+    r = c.post("/api/press", json={"node": "G", "game": before["game_id"] + 1})
+    assert (r.status_code, r.get_json()["error"]) == (400, "a new game has started since: look at the board again")
+    assert taps == ["RG"]
+    assert c.post("/api/press", json={"node": "G", "game": before["game_id"]}).status_code == 200 and taps == ["RG", "G"]
+
+
+def test_a_move_meant_for_a_game_since_replaced_is_refused_and_changes_nothing(paired, rt):
+    """Ann taps her move as Bo, on another phone, starts a new game: were the move made in the new game,
+    Ann would be told it was made in the game she saw. The page sends the game it shows; the runtime checks
+    it on its own thread, where no new game can begin between the check and the move."""
+    old = rt.call("snapshot")["game_id"]
+    assert paired.post("/api/games/new", json={"game": "drangles", "names": ["Ann", "Bo"]}).status_code == 200
+    before = rt.call("snapshot")
+    assert before["game_id"] != old
+    for path, data in [("/api/press", {"node": "0"}), ("/api/act", {"action": "0"}), ("/api/roll", {}),
+                       ("/api/ok", {}), ("/api/undo", {}), ("/api/again", {})]:
+        r = paired.post(path, json=data | {"game": old})
+        assert (r.status_code, r.get_json()) == (400, {"error": "a new game has started since: look at the board again"}), path
+        assert unchanged(rt, before), path
+    for game in ("1", 1.0, True, [old]):
+        r = paired.post("/api/act", json={"action": "0", "game": game})
+        assert r.status_code == 400 and "game is the id of the game the page shows" in r.get_json()["error"], game
+    assert unchanged(rt, before)
+    r = paired.post("/api/act", json={"action": "0", "game": before["game_id"]}).get_json()
+    assert r["ok"] and r["state"]["state"]["stones"]["0"]["player"] == 0
+
+
+def test_a_field_an_endpoint_does_not_take_is_a_400_and_changes_nothing(paired, rt):
+    # {"zzz": 1} rolled the die: a misspelt field (say "gmae") went unheard, and the command was done anyway.
+    before = rt.call("snapshot")
+    posts = [path.replace("{game_id}", "mine") for path, ops in DOCUMENT["paths"].items() if "post" in ops]
+    assert len(posts) >= 15
+    for path in posts:
+        r = paired.post(path, json={"zzz": 1})
+        assert r.status_code == 400 and r.get_json()["error"].startswith(f"unknown field 'zzz': POST {path} takes"), path
+        schema = DOCUMENT["paths"][path.replace("mine", "{game_id}")]["post"].get("requestBody")
+        if schema:  # the document says so too
+            ref = schema["content"]["application/json"]["schema"]
+            ref = DOCUMENT["components"]["schemas"][ref["$ref"].split("/")[-1]] if "$ref" in ref else ref
+            assert ref.get("additionalProperties") is False, path
+    assert paired.post("/api/roll", json={"game": 1, "gmae": 1}).get_json()["error"] == \
+        "unknown field 'gmae': POST /api/roll takes game"
+    assert unchanged(rt, before) and paired.get("/api/session").get_json()["paired"]
 
 
 def test_sim_shows_the_code_to_a_loopback_page_only(rt, tmp_path):

@@ -66,9 +66,9 @@ def export(game_id: str):
 @bp.post("/api/compositions")
 @paired
 def save():
-    data = body()
+    data = body("text", "format", "replace")
     text, fmt, replace = data.get("text"), data.get("format", "toml"), data.get("replace", False)
-    if set(data) - {"text", "format", "replace"} or not isinstance(text, str) or fmt not in ("toml", "json") \
+    if not isinstance(text, str) or fmt not in ("toml", "json") \
             or not isinstance(replace, bool):
         refuse(400, "send {\"text\": the composition, \"format\": \"toml\" or \"json\", \"replace\": false}")
     return jsonify(ok=True, game=_call("compose", text, fmt, replace))

@@ -62,6 +62,10 @@ FEEDBACK = {"type": "object", "required": ["ok", "message"],
                                                                       "message); nothing moved"},
                            "message": {"type": "string"}, "state": {"oneOf": [STATE, {"type": "null"}]}}}
 EMPTY = {"type": "object", "additionalProperties": False, "maxProperties": 0}
+# The game a press, move or button is meant for: refused (400) when a new game has begun since.
+GAME = {"type": "integer", "description": "the id of the game the page shows (state.game_id): the command is "
+                                          "refused if a new game has begun since"}
+IN_GAME = {"type": "object", "additionalProperties": False, "properties": {"game": GAME}}
 
 
 def _json(schema: dict) -> dict:
@@ -96,7 +100,7 @@ def _get(summary: str, schema: dict, *errors: int, params: list | None = None) -
 
 GAME_ID = {"name": "game_id", "in": "path", "required": True, "schema": {"type": "integer", "minimum": 0}}
 COMPOSED_ID = {"name": "game_id", "in": "path", "required": True, "schema": {"type": "string", "maxLength": 40}}
-NEW_GAME = {"type": "object", "required": ["game"], "properties": {
+NEW_GAME = {"type": "object", "required": ["game"], "additionalProperties": False, "properties": {
     "game": {"type": "string", "description": "a game id from /api/games"},
     "players": {"type": "integer", "minimum": 2, "maximum": 4},
     "options": {"type": "object", "additionalProperties": {"type": ["integer", "boolean", "string"]}},
@@ -138,29 +142,31 @@ DOCUMENT = {
                                                           "type": "string"}}}}}}},
         "/api/press": _command("press a node (on the simulator: through the emulated MCU; the outcome "
                                "arrives on the feed and state is null)",
-                               {"type": "object", "required": ["node"], "properties": {"node": NODE}},
+                               {"type": "object", "required": ["node"], "additionalProperties": False,
+                                "properties": {"node": NODE, "game": GAME}},
                                {"$ref": "#/components/schemas/Feedback"}),
-        "/api/roll": _command("the ROLL button", None, {"$ref": "#/components/schemas/Feedback"}),
-        "/api/ok": _command("the OK / END TURN button", None, {"$ref": "#/components/schemas/Feedback"}),
-        "/api/undo": _command("the UNDO button", None, {"$ref": "#/components/schemas/Feedback"}),
+        "/api/roll": _command("the ROLL button", IN_GAME, {"$ref": "#/components/schemas/Feedback"}),
+        "/api/ok": _command("the OK / END TURN button", IN_GAME, {"$ref": "#/components/schemas/Feedback"}),
+        "/api/undo": _command("the UNDO button", IN_GAME, {"$ref": "#/components/schemas/Feedback"}),
         "/api/again": _command("Play again: once a game is over, the same game begun by the next player along "
-                               "(OK at a game's end does the same)", None,
+                               "(OK at a game's end does the same)", IN_GAME,
                                {"$ref": "#/components/schemas/Feedback"}),
         "/api/selftest": _command("start the hardware self-test (LED sweep, every node pressed); its report "
                                   "appears in /api/status", None, {"type": "object"}, 404, 409),
         "/api/hint": _command("ask the computer for a move for the player to move (shown when ready)", None,
                               {"$ref": "#/components/schemas/Feedback"}),
         "/api/act": _command("an action in the notation (docs/notation.md), e.g. 0-G",
-                             {"type": "object", "required": ["action"],
-                              "properties": {"action": {"type": "string", "minLength": 1, "maxLength": 200}}},
+                             {"type": "object", "required": ["action"], "additionalProperties": False,
+                              "properties": {"action": {"type": "string", "minLength": 1, "maxLength": 200},
+                                             "game": GAME}},
                              {"$ref": "#/components/schemas/Feedback"}),
         "/api/seat": _command("hand a seat over during the game: to the computer at a level, or back to a person "
                               "(seat as in state.seats; game, the game's id, refuses a change meant for a game "
                               "since replaced)",
-                              {"type": "object", "required": ["seat", "kind"],
+                              {"type": "object", "required": ["seat", "kind"], "additionalProperties": False,
                                "properties": {"seat": {"type": "integer", "minimum": 0, "maximum": 3},
                                               "kind": {"type": "string", "enum": ["human", *LEVELS]},
-                                              "game": {"type": "integer"}}},
+                                              "game": GAME}},
                               {"$ref": "#/components/schemas/Feedback"}),
         "/api/games": _get("the catalogue: games with their options, series presets and methods, seats",
                            {"type": "object", "properties": {"games": {"type": "array"}, "presets": {"type": "array"},
@@ -203,7 +209,7 @@ DOCUMENT = {
                                 {"type": "object", "properties": {"code": {"type": ["string", "null"]}}}, 404),
         "/api/pair": {"post": {"summary": "pair with the code the board shows: sets the session cookie",
                                "requestBody": {"required": True, **_json({
-                                   "type": "object", "required": ["code"],
+                                   "type": "object", "required": ["code"], "additionalProperties": False,
                                    "properties": {"code": {"type": "string", "pattern": "^[GRYB]{4}$"}}})},
                                "responses": {"200": {"description": "paired"} | _json({
                                    "type": "object", "properties": {"paired": {"const": True},

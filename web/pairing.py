@@ -178,7 +178,7 @@ def pair_shown():
 
 @bp.post("/api/pair")
 def pair():
-    data = body()
+    data = body("code")
     guess = data.get("code")
     if not isinstance(guess, str) or len(guess) != 4 or any(c not in "GRYB" for c in guess):
         refuse(400, "the code is four colours, each one of G, R, Y, B")

@@ -33,6 +33,18 @@ def _call(name: str, *args):
     return result
 
 
+def _in_game(data: dict, name: str, *args):
+    """A press, move or button meant for the game the page shows: ``game`` (state.game_id), when sent, has the
+    runtime refuse it if a new game has begun since (it was made in the new game, and the sender told it
+    was made)."""
+    game = data.get("game")
+    if game is None:
+        return _call(name, *args)
+    if type(game) is not int:
+        refuse(400, "game is the id of the game the page shows (state.game_id), a whole number")
+    return _call("in_game", game, name, *args)
+
+
 def _answer(feedback) -> dict:
     return jsonify(ok=bool(feedback.ok), message=feedback.message, state=compact(web().runtime.snapshot()))
 
@@ -58,7 +70,7 @@ def legal():
 @bp.post("/api/press")
 @paired
 def press():
-    data = body()
+    data = body("node", "game")
     name = data.get("node")
     if not isinstance(name, str):
         refuse(400, "give the node to press, e.g. {\"node\": \"RG\"}")
@@ -66,41 +78,39 @@ def press():
         nd.parse(name, depth_of(web().runtime.snapshot()))
     except nd.NodeError as err:
         refuse(400, str(err))
-    sim = web().sim_input
-    if sim is not None and web().runtime.snapshot()["board"]["on_cloth"]:
+    sim, snapshot = web().sim_input, web().runtime.snapshot()
+    if sim is not None and snapshot["board"]["on_cloth"]:
         # Through the emulated MCU and the serial bridge, like a finger on the cloth; the outcome
-        # comes back on the change feed.
+        # comes back on the change feed. A finger knows no game id: the page's is checked here.
+        if data.get("game") not in (None, snapshot["game_id"]):
+            _call("in_game", data["game"], "press", name)  # refused as the runtime refuses it
         sim.tap(name)
         return jsonify(ok=True, message=f"pressed {name}", via="board", state=None)
-    return _answer(_call("press", name))
+    return _answer(_in_game(data, "press", name))
 
 
 @bp.post("/api/roll")
 @paired
 def roll():
-    body()
-    return _answer(_call("roll"))
+    return _answer(_in_game(body("game"), "roll"))
 
 
 @bp.post("/api/ok")
 @paired
 def ok():
-    body()
-    return _answer(_call("ok"))
+    return _answer(_in_game(body("game"), "ok"))
 
 
 @bp.post("/api/again")
 @paired
 def again():
-    body()
-    return _answer(_call("again"))
+    return _answer(_in_game(body("game"), "again"))
 
 
 @bp.post("/api/undo")
 @paired
 def undo():
-    body()
-    return _answer(_call("undo"))
+    return _answer(_in_game(body("game"), "undo"))
 
 
 @bp.post("/api/hint")
@@ -113,18 +123,18 @@ def hint():
 @bp.post("/api/act")
 @paired
 def act():
-    data = body()
+    data = body("action", "game")
     text = data.get("action")
     if not isinstance(text, str) or not 0 < len(text) <= 200:
         refuse(400, "give the action in the notation, e.g. {\"action\": \"0-G\"}")
-    return _answer(_call("act", text))
+    return _answer(_in_game(data, "act", text))
 
 
 @bp.post("/api/seat")
 @paired
 def seat():
     """Hand a seat to the computer, or back to a person, during the game."""
-    data = body()
+    data = body("seat", "kind", "game")
     seat, kind, game = data.get("seat"), data.get("kind"), data.get("game")
     if type(seat) is not int or kind not in SEATS or not (game is None or type(game) is int):
         refuse(400, f"give the seat (as in state.seats, from 0) and who plays it, one of {', '.join(SEATS)}: "

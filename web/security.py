@@ -154,8 +154,9 @@ def web():
     return current_app.extensions["gryb"]
 
 
-def body() -> dict:
-    """The request's JSON object ({} for an empty body); 400 for anything else."""
+def body(*fields: str) -> dict:
+    """The request's JSON object ({} for an empty body), of no fields but ``fields``; 400 for anything else
+    (a field the endpoint does not take is a mistake the client should hear of, not a silent no-op)."""
     raw = request.get_data(cache=True)
     if not raw.strip():
         return {}
@@ -173,6 +174,10 @@ def body() -> dict:
         refuse(400, HALF)
     if not isinstance(data, dict):
         refuse(400, "the body must be a JSON object")
+    unknown = [key for key in data if key not in fields]
+    if unknown:
+        takes = f"takes {', '.join(fields)}" if fields else "takes no fields"
+        refuse(400, f"unknown field {unknown[0]!r}: POST {request.path} {takes}")
     return data
 
 

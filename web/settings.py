@@ -58,9 +58,9 @@ def status():
 @bp.post("/api/settings")
 @paired
 def set_settings():
-    data = body()
+    data = body(*SETTINGS)
     changes = {k: data[k] for k in SETTINGS if k in data}
-    if set(data) - set(SETTINGS) or not changes:
+    if not changes:
         refuse(400, "settings are brightness (0 to 1), night and sounds (true or false), budget_ma (mA), "
                     f"colours (four '#RRGGBB'), die (electronic or physical) and time_scale "
                     f"({TIME_SCALES[0]:g} to {TIME_SCALES[1]:g})")

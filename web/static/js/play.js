@@ -154,6 +154,10 @@ function accept(s) {
   if (s && (s.version > last.version || s.game_id !== last.game_id)) show(s);
 }
 
+// A command for the game on the screen: a new game begun meanwhile (from another phone) refuses it, rather
+// than take the move into a game its player has not seen.
+const played = (data) => ({ ...data, game: snap.game_id });
+
 async function command(path, data) {
   if (!isPaired()) { openPairing(); return false; }
   try {
@@ -170,20 +174,20 @@ async function command(path, data) {
   }
 }
 
-$("roll").addEventListener("click", () => command("/api/roll"));
-$("ok").addEventListener("click", () => command("/api/ok"));
-$("undo").addEventListener("click", () => command("/api/undo"));
+$("roll").addEventListener("click", () => command("/api/roll", played()));
+$("ok").addEventListener("click", () => command("/api/ok", played()));
+$("undo").addEventListener("click", () => command("/api/undo", played()));
 $("hint").addEventListener("click", () => command("/api/hint"));
 // The same game again, begun by the next player along (the runtime's Play again, as OK at a game's end):
 // a series that is still on goes on with it, and one that is over starts again with its method and target.
-$("again").addEventListener("click", () => command("/api/again"));
+$("again").addEventListener("click", () => command("/api/again", played()));
 // A move typed in the notation: for a player whose screen reader cannot aim at a node, or who would
 // rather type. The legal moves are offered as the field's suggestions, drawn only while the box is open.
 $("type-form").addEventListener("submit", async (e) => {
   e.preventDefault();
   const text = $("type-action").value.trim();
   if (!text) return;
-  if (await command("/api/act", { action: text })) $("type-action").value = "";
+  if (await command("/api/act", played({ action: text }))) $("type-action").value = "";
 });
 async function legalList(s) {
   const list = $("legal-list");
@@ -202,10 +206,10 @@ for (const [id, which] of [["numbers", numbers], ["letters", letters]]) {
 }
 $("board-wrap").addEventListener("click", (e) => {
   const node = e.target.closest && e.target.closest("circle.n");
-  if (node) command("/api/press", { node: node.dataset.n });
+  if (node) command("/api/press", played({ node: node.dataset.n }));
 });
 zoomButton($("zoom"), $("board-view"), () => svg, () => snap);
-boardKeys($("board-wrap"), () => svg, (node) => command("/api/press", { node }), describe);
+boardKeys($("board-wrap"), () => svg, (node) => command("/api/press", played({ node })), describe);
 
 // A node in words, for the keyboard's ring: its name letter by letter (a screen reader would say GRYB
 // as a word), what stands on it, and what the table marks there.
@@ -244,7 +248,7 @@ function choiceGroups(choices) {
     const b = document.createElement("button"); b.type = "button"; b.className = "secondary"; b.textContent = text;
     b.title = c.action;
     b.setAttribute("aria-label", c.label);
-    b.addEventListener("click", () => command("/api/act", { action: c.action }));
+    b.addEventListener("click", () => command("/api/act", played({ action: c.action })));
     return b;
   };
   const parts = choices.map((c) => c.label.split(", "));
