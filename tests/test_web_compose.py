@@ -115,4 +115,6 @@ def test_a_refused_composition_says_why_and_saves_nothing(paired, client, rt, tm
     assert watcher.post("/api/compositions", json={"text": GOOD.replace("phone-race", "other")}).status_code == 401
     assert watcher.post("/api/compositions/phone-race/delete", json={}).status_code == 401
     assert paired.get("/api/compositions/hyper-chess.toml").status_code == 404  # written in Python
-    assert paired.post("/api/compositions/nope/delete", json={}).status_code == 400
+    for missing in ("nope", "hyper-chess", "..", "phone-race.tmp"):  # as the OpenAPI document says: 404
+        r = paired.post(f"/api/compositions/{missing}/delete", json={})
+        assert (r.status_code, r.get_json()) == (404, {"error": f"no saved composition {missing!r}"}), missing

@@ -78,5 +78,7 @@ def save():
 @paired
 def delete(game_id: str):
     body()
+    if game_id not in web().runtime.library.ids():  # the companion's own included: they are not saved files
+        refuse(404, f"no saved composition {game_id!r}")
     _call("forget_composition", game_id)
     return jsonify(ok=True)
