@@ -300,7 +300,10 @@ class Table:
 
     def act(self, action: Action, pressed: tuple[Node, ...]) -> Feedback:
         """Apply an action (from a press, a button, the phone or a computer player) and its aftermath. While
-        a computer player's move waits, only that move."""
+        a computer player's move waits, only that move. While stones are still to be lifted or put down,
+        nothing: a move from the phone played then would lose track of them, as a press would."""
+        if self.chores:
+            return self._refuse(self._chore_reason())
         if self.proposal is not None and action != self.proposal:
             return self._refuse(self._computer_plays())
         game = self.game

@@ -145,6 +145,23 @@ def test_undo_shows_which_stones_to_put_back_and_waits_for_them():
     assert t.chores == () and t.press(P(t, "G")).ok  # selection again
 
 
+def test_a_move_from_the_phone_waits_for_the_stones_still_to_be_moved():
+    """After an UNDO the cloth still has the stone on G and none on 0. A move sent from the phone then
+    (0-R) would leave a chore asking for a stone on 0, where the engine has none: refused like a press."""
+    t = table("drangles")
+    for node in ("0", "0", "G"):
+        t.press(P(t, node))
+    t.undo()
+    chores = t.chores
+    move = t.game.parse("0-R")
+    fb = t.act(move, pressed=move.sources + move.targets)
+    assert not fb.ok and fb.message == "first put a stone of Player 1 on 0 and press it"
+    assert t.chores == chores and t.game.owner(P(t, "0")) == 0 and len(t.game.history) == 1
+    for chore in chores:
+        t.press(chore.node)
+    assert t.act(move, pressed=move.sources + move.targets).ok and t.chores == ()
+
+
 def test_ok_passes_when_passing_is_all_that_is_left_and_refuses_otherwise():
     t = table("drangles")
     assert not t.ok().ok
