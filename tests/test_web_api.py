@@ -92,6 +92,22 @@ def test_the_settings_page_says_when_the_board_was_last_heard_in_seconds_and_wor
     assert "heartbeat_age" in create_app(rt, Config(), state_dir=tmp_path).test_client().get("/api/status").get_json()
 
 
+def test_the_settings_page_shows_the_last_frames_current_and_whether_it_was_dimmed_to_fit(rt, tmp_path):
+    """docs/hardware.md: the settings page shows the LED driver's estimate of the last frame and whether the
+    current limiter dimmed it, for whoever sizes the power supply (the API keeps the whole led_status)."""
+    def row(**leds):
+        provided = {"serial": "up", "heartbeat_age": 0.4, "leds": "ws281x", "led_status": {"driver": "ws281x", **leds}}
+        app = create_app(rt, Config(), state_dir=tmp_path, status_provider=lambda: provided)
+        assert app.test_client().get("/api/status").get_json()["led_status"]["driver"] == "ws281x"
+        page = app.test_client().get("/settings").get_data(as_text=True)
+        found = re.search(r"<th>led current</th><td>([^<]*)</td>", page)
+        return found and found.group(1)
+
+    assert row(last_frame_ma=1718, budget_ma=4000, limited=False) == "1718 mA of the 4000 mA budget"
+    assert row(last_frame_ma=3999, budget_ma=4000, limited=True) == "3999 mA of the 4000 mA budget: dimmed to fit"
+    assert row() is None  # a driver that says nothing of it: no row
+
+
 # -- pairing ---------------------------------------------------------------------------------------
 
 def test_changes_need_pairing(client, rt):

@@ -27,12 +27,26 @@ def _heard(age):
     return f"{age:.0f} s ago: no word from the board"
 
 
+def _current(leds):
+    """The LED driver's estimate of the last frame's current against the budget, and whether the frame
+    was dimmed to fit (None when the driver says nothing of it)."""
+    if not isinstance(leds, dict):
+        return None
+    if not all(isinstance(leds.get(key), (int, float)) for key in ("last_frame_ma", "budget_ma")):
+        return None
+    said = f"{leds['last_frame_ma']:.0f} mA of the {leds['budget_ma']:.0f} mA budget"
+    return said + (": dimmed to fit" if leds.get("limited") else "")
+
+
 def _shown(status: dict) -> dict:
-    """The hardware status as the page shows it: the heartbeat age as the last heartbeat, in words."""
+    """The hardware status as the page shows it: the heartbeat age as the last heartbeat, and the LED
+    driver's status as the last frame's current, in words."""
     shown = {}
     for key, value in status.items():
         if key == "heartbeat_age":
             key, value = "last_heartbeat", _heard(value)
+        elif key == "led_status" and _current(value) is not None:
+            key, value = "led_current", _current(value)
         shown[key] = value
     return shown
 
