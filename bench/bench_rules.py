@@ -8,6 +8,7 @@ Targets (one core): depth-4 tables < 50 ms; incremental GRYB query <= 20 us; ful
 
 from __future__ import annotations
 
+import argparse
 import random
 import statistics
 import sys
@@ -93,4 +94,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args()  # --help, not a run
     main()
