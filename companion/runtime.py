@@ -43,6 +43,7 @@ GO_ON = "continue"  # a new game goes on with the series being played
 DEFAULT_GAME = "ez-gryb"
 CLOTH_DEPTH = nd.STANDARD_DEPTH  # the printed bandanna is the standard board
 COMPOSITIONS = "compositions"  # saved compositions, in the state directory
+NEW_GAME_SINCE = "a new game has started since: look at the board again"  # to a page showing the game before
 
 
 class CommandError(ValueError):
@@ -343,7 +344,7 @@ class Runtime:
 
     def _same_game(self, game_id: int | None) -> None:
         if game_id is not None and game_id != self.game_id:
-            raise CommandError("a new game has started since: look at the board again")
+            raise CommandError(NEW_GAME_SINCE)
 
     def _do_in_game(self, game_id: int, name: str, *args):
         """A press, move or button from a page, meant for the game it showed (``game_id``): refused when a

@@ -147,6 +147,7 @@ def _check_new_game(data: dict):
 @bp.post("/api/games/new")
 @paired
 def new_game():
-    game_id, players, options, names, series, seats = _check_new_game(body("game", "players", "options", "names", "series", "seats"))
+    fields = body("game", "players", "options", "names", "series", "seats")
+    game_id, players, options, names, series, seats = _check_new_game(fields)
     snapshot = _call("new_game", game_id, players, options, names, series, seats)
     return jsonify(ok=True, message=f"new game: {snapshot['game']['name']}", state=compact(snapshot))

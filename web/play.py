@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import Blueprint, jsonify, render_template
 
 from companion import node as nd
-from companion.runtime import StorageError
+from companion.runtime import NEW_GAME_SINCE, StorageError
 from companion.seating import SEATS
 
 from .board import board_svg, depth_of
@@ -33,16 +33,20 @@ def _call(name: str, *args):
     return result
 
 
+def _game(data: dict) -> int | None:
+    """The game a press, move or button is meant for, the one the page shows (None: whichever is on)."""
+    game = data.get("game")
+    if game is not None and type(game) is not int:
+        refuse(400, "game is the id of the game the page shows (state.game_id), a whole number")
+    return game
+
+
 def _in_game(data: dict, name: str, *args):
     """A press, move or button meant for the game the page shows: ``game`` (state.game_id), when sent, has the
     runtime refuse it if a new game has begun since (it was made in the new game, and the sender told it
     was made)."""
-    game = data.get("game")
-    if game is None:
-        return _call(name, *args)
-    if type(game) is not int:
-        refuse(400, "game is the id of the game the page shows (state.game_id), a whole number")
-    return _call("in_game", game, name, *args)
+    game = _game(data)
+    return _call(name, *args) if game is None else _call("in_game", game, name, *args)
 
 
 def _answer(feedback) -> dict:
@@ -82,8 +86,8 @@ def press():
     if sim is not None and snapshot["board"]["on_cloth"]:
         # Through the emulated MCU and the serial bridge, like a finger on the cloth; the outcome
         # comes back on the change feed. A finger knows no game id: the page's is checked here.
-        if data.get("game") not in (None, snapshot["game_id"]):
-            _call("in_game", data["game"], "press", name)  # refused as the runtime refuses it
+        if _game(data) not in (None, snapshot["game_id"]):
+            refuse(400, NEW_GAME_SINCE)
         sim.tap(name)
         return jsonify(ok=True, message=f"pressed {name}", via="board", state=None)
     return _answer(_in_game(data, "press", name))
