@@ -462,6 +462,19 @@ def test_watchdog_is_pinged_from_the_loop(make):
     assert pings.wait(5)
 
 
+def test_a_command_meant_for_a_game_since_replaced_is_refused_on_the_loop(make):
+    rt = make()
+    old = rt.snapshot()["game_id"]
+    rt.call("new_game", "drangles", 2, {}, ["Ann", "Bo"])
+    new, before = rt.snapshot()["game_id"], rt.snapshot()
+    with pytest.raises(CommandError, match="a new game has started since"):
+        rt.call("in_game", old, "press", "0")
+    with pytest.raises(CommandError, match="'new_game' is not one of act, again, ok, press, roll, undo"):
+        rt.call("in_game", new, "new_game", "ez-gryb", 2, {})
+    assert rt.snapshot()["version"] == before["version"] and rt.snapshot()["game_id"] == new
+    assert rt.call("in_game", new, "press", "0").ok and rt.snapshot()["state"]["stones"]["0"]["player"] == 0
+
+
 def test_pairing_code_shows_on_the_top_level_nodes_and_not_in_the_feed(make):
     frames = Frames()
     rt = make(frame_sink=frames)
