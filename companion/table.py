@@ -139,6 +139,8 @@ class Table:
             if alone is not None:
                 then = "press OK" if self.proposal is not None else "press a target, or OK"
                 return self._ok(f"{nd.name(node)} selected: {then} to {_words(alone)}")
+            if self.proposal is not None:  # the computer's stone in hand: the board says where it goes
+                return self._ok(self._computer_plays())
             return self._ok(f"{nd.name(node)} selected")
         if self.proposal is not None:
             return self._refuse(self._computer_plays(), node)
@@ -217,8 +219,9 @@ class Table:
         if self.proposal.kind == MOVE:
             lift, put = _lift_put(self.proposal)
             if len(self.picks) < len(lift):
-                return "lift its stone from " + ", ".join(nd.name(n) for n in lift) + " and press there"
-            return "put it on " + ", ".join(nd.name(n) for n in put) + " and press there"
+                return "lift its stone from " + ", ".join(nd.name(n) for n in lift if n not in self.picks) + \
+                    " and press there"
+            return "put it on " + ", ".join(nd.name(n) for n in put if n not in self.picks) + " and press there"
         if len(self.picks) == len(seq):  # a press that selected a stone of its own: OK makes the move
             return "press OK"
         return f"press {nd.name(seq[len(self.picks)])}"

@@ -284,6 +284,37 @@ def test_a_computer_move_of_one_press_on_its_own_stone_is_carried_out_with_ok(ga
     assert t.ok().ok and game.history[-1][0] == action and t.proposal is None
 
 
+def test_the_board_says_where_the_computers_stone_goes_once_it_is_lifted():
+    """The computer's move of a stone or a line: each press says what is left to do, stone by stone. The
+    press that lifted a stone was answered "0 selected" (until 2026-11-25), which left the player holding
+    the computer's stone with no word of where it goes."""
+    import random
+
+    from companion.action import MOVE, Action
+
+    t = table("drangles")
+    assert t.press(P(t, "0")).ok  # Player 1 enters at the head node; their second move is the computer's
+    action = Action.move(P(t, "0"), P(t, "Y"))
+    assert t.propose(action).message == "the computer plays 0-Y: lift its stone from 0 and press there"
+    feedback = t.press(P(t, "0"))
+    assert feedback.ok and t.picks == (P(t, "0"),)
+    assert feedback.message == "the computer plays 0-Y: put it on Y and press there"
+    assert t.press(P(t, "Y")).ok and t.game.history[-1][0] == action
+
+    rng = random.Random(1)
+    game = find("lines-morris")(stones=6)
+    while not any(a.kind == MOVE and len(a.sources) == 2 for a in game.legal_actions()):
+        game.apply(rng.choice(game.legal_actions()))
+    line = next(a for a in game.legal_actions() if a.kind == MOVE and len(a.sources) == 2)
+    t = Table(game)
+    (a, b), (c, d) = [[game.space.name(n) for n in nodes] for nodes in (line.sources, line.targets)]
+    assert t.propose(line).message == f"the computer plays {line}: lift its stone from {a}, {b} and press there"
+    assert t.press(line.sources[0]).message == f"the computer plays {line}: lift its stone from {b} and press there"
+    assert t.press(line.sources[1]).message == f"the computer plays {line}: put it on {c}, {d} and press there"
+    assert t.press(line.targets[0]).message == f"the computer plays {line}: put it on {d} and press there"
+    assert t.press(line.targets[1]).ok and game.history[-1][0] == line and t.proposal is None
+
+
 @pytest.mark.parametrize("game_id, players", [("multiverse", 2), ("pyragryb", 3)])
 def test_ok_makes_the_one_press_action_on_a_selected_stone_of_your_own(game_id, players):
     """A press on your own stone that can move selects it; when that press is also a whole action, OK
