@@ -177,7 +177,8 @@ def _status(game: Game, colours: list[RGB], effects: Effects, now: float) -> lis
     if effects.die_started is not None and now - effects.die_started < DIE_SECONDS:
         tumble = "GRYB"[int((now - effects.die_started) * 12) % 4]
         shown = BOARD_COLOURS[tumble]
-    elif isinstance(game.last_roll, str) and (game.roll is not None or not game.is_chance):
+    elif game.last_roll in BOARD_COLOURS and (game.roll is not None or not game.is_chance):
+        # A colour die's face; a node (GRYB Dice II) or a number (Grim Reaper's random life) is no colour.
         shown = BOARD_COLOURS[game.last_roll]
     elif game.is_chance:
         shown = scale(turn, pulse(now, 1.0, 0.1))  # waiting for ROLL

@@ -456,6 +456,29 @@ class _Loaded:
         return next(a for a in game.roll_faces() if str(a) == f"roll:{self.face}")
 
 
+def test_a_rolled_number_is_drawn_and_the_loop_lives_on_after_it_and_after_a_restart(make):
+    """Grim Reaper's random life is rolled as a number (roll:7), not a colour. Once the die had settled, the
+    status pixels looked the number up among the board's colours: the loop died (KeyError), and every
+    press, pairing and new game after it went unanswered, on every restart too, since the game replays to
+    the same roll (found 2026-11-25 by playing every game through the web page)."""
+    frames = Frames()
+    rt = make(frame_sink=frames)
+    rt.call("new_game", "grim-reaper", 2, {"random_life": True})
+    for action in "M5BGG F3GRG pass pass M4GRB F5RRR pass pass F1GBG M3RGG end +MGBB/GBG".split():
+        assert rt.call("act", action).ok, action
+    assert rt.call("roll").ok
+    rolled = rt.snapshot()["state"]["die"]
+    assert rolled.isdigit()
+    time.sleep(1.0)  # the die settles after 0.8 s
+    frames.event.clear()
+    assert frames.event.wait(5) and rt.call("snapshot", timeout=2)["state"]["die"] == rolled
+    assert frames.pictures[-1].status[-1] == (0, 0, 0)  # a number is no colour: the die's pixels stay dark
+    rt.stop()
+    again = make(frame_sink=frames)
+    frames.event.clear()
+    assert frames.event.wait(5) and again.call("snapshot", timeout=2)["state"]["die"] == rolled
+
+
 def test_watchdog_is_pinged_from_the_loop(make):
     pings = threading.Event()
     make(watchdog=pings.set, watchdog_every=0.05)
