@@ -988,6 +988,27 @@ def test_a_seat_is_handed_to_the_computer_from_the_page_and_it_plays_on(browser,
     page.context.close()
 
 
+@pytest.mark.die(["7"])
+def test_a_newborns_random_life_is_rolled_from_the_page(browser, site):
+    """Grim Reaper has no die but with random life, where a birth is followed by a roll for the newborn's
+    life (roll:N). The page hid ROLL and the die for the whole game, as for a game without one, so a birth
+    left the phone with a roll to make and nothing to make it with (found 2026-11-25 playing every game
+    through the page)."""
+    site.runtime.call("new_game", "grim-reaper", 2, {"random_life": True}, None, None, None)
+    for action in "M5BGG F3GRG pass pass M4GRB F5RRR pass pass F1GBG M3RGG end".split():
+        assert site.runtime.call("act", action).ok, action
+    page = paired_page(browser, site, "/")
+    until(page, "document.body.dataset.version > 0")
+    assert not page.locator("#roll").is_visible() and not page.locator("#die").is_visible()  # none rolled yet
+    after(page, lambda: site.runtime.call("act", "+MGBB/GBG"))
+    assert page.locator("#roll").is_visible() and "to roll" in page.locator("#turn-name").inner_text()
+    page.locator("#roll").click()
+    until(page, "document.querySelector('#die').textContent === '7'")
+    state = site.runtime.snapshot()["state"]
+    assert state["die"] == "7" and not state["awaiting_roll"] and "GBB" in state["stones"]  # the game goes on
+    page.context.close()
+
+
 @pytest.mark.die("GGGG")
 def test_roll_is_dimmed_while_no_roll_is_due(browser, site):
     site.runtime.call("new_game", "ez-gryb", 2, {}, None, None, None)

@@ -59,8 +59,9 @@ async function render(s) {
   $("choices").replaceChildren(...choiceGroups(table.choices || []));
   $("roll").classList.toggle("attention", !!state.awaiting_roll && !state.over);
   $("roll").classList.toggle("idle", !state.awaiting_roll || state.over); // no roll due: dimmed (a tap says why)
-  // Games without a die ('Drangles, Hyper-Chess, the Morris games ...): no ROLL and no die face.
-  $("roll").hidden = $("die").hidden = s.game.die === "none";
+  // Games without a die ('Drangles, Hyper-Chess, the Morris games ...): no ROLL and no die face; but one
+  // that rolls now and then all the same (Grim Reaper's random life, after a birth) shows them from then.
+  $("roll").hidden = $("die").hidden = s.game.die === "none" && !state.awaiting_roll && !state.die;
   scoreRows($("scores").tBodies[0], s, names);
   // Points as they change (a GRYB found, a move undone): the table is no live region, the move's message
   // ("Ann: B") does not say them, and a GRYB's outline is for the eye.
