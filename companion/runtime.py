@@ -115,6 +115,7 @@ class Runtime:
         self._undos = 0  # UNDOs taken in this run: part of a position's token (see _position)
         self._seatings = 0  # seats handed over in this run (computer or person): part of the token too
         self._in_command = False
+        self._draw_fault: str | None = None  # the last fault in drawing a frame, logged once
         self._unpublished: dict | None = None  # a snapshot waiting for its command's commit
         with store.transaction():
             self._restore()
@@ -283,9 +284,26 @@ class Runtime:
             picture = self._draw()
 
     def _draw(self) -> Picture:
-        picture = render(self.table.game, self.table, self._seat_colours(), self.effects, self.clock())
-        self.frame_sink(picture)
+        """The frame for the LEDs. A fault in drawing or showing it is logged (once while it repeats) and the
+        frame left dark: the loop, which takes every command, must outlive it (an uncaught KeyError here
+        killed the loop, and a restart replayed the game to the same frame and died again)."""
+        try:
+            picture = render(self.table.game, self.table, self._seat_colours(), self.effects, self.clock())
+        except Exception as err:
+            self._frame_fault("could not draw the frame: the LEDs stay dark until the next one", err)
+            picture = Picture()
+        try:
+            self.frame_sink(picture)
+        except Exception as err:
+            self._frame_fault("could not show the frame", err)
+        else:
+            self._draw_fault = None
         return picture
+
+    def _frame_fault(self, what: str, err: Exception) -> None:
+        if repr(err) != self._draw_fault:  # once, not at every frame
+            log.error("%s: %r", what, err, exc_info=err)
+        self._draw_fault = repr(err)
 
     def _command(self, command: _Command):
         """Run a command in one transaction; publish what it changed only once that has committed. A

@@ -456,6 +456,24 @@ class _Loaded:
         return next(a for a in game.roll_faces() if str(a) == f"roll:{self.face}")
 
 
+def test_a_frame_that_cannot_be_shown_leaves_the_loop_taking_commands(make, caplog):
+    """An LED driver that fails on every frame (or a fault in drawing one) is logged once; the loop, which
+    takes every press, lives on."""
+    shown = []
+
+    def failing(picture):
+        shown.append(picture)
+        raise OSError("the LED strip is gone")
+
+    rt = make(frame_sink=failing)
+    assert rt.call("roll").ok
+    target = rt.snapshot()["table"]["targets"][0]
+    assert rt.call("press", target).ok
+    assert target in rt.snapshot()["state"]["stones"] and len(shown) > 2
+    faults = [r for r in caplog.records if "could not show the frame" in r.getMessage()]
+    assert len(faults) == 1 and rt._thread.is_alive()
+
+
 def test_a_rolled_number_is_drawn_and_the_loop_lives_on_after_it_and_after_a_restart(make):
     """Grim Reaper's random life is rolled as a number (roll:7), not a colour. Once the die had settled, the
     status pixels looked the number up among the board's colours: the loop died (KeyError), and every
