@@ -287,23 +287,24 @@ class Runtime:
         """The frame for the LEDs. A fault in drawing or showing it is logged (once while it repeats) and the
         frame left dark: the loop, which takes every command, must outlive it (an uncaught KeyError here
         killed the loop, and a restart replayed the game to the same frame and died again)."""
+        fault = None
         try:
             picture = render(self.table.game, self.table, self._seat_colours(), self.effects, self.clock())
         except Exception as err:
-            self._frame_fault("could not draw the frame: the LEDs stay dark until the next one", err)
+            fault = self._frame_fault("could not draw the frame: the LEDs stay dark until the next one", err)
             picture = Picture()
         try:
             self.frame_sink(picture)
         except Exception as err:
-            self._frame_fault("could not show the frame", err)
-        else:
-            self._draw_fault = None
+            fault = self._frame_fault("could not show the frame", err)
+        self._draw_fault = fault
         return picture
 
-    def _frame_fault(self, what: str, err: Exception) -> None:
-        if repr(err) != self._draw_fault:  # once, not at every frame
+    def _frame_fault(self, what: str, err: Exception) -> str:
+        """Log a fault of the frame unless the last frame had the same one; the fault, to compare with."""
+        if repr(err) != self._draw_fault:
             log.error("%s: %r", what, err, exc_info=err)
-        self._draw_fault = repr(err)
+        return repr(err)
 
     def _command(self, command: _Command):
         """Run a command in one transaction; publish what it changed only once that has committed. A

@@ -45,8 +45,8 @@ def _shown(status: dict) -> dict:
     for key, value in status.items():
         if key == "heartbeat_age":
             key, value = "last_heartbeat", _heard(value)
-        elif key == "led_status" and _current(value) is not None:
-            key, value = "led_current", _current(value)
+        elif key == "led_status" and (current := _current(value)) is not None:
+            key, value = "led_current", current
         shown[key] = value
     return shown
 
