@@ -606,7 +606,8 @@ class Runtime:
         self._seatings += 1  # a search under way for the old kind is not used
         table = self.table
         if seat == game.to_move and not game.over:
-            table.proposal, table.picks, table.hint, table.choices = None, (), None, ()
+            table.drop()  # before the proposal goes: a stone lifted for it is to be put back
+            table.proposal, table.hint, table.choices = None, None, ()
         table.message = (f"a person plays for {names[seat]} now" if kind == HUMAN else
                          f"the computer ({kind}) plays for {before} now")
         log.info("game %s: seat %d now %s", self.game_id, seat + 1, kind)
@@ -693,8 +694,10 @@ class Runtime:
             return None  # the game moved on while the search ran, or the search failed
         hint = self.table.game.parse(text)
         # The hint says how to make the move from nothing selected, so a stone picked meanwhile is put down.
-        self.table.hint, self.table.picks = hint, ()
-        self.table.message = f"hint: {self.table.game.say(hint)} ({self.table.say_how(hint)})"
+        self.table.drop()
+        self.table.hint = hint
+        first = self.table.chore_reason() + " · " if self.table.chores else ""  # a stone lifted goes back first
+        self.table.message = f"{first}hint: {self.table.game.say(hint)} ({self.table.say_how(hint)})"
         self._publish(Feedback(True, self.table.message))
         return None
 

@@ -233,7 +233,7 @@ class Table:
         """ROLL: the electronic die rolls; with a physical die, the players are asked what theirs shows
         (rolling it for the computer player named ``computer`` when it is the computer's turn)."""
         if self.chores:
-            return self._refuse(self._chore_reason())
+            return self._refuse(self.chore_reason())
         if not self.game.is_chance:
             return self._refuse("no roll now" if not self.game.over else "the game is over: OK plays it again")
         if self.physical_die:
@@ -250,7 +250,7 @@ class Table:
 
     def ok(self) -> Feedback:
         if self.chores:
-            return self._refuse(self._chore_reason())
+            return self._refuse(self.chore_reason())
         if self.proposal is not None:
             if self._ok_action([self.proposal]) is not None:  # its one press made on a stone of its own
                 return self.act(self.proposal, pressed=self.picks)
@@ -271,7 +271,7 @@ class Table:
         """Take back the last player action and what followed it (rolls, passes); the rolls before
         it stand, so undo never re-rolls the die. Returns the actions taken back, newest first."""
         game = self.game
-        before = game.stones
+        before = self._on_cloth()
         undone: list[Action] = []
         while game.history:
             action = game.undo()
@@ -306,11 +306,11 @@ class Table:
         a computer player's move waits, only that move. While stones are still to be lifted or put down,
         nothing: a move from the phone played then would lose track of them, as a press would."""
         if self.chores:
-            return self._refuse(self._chore_reason())
+            return self._refuse(self.chore_reason())
         if self.proposal is not None and action != self.proposal:
             return self._refuse(self._computer_plays())
         game = self.game
-        before, mover = game.stones, game.to_move
+        before, mover = self._on_cloth(), game.to_move
         try:
             game.apply(action)
         except IllegalAction as err:
@@ -343,6 +343,27 @@ class Table:
         if game.to_move == mover:
             return f" · nothing more to play: {ok}"
         return f" · {self.names[game.to_move]} has nothing to play: {ok}"
+
+    def drop(self) -> None:
+        """Forget the stones picked for a move that will not be made (the seat handed over, a hint shown
+        from nothing selected): a stone already lifted is to be put back, one already put down lifted."""
+        before = self._on_cloth()
+        self.picks = ()
+        self.chores = self._chores(before, pressed=())
+
+    def _on_cloth(self) -> tuple[int, ...]:
+        """The stones as they are on the cloth: the engine's, less those lifted for the move being made
+        and plus those already put down for it (the presses so far of a move: its stones, then targets)."""
+        stones = self.game.stones
+        if not self.picks:
+            return stones
+        move = next((a for a in self._legal() if a.kind == MOVE and _matches(self.picks, a, complete=False)), None)
+        if move is None:  # a stone selected for an action of one press: it stays where it is
+            return stones
+        k = len(_lift_put(move)[0])
+        lifted, put = _mask(self.picks[:k]), _mask(self.picks[k:])
+        whose = self.game.owner(self.picks[0])
+        return tuple((m & ~lifted & ~put) | (put if p == whose else 0) for p, m in enumerate(stones))
 
     def _chores(self, before: tuple[int, ...], pressed: tuple[Node, ...]) -> tuple[Chore, ...]:
         """The stones the players must lift or put down for the cloth to match the engine again. A game
@@ -392,14 +413,14 @@ class Table:
             if chore.node == node:
                 self.chores = tuple(c for c in self.chores if c.node != node)
                 if self.chores:
-                    self.message = self._chore_reason()
+                    self.message = self.chore_reason()
                 else:  # a game that ended with stones to lift says its result again once they are
                     self.message = "board and game agree again" + (
                         f": {outcome(self.game, self.names)}" if self.game.over else "")
                 return self._ok(self.message)
-        return self._refuse(self._chore_reason(), node)
+        return self._refuse(self.chore_reason(), node)
 
-    def _chore_reason(self) -> str:
+    def chore_reason(self) -> str:
         return "first " + self.chores[0].describe(self.names) + " and press it"
 
     def _reason(self, picks: tuple[Node, ...]) -> str:

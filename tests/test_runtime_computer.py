@@ -384,3 +384,43 @@ def test_a_bad_seat_change_is_refused_and_changes_nothing(make, args, error):
     after = rt.call("snapshot")
     assert after["version"] == before["version"] and after["seats"] == ["human", "human"]
     assert rt.store.setting(f"seats:{rt.game_id}") is None
+
+
+def test_a_stone_lifted_for_the_computers_move_goes_back_when_a_person_takes_the_seat(make):
+    """The computer's stone is in a player's hand when a person takes the seat: the proposal is put away
+    and the stone is asked back onto its node before anyone plays on."""
+    rt = make()
+    rt.call("new_game", "drangles", 2, {}, ["Ann", "Bo"], None, ["human", "medium"])
+    for node in ("0", "0", "G"):  # Ann enters and moves on
+        assert rt.call("press", node).ok
+    snap = wait_for(rt, lambda s: s["table"]["proposal"])
+    press_all(rt, snap["table"]["proposal"])  # Bo enters at the head node
+    snap = wait_for(rt, lambda s: s["table"]["proposal"] and len(s["table"]["proposal"]) > 1)
+    assert snap["table"]["proposal"].startswith("0-")
+    assert rt.call("press", "0").ok  # Bo's stone is lifted
+    assert rt.call("seat", 1, "human").ok
+    snap = rt.call("snapshot")
+    assert snap["table"]["proposal"] is None and snap["table"]["picks"] == []
+    assert [(c["node"], c["kind"]) for c in snap["table"]["chores"]] == [("0", "put")]
+    assert snap["table"]["chores"][0]["text"] == "put a stone of Bo on 0"
+    assert not rt.call("press", "R").ok  # the game waits for the stone
+    assert rt.call("press", "0").ok and rt.call("snapshot")["table"]["chores"] == []
+
+
+def test_a_hint_that_arrives_with_a_stone_in_hand_asks_for_the_stone_back_first(make, held):
+    """The hint says how to play from nothing selected, so a stone lifted while it was worked out goes
+    back first (it was dropped from the selection with no word until 2026-11-26)."""
+    rt = make()
+    rt.call("new_game", "drangles", 2, {}, None, None, None)
+    press_all(rt, "0")
+    assert rt.call("hint").ok
+    wait_for(rt, lambda s: held.thread is not None)
+    assert rt.call("press", "0").ok  # the stone on 0 lifted while the hint is worked out
+    held.release.set()
+    snap = wait_for(rt, lambda s: s["table"]["hint"])
+    assert snap["table"]["picks"] == [] and [(c["node"], c["kind"]) for c in snap["table"]["chores"]] == \
+        [("0", "put")]
+    assert snap["table"]["message"].startswith("first put a stone of Player 1 on 0 and press it · hint: ")
+    assert rt.call("press", "0").ok and rt.call("snapshot")["table"]["chores"] == []
+    press_all(rt, snap["table"]["hint"])  # then the hint is played as it says
+    assert rt.store.events(rt.game_id)[-1] == ("action", snap["table"]["hint"])

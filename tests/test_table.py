@@ -500,3 +500,95 @@ def test_a_pass_offered_beside_moves_is_said_and_ok_makes_it():
     assert t.message == "Player 1 rolled R · make a move, or OK passes"
     assert sorted(map(str, game.legal_actions())) == ["pass", "xG"]
     assert t.ok().message.startswith("Player 1 passed") and game.to_move == 1
+
+
+def test_a_stone_lifted_for_the_computers_move_is_put_back_when_undo_takes_the_move_away():
+    """The player lifted the computer's stone, then pressed UNDO: the stone in their hand is still on
+    that node in the engine, so a chore asks for it back (the cloth and the engine drifted apart, with
+    no word, until 2026-11-26)."""
+    game, move = _moving("lines-morris", stones=6)
+    t = Table(game)
+    source = move.sources[0]
+    assert t.propose(move).ok and t.press(source).ok  # the stone is in hand
+    stones = game.stones
+    undone = t.undo()
+    assert len(undone) == 1 and game.owner(source) == 1 - game.to_move  # the mover's last move taken back
+    kinds = {c.node: c.kind for c in t.chores}
+    assert kinds[source] == PUT and t.picks == () and t.proposal is None
+    assert next(c for c in t.chores if c.node == source).describe(["Ann", "Bo"]) == \
+        f"put a stone of {['Ann', 'Bo'][1 - game.to_move]} on {game.space.name(source)}"
+    assert not t.press(move.targets[0]).ok  # the game waits for the stone
+    for chore in t.chores:
+        assert t.press(chore.node).ok
+    assert t.chores == () and game.stones != stones
+
+
+def _moving(game_id, **options):
+    """A game played at random until the player to move has a move of one stone, just after the other
+    player's action did not touch that stone; and that move."""
+    import random
+
+    from companion.action import MOVE
+
+    for seed in range(50):
+        rng, game = random.Random(seed), find(game_id)(**options)
+        while not game.over:
+            game.apply(rng.choice(game.legal_actions()))
+            last = game.history[-1][0]
+            moves = [a for a in game.legal_actions() if a.kind == MOVE and len(a.sources) == 1
+                     and a.sources[0] not in last.sources + last.targets]
+            if moves and not game.over:
+                return game, moves[0]
+    raise AssertionError(f"no {game_id} game reached a move of one stone")
+
+
+def test_stones_already_moved_for_a_line_are_put_back_when_the_move_is_dropped():
+    """A line half carried out (both stones lifted, one put down) and the seat handed to a person: the
+    lifted stones go back, the one put down comes off."""
+    import random
+
+    from companion.action import MOVE
+
+    rng = random.Random(1)
+    game = find("lines-morris")(stones=6)
+    while not any(a.kind == MOVE and len(a.sources) == 2 for a in game.legal_actions()):
+        game.apply(rng.choice(game.legal_actions()))
+    line = next(a for a in game.legal_actions() if a.kind == MOVE and len(a.sources) == 2
+                and not set(a.sources) & set(a.targets))
+    t = Table(game)
+    stones = game.stones
+    t.propose(line)
+    for node in (*line.sources, line.targets[0]):
+        assert t.press(node).ok
+    t.drop()
+    name = game.space.name
+    assert {name(c.node): c.kind for c in t.chores} == {name(line.sources[0]): PUT, name(line.sources[1]): PUT,
+                                                         name(line.targets[0]): LIFT}
+    assert t.picks == () and game.stones == stones  # the engine never moved
+    for chore in t.chores:
+        t.press(chore.node)
+    assert t.chores == ()
+
+
+def test_a_selected_stone_is_put_back_when_the_phone_plays_another_move():
+    """A stone lifted at the table, then another move chosen on the phone: the stone in hand goes back
+    where the engine still has it."""
+    game, move = _moving("lines-morris", stones=6)
+    t = Table(game)
+    source = move.sources[0]
+    other = next(a for a in game.legal_actions() if source not in a.sources + a.targets)
+    assert t.press(source).ok and t.picks == (source,)
+    assert t.act(other, pressed=other.sources + other.targets).ok
+    assert [(c.node, c.kind) for c in t.chores] == [(source, PUT)]
+
+
+def test_dropping_a_selection_asks_only_for_what_the_cloth_lacks():
+    """Nothing picked: nothing to do. A stone lifted whose placement UNDO then takes back: it is off the
+    cloth and off the engine, so no chore either."""
+    t = table("drangles")
+    t.drop()
+    assert t.chores == ()
+    t.press(P(t, "0"))
+    assert t.press(P(t, "0")).ok and t.picks == (P(t, "0"),)
+    assert [str(a) for a in t.undo()] == ["0"]
+    assert t.chores == () and t.game.owner(P(t, "0")) is None
