@@ -44,6 +44,7 @@ DEFAULT_GAME = "ez-gryb"
 CLOTH_DEPTH = nd.STANDARD_DEPTH  # the printed bandanna is the standard board
 COMPOSITIONS = "compositions"  # saved compositions, in the state directory
 NEW_GAME_SINCE = "a new game has started since: look at the board again"  # to a page showing the game before
+MOVED_SINCE = "the game has moved on since: look at the board again"  # to a page showing an older position
 
 
 class CommandError(ValueError):
@@ -365,6 +366,13 @@ class Runtime:
         if game_id is not None and game_id != self.game_id:
             raise CommandError(NEW_GAME_SINCE)
 
+    def _same_ply(self, ply: int | None) -> None:
+        """UNDO and OK from a page, meant for the position it showed (``ply``: its number of actions). Two
+        phones tapping UNDO at once would otherwise take back two moves, and a second OK end the next
+        player's turn. A press needs no such check: the table refuses a press that makes no sense."""
+        if ply is not None and ply != len(self.table.game.history):
+            raise CommandError(MOVED_SINCE)
+
     def _do_in_game(self, game_id: int, name: str, *args):
         """A press, move or button from a page, meant for the game it showed (``game_id``): refused when a
         new game has begun since, as another phone started one or Play again was pressed (the move was
@@ -426,7 +434,8 @@ class Runtime:
             self.sound("roll")
         return feedback
 
-    def _do_ok(self) -> Feedback:
+    def _do_ok(self, ply: int | None = None) -> Feedback:
+        self._same_ply(ply)
         if self.menu:
             self.menu = False
             self._publish()
@@ -461,7 +470,8 @@ class Runtime:
         self._publish(feedback)
         return feedback
 
-    def _do_undo(self) -> Feedback:
+    def _do_undo(self, ply: int | None = None) -> Feedback:
+        self._same_ply(ply)
         if self.menu:
             self.menu = False
             self._publish()
@@ -882,6 +892,7 @@ class Runtime:
             "game": game.describe() | {"settings": game.settings},
             "board": {"depth": game.space.depth, "headless": game.space.headless, "on_cloth": self.on_cloth()},
             "players": game.players,
+            "ply": len(game.history),  # the actions so far: UNDO and OK from a page carry it (_same_ply)
             "state": game.state_dict(),
             "table": self.table.to_dict(),
             "legal": [str(a) for a in game.legal_actions()][:400],

@@ -489,6 +489,33 @@ def test_a_move_meant_for_a_game_since_replaced_is_refused_and_changes_nothing(p
     assert r["ok"] and r["state"]["state"]["stones"]["0"]["player"] == 0
 
 
+def test_two_phones_tapping_undo_at_once_take_back_one_move(paired, rt):
+    """Both phones show the same position and both tap UNDO: the first takes the move back, the second,
+    meant for a position that is gone, is refused (it took back a second move, the other player's, until
+    2026-11-26). OK is checked the same way: a second OK would end the next player's turn."""
+    assert paired.post("/api/games/new", json={"game": "drangles", "names": ["Ann", "Bo"]}).status_code == 200
+    for node in ("0", "0", "G"):  # Ann enters and moves to G: two actions
+        assert paired.post("/api/press", json={"node": node}).get_json()["ok"]
+    shown = rt.call("snapshot")
+    assert shown["ply"] == 2
+    first = paired.post("/api/undo", json={"game": shown["game_id"], "ply": shown["ply"]})
+    assert first.status_code == 200 and first.get_json()["ok"] and first.get_json()["state"]["ply"] == 1
+    for chore in first.get_json()["state"]["table"]["chores"]:  # the stone back on 0
+        assert paired.post("/api/press", json={"node": chore["node"]}).get_json()["ok"]
+    before = rt.call("snapshot")
+    for path in ("/api/undo", "/api/ok"):
+        r = paired.post(path, json={"game": shown["game_id"], "ply": shown["ply"]})
+        assert (r.status_code, r.get_json()) == (400, {"error": "the game has moved on since: look at the board "
+                                                                "again"}), path
+        assert unchanged(rt, before), path
+    for ply in ("1", -1, 1.5, True, None):
+        r = paired.post("/api/undo", json={"ply": ply})
+        if ply is None:  # not sent: whatever the position
+            assert r.status_code == 200 and r.get_json()["state"]["ply"] == 0
+        else:
+            assert r.status_code == 400 and r.get_json()["error"].startswith("ply is the number of actions"), ply
+
+
 def test_a_field_an_endpoint_does_not_take_is_a_400_and_changes_nothing(paired, rt):
     # {"zzz": 1} rolled the die: a misspelt field (say "gmae") went unheard, and the command was done anyway.
     before = rt.call("snapshot")

@@ -24,6 +24,7 @@ STATE = {"type": "object", "description": "the runtime's snapshot without the li
                                                         "points, null where the game has none) and settings"},
              "board": {"type": "object", "description": "depth, headless, on_cloth"},
              "players": {"type": "integer"},
+             "ply": {"type": "integer", "description": "the game's actions so far (rolls and passes too)"},
              "state": {"type": "object", "description": "stones (node -> {player, kind}), to_move, die, scores, "
                                                           "last, grybs, over, winners, aims (each seat's "
                                                           "goal where they differ, else null), stash by sizes "
@@ -66,6 +67,10 @@ EMPTY = {"type": "object", "additionalProperties": False, "maxProperties": 0}
 GAME = {"type": "integer", "description": "the id of the game the page shows (state.game_id): the command is "
                                           "refused if a new game has begun since"}
 IN_GAME = {"type": "object", "additionalProperties": False, "properties": {"game": GAME}}
+PLY = {"type": "integer", "minimum": 0, "description": "the number of actions of the position the page shows "
+       "(the snapshot's ply): the command is refused (400, nothing done) when the game has moved on since, "
+       "so two phones tapping UNDO at once take back one move, not two"}
+AT_PLY = {"type": "object", "additionalProperties": False, "properties": {"game": GAME, "ply": PLY}}
 
 
 def _json(schema: dict) -> dict:
@@ -146,8 +151,8 @@ DOCUMENT = {
                                 "properties": {"node": NODE, "game": GAME}},
                                {"$ref": "#/components/schemas/Feedback"}),
         "/api/roll": _command("the ROLL button", IN_GAME, {"$ref": "#/components/schemas/Feedback"}),
-        "/api/ok": _command("the OK / END TURN button", IN_GAME, {"$ref": "#/components/schemas/Feedback"}),
-        "/api/undo": _command("the UNDO button", IN_GAME, {"$ref": "#/components/schemas/Feedback"}),
+        "/api/ok": _command("the OK / END TURN button", AT_PLY, {"$ref": "#/components/schemas/Feedback"}),
+        "/api/undo": _command("the UNDO button", AT_PLY, {"$ref": "#/components/schemas/Feedback"}),
         "/api/again": _command("Play again: once a game is over, the same game begun by the next player along "
                                "(OK at a game's end does the same)", IN_GAME,
                                {"$ref": "#/components/schemas/Feedback"}),

@@ -41,6 +41,17 @@ def _game(data: dict) -> int | None:
     return game
 
 
+def _ply(data: dict) -> tuple[int, ...]:
+    """The position an UNDO or OK is meant for (``ply``, the snapshot's): () when not sent."""
+    ply = data.get("ply")
+    if ply is None:
+        return ()
+    if type(ply) is not int or ply < 0:
+        refuse(400, "ply is the number of actions of the position the page shows (the state's ply), "
+                    "a whole number")
+    return (ply,)
+
+
 def _in_game(data: dict, name: str, *args):
     """A press, move or button meant for the game the page shows: ``game`` (state.game_id), when sent, has the
     runtime refuse it if a new game has begun since (it was made in the new game, and the sender told it
@@ -102,7 +113,8 @@ def roll():
 @bp.post("/api/ok")
 @paired
 def ok():
-    return _answer(_in_game(body("game"), "ok"))
+    data = body("game", "ply")
+    return _answer(_in_game(data, "ok", *_ply(data)))
 
 
 @bp.post("/api/again")
@@ -114,7 +126,8 @@ def again():
 @bp.post("/api/undo")
 @paired
 def undo():
-    return _answer(_in_game(body("game"), "undo"))
+    data = body("game", "ply")
+    return _answer(_in_game(data, "undo", *_ply(data)))
 
 
 @bp.post("/api/hint")

@@ -1416,3 +1416,33 @@ def test_the_letters_on_the_four_colours_can_be_read(browser, site):
     page.locator("#pair-corners summary").click()
     assert "top-left is G, top-right R, bottom-right Y, bottom-left B" in page.locator("#pair-corners").inner_text()
     page.context.close()
+
+
+def test_two_phones_tapping_undo_at_once_take_back_one_move(browser, site):
+    """Ann and Bo both tap UNDO on their phones before either sees the other's: one move is taken back,
+    not two. Bo's request is held on its way until Ann's has been done, as a slow Wi-Fi would hold it;
+    it carries the position Bo's page showed, so the runtime refuses it and his page says why."""
+    rt = site.runtime
+    rt.call("new_game", "drangles", 2, {}, ["Ann", "Bo"], None, None)
+    for node in ("0", "0", "G", "0"):  # Ann enters and moves to G; Bo enters
+        assert rt.call("press", node).ok
+    ann, bo = (paired_page(browser, site, "/") for _ in range(2))
+    shown = rt.call("snapshot")
+    for page in (ann, bo):
+        until(page, f"document.body.dataset.version >= {shown['version']}")
+    held = []
+    bo.route("**/api/undo", lambda route: held.append(route))
+    bo.locator("#undo").click()
+    deadline = time.monotonic() + 10
+    while not held:  # the route handler runs as the page's events are dispatched
+        assert time.monotonic() < deadline, "Bo's UNDO never left his page"
+        bo.wait_for_timeout(20)
+    assert held[0].request.post_data_json == {"game": shown["game_id"], "ply": shown["ply"]}
+    after(ann, lambda: ann.locator("#undo").click())
+    assert rt.call("snapshot")["ply"] == shown["ply"] - 1
+    held[0].continue_()
+    until(bo, "document.querySelector('#message').classList.contains('refused')")
+    assert bo.locator("#message").text_content() == "the game has moved on since: look at the board again"
+    assert rt.call("snapshot")["ply"] == shown["ply"] - 1  # Ann's move stands
+    for page in (ann, bo):
+        page.context.close()

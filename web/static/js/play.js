@@ -176,8 +176,8 @@ async function command(path, data) {
 }
 
 $("roll").addEventListener("click", () => command("/api/roll", played()));
-$("ok").addEventListener("click", () => command("/api/ok", played()));
-$("undo").addEventListener("click", () => command("/api/undo", played()));
+$("ok").addEventListener("click", () => command("/api/ok", played({ ply: snap.ply })));
+$("undo").addEventListener("click", () => command("/api/undo", played({ ply: snap.ply })));
 $("hint").addEventListener("click", () => command("/api/hint"));
 // The same game again, begun by the next player along (the runtime's Play again, as OK at a game's end):
 // a series that is still on goes on with it, and one that is over starts again with its method and target.
