@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import re
 import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -27,6 +28,25 @@ from . import composed, composition
 from .engine import Game, find
 
 log = logging.getLogger(__name__)
+
+_HALF = re.compile("[\ud800-\udfff]")
+
+
+def _loads(text: str) -> Any:
+    """A stored JSON value, each half of a character in it (a lone surrogate, as ``"\\ud800"``) read as
+    U+FFFD. The web page refuses them now, but a name stored before it did would break every page that
+    shows it (no page can be encoded with one), the history and the replay for good."""
+    return _mend(json.loads(text))
+
+
+def _mend(value: Any) -> Any:
+    if isinstance(value, str):
+        return _HALF.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [_mend(v) for v in value]
+    if isinstance(value, dict):
+        return {_mend(k): _mend(v) for k, v in value.items()}
+    return value
 
 SCHEMA_VERSION = 1
 ACTION, UNDO, REDO = "action", "undo", "redo"
@@ -190,8 +210,8 @@ class Store:
 
     def _row(self, r) -> GameRow:
         try:
-            return GameRow(r[0], r[1], r[2], json.loads(r[3]), json.loads(r[4]), r[5], r[6], r[7], r[8],
-                           json.loads(r[9]) if r[9] else None)
+            return GameRow(r[0], r[1], r[2], _loads(r[3]), _loads(r[4]), r[5], r[6], r[7], r[8],
+                           _loads(r[9]) if r[9] else None)
         except ValueError as err:
             raise StoreError(f"game {r[0]}: its stored row does not read: {err}") from None
 
@@ -250,7 +270,7 @@ class Store:
 
     def series(self, series_id: int) -> dict | None:
         r = self.db.execute("SELECT data FROM series WHERE id=?", (series_id,)).fetchone()
-        return json.loads(r[0]) if r else None
+        return _loads(r[0]) if r else None
 
     def series_finished(self, series_id: int) -> float | None:
         """When the series was decided (wall-clock seconds); None while it goes on."""
@@ -264,11 +284,11 @@ class Store:
 
     def setting(self, key: str, default: Any = None) -> Any:
         r = self.db.execute("SELECT value FROM settings WHERE key=?", (key,)).fetchone()
-        return json.loads(r[0]) if r else default
+        return _loads(r[0]) if r else default
 
     def set_setting(self, key: str, value: Any) -> None:
         self.db.execute("INSERT INTO settings VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value",
                         (key, json.dumps(value)))
 
     def settings(self) -> dict:
-        return {k: json.loads(v) for k, v in self.db.execute("SELECT key, value FROM settings")}
+        return {k: _loads(v) for k, v in self.db.execute("SELECT key, value FROM settings")}

@@ -14,6 +14,7 @@ import pytest
 
 from companion.config import Config
 from companion.die import Die
+from companion.engine import find as find_game
 from companion.store import Store
 from companion.runtime import Runtime
 from web import create_app
@@ -1007,3 +1008,36 @@ def test_the_manuals_series_are_named_for_their_game_only_on_its_own_form(client
     assert ">EZ GRYB: first to 21 points</option>" in form("ez-gryb")
     chess = form("hyper-chess")
     assert ">first to 21 points</option>" in chess and "EZ GRYB:" not in chess and "Quick &amp; Easy" not in chess
+
+
+def test_a_name_with_half_a_character_stored_before_the_page_refused_one_shows_as_a_replacement(tmp_path):
+    """Before the page refused a lone surrogate (2026-11-25) one could be stored as a name; every page that
+    showed it then failed (a 500 on /history, on the replay and the export, for good). The store reads
+    each such half as U+FFFD."""
+    store = Store(tmp_path / "gryb.db")
+    game, rng = find_game("ez-gryb")(), random.Random(1)
+    old = store.new_game(game, ["An\ud800n", "Bo"], 7, None, 1.0)
+    while not game.over:  # a whole game, as the runtime stores one
+        action = game.random_action(rng) if game.is_chance else rng.choice(game.legal_actions())
+        game.apply(action)
+        store.append(old, "action", str(action), 2.0)
+    store.finish_game(old, {"winners": list(game.winners), "scores": list(game.scores)}, 5.0)
+    store.set_setting("names-seen", ["\udc80"])
+    store.close()
+    config = Config()
+    config = replace(config, state=replace(config.state, dir=str(tmp_path / "state")))
+    runtime = Runtime(config, Store(tmp_path / "gryb.db"), die=LoadedDie("G"))
+    runtime.start()
+    try:
+        client = create_app(runtime, Config(), state_dir=tmp_path / "state").test_client()
+        for path in ("/history", f"/history/{old}"):
+            assert client.get(path).status_code == 200, path
+        assert client.get("/api/history").get_json()["games"][0]["names"] == ["An\ufffdn", "Bo"]
+        assert client.get(f"/api/history/{old}").get_json()["game"]["names"] == ["An\ufffdn", "Bo"]
+        for fmt in ("txt", "json"):
+            assert client.get(f"/api/history/{old}/record.{fmt}").status_code == 200
+        assert runtime.store.game_row(old).names == ["An\ufffdn", "Bo"]
+        assert runtime.store.setting("names-seen") == ["\ufffd"]
+    finally:
+        runtime.stop()
+        runtime.store.close()
