@@ -310,7 +310,9 @@ class Table:
         if self.proposal is not None and action != self.proposal:
             return self._refuse(self._computer_plays())
         game = self.game
-        before, mover = self._on_cloth(), game.to_move
+        # The picks pressed again as part of the action need no chore (the common case: no search for them).
+        before = game.stones if set(self.picks) <= set(pressed) else self._on_cloth()
+        mover = game.to_move
         try:
             game.apply(action)
         except IllegalAction as err:
