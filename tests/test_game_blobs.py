@@ -148,6 +148,25 @@ def test_a_stall_without_a_devour_is_a_draw():
     assert game.over and game.winners == () and game.scores == (0, 0)
 
 
+def test_the_stall_gives_each_player_their_full_count_of_turns():
+    # stall=1: one turn each without a devour, counted from the first turn of phase two. The first player's
+    # quiet turn alone must not end the game: the second player has not had theirs.
+    game = play(BLOBS(depth=2, stones=4, stall=1), "roll:@GG GG roll:@RR RR roll:@GR GR roll:@YY YY "
+                                                    "roll:@GY GY roll:@BB BB roll:@GB GB roll:@RY RY")
+    assert game.phase == "move" and game.to_move == 0
+    game.apply("GG-G")  # an ooze onto a free node: nothing devoured
+    assert not game.over and game.to_move == 1
+    game.apply("RR-R")
+    assert game.over and game.winners == ()
+    # And counted from the last devour: the devour's own turn is not a quiet one.
+    game = position(TOWER, ["GGR"] + FAR, stall=1)
+    game.apply("G-GGR")
+    game.apply("YYYY-YYYR")
+    assert not game.over and game.to_move == 0
+    game.apply("GGGG-GGB")
+    assert game.over and game.winners == () and game.scores == (1, 0)
+
+
 def test_depth_and_headless_options():
     giant = BLOBS(depth=5)
     assert len(giant.legal_actions()) == 1365

@@ -113,6 +113,16 @@ def test_one_equal_collective_each_is_a_draw_and_a_stall_too():
     assert stalled.over and stalled.winners == ()
 
 
+def test_the_stall_counts_from_the_turn_after_an_assimilation():
+    # stall=1: one quiet turn each. The second player's quiet turn after the assimilation is not enough:
+    # the first player has not had theirs.
+    game = position(TOWER + ["BBBG"], ["GGY", "GGRG", "GGRR"] + FAR, stall=1)
+    play(game, "GGGG-GGR YYYY-YYYR")
+    assert not game.over and game.captured == (3, 0)
+    game.apply("BBBG-BBBR")
+    assert game.over and game.winners == () and game.scores == (3, 0)
+
+
 def test_giant_board():
     game = BORG(depth=6, stones=4)
     assert len(game.legal_actions()) == 5461

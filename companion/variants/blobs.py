@@ -49,7 +49,8 @@ class OozeGame(Game):
     verb = "devour"
     die = NODE_DIE
     options = (DEPTH, HEADLESS, STONES, STALL, TURN_LIMIT)
-    # since: the turn of the last piece devoured or assimilated (or the start of phase two), for the stall draw.
+    # since: the first turn after the last piece devoured or assimilated (or phase two's first turn), for the
+    # stall draw: the quiet turns are those from it on (the devouring turn itself is not one).
     extra_fields = ("since",)
 
     def setup(self) -> None:
@@ -243,7 +244,7 @@ class OozeGame(Game):
             self.add_to("in_hand", me, -1)
             if not any(self.in_hand):
                 self.phase = MOVING
-                self.since = self.turn
+                self.since = self.turn + 1
                 self._judge()
         else:
             size = 0
@@ -260,7 +261,7 @@ class OozeGame(Game):
                 if hit:
                     self.add_to("captured", me, hit.bit_count())
                     self.scores = self.captured
-                    self.since = self.turn
+                    self.since = self.turn + 1
                     self.last += tuple(n for n in bits(hit) if n != action.target)
             self._judge()
         if not self.over:
