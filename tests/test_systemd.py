@@ -132,6 +132,19 @@ def test_the_decisions_the_runtime_and_the_pi_depend_on():
     assert "IPAddressDeny" not in d
 
 
+def test_a_broken_config_is_not_restarted_into_the_start_limit(tmp_path):
+    """The exit status of a broken config is the one the unit does not restart: five quick failures would
+    otherwise hit StartLimitBurst, and systemd would refuse the owner's `systemctl restart` after the fix."""
+    d = _directives(UNIT.read_text(encoding="utf-8"))
+    bad = tmp_path / "config.toml"
+    bad.write_text("[leds]\nbrightnes = 0.4\n", encoding="utf-8")
+    result = subprocess.run([sys.executable, "-m", "companion.cli", "run", "--config", str(bad), "--port", "0"],
+                            capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert "leds.brightnes" in result.stderr
+    assert d["RestartPreventExitStatus"] == [str(result.returncode)]
+    assert result.returncode != 0 and d["Restart"] == ["on-failure"]  # every other failure still restarts
+
+
 def _mdwe_available() -> bool:
     if not sys.platform.startswith("linux"):
         return False
