@@ -11,6 +11,7 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 VENV=$PREFIX/venv
+BUILD=$PREFIX/build  # a clean copy of the checkout to build from, removed once installed
 GROUPS_NEEDED=(gpio spi dialout)
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
@@ -80,12 +81,21 @@ fi
 
 # 3. The program: a venv under /opt (root-owned, read-only for the service) with this checkout
 #    installed into it. --system-site-packages lets it use Raspberry Pi OS's lgpio.
+#    pip has setuptools build in the tree it is given, and its build/lib keeps every file it ever copied:
+#    built from the checkout itself, a module or composition deleted there came back with every update
+#    (and root-owned build/ and *.egg-info were left in the owner's checkout). So it builds from a fresh
+#    copy of what pyproject.toml packages, which goes again afterwards.
 say "program in $VENV from $SRC"
 run install -d -m 0755 "$PREFIX"
 if [ ! -x "$VENV/bin/python" ]; then
   run python3 -m venv --system-site-packages "$VENV"
 fi
-run env PIP_DISABLE_PIP_VERSION_CHECK=1 "$VENV/bin/python" -m pip install --quiet --upgrade "$SRC"
+run rm -rf "$BUILD"
+run install -d -m 0755 "$BUILD"
+run cp -R "$SRC/pyproject.toml" "$SRC/README.md" "$SRC/companion" "$SRC/hardware" "$SRC/firmware_bridge" "$SRC/web" \
+  "$BUILD/"
+run env PIP_DISABLE_PIP_VERSION_CHECK=1 "$VENV/bin/python" -m pip install --quiet --upgrade "$BUILD"
+run rm -rf "$BUILD"
 
 # 4. The configuration: the example the first time, never overwritten. Readable by the service only.
 say "configuration $ETC/config.toml"

@@ -8,11 +8,13 @@ commands must restore the originals byte for byte.
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import pwd
 import shlex
 import shutil
 import subprocess
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -142,7 +144,19 @@ def test_install_dry_run_prints_the_install_and_changes_nothing(boot):
     if not os.path.exists("/opt/gryb-companion/venv/bin/python"):
         assert ["python3", "-m", "venv", "--system-site-packages", "/opt/gryb-companion/venv"] in commands
     pip = next(c for c in commands if "pip" in c)
-    assert pip[-1] == str(ROOT) and "/opt/gryb-companion/venv/bin/python" in pip and "install" in pip
+    assert pip[-1] == "/opt/gryb-companion/build" and "/opt/gryb-companion/venv/bin/python" in pip and "install" in pip
+    # Built from a fresh copy, never from the checkout, whose build/lib would bring back deleted files;
+    # the copy holds everything pyproject.toml packages and needs, and goes again.
+    build = commands.index(pip)
+    assert commands[build - 3] == ["rm", "-rf", "/opt/gryb-companion/build"]
+    copy = commands[build - 1]
+    assert copy[:2] == ["cp", "-R"] and copy[-1] == "/opt/gryb-companion/build/"
+    assert commands[build + 1] == ["rm", "-rf", "/opt/gryb-companion/build"]
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    packages = {p.name for p in ROOT.iterdir() if (p / "__init__.py").is_file() and any(
+        fnmatch.fnmatch(p.name, pattern) for pattern in project["tool"]["setuptools"]["packages"]["find"]["include"])}
+    needed = {"pyproject.toml", project["project"]["readme"]} | packages
+    assert {Path(c).name for c in copy[2:-1]} == needed and all(Path(c).parent == ROOT for c in copy[2:-1])
     if not os.path.exists("/etc/gryb-companion/config.toml"):
         assert ["install", "-m", "0640", "-o", "root", "-g", "gryb", str(ROOT / "systemd" / "config.example.toml"),
                 "/etc/gryb-companion/config.toml"] in commands
