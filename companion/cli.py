@@ -425,7 +425,7 @@ def build_parser() -> argparse.ArgumentParser:
     rules_commands = rules.add_subparsers(dest="rules_command", required=True, metavar="QUESTION")
 
     moves = rules_commands.add_parser("moves", help="where one move of a kind reaches, as JSON")
-    moves.add_argument("--kind", required=True, choices=[k.value for k in MoveKind])
+    moves.add_argument("--kind", required=True, choices=[k.value for k in MoveKind], help="the kind of move")
     _board_options(moves, periodic=True)
     moves.add_argument("nodes", nargs="*", metavar="NODE", help="start nodes (default: every node)")
     moves.set_defaults(run=_rules_moves)
@@ -455,9 +455,10 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("game", metavar="GAME", nargs="?", help="a game id from 'gryb-companion variants'")
     play.add_argument("--rules", metavar="FILE", help="play a composition (a TOML or JSON file, docs/composer.md)")
     play.add_argument("--state", metavar="DIR", help=state_help)
-    play.add_argument("--players", type=int, help="number of players (default: the game's minimum)")
-    play.add_argument("--seed", type=int, help="seed the die, the random player and the computer players for a "
-                      "repeatable game (the computer players then search a number of steps, not a time)")
+    play.add_argument("--players", type=int, metavar="N", help="number of players (default: the game's minimum)")
+    play.add_argument("--seed", type=int, metavar="N",
+                      help="seed the die, the random player and the computer players for a repeatable game (the "
+                      "computer players then search a number of steps, not a time)")
     play.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a game option")
     play.add_argument("--random", type=int, metavar="N", help="play N random legal actions instead of stdin")
     play.add_argument("--interactive", action=argparse.BooleanOptionalAction, default=None,
@@ -498,13 +499,15 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--host", help="the web page's address (default: the config's web.host)")
     run.add_argument("--port", type=int,
                      help="the web page's port (default: the config's web.port, 8080; 0 picks a free one)")
-    run.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
+    run.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"],
+                     help="info (the default) logs every event, warning or error only problems")
     run.set_defaults(run=_run)
 
     check = commands.add_parser("selftest", help="light every LED, press every node, check the serial link")
     check.add_argument("--sim", action="store_true", help="test the simulator instead of the hardware")
     check.add_argument("--config", metavar="PATH", help=f"the TOML config (default {config_mod.DEFAULT_PATH})")
-    check.add_argument("--timeout", type=_seconds, default=300.0, help="seconds to wait for every node (default 300)")
+    check.add_argument("--timeout", type=_seconds, default=300.0, metavar="SECONDS",
+                       help="seconds to wait for every node (default 300)")
     check.add_argument("--auto", action="store_true",
                        help="with --sim: press every node through the emulated Pico, as a player would")
     check.add_argument("--json", action="store_true", help="print the report as JSON")
