@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034  # sourced: its variables are used by the scripts that source it
 # Shared by install.sh and uninstall.sh (sourced, not run): where the service lives, how a dry run
 # prints its commands, and the root check. Both scripts run from the checkout, beside this file.
 

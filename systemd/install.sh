@@ -8,6 +8,7 @@
 # how an update is done), never overwrites /etc/gryb-companion/config.toml, and keeps the game data.
 # What it does, step by step, is described in docs/install.md.
 set -euo pipefail
+# shellcheck source=common.sh source-path=SCRIPTDIR
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 VENV=$PREFIX/venv

@@ -9,6 +9,7 @@
 #
 # Safe to run again: every step checks whether there is still something to undo.
 set -euo pipefail
+# shellcheck source=common.sh source-path=SCRIPTDIR
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 
