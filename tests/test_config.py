@@ -107,3 +107,33 @@ def test_a_brighter_or_dimmer_copy_of_a_board_colour_is_refused(colour):
     # The LEDs scale every colour, so the same hue at another brightness glows as the board's node does.
     with pytest.raises(ConfigError, match="too close to the board's"):
         config.Players(colours=(colour, "#FF00C8", "#00E5FF", "#9A00FF")).check()
+
+
+def _example_ranges():
+    """(section, key, low, high) for each key of the example config whose comment gives its range."""
+    import re
+    from pathlib import Path
+
+    section, found = None, []
+    example = Path(__file__).resolve().parent.parent / "systemd" / "config.example.toml"
+    for line in example.read_text(encoding="utf-8").splitlines():
+        if line.startswith("["):
+            section = line.strip("[]")
+        match = re.match(r"(\w+) = [^#]+#.*?(-?[\d.]+) \.\. (-?[\d.]+)\b", line)
+        if match:
+            found.append((section, match[1], match[2], match[3]))
+    return found
+
+
+def test_the_example_config_says_the_ranges_the_loader_keeps():
+    ranges = _example_ranges()
+    assert {f"{s}.{k}" for s, k, *_ in ranges} >= {"leds.brightness", "leds.budget_ma", "leds.fps",
+                                                  "panel.hold_time", "panel.bounce_time", "web.port"}
+    for section, key, low, high in ranges:
+        whole = "." not in low + high
+        step = 1 if whole else 0.01
+        number = int if whole else float
+        assert config.from_dict({section: {key: number(high)}})  # the top of the range is accepted
+        for beyond in (number(low) - step, number(high) + step):
+            with pytest.raises(ConfigError, match=rf"{section}\.{key}"):
+                config.from_dict({section: {key: beyond}})
