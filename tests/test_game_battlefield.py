@@ -292,6 +292,24 @@ def test_a_stall_without_squads_or_captures_is_a_draw():
     assert game.over and game.winners == ()
 
 
+def test_a_capture_by_military_restarts_the_stall_count():
+    game = position(["BBG", "BBR", "BBY"] + FAR0, ["BYY", "BYB"] + FAR1, stall=2)
+    game.apply("YYYY-YYYR")
+    game.apply("end")
+    game.apply("BBBB-BBBY")
+    game.apply("end")
+    game.apply("BBG,BBR,BBY-BYG,BYR,BYY")  # the third turn: a capture, and no squad formed
+    assert game.captured == (2, 0) and game.since == 2
+    game.apply("BBBY-BBBB")
+    game.apply("end")
+    assert not game.over  # one turn each since the capture, not two
+    game.apply("YYYR-YYYY")
+    game.apply("end")
+    game.apply("BBBB-BBBY")
+    game.apply("end")
+    assert game.over and game.winners == ()
+
+
 def test_the_turn_limit_counts_turns_of_battle():
     game = BATTLEFIELD(turn_limit=10, stall=1000)
     rng = random.Random(4)

@@ -381,6 +381,7 @@ class Battlefield(Game):
         took += self._enlist(me)
         if took:
             self.add_to("captured", me, took)
+            self.since = self.turn  # a capture by military restarts the stall count, as enlisting does
         if self.monkeybusiness:
             self._mark_monkeybusiness()
         moved = set(action.sources + action.targets)
