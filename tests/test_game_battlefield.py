@@ -107,6 +107,19 @@ def test_patriots_do_not_enlist_under_their_own_sergeant_until_it_moves_away():
     assert kinds(game, 0)["RRR"] == kinds(game, 0)["RRY"] == "sergeant" and game.strength(0) == 3
 
 
+def test_a_waiting_gryb_whose_sergeant_is_captured_enlists_at_its_players_next_action():
+    # Red's GRYB waits under red's own sergeant RRR; blue's pair captures that sergeant and stands on RRR.
+    game = position(["RRG", "RRB"] + FAR0, ["RRR", "RRRG", "RRRR", "RRRY", "RRRB"] + FAR1)
+    game.apply("RRG,RRB-RRR,RRG")
+    assert game.captured == (1, 0) and game.stones[1] & nodes(game, "RRRG", "RRRR", "RRRY", "RRRB")
+    before = game.state_key()
+    game.apply("BBBB-BBBY")  # any action of red's: the GRYB enlists, right under blue's sergeant
+    assert kinds(game, 1)["RRR"] == "sergeant" and kinds(game, 0).get("RRG") == "sergeant"
+    assert not game.stones[0] & nodes(game, "RRR") and game.captured == (1, 1)
+    game.undo()
+    assert game.state_key() == before
+
+
 def test_four_squads_on_a_quadrangle_form_a_platoon_under_a_lieutenant():
     game = position(["GGG", "GGR", "GGY", "GRB"] + FAR0, FAR1)
     game.apply("GRB-GGB")  # hyperspace: the second locus R to G completes the GRYB of sergeants
