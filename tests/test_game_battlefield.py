@@ -223,6 +223,20 @@ def test_the_counter_squad_under_a_platoon_demotes_the_lieutenant_to_three_serge
     assert not game.stones[0] & nodes(game, "GGR") and game.captured == (1, 1)
 
 
+def test_a_counter_squad_in_the_scattering_does_not_end_the_game():
+    # Blue's only squad forms in the scattering; red's last patriots, placed by the die, form a GRYB right
+    # under it. Blue loses the squad, but the battle has not begun: nobody has lost an army yet.
+    game = BATTLEFIELD(patriots=8)
+    blue = ["RRRG", "RRRR", "RRRY", "RRRB", "GGGG", "GGYY", "GYGY", "GBGB"]
+    red = ["BBBB", "BYBY", "BGBG", "YYYY", "RRRG", "RRRR", "RRRY", "RRRB"]
+    for b, r in zip(blue, red):
+        for n in (b, r):
+            game.apply(f"roll:@{n}")
+            game.apply(n)
+    assert game.captured == (0, 1) and kinds(game, 1)["RRR"] == "sergeant" and game.strength(0) == 0
+    assert not game.over and game.phase == "battle" and game.to_move == 0
+
+
 def test_two_lieutenants_win_automatically():
     game = position(["RR", "GGG", "GGR", "GGY", "GRB"] + FAR0, FAR1)
     game.apply("GRB-GGB")

@@ -483,8 +483,8 @@ class Battlefield(Game):
         for player in (me, 1 - me):
             if (self.stones[player] & lieutenants).bit_count() >= 2:
                 return self.finish((player,))  # two lieutenants win automatically
-        if took and not self.stones[1 - me] & self.t.military:
-            self.finish((me,))  # the enemy's whole army is captured
+        if took and self.phase == BATTLE and not self.stones[1 - me] & self.t.military:
+            self.finish((me,))  # the enemy's whole army is captured (in battle: not by the die's scattering)
 
     def end_turn(self) -> None:
         """The next player's turn; a draw at the turn limit or after a stall (both count battle turns)."""
