@@ -86,7 +86,7 @@ def test_four_patriots_on_a_quadrangle_enlist_as_a_squad_under_a_sergeant_above(
     game.apply("RRYB-RRRB")
     assert kinds(game, 0)["RRR"] == "sergeant"
     assert not game.stones[0] & nodes(game, "RRRG", "RRRR", "RRRY", "RRRB")  # the patriots are enlisted
-    assert game.strength(0) == 2 and game.since == game.turn
+    assert game.strength(0) == 2 and game.since == game.turn + 1  # the stall counts the turns after this one
     assert game.to_move == 0 and game.moves_left == 1  # a patriot's move: a second one may follow
     assert set(game.last) >= set(game.space.parse_many(["RRYB", "RRRB", "RRR", "RRRG"]))
     assert "end" in names(game.legal_actions())
@@ -326,13 +326,13 @@ def test_a_capture_by_military_restarts_the_stall_count():
     game.apply("BBBB-BBBY")
     game.apply("end")
     game.apply("BBG,BBR,BBY-BYG,BYR,BYY")  # the third turn: a capture, and no squad formed
-    assert game.captured == (2, 0) and game.since == 2
-    game.apply("BBBY-BBBB")
-    game.apply("end")
-    assert not game.over  # one turn each since the capture, not two
-    game.apply("YYYR-YYYY")
-    game.apply("end")
-    game.apply("BBBB-BBBY")
+    assert game.captured == (2, 0) and game.since == 3  # the quiet turns are those after the capture's
+    for move in ("BBBY-BBBB", "YYYR-YYYY", "BBBB-BBBY"):
+        game.apply(move)
+        game.apply("end")
+        assert not game.over  # until both have had two quiet turns (the capturer had only one: a draw
+        # came a turn early, as in Blobs, until 2026-11-26)
+    game.apply("YYYY-YYYR")
     game.apply("end")
     assert game.over and game.winners == ()
 

@@ -182,7 +182,7 @@ class Battlefield(Game):
     # give a two-lieutenant win nothing, and a loser who captured more than the winner the higher score.
     score = None
     # monkey: nodes of military with Private Monkeybusiness; start: the first turn of battle (the turn
-    # limit counts from it); since: the turn of the last squad or platoon formed or capture (the stall).
+    # limit counts from it); since: the first turn after the last squad or platoon formed or capture (the stall).
     extra_fields = ("monkey", "start", "since")
 
     def setup(self) -> None:
@@ -381,7 +381,7 @@ class Battlefield(Game):
         took += self._enlist(me)
         if took:
             self.add_to("captured", me, took)
-            self.since = self.turn  # a capture by military restarts the stall count, as enlisting does
+            self.since = self.turn + 1  # a capture by military restarts the stall count, as enlisting does
         if self.monkeybusiness:
             self._mark_monkeybusiness()
         moved = set(action.sources + action.targets)
@@ -465,7 +465,7 @@ class Battlefield(Game):
             self.set_stones(me, mine)
             self.set_stones(1 - me, theirs)
             self.monkey = monkey
-            self.since = self.turn
+            self.since = self.turn + 1  # the quiet turns are those after this one
         return took
 
     def _mark_monkeybusiness(self) -> None:
