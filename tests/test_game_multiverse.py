@@ -285,6 +285,34 @@ def test_a_win_in_two_players_and_the_turn_limit_and_stall_draws():
     assert game.winners == () and game.turn == 20  # both still in: a draw
 
 
+def quiet_turns(game, moves):
+    """Play ``moves[player]`` (roll, move) pairs in turn, none capturing, until the game ends; the number
+    of turns each player took."""
+    taken = dict.fromkeys(game.players_in(), 0)
+    while not game.over:
+        p = game.to_move
+        roll, move = moves[p][taken[p] % len(moves[p])]
+        game.apply(f"roll:{roll}")
+        game.apply(move)
+        taken[p] += 1
+    return taken
+
+
+def test_the_stall_ends_the_game_after_stall_turns_of_each_player_still_in():
+    # Two players: a stall of 2 is two quiet turns each.
+    game = position(["GG"], ["YYYY"], stall=2)
+    moves = {0: [("R", "GG-GR"), ("G", "GR-GG")], 1: [("B", "YYYY-YYYB"), ("Y", "YYYB-YYYY")]}
+    assert quiet_turns(game, moves) == {0: 2, 1: 2} and game.winners == ()
+    # Three seats, one eliminated in phase one (the boards coincide: player two's ring takes player
+    # one's): still two quiet turns for each player left, not the turns of three seats shared by two.
+    game = MULTIVERSE(3, rings=1, stall=2)
+    for text in ["roll:@GG", "GG", "roll:@GG", "GG", "roll:@YYYY", "YYYY"]:
+        game.apply(text)
+    assert game.phase == "move" and game.players_in() == (1, 2)
+    moves = {1: moves[0], 2: moves[1]}
+    assert quiet_turns(game, moves) == {1: 2, 2: 2} and game.winners == (1, 2)
+
+
 def test_a_finished_game_scores_the_win_not_the_rings_captured():
     # Every conduit on its head node: the three boards coincide, so each placement captures the last.
     game = MULTIVERSE(3, rings=1)

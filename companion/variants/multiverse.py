@@ -407,12 +407,17 @@ class Multiverse(Game):
             self.finish(alive)
 
     def end_turn(self) -> None:
-        """The next player still in moves; the game ends at the turn limit or after a long stall."""
+        """The next player still in moves; the game ends at the turn limit or after a long stall.
+
+        The stall counts the turns of the players still in: only a capture puts a player out, and a capture
+        restarts the count, so their number is fixed while it runs (counting every seat gave each player
+        left half as many turns again when one of three was out)."""
         self.roll = None
         self.moves_left = self.moves_per_turn
         self.turn += 1
         limit = self.settings["turn_limit"] * self.players
-        stalled = self.phase == MOVING and self.turn - self.since >= self.settings["stall"] * self.players
+        quiet = self.settings["stall"] * len(self.players_in())
+        stalled = self.phase == MOVING and self.turn - self.since >= quiet
         if self.turn >= limit or stalled:
             alive = self.players_in()
             self.finish(() if len(alive) == self.players else alive)
