@@ -197,6 +197,10 @@ class Store:
         return [(k, a) for k, a in self.db.execute(
             "SELECT kind, action FROM events WHERE game_id=? ORDER BY seq", (game_id,))]
 
+    def event_count(self, game_id: int) -> int:
+        """How many events the game's log holds: the log only grows, so a replay of it is as new as this."""
+        return self.db.execute("SELECT COUNT(*) FROM events WHERE game_id=?", (game_id,)).fetchone()[0]
+
     def finish_game(self, game_id: int, result: dict, now: float) -> None:
         self.db.execute("UPDATE games SET finished=?, result=? WHERE id=?", (now, json.dumps(result), game_id))
 

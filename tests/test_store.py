@@ -32,6 +32,19 @@ def test_events_replay_with_undo_and_redo(tmp_path):
     assert replayed.state_key() == expected.state_key()
 
 
+def test_the_event_count_of_a_game_grows_with_every_event_undos_and_redos_too(tmp_path):
+    """The replay page keys a replayed game on it: an undo and another move make a record as long as
+    before, but never a log as long."""
+    store = Store(tmp_path / "gryb.db")
+    gid = store.new_game(find("drangles")(), ["Ann", "Bo"], None, None, 1.0)
+    other = store.new_game(find("drangles")(), ["Cy", "Di"], None, None, 1.0)
+    assert store.event_count(gid) == 0
+    counts = []
+    for kind, action in [(ACTION, "0"), (ACTION, "0-G"), (UNDO, None), (ACTION, "0-R"), (UNDO, None), (REDO, None)]:
+        store.append(gid, kind, action, 2.0)
+        counts.append(store.event_count(gid))
+    assert counts == [1, 2, 3, 4, 5, 6] and store.event_count(other) == 0
+
 def test_finished_games_series_and_settings(tmp_path):
     store = Store(tmp_path / "gryb.db")
     game = find("ez-gryb")()

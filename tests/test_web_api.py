@@ -15,11 +15,14 @@ import pytest
 from companion.config import Config
 from companion.die import Die
 from companion.engine import find as find_game
+from companion.record import GameRecord
 from companion.store import Store
 from companion.runtime import Runtime
+from companion.table import said
 from web import create_app
 from web.compose import EXAMPLE
 from web.openapi import DOCUMENT
+from web.replays import Replays
 from web.testing import LoadedDie, pair
 
 
@@ -788,6 +791,98 @@ def test_history_replay_and_export(paired, rt):
     assert listing.status_code == 200 and "<b>EZ GRYB</b>" in listing.get_data(as_text=True)
     assert f">{scores} · {won}</span>" in listing.get_data(as_text=True)
     assert paired.get("/api/history/999").status_code == 404
+
+
+def _play(paired, rt, rng, undos=0.0, until_over=True, actions=None):
+    """Play the game on the board at random through the page's API: the stones the table asks for
+    pressed, ROLL when the die is due, a random legal action otherwise (and now and then, with ``undos``,
+    UNDO); to its end, or for ``actions`` requests."""
+    done = 0
+    while until_over or done < actions:
+        s = rt.call("snapshot")
+        if s["state"]["over"]:
+            break
+        done += 1
+        if s["table"]["chores"]:
+            paired.post("/api/press", json={"node": s["table"]["chores"][0]["node"]})
+        elif undos and rng.random() < undos and rt.snapshot()["state"]["turn"] > 0:
+            assert paired.post("/api/undo").get_json()["ok"]
+        elif s["state"]["awaiting_roll"]:
+            paired.post("/api/roll")
+        else:
+            paired.post("/api/act", json={"action": rng.choice(s["legal"])})
+
+
+def _from_the_start(rt, game_id, ply):
+    """What the replay answered before it kept replayed games: the stored game replayed, its record taken,
+    and a new game played from the start to ``ply``."""
+    row = rt.store.game_row(game_id)
+    record = GameRecord.of(rt.store.replay(row), row.seed)
+    game, by = record.new_game(), 0
+    for action in record.actions[:ply]:
+        by = game.to_move
+        game.apply(action)
+    return {"actions": record.actions, "ply": ply, "state": game.state_dict(),
+            "step": said(game, game.history[-1][0], row.names, by) if ply else None}
+
+
+@pytest.mark.parametrize("options", [{"depth": 4, "stones": 6, "turn_limit": 40},
+                                     {"depth": 5, "stones": 4, "turn_limit": 30}])
+def test_each_step_of_a_replay_is_the_position_a_replay_from_the_start_makes(paired, rt, options):
+    """The replay keeps the replayed game for its next steps: forwards, backwards and by jumps, every
+    answer is what replaying the record from its start to that ply gives (undos in the log included)."""
+    rng = random.Random(3)
+    rt.die = Die(3)
+    paired.post("/api/games/new", json={"game": "ez-gryb", "names": ["Ann", "Bo"], "options": options})
+    game_id = rt.snapshot()["game_id"]
+    _play(paired, rt, rng, undos=0.05)
+    assert any(kind == "undo" for kind, _ in rt.store.events(game_id))
+    n = len(paired.get(f"/api/history/{game_id}").get_json()["actions"])
+    plies = list(range(0, 12)) + list(range(n, n - 12, -1)) + rng.choices(range(n + 1), k=15) + [n // 2, 0, n]
+    for ply in plies:
+        answer = paired.get(f"/api/history/{game_id}?ply={ply}").get_json()
+        assert {k: answer[k] for k in ("actions", "ply", "state", "step")} == _from_the_start(rt, game_id, ply), ply
+        assert answer["board"]["depth"] == options["depth"]
+
+
+def test_a_game_still_being_played_is_replayed_as_it_stands_at_every_request(paired, rt):
+    """A game in play can be asked for by its id: each action, undo or redo makes a new replay, never the
+    one kept from before (even an undo followed by another move, which leaves the record as long)."""
+    rng = random.Random(4)
+    rt.die = Die(4)
+    paired.post("/api/games/new", json={"game": "ez-gryb", "options": {"depth": 4, "stones": 6}})
+    game_id = rt.snapshot()["game_id"]
+    url = f"/api/history/{game_id}"
+    for step in range(30):
+        _play(paired, rt, rng, undos=0.2, until_over=False, actions=1)
+        answer = paired.get(url).get_json()
+        live = rt.call("snapshot")["state"]
+        assert answer["actions"] == _from_the_start(rt, game_id, 0)["actions"], step
+        assert answer["state"]["stones"] == live["stones"] and answer["state"]["turn"] == live["turn"], step
+        if answer["actions"]:
+            assert paired.get(f"{url}?ply={len(answer['actions']) - 1}").get_json() == \
+                paired.get(f"{url}?ply={len(answer['actions']) - 1}").get_json()
+    kinds = {kind for kind, _ in rt.store.events(game_id)}
+    assert kinds == {"action", "undo"}
+
+
+def test_the_replayed_games_kept_stay_within_their_bound(paired, rt, app):
+    """However many games are stepped through, no more are kept than the bound (and one dropped is
+    replayed again when asked for)."""
+    app.extensions["gryb"].replays = replays = Replays(games=2)
+    rt.die = LoadedDie("GRYB")
+    ids = []
+    for _ in range(3):
+        paired.post("/api/games/new", json={"game": "ez-gryb", "options": {"depth": 2, "stones": 4}})
+        ids.append(rt.snapshot()["game_id"])
+        _play(paired, rt, random.Random(5))
+    for game_id in ids + ids:
+        for ply in (0, 1, 2):
+            assert paired.get(f"/api/history/{game_id}?ply={ply}").get_json() == \
+                paired.get(f"/api/history/{game_id}?ply={ply}").get_json()
+            assert len(replays) <= 2
+    assert paired.get(f"/api/history/{ids[0]}?ply=1").get_json()["step"] == \
+        _from_the_start(rt, ids[0], 1)["step"]
 
 
 def test_a_game_played_win_or_lose_is_listed_by_its_winner_without_points(paired, rt):

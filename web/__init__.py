@@ -16,11 +16,14 @@ from typing import Any, Callable
 
 from flask import Flask
 
+from .replays import Replays
+
 __all__ = ["create_app"]
 
 
 class WebState:
-    """What the blueprints share: the runtime, the optional simulator input, status and a stop flag."""
+    """What the blueprints share: the runtime, the optional simulator input, status, a stop flag and the
+    replayed games kept."""
 
     def __init__(self, runtime, config, sim_input, state_dir: Path, status_provider, selftest=None):
         self.runtime = runtime
@@ -30,6 +33,7 @@ class WebState:
         self.status_provider = status_provider
         self.selftest = selftest
         self.stopping = threading.Event()  # set at shutdown: every open SSE stream ends within a second
+        self.replays = Replays()  # replayed games the replay page steps through
 
     def status(self) -> dict:
         if self.status_provider is None:

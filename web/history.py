@@ -4,6 +4,9 @@ Reads go through a read-only SQLite connection opened for the request and closed
 lets them run beside the runtime's writes), never through the runtime's own connection; so none is left
 open at shutdown, and the store's own close removes its -wal and -shm files.
 
+A game replayed is kept for the steps through it that follow (:mod:`web.replays`): each step of the
+replay page is one request, and replaying the whole game for each cost a whole game a step.
+
 Ids come from the path and the query string as whole numbers; one outside SQLite's 64-bit range names
 nothing there is (404), a ``ply`` or ``limit`` that is not a whole number in range is a 400.
 """
@@ -23,6 +26,7 @@ from companion.store import Store
 from companion.table import said
 
 from .board import board_svg
+from .replays import position
 from .security import refuse, web
 
 bp = Blueprint("history", __name__)
@@ -87,15 +91,24 @@ def _row_dict(row) -> dict:
             "series_id": row.series_id, "started": row.started, "finished": row.finished, "result": row.result}
 
 
-def _record(game_id: int):
+def _replayed(game_id: int):
+    """The stored game's row and the game its events replay to, kept for the next step (web.replays). The
+    row, the length of its log and the events are read in one transaction, so the key says what was
+    replayed though the runtime goes on writing."""
     store = reader()
-    row = store.game_row(game_id) if _stored(game_id) else None
-    if row is None:
-        refuse(404, f"no game {game_id}")
-    try:
-        game = store.replay(row)
-    except ValueError as err:
-        refuse(409, f"game {game_id} cannot be replayed: {err}")
+    with store.transaction():
+        row = store.game_row(game_id) if _stored(game_id) else None
+        if row is None:
+            refuse(404, f"no game {game_id}")
+        try:
+            game = web().replays.replayed((row.id, row.started, store.event_count(row.id)), lambda: store.replay(row))
+        except ValueError as err:
+            refuse(409, f"game {game_id} cannot be replayed: {err}")
+    return row, game
+
+
+def _record(game_id: int):
+    row, game = _replayed(game_id)
     return row, GameRecord.of(game, row.seed), game.space.depth
 
 
@@ -148,16 +161,16 @@ def list_history():
 
 @bp.get("/api/history/<int:game_id>")
 def game_record(game_id: int):
-    row, record, _ = _record(game_id)
-    ply = _whole_arg("ply", len(record.actions), 0, len(record.actions))
-    game = record.new_game()
-    by = 0
-    for action in record.actions[:ply]:
-        by = game.to_move
-        game.apply(action)
-    step = said(game, game.history[-1][0], row.names, by) if ply else None  # "Ann rolled G"
+    row, replayed = _replayed(game_id)
+    actions = [str(action) for action, _ in replayed.history]
+    ply = _whole_arg("ply", len(actions), 0, len(actions))
+    game = position(replayed, ply)
+    step = None
+    if ply:
+        action, by = game.played()[-1]
+        step = said(game, action, row.names, by)  # "Ann rolled G"
     board = {"depth": game.space.depth, "headless": game.space.headless}
-    return jsonify(game=_row_dict(row), actions=record.actions, ply=ply, step=step, state=game.state_dict(),
+    return jsonify(game=_row_dict(row), actions=actions, ply=ply, step=step, state=game.state_dict(),
                    board=board, colours=by_seat(_colours(), _seating(row)), order=_seating(row))
 
 
