@@ -44,6 +44,16 @@ def test_sixty_nuts_from_a_seeded_die_then_the_squirrels_enter_on_the_colour_rol
     assert len(entries) == 16 and all(len(e) == 3 and e.endswith("B") for e in entries)
 
 
+def test_an_odd_number_of_nuts_gives_player_0_the_extra_one_and_player_1_the_first_squirrel():
+    # Turns keep alternating from the nuts to the squirrels: player 0 places the last nut, so player 1 enters.
+    game = play("roll:@GGGG GGGG roll:@RRRR RRRR roll:@YYYY YYYY", SQUIRREL(nuts=3))
+    assert [m.bit_count() for m in game.stones] == [2, 1] and game.phase == "squirrels"
+    assert game.to_move == 1 and game.is_chance
+    play("roll:Y YYY roll:G GGG", game)
+    assert game.squirrels == tuple(game.space.parse(n) for n in ("GGG", "YYY")) and game.phase == "race"
+    assert game.to_move == 1  # then the race alternates on: player 1, who entered first, moves first
+
+
 def test_a_whole_game_gathering_the_nuts_under_the_squirrel():
     game = play(NUTS + " roll:G GGG")
     # GGG gathers the quadrangle under it: its own nut GGGG (2 points) and player 1's GGGR (1 point).
