@@ -61,6 +61,34 @@ def test_a_texts_example_moves_are_the_moves_the_engine_offers():
     assert set(re.findall(r"[GRYB]+", listed)) == {str(a).split("-")[1] for a in game.legal_actions()}
 
 
+def test_25_mens_gryb_example_moves_are_moves_the_engine_offers():
+    """Every node the 25 Men's GRYB text says a man may move to (up, down, sideways, side-step) is one of
+    its legal moves, and its two sideways examples are exactly the sideways moves."""
+    text = howto.shipped("25-mens-gryb")
+    examples = {
+        "GR": re.search(r"Up a level \((GR) to ([GRYB]+)\)", text).group(2).split(),
+        "G": re.findall(r"[GRYB]+", re.search(r"down a level \(G to ([GRYB, or]+)\)", text).group(1)),
+        "GRYY": re.findall(r"[GRYB]+", re.search(r"GRYY may go to ([A-Z, ]+ or [A-Z]+)", text).group(1)),
+    }
+    sideways = re.search(r"\(GRYY to ([A-Z]+) or ([A-Z]+), not to the opposite corner", text).groups()
+    for start, targets in examples.items():
+        game = find("25-mens-gryb")()
+        game.arrange(([start], ["BBBB"]))
+        offered = {str(a).split("-")[1] for a in game.legal_actions()}
+        assert set(targets) <= offered, (start, set(targets) - offered)
+        if start == "GRYY":  # round its own quadrangle: the same first three colours
+            assert set(sideways) == {t for t in offered if len(t) == 4 and t[:3] == "GRY"}
+
+
+def test_pyragrybs_building_example_is_a_move_the_engine_offers():
+    """'With your pieces on R and RG, a roll of Y lets you build on RGY.'"""
+    assert "With your pieces on R and RG, a roll of Y lets you build on RGY." in howto.shipped("pyragryb")
+    game = find("pyragryb")(2)
+    for action in "roll:R R roll:R pass roll:G RG roll:R pass roll:Y".split():
+        game.apply(action)
+    assert "RGY" in {str(a) for a in game.legal_actions()}
+
+
 def test_the_terminal_answers_rules_with_the_same_text():
     game = find("ez-gryb")(2)
     out = io.StringIO()
