@@ -62,6 +62,16 @@ def test_deeper_grybs_remove_as_many_men_as_their_level(quad, removed):
     assert game.men(1) == 25 - removed
 
 
+@pytest.mark.parametrize("depth", [3, 5, 6])
+def test_a_bottom_gryb_removes_as_many_men_as_its_level_on_any_depth(depth):
+    # "the bottom level is worth 4" is the standard board's fourth level: a depth-3 bottom removes 3.
+    above = "G" * (depth - 2)
+    theirs = ["B" + a + b + "B" * (depth - 3) for a in "RYB" for b in "GRYB"]
+    game = arranged([above + "GG", above + "GR", above + "GY", above[:-1] + "RGB"], theirs, depth=depth)
+    game.apply(f"{above[:-1]}RGB-{above}GB")  # a side-step (hyperspace) completes the quadrangle
+    assert game.grybs[0].level == depth and game.pending == depth
+
+
 def test_removals_stop_when_the_opponent_has_no_man_on_the_board():
     game = MENS()
     play("GGGG RRRR GGGR RRRY GGGY RRRG GGGB", game)  # a bottom GRYB is worth 4, the opponent has 3 on the board
@@ -157,6 +167,8 @@ def test_options_that_do_not_fit_the_board_are_refused():
     with pytest.raises(OptionError, match="this board has 85"):
         MENS(depth=3, stones=43)
     assert MENS(depth=3, stones=42).in_hand == (42, 42)
+    with pytest.raises(OptionError, match="this board has 84"):
+        MENS(depth=3, headless=True, stones=42)
     with pytest.raises(OptionError):
         MENS(blocked="sometimes")
 
