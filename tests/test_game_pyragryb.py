@@ -127,6 +127,15 @@ def test_reincarnation_takes_back_a_piece_of_the_size_you_ran_out_of():
     assert game.stones[0] == 0 and game.stash[0] == (1, 1, 1) and game.to_move == 1
 
 
+def test_a_piece_taken_back_waits_in_the_stash_past_the_next_turn():
+    # "for use on their next turn": the next roll (R, on player 1's piece) lets player 0 do nothing, and the
+    # large pyramid is still theirs to enter a turn later.
+    game = play("roll:G G roll:G pass roll:R xG roll:R R roll:R", pieces=1)
+    assert names(game.legal_actions()) == {"pass"} and game.stash[0] == (1, 1, 1)
+    scenario.play(game, "pass roll:G pass roll:B")
+    assert game.to_move == 0 and names(game.legal_actions()) == {"B"}
+
+
 def test_reincarnation_is_refused_while_you_still_have_that_size():
     game = play("roll:G G roll:G pass roll:R")
     with pytest.raises(IllegalAction, match="you still have large pyramids"):
