@@ -123,3 +123,26 @@ def test_board_prints_every_node_at_its_point():
     headless = run("board", "--headless").stdout.splitlines()
     assert sum(ch in "GRYB" for line in headless for ch in line) == 340 and "0" not in "".join(headless)
     assert lines[15][30] == "0" and headless[15][30:31].strip() == ""  # the centre, where the head node was
+
+
+def test_gryb_on_a_giant_board_takes_its_depth_for_names_and_points():
+    # A bottom-level quadrangle of Giant GRYB is level 5: 16 points, 1 when played big-endian.
+    nodes = ["GGGGG", "GGGGR", "GGGGY", "GGGGB"]
+    done = run("rules", "gryb", *nodes, "--depth", "5")
+    assert done.returncode == 0
+    assert json.loads(done.stdout) == {"valid": True, "levels": [5], "points": 16, "quadrangle": True}
+    done = run("rules", "gryb", *nodes, "--depth", "5", "--big-endian")
+    assert json.loads(done.stdout)["points"] == 1
+    # The top quadrangle on Super Giant big-endian: 2**(6-1).
+    assert json.loads(run("rules", "gryb", "G", "R", "Y", "B", "--depth", "6", "--big-endian").stdout)["points"] == 32
+    done = run("rules", "gryb", "GGGGGG", "GGGGGR", "GGGGGY", "GGGGGB", "--depth", "5")
+    assert done.returncode == 2 and "only 5 levels deep" in done.stderr
+
+
+def test_gryb_stdin_takes_the_depth_and_big_endian_options():
+    lines = "GGGGG GGGGR GGGGY GGGGB\nG R Y B\nGGGGGG GGGGGR GGGGGY GGGGGB\n"
+    done = run("rules", "gryb", "--stdin", "--depth", "5", "--big-endian", stdin=lines)
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    assert answers[0] == {"valid": True, "levels": [5], "points": 1, "quadrangle": True}
+    assert answers[1]["points"] == 16
+    assert "error" in answers[2] and done.returncode == 2

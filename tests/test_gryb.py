@@ -1,4 +1,4 @@
-from itertools import combinations, permutations
+from itertools import combinations, permutations, product
 
 import pytest
 
@@ -114,3 +114,22 @@ def test_giant_boards_have_grybs_through_their_deepest_nodes():
     assert len(index.through(deepest)) == (3**6 - 1) // 2
     for _, g in index.through(deepest):
         assert gryb.check(g.nodes) == g
+
+
+def test_the_stepping_columns_are_exactly_the_printed_gryb_equivalents():
+    # 001 "EQUIVALENTS to GRYB": the only orders in which a level's column may spell the four colours.
+    equivalents = {"GRYB", "RYBG", "YBGR", "BGRY", "GBYR", "BYRG", "YRGB", "RGBY"}
+    for column in product(nd.COLOURS, repeat=4):
+        word = "".join(column)
+        step = gryb._column_step(tuple(nd.COLOURS.index(c) for c in column))
+        expected = 0 if len(set(word)) == 1 else 1 if word in equivalents else None
+        assert step == expected, word
+
+
+def test_full_scan_of_quadrangles_only():
+    stones = mask_of(parse("GG GR GY GB RR YY BB RG RY RB"))
+    everything = INDEX.find_all(stones)
+    quadrangles = INDEX.find_all(stones, quadrangle_only=True)
+    assert sorted(sorted(g.names()) for g in quadrangles) == [["GB", "GG", "GR", "GY"], ["RB", "RG", "RR", "RY"]]
+    assert {g.mask for g in quadrangles} == {g.mask for g in everything if g.quadrangle}
+    assert any(g.integrated for g in everything)  # [GG, RR, YY, BB] among them, which the filter drops

@@ -1,6 +1,7 @@
 import pytest
 
 from companion import node as nd
+from companion.formation import block_targets, change_reach
 from companion.space import GameSpace, MoveKind, space
 
 from conftest import read_table
@@ -139,3 +140,19 @@ def test_unknown_move_kind_is_a_clear_error():
     with pytest.raises(ValueError, match="unknown move kind 'diagonal'"):
         BOARD.target_mask("diagonal", 1)
     assert BOARD.target_mask("down", 0) == BOARD.target_mask(MoveKind.DOWN, 0)
+
+
+@pytest.mark.parametrize("how, before, after, legal, source", read_table("formation-moves.tsv"))
+def test_moves_of_lines_and_shapes_of_the_manual(how, before, after, legal, source):
+    before, after = before.split(), after.split()
+    block = tuple(BOARD.parse(n) for n in before)
+    if how == "block":
+        moved = {frozenset(targets) for targets, _ in block_targets(BOARD.depth, block, False)}
+        assert (frozenset(BOARD.parse(n) for n in after) in moved) == (legal == "yes"), source
+        return
+    # A change moves exactly one end stone, and the formation it leaves must still be contiguous.
+    (gone,), (came,) = set(before) - set(after), set(after) - set(before)
+    mine = sum(1 << s for s in block)
+    reach = change_reach(BOARD.contiguity, BOARD.parse(gone), mine)
+    ok = bool(reach >> BOARD.parse(came) & 1) and BOARD.is_contiguous(BOARD.parse_many(after))
+    assert ok == (legal == "yes"), source
