@@ -17,6 +17,10 @@ EAGER = 0
 DEFERRED = 1
 
 
+def _by_time(event):
+    return (event[3], event[0], event[1])
+
+
 class Debouncer:
     """Turns raw scans (one int per row, bit c = key (row, c) closed) into debounced key edges.
 
@@ -79,7 +83,9 @@ class Debouncer:
         events = []
         if timers:
             state = self.state
-            for key in list(timers):
+            # sorted: MicroPython's dicts keep no order, and the edges of one scan must go out in the same
+            # order (and so with the same sequence numbers) on the Pico as in the tests.
+            for key in sorted(timers):
                 if now - timers[key] >= 0:
                     del timers[key]
                     first = since.pop(key)
@@ -88,6 +94,8 @@ class Debouncer:
                     if (raw[r] ^ state[r]) & bit:
                         state[r] ^= bit
                         events.append((r, key & 31, bool(raw[r] & bit), first))
+            if len(events) > 1:
+                events.sort(key=_by_time)  # the contact that moved first goes first (ties row by row)
         return events
 
     def _eager(self, scan, now):
