@@ -41,8 +41,9 @@ class NodeInput:
 
     - call ``when_event(event)`` (if set) with a :class:`NodeEvent` for each press and release, from its
       own thread, in the order they happened; never twice for one press, never a press that did not
-      happen; releasing every pressed node if it loses the hardware, so no node stays stuck;
-    - answer ``pressed_nodes()`` and ``link_status()`` from any thread;
+      happen; releasing every pressed node if it loses the hardware, so no node stays stuck; press and
+      release alternating for each node (a node held through a lost link gets no second release);
+    - answer ``pressed_nodes()`` (the nodes down now) and ``link_status()`` from any thread;
     - make ``close()`` idempotent and stop calling ``when_event`` once it returns.
 
     ``link_status()`` returns a JSON-serialisable dict with at least ``state`` ("up", "down" or
@@ -98,6 +99,9 @@ class SerialNodeInput(NodeInput):
         self.unmapped_keys: dict[str, int] = {}
         self._lock = threading.Lock()
         self._closed = False
+        # Keys held down through a lost link: the consumer had their press and the link's release, so
+        # their physical release is not reported again (pressed_nodes() still shows them: they are down).
+        self._held_over: set[tuple[int, int]] = set()
         self._client = BridgeClient(url, self._on_key, heartbeat_timeout=heartbeat_timeout, backoff=backoff)
 
     @property
@@ -107,10 +111,19 @@ class SerialNodeInput(NodeInput):
     def _on_key(self, event: KeyEvent) -> None:
         if self._closed:
             return
+        key = (event.row, event.col)
         if event.source == "held":
             # Released when the link was lost and still down in the first snapshot after it: the same press
-            # going on (a finger resting on a stone through a glitch), which the consumer had already.
+            # going on (a finger resting on a stone through a glitch), which the consumer had already, and
+            # whose release it had too (the lost link's).
+            with self._lock:
+                self._held_over.add(key)
             return
+        if key in self._held_over:
+            with self._lock:
+                self._held_over.discard(key)
+            if not event.pressed:
+                return  # the release of a press held through an outage: reported when the link was lost
         node = self.layout.node_at(event.row, event.col)
         if node is None:
             if event.pressed:

@@ -515,6 +515,37 @@ def test_a_missing_device_is_retried_with_back_off_and_reported():
     assert time.monotonic() - started < 0.5
 
 
+class WaitLog(threading.Event):
+    """The client's stop event, recording how long the reader thread waits between attempts to open."""
+
+    def __init__(self):
+        super().__init__()
+        self.waits = []
+
+    def wait(self, timeout=None):
+        self.waits.append(timeout)
+        return super().wait(timeout)
+
+
+def test_reopening_backs_off_by_doubling_up_to_its_cap_and_starts_again_after_a_link():
+    with Emulator(heartbeat_ms=100) as emulator:
+        client = BridgeClient(emulator.path, backoff=(0.02, 0.08), start=False)
+        client._stop = waits = WaitLog()
+        emulator.unplug()
+        client.start()
+        try:
+            assert wait_for(lambda: len(waits.waits) >= 6)
+            assert waits.waits[:6] == [0.02, 0.04, 0.08, 0.08, 0.08, 0.08]
+            emulator.replug()
+            assert wait_for(lambda: client.state == UP)
+            before = len(waits.waits)
+            emulator.unplug()
+            assert wait_for(lambda: len(waits.waits) >= before + 3)
+            assert waits.waits[before:before + 3] == [0.02, 0.04, 0.08]  # a link that came up resets it
+        finally:
+            client.close()
+
+
 def test_a_bad_url_or_setting_is_refused():
     with pytest.raises(ValueError, match="pyserial URL"):
         BridgeClient("", start=False)
