@@ -596,18 +596,18 @@ def test_choosing_the_next_game_starts_from_the_people_at_the_table(paired, rt):
     body = {"game": "pyragryb", "players": 3, "names": ["Ann", "<b>Bo</b>", ""], "seats": ["human", "human", "hard"]}
     assert paired.post("/api/games/new", json=body).status_code == 200
     page = paired.get("/games").get_data(as_text=True)
-    form = page.split('data-game="pyragryb"')[1].split("</form>")[0]
+    form = the_form(page)
     seat = lambda i: re.search(rf'<input type="text" name="name{i}"[^>]*>\s*<select name="kind{i}"[^>]*>(.*?)</select>',
                                form, re.S)
     value = lambda i: re.search(r'value="([^"]*)"', seat(i).group(0)).group(1)
     selected = lambda i: re.search(r'<option value="(\w+)" selected>', seat(i).group(1)).group(1)
     assert [value(i) for i in range(4)] == ["Ann", "&lt;b&gt;Bo&lt;/b&gt;", "", ""]
     assert [selected(i) for i in range(4)] == ["human", "human", "hard", "human"]
-    assert '<option value="3" selected>3</option>' in form and "<b>Bo" not in page
+    assert 'data-players="3"' in form and "<b>Bo" not in page  # games.js chooses 3 where the game takes 3
     # The default names stay placeholders, so a game of two new people does not start as "Player 1".
     assert paired.post("/api/games/new", json={"game": "drangles", "players": 2}).status_code == 200
-    form = paired.get("/games").get_data(as_text=True).split('data-game="pyragryb"')[1].split("</form>")[0]
-    assert value(0) == value(1) == "" and '<option value="2" selected>2</option>' in form
+    form = the_form(paired.get("/games").get_data(as_text=True))
+    assert value(0) == value(1) == "" and 'data-players="2"' in form
 
 
 def test_play_again_moves_the_start_round_and_the_pages_keep_each_player_straight(paired, rt):
@@ -632,7 +632,7 @@ def test_play_again_moves_the_start_round_and_the_pages_keep_each_player_straigh
     r = paired.post("/api/again").get_json()
     assert r["ok"] and r["message"] == "EZ GRYB again: Bo begins"
     assert r["state"]["table"]["names"] == ["Bo", "Ann"] and r["state"]["colours"] == ["#ff00c8", "#ffffff"]
-    form = paired.get("/games").get_data(as_text=True).split('data-game="ez-gryb"')[1].split("</form>")[0]
+    form = the_form(paired.get("/games").get_data(as_text=True))
     assert re.findall(r'name="name\d" maxlength="24" placeholder="[^"]*" value="([^"]*)"', form)[:2] == ["Ann", "Bo"]
     second = seat_0_wins()  # Bo's win
     series = paired.get("/api/series").get_json()["series"]
@@ -644,13 +644,12 @@ def test_play_again_moves_the_start_round_and_the_pages_keep_each_player_straigh
     replay = paired.get(f"/api/history/{second}").get_json()
     assert replay["game"]["names"] == ["Bo", "Ann"] and replay["colours"] == [colours[1], colours[0]]
     assert replay["order"] == [1, 0]  # who sat where: the page numbers the stones by player
-    # The form offers to go on with the series (chosen in the form of the game being played, not in the
-    # others'); a name put right there is the one the standings show from then on, and the finished
-    # games keep the names they were played under.
-    page = paired.get("/games").get_data(as_text=True)
-    going_on = '<option value="continue" selected>go on with the series being played (2 played, 2 players)'
-    assert going_on in page.split('data-game="ez-gryb"')[1].split("</form>")[0]
-    assert '<option value="continue" >' in page.split('data-game="drangles"')[1].split("</form>")[0]
+    # The form offers to go on with the series (games.js chooses it for the game being played, data-current,
+    # and not for the others: the browser test); a name put right there is the one the standings show from
+    # then on, and the finished games keep the names they were played under.
+    form = the_form(paired.get("/games").get_data(as_text=True))
+    assert '<option value="continue">go on with the series being played (2 played, 2 players)</option>' in form
+    assert 'data-current="ez-gryb"' in form
     body = {"game": "ez-gryb", "names": ["Ann", "Bob"], "series": "continue"}
     assert paired.post("/api/games/new", json=body).get_json()["state"]["table"]["names"] == ["Ann", "Bob"]
     series = paired.get("/api/series").get_json()["series"]
@@ -1098,11 +1097,36 @@ def test_the_games_to_try_first_head_the_list_and_say_so(client):
 
 
 def test_the_manuals_series_are_named_for_their_game_only_on_its_own_form(client):
+    """Each preset says whose it is (data-of) and its whole name (data-long); games.js names it so on its own
+    game's form and by its short name on the others' (the browser test chooses EZ GRYB and Hyper-Chess)."""
+    form = the_form(client.get("/games").get_data(as_text=True))
+    assert ('<option value="preset:points:21" data-of="EZ GRYB" data-long="EZ GRYB: first to 21 points">'
+            'first to 21 points</option>') in form
+    assert 'data-of="Quick &amp; Easy" data-long="Quick &amp; Easy: first to 8 points">first to 8 points<' in form
+
+
+def test_the_games_page_has_one_form_and_each_games_own_options_once(client):
+    """The page once held a form per game, each repeating the seats and the series (188 KiB with its script
+    and style, over the 150 KB of docs/web.md): now one form, and each game's options in a template of
+    its own that games.js puts in the form when the game is chosen."""
     page = client.get("/games").get_data(as_text=True)
-    form = lambda game: page.split(f'data-game="{game}"')[1].split("</form>")[0]  # noqa: E731
-    assert ">EZ GRYB: first to 21 points</option>" in form("ez-gryb")
-    chess = form("hyper-chess")
-    assert ">first to 21 points</option>" in chess and "EZ GRYB:" not in chess and "Quick &amp; Easy" not in chess
+    assert page.count("<form") == 1 and page.count('name="name0"') == 1 and page.count('name="series"') == 1
+    described = {g["id"]: g for g in client.get("/api/games").get_json()["games"]}
+    templates = dict(re.findall(r'<template id="options-([^"]+)">(.*?)</template>', page, re.S))
+    assert set(templates) == {i for i, g in described.items() if g["options"]}
+    for game_id, body in templates.items():
+        assert re.findall(r'name="opt-(\w+)"', body) == [o["name"] for o in described[game_id]["options"]]
+    depth = re.search(r'<input type="number" name="opt-depth"[^>]*>', templates["ez-gryb"]).group(0)
+    assert 'value="4"' in depth and 'min="2"' in depth and 'max="6"' in depth
+    cards = re.findall(r'<input type="radio" name="game" value="([^"]+)" data-name="([^"]+)" data-min="(\d)" '
+                       r'data-max="(\d)"', page)
+    assert {i: (html.unescape(n), int(a), int(b)) for i, n, a, b in cards} == {
+        i: (g["name"], g["players"]["min"], g["players"]["max"]) for i, g in described.items()}
+
+
+def the_form(page: str) -> str:
+    """The one form of /games (games.js sets it for the game chosen)."""
+    return page.split('<form class="newgame"')[1].split("</form>")[0]
 
 
 def test_a_name_with_half_a_character_stored_before_the_page_refused_one_shows_as_a_replacement(tmp_path):

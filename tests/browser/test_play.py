@@ -723,6 +723,62 @@ def test_the_form_goes_on_with_the_series_being_played(browser, site):
     page.context.close()
 
 
+def test_the_one_form_is_set_for_each_game_chosen_and_keeps_the_names_typed(browser, site):
+    """/games has one form (a form per game, each repeating the seats and the series, weighed 188 KiB): the game
+    chosen gives it its name, its number of players, its own options and the manuals' series named for it;
+    the names typed stay from game to game, for the same people play whichever they choose."""
+    rt = site.runtime
+    rt.call("new_game", "multiverse", 3, {}, ["Ann", "Bo", "Cy"], {"method": "games", "target": 3})
+    page = paired_page(browser, site, "/games")
+    form = page.locator("form.newgame")
+
+    def shown():
+        return form.evaluate("""f => ({game: f.dataset.game, title: f.querySelector('h2').textContent,
+            howto: f.querySelector('.howto').getAttribute('href'), start: f.querySelector('button[type=submit]').textContent,
+            players: [...f.elements.players.options].map(o => o.value), count: f.elements.players.value,
+            seats: [...f.querySelectorAll('.seat')].filter(s => !s.hidden).length,
+            options: [...f.querySelectorAll("[name^='opt-']")].map(e => e.name.slice(4)),
+            presets: [...f.elements.series.options].filter(o => o.value.startsWith('preset:')).map(o => o.textContent),
+            series: f.elements.series.value})""")
+
+    def choose(game_id):
+        page.locator("label.gamecard", has=page.locator(f"input[value='{game_id}']")).click()
+
+    # The game being played, with who plays it: three players, going on with its series.
+    multiverse = shown()
+    assert multiverse == {"game": "multiverse", "title": "Multiverse", "howto": "/games/multiverse/rules",
+                          "start": "Start Multiverse", "players": ["2", "3", "4"], "count": "3", "seats": 3,
+                          "options": ["depth", "rings", "stall", "turn_limit"], "series": "continue",
+                          "presets": ["most points out of five games", "first to 21 points",
+                                      "most points out of three games", "first to 8 points"]}
+    choose("ez-gryb")
+    ez = shown()
+    assert (ez["game"], ez["players"], ez["count"], ez["seats"]) == ("ez-gryb", ["2"], "2", 2)
+    assert ez["options"] == ["depth", "stones", "turn_limit"] and ez["series"] == ""  # not the game being played
+    assert ez["presets"] == ["EZ GRYB: most points out of five games", "EZ GRYB: first to 21 points",
+                             "most points out of three games", "first to 8 points"]
+    form.locator("input[name='name0']").fill("Di")
+    form.locator("input[name='opt-stones']").fill("12")
+    choose("hyper-chess")
+    chess = shown()
+    assert chess["options"] == ["hyperspace", "headless", "first", "quiet_turns", "turn_limit"]
+    assert chess["presets"] == multiverse["presets"] and form.locator("input[name='name0']").input_value() == "Di"
+    choose("ez-gryb")  # its options as they first were: a game's options are its own
+    assert form.locator("input[name='opt-stones']").input_value() == "30"
+    choose("multiverse")
+    assert shown() == multiverse
+    form.locator("select[name='players']").select_option("4")
+    assert shown()["seats"] == 4
+    form.locator("select[name='series']").select_option("")
+    form.locator("input[name='opt-rings']").fill("5")
+    form.locator("button[type='submit']").click()
+    page.wait_for_url(site.url + "/")
+    snap = rt.snapshot()
+    assert snap["game"]["id"] == "multiverse" and snap["players"] == 4 and snap["series"] is None
+    assert snap["game"]["settings"]["rings"] == 5 and snap["table"]["names"][:3] == ["Di", "Bo", "Cy"]
+    page.context.close()
+
+
 def test_a_blank_option_is_asked_for_by_the_form_and_an_old_reason_goes_when_the_form_changes(browser, site):
     page = paired_page(browser, site, "/games")
     page.locator("label.gamecard", has=page.locator("input[value='pyragryb']")).click()

@@ -1,13 +1,52 @@
-// Choose a game: show the chosen game's form, keep seats in step with the player count, start it.
+// Choose a game: one form, set for the game chosen (its name, players, options and series), opened under its
+// card; the seats kept in step with the player count; Start sends it.
 import { post, isPaired, openPairing } from "./api.js";
 
-const forms = [...document.querySelectorAll("form.newgame")];
+const form = document.querySelector("form.newgame");
+const count = form.elements.players;
+const series = form.elements.series;
+const custom = form.querySelector(".custom");
+const msg = form.querySelector(".message");
+
+const seats = () => form.querySelectorAll(".seat").forEach((s) => { s.hidden = +s.dataset.seat >= +count.value; });
+
+// The form as the chosen game has it. The names and who plays stay as typed: the same people play whichever
+// game they choose. The number of players is who plays now where the game takes as many, else its least.
+function setFor(radio) {
+  const { name, min, max } = radio.dataset;
+  form.dataset.game = radio.value;
+  form.querySelectorAll(".chosen").forEach((el) => { el.textContent = name; });
+  form.querySelector(".howto").href = `/games/${encodeURIComponent(radio.value)}/rules`;
+  const now = +form.dataset.players;
+  count.replaceChildren(...Array.from({ length: max - min + 1 }, (_, i) => {
+    const n = +min + i;
+    return new Option(n, n, false, n === now);
+  }));
+  seats();
+  // Its own options, from the page's template for it (a game without options has no fieldset).
+  const options = form.querySelector(".options");
+  const own = document.getElementById(`options-${radio.value}`);
+  options.replaceChildren(options.querySelector("legend"), ...(own ? [own.content.cloneNode(true)] : []));
+  options.hidden = !own;
+  // A preset of the manuals is named in full on its own game's form ("EZ GRYB: first to 21 points"), and
+  // without the game's name on the others'. Going on with the series being played is chosen already on the
+  // form of the game being played; on another game's, just this game is.
+  for (const o of series.options) {
+    if (!o.dataset.long) continue;
+    o.dataset.short ??= o.textContent;
+    o.textContent = o.dataset.of === name ? o.dataset.long : o.dataset.short;
+  }
+  series.value = radio.value === form.dataset.current && [...series.options].some((o) => o.value === "continue") ? "continue" : "";
+  custom.hidden = true;
+  msg.textContent = "";
+}
+
 // The chosen game's form opens right under its card, so a phone need not scroll past the whole list.
 function pick(radio) {
-  forms.forEach((f) => { f.hidden = f.dataset.game !== radio.value; });
-  const form = forms.find((f) => f.dataset.game === radio.value);
+  setFor(radio);
   const card = radio.closest(".gamecard");
-  if (form && card) card.after(form);
+  card.after(form);
+  form.hidden = false;
   return card;
 }
 const still = matchMedia("(prefers-reduced-motion: reduce)");
@@ -17,37 +56,31 @@ document.querySelectorAll('input[name="game"]').forEach((r) => r.addEventListene
 const checked = document.querySelector('input[name="game"]:checked') || document.querySelector('input[name="game"]');
 if (checked) { checked.checked = true; pick(checked); }
 
-for (const form of forms) {
-  const count = form.elements.players;
-  const seats = () => form.querySelectorAll(".seat").forEach((s) => { s.hidden = +s.dataset.seat >= +count.value; });
-  count.addEventListener("change", seats); seats();
-  const custom = form.querySelector(".custom");
-  form.elements.series.addEventListener("change", () => { custom.hidden = form.elements.series.value !== "custom"; });
-  const msg = form.querySelector(".message");
-  // A reason given for the form as it was goes once it changes (the browser's own note on a field out
-  // of range would otherwise sit beside a server's answer about another value).
-  form.addEventListener("input", () => { msg.textContent = ""; });
-  form.addEventListener("submit", async (e) => {
-    e.preventDefault();
-    if (!isPaired()) { openPairing(); msg.textContent = "Pair this phone first."; return; }
-    const players = +count.value;
-    const options = {};
-    form.querySelectorAll("[name^='opt-']").forEach((el) => {
-      const name = el.name.slice(4);
-      if (el.dataset.type === "bool") options[name] = el.checked;
-      else if (el.dataset.type === "int") options[name] = parseInt(el.value, 10);
-      else options[name] = el.value;
-    });
-    const names = [], kinds = [];
-    for (let i = 0; i < players; i++) { names.push(form.elements["name" + i].value.trim()); kinds.push(form.elements["kind" + i].value); }
-    let series = null;
-    const choice = form.elements.series.value;
-    if (choice.startsWith("preset:")) { const [, method, target] = choice.split(":"); series = { method, target: +target }; }
-    else if (choice === "continue") series = "continue";
-    else if (choice === "custom") series = { method: form.elements.method.value, target: parseInt(form.elements.target.value, 10) };
-    try {
-      await post("/api/games/new", { game: form.dataset.game, players, options, names, seats: kinds, series });
-      location.href = "/";
-    } catch (err) { msg.textContent = err.message; }
+count.addEventListener("change", seats);
+series.addEventListener("change", () => { custom.hidden = series.value !== "custom"; });
+// A reason given for the form as it was goes once it changes (the browser's own note on a field out
+// of range would otherwise sit beside a server's answer about another value).
+form.addEventListener("input", () => { msg.textContent = ""; });
+form.addEventListener("submit", async (e) => {
+  e.preventDefault();
+  if (!isPaired()) { openPairing(); msg.textContent = "Pair this phone first."; return; }
+  const players = +count.value;
+  const options = {};
+  form.querySelectorAll("[name^='opt-']").forEach((el) => {
+    const name = el.name.slice(4);
+    if (el.dataset.type === "bool") options[name] = el.checked;
+    else if (el.dataset.type === "int") options[name] = parseInt(el.value, 10);
+    else options[name] = el.value;
   });
-}
+  const names = [], kinds = [];
+  for (let i = 0; i < players; i++) { names.push(form.elements["name" + i].value.trim()); kinds.push(form.elements["kind" + i].value); }
+  let chosen = null;
+  const choice = series.value;
+  if (choice.startsWith("preset:")) { const [, method, target] = choice.split(":"); chosen = { method, target: +target }; }
+  else if (choice === "continue") chosen = "continue";
+  else if (choice === "custom") chosen = { method: form.elements.method.value, target: parseInt(form.elements.target.value, 10) };
+  try {
+    await post("/api/games/new", { game: form.dataset.game, players, options, names, seats: kinds, series: chosen });
+    location.href = "/";
+  } catch (err) { msg.textContent = err.message; }
+});
