@@ -1,7 +1,8 @@
 """The virtual board as SVG, drawn from the one geometry everything shares (``companion.node.position``).
 
-The static part (rods and nodes in the printed colours) is made here once per depth and cached; the
-page's script draws stones, targets, picks and chores over it from each snapshot.
+The board's frame (its size, the cloth, the groups to draw into) is made here once per depth and cached;
+the page's scripts draw the printed rods and nodes into it (``web/static/js/cloth.js``, the same geometry),
+then stones, targets, picks and chores over them from each snapshot.
 """
 
 from __future__ import annotations
@@ -25,44 +26,23 @@ def depth_of(snapshot: dict) -> int:
         return nd.STANDARD_DEPTH
 
 
-def radius(node: int, depth: int) -> float:
-    # The nearest leaf of any inner node is sqrt(2) away, so inner nodes stay below ~0.78.
-    return 0.6 if nd.level(node) == depth else 0.74
-
-
 def _num(v: float) -> str:
     return f"{v:g}"
 
 
 @functools.lru_cache(maxsize=8)
 def board_svg(depth: int) -> str:
+    """The board's frame: its size, the cloth and the groups the page draws into. The rods and the nodes are
+    drawn in the page (web/static/js/cloth.js) from the same geometry: as markup, the Super Giant board's
+    5461 nodes weighed 444 KiB, three times what a page may weigh (docs/web.md)."""
     half = (1 << depth) - 1 + 1.6
-    rods = []
-    for n in nd.nodes(depth):
-        if nd.level(n) == depth:
-            continue
-        kids = nd.children(n)
-        px, py = nd.position(n, depth)
-        pts = [nd.position(k, depth) for k in kids]
-        ring = " ".join(f"{_num(x)} {_num(y)}" for x, y in pts)
-        rods.append(f"M{ring}Z")  # the quadrangle
-        rods.extend(f"M{_num(x)} {_num(y)} {_num(px)} {_num(py)}" for x, y in pts)  # to its parent
-    circles = []
-    # Leaves first so the inner nodes (and their larger hit rings) sit on top.
-    for n in sorted(nd.nodes(depth), key=lambda n: -nd.level(n)):
-        x, y = nd.position(n, depth)
-        focus = nd.focus(n)
-        cls = f"n {focus or 'H'}"
-        circles.append(f'<circle class="{cls}" data-n="{nd.name(n)}" cx="{_num(x)}" cy="{_num(y)}" '
-                       f'r="{_num(radius(n, depth))}"/>')
     size = _num(2 * half)
     # What is drawn over the nodes (stones, figures, rings) is for the eye: once the page makes the board a
     # control, a screen reader hears the node under the keyboard's ring (keys.js), not "♟ ♚ ♟ ♞ …".
     return (f'<svg id="board" class="board" xmlns="http://www.w3.org/2000/svg" viewBox="{_num(-half)} {_num(-half)} '
             f'{size} {size}" data-depth="{depth}" role="img" aria-label="GRYB board">'
             f'<rect class="cloth" x="{_num(-half)}" y="{_num(-half)}" width="{size}" height="{size}" rx="1"/>'
-            f'<path class="rods" d="{" ".join(rods)}"/>'
-            f'<g class="grybs" aria-hidden="true"></g><g class="nodes">{"".join(circles)}</g>'
+            f'<path class="rods"/><g class="grybs" aria-hidden="true"></g><g class="nodes"></g>'
             f'<g class="marks" aria-hidden="true"></g></svg>')
 
 

@@ -853,6 +853,56 @@ def test_every_game_of_the_catalogue_is_drawn_as_it_stands(browser, site):
     page.context.close()
 
 
+def cloth_expected(depth: int) -> tuple[list, list]:
+    """The board's nodes as companion.node places them (name, x, y, radius, colour class), leaves first as the
+    page lays them (the inner nodes' larger rims on top), and its rods: each quadrangle, then its corners'
+    rods to its parent."""
+    circles = [(nd.name(n), *nd.position(n, depth), 0.6 if nd.level(n) == depth else 0.74, nd.focus(n) or "H")
+               for n in sorted(nd.nodes(depth), key=lambda n: -nd.level(n))]
+    rods = []
+    for n in nd.nodes(depth - 1):
+        corners = [nd.position(k, depth) for k in nd.children(n)]
+        rods.append([c for xy in corners for c in xy])
+        rods.extend([*xy, *nd.position(n, depth)] for xy in corners)
+    return circles, rods
+
+
+CLOTH_DRAWN = """(() => {
+    const svg = document.getElementById('board');
+    return [+svg.dataset.depth, [...svg.querySelectorAll('.nodes circle')].map((c) => [c.dataset.n, +c.getAttribute('cx'),
+            +c.getAttribute('cy'), +c.getAttribute('r'), c.classList[1]]),
+        svg.querySelector('.rods').getAttribute('d').split('M').filter(Boolean).map((s) => s.replace('Z', '').trim().split(' ').map(Number))];
+})()"""
+
+
+def test_the_page_draws_every_board_from_the_shared_geometry(browser, site):
+    """The page draws the rods and nodes itself (web/static/js/cloth.js; as markup a Super Giant board weighed
+    444 KiB): every node where companion.node puts it, on the board the page loaded with and on each board it
+    changes to, of every depth a game is played on."""
+    rt = site.runtime
+    page = browser.new_context(viewport=PHONE).new_page()
+    problems = []
+    page.on("pageerror", lambda e: problems.append(str(e)))
+    for depth in (6, 4, 2, 5, 3):
+        rt.call("new_game", "ez-gryb", 2, {"depth": depth}, None, None, None)
+        if depth == 6:  # the first as the page loads it, the others as it changes board with the game
+            page.goto(site.url + "/")
+        v = rt.snapshot()["version"]
+        until(page, f"+document.body.dataset.version >= {v}")
+        drawn_depth, circles, rods = page.evaluate(CLOTH_DRAWN)
+        want_circles, want_rods = cloth_expected(depth)
+        assert drawn_depth == depth
+        assert [tuple(c) for c in circles] == want_circles, depth
+        assert rods == want_rods, depth
+    # The board stays one control for the keyboard and a screen reader, as it was drawn by the server.
+    page.locator("#board").focus()
+    page.keyboard.press("R")
+    assert page.evaluate("document.getElementById('board').dataset.at") == "R"
+    assert page.get_attribute("#board", "role") == "application" and page.get_attribute("#board", "tabindex") == "0"
+    assert not problems, problems
+    page.context.close()
+
+
 def test_a_timed_series_counts_down_on_the_page(browser, site):
     """A series of a set time shows the time left, and the page counts it down between snapshots."""
     import re

@@ -1,10 +1,13 @@
-// Draws a snapshot over the static board SVG (nodes and rods come from the server's geometry).
+// Draws a snapshot over the board (its nodes and rods drawn by cloth.js from the shared geometry).
+import { drawCloth } from "./cloth.js";
+
 const NS = "http://www.w3.org/2000/svg";
 const geometry = new WeakMap();
 
 export function nodesOf(svg) {
   let map = geometry.get(svg);
   if (!map) {
+    drawCloth(svg);  // a board's frame as the server sent it has no nodes yet
     map = new Map();
     svg.querySelectorAll("circle.n").forEach((c) => map.set(c.dataset.n, {
       x: +c.getAttribute("cx"), y: +c.getAttribute("cy"), r: +c.getAttribute("r"), focus: c.classList[1] }));
@@ -194,12 +197,13 @@ export function actionNodes(text) {
   return parts.length === 2 ? parts : [parts[0], []];
 }
 
-// The board of a depth: the one shown, or fetched in its place (its id stays "board").
+// The board of a depth, its cloth drawn: the one shown, or a frame fetched in its place (its id stays "board").
 export async function ensureDepth(svg, depth) {
-  if (+svg.dataset.depth === depth) return svg;
+  if (+svg.dataset.depth === depth) { drawCloth(svg); return svg; }
   const r = await fetch(`/board/${depth}.svg`);
   const doc = new DOMParser().parseFromString(await r.text(), "image/svg+xml");
   const fresh = document.importNode(doc.documentElement, true);
+  drawCloth(fresh);
   (document.getElementById(svg.id) || svg).replaceWith(fresh);
   return fresh;
 }

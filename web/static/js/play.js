@@ -1,12 +1,14 @@
 // Now playing: the live board, whose turn, the die, scores; taps and buttons go to the API.
 import { get, post, live, onPairing, isPaired, openPairing } from "./api.js";
 import { actionNodes, chip, draw, drawBoards, ensureDepth, letters, numbers, playerNumber, scoreRows } from "./board.js";
+import { drawCloth } from "./cloth.js";
 import { boardKeys, focusable } from "./keys.js";
 import { follow, zoomButton } from "./zoom.js";
 
 const $ = (id) => document.getElementById(id);
 let snap = JSON.parse($("initial").textContent);
 let svg = $("board");
+drawCloth(svg);  // the rods and nodes, before anything looks for them
 const COLOUR = { G: "green", R: "red", Y: "yellow", B: "blue" };
 
 // Snapshots are drawn one at a time, the newest waiting: drawing awaits the board of a new depth, and

@@ -1,6 +1,7 @@
 // Replay: step through a finished game's record; each position comes from the server.
 import { get } from "./api.js";
 import { draw, drawBoards, scoreRows } from "./board.js";
+import { drawCloth } from "./cloth.js";
 import { follow, zoomButton } from "./zoom.js";
 
 const main = document.getElementById("replay");
@@ -8,6 +9,7 @@ const id = main.dataset.id, total = +main.dataset.total;
 const names = JSON.parse(document.getElementById("names").textContent);
 const columns = JSON.parse(document.getElementById("columns").textContent); // {score, hand}: their heads
 const slider = document.getElementById("ply");
+drawCloth(document.getElementById("board"));  // the rods and nodes, before the first step is asked for
 let ply = total, snap = { game_id: id, state: {}, table: {} };
 
 let asked = 0; // dragging the slider asks for many positions: only the last one asked is drawn
