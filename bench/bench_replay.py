@@ -32,20 +32,7 @@ from companion.runtime import Runtime  # noqa: E402
 from companion.store import Store  # noqa: E402
 from web import create_app  # noqa: E402
 from web.server import serve  # noqa: E402
-
-
-def play_out(runtime: Runtime, game: str, depth: int, rng: random.Random) -> int:
-    """A whole game played at random through the runtime; its stored id."""
-    runtime.call("new_game", game, 2, {"depth": depth})
-    game_id = runtime.snapshot()["game_id"]
-    while not (s := runtime.call("snapshot"))["state"]["over"]:
-        if s["table"]["chores"]:
-            runtime.call("press", s["table"]["chores"][0]["node"])
-        elif s["state"]["awaiting_roll"]:
-            runtime.call("roll")
-        else:
-            runtime.call("act", rng.choice(s["legal"]))
-    return game_id
+from web.testing import play_to_the_end  # noqa: E402
 
 
 def replayed_size(store: Store, game_id: int) -> int:
@@ -98,7 +85,7 @@ def main() -> None:
             runtime.start()
             server = None
             try:
-                game_id = play_out(runtime, game, depth, rng)
+                game_id = play_to_the_end(runtime, game, 2, {"depth": depth}, rng)
                 size = replayed_size(runtime.store, game_id)
                 server = serve(create_app(runtime, Config(), state_dir=tmp), "127.0.0.1", 0)
                 times = walk(server.url, game_id, args.steps, rng)
