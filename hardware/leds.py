@@ -3,6 +3,7 @@
     surface = open_surface("sim", load_layout("panels-32x32"), brightness=0.5)
     surface.show_nodes({"G": (255, 0, 0), "RGBY": (0, 0, 255)}, status=[(255, 255, 255)] * 4)
     surface.status()     # {"driver": "sim", "last_frame_ma": 1093, "limited": False, ...}
+    surface.shown()      # {"nodes": {"G": (128, 0, 0), "RGBY": (0, 0, 128)}, "status": [...], "frames": 1, ...}
     surface.close()
 
 Both backends share one pipeline, so the simulator tests the code the Pi runs:
@@ -255,6 +256,7 @@ class LedSurface:
         self.strip = strip
         self.fps = fps
         self._pipeline = Pipeline(layout, strip, brightness, budget_ma, gamma, power)
+        self._apparent = _inverse_gamma(gamma)
         self._lock = threading.RLock()
         self._period = 1.0 / fps
         self._last_wire: bytes | None = None
@@ -328,6 +330,49 @@ class LedSurface:
                 "frames_dropped": self.frames_dropped,
                 "closed": self.closed,
             }
+
+    # -- what the LEDs show: the frame last sent, kept anyway to skip unchanged frames ----------------
+
+    def _shown_wire(self) -> bytes:
+        with self._lock:
+            wire = self._last_wire
+        return wire if wire is not None else bytes((3 if self.strip == "GRB" else 4) * self.layout.pixel_count)
+
+    @property
+    def frame(self) -> list[RGB]:
+        """The last frame sent: RGB duty per pixel after brightness, gamma and the current limiter."""
+        return self._pipeline.decode(self._shown_wire())
+
+    def pixel_colours(self) -> list[RGB]:
+        """How each pixel looks: the frame's duty with gamma undone."""
+        return self._apparent_colours(self._shown_wire())
+
+    def node_colours(self) -> dict[str, RGB]:
+        """How each lit node looks (node name -> RGB); dark nodes are left out."""
+        return self._looks(self.pixel_colours())[0]
+
+    def status_colours(self) -> list[RGB]:
+        return self._looks(self.pixel_colours())[1]
+
+    def shown(self) -> dict:
+        """What the LEDs show now, for the web page's virtual board: ``nodes``, how each lit node looks (node name
+        -> RGB, gamma undone: so after brightness and the current limiter, as the eye sees them); ``status``,
+        the status pixels so; ``frames``, how many frames have been sent (a new count is a new frame); and
+        ``limited``, whether the current limiter dimmed this one. Read from the frame last sent, which every
+        backend keeps anyway to skip unchanged frames: nothing is asked of the LEDs."""
+        with self._lock:  # the frame with its own count (an RLock: _shown_wire takes it again)
+            wire, frames, limited = self._shown_wire(), self.frames_sent, self._last_limited
+        nodes, status = self._looks(self._apparent_colours(wire))
+        return {"nodes": nodes, "status": status, "frames": frames, "limited": limited}
+
+    def _apparent_colours(self, wire: bytes) -> list[RGB]:
+        t = self._apparent
+        return [(t[r], t[g], t[b]) for r, g, b in self._pipeline.decode(wire)]
+
+    def _looks(self, colours: list[RGB]) -> tuple[dict[str, RGB], list[RGB]]:
+        """Pixel colours -> the lit nodes' (dark ones left out) and the status pixels'."""
+        lit = {name: colours[p] for name, p in self.layout.nodes.items() if colours[p] != (0, 0, 0)}
+        return lit, [colours[p] for p in self.layout.status]
 
     def settle(self, timeout: float = 1.0) -> bool:
         """Wait until a deferred frame has been sent; True when nothing is pending."""
@@ -444,7 +489,8 @@ class SimulatedSurface(LedSurface):
     """The LEDs in memory: keeps the last frame sent and counts frames; draws the board as a PNG.
 
     ``frame`` is what the LEDs were given (after gamma and the limiter), ``node_colours()`` the colour
-    each node appears to glow (gamma undone, as a screen shows it).
+    each node appears to glow (gamma undone, as a screen shows it): every surface has them (and ``shown()``,
+    for the web page), read from the frame last sent.
     """
 
     driver = "sim"
@@ -452,7 +498,6 @@ class SimulatedSurface(LedSurface):
     def __init__(self, layout: LedLayout, **kw):
         super().__init__(layout, **kw)
         self._wire = bytes((3 if self.strip == "GRB" else 4) * layout.pixel_count)  # dark until the first frame
-        self._apparent = _inverse_gamma(self._pipeline.gamma)
 
     def _write(self, wire: bytes) -> None:
         self._wire = wire
@@ -463,28 +508,9 @@ class SimulatedSurface(LedSurface):
         return self._wire
 
     @property
-    def frame(self) -> list[RGB]:
-        """The last frame sent: RGB duty per pixel after brightness, gamma and the current limiter."""
-        return self._pipeline.decode(self._wire)
-
-    @property
     def current_ma(self) -> float:
         """Estimated current of the frame on the LEDs."""
         return self._pipeline.current(self._wire)
-
-    def pixel_colours(self) -> list[RGB]:
-        """How each pixel looks: the frame's duty with gamma undone."""
-        t = self._apparent
-        return [(t[r], t[g], t[b]) for r, g, b in self.frame]
-
-    def node_colours(self) -> dict[str, RGB]:
-        """How each lit node looks (node name -> RGB); dark nodes are left out."""
-        colours = self.pixel_colours()
-        return {name: colours[p] for name, p in self.layout.nodes.items() if colours[p] != (0, 0, 0)}
-
-    def status_colours(self) -> list[RGB]:
-        colours = self.pixel_colours()
-        return [colours[p] for p in self.layout.status]
 
     def render_png(self, path_or_file, scale: int = 16) -> None:
         """Draw the bandanna (G/R/Y/B nodes, quadrangle rods) with this frame's glow; write a PNG."""

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from hardware.led_layout import load_layout
-from hardware.leds import (BURST, GAMMA, HardwarePaths, LedError, LedInputError, PowerModel, SimulatedSurface,
-                           Ws281xSurface, check_platform, gamma_table, open_surface, pack_words,
+from hardware.leds import (BURST, GAMMA, HardwarePaths, LedError, LedInputError, LedSurface, PowerModel,
+                           SimulatedSurface, Ws281xSurface, check_platform, gamma_table, open_surface, pack_words,
                            spi_buffer_bytes)
 
 PANELS = load_layout("panels-32x32")
@@ -71,6 +71,50 @@ def test_node_colours_undo_gamma_as_a_screen_shows_them():
         s.show_nodes({"G": (200, 120, 60)})
         shown = s.node_colours()["G"]
         assert all(abs(a - b) <= 3 for a, b in zip(shown, (200, 120, 60)))
+
+
+# -- what the LEDs show, for the web page (GET /api/leds) ----------------------------------------------------
+
+def test_shown_is_each_lit_node_and_status_pixel_as_the_leds_show_it_with_the_frame_count():
+    with sim(brightness=0.5) as s:
+        assert s.shown() == {"nodes": {}, "status": [(0, 0, 0)] * 8, "frames": 0, "limited": False}  # dark at first
+        s.show_nodes({"G": (255, 0, 0), "RGBY": (0, 0, 255)}, [(255, 255, 255)] * 4)
+        shown = s.shown()
+        assert shown == {"nodes": s.node_colours(), "status": s.status_colours(), "frames": 1, "limited": False}
+        assert shown["nodes"] == {"G": (128, 0, 0), "RGBY": (0, 0, 128)}  # at half brightness, as the eye sees it
+        assert shown["status"] == [(128, 128, 128)] * 4 + [(0, 0, 0)] * 4
+        s.show_nodes({"G": (255, 0, 0), "RGBY": (0, 0, 255)}, [(255, 255, 255)] * 4)
+        assert s.shown()["frames"] == 1  # the same frame is not sent again: the count says nothing changed
+        s.brightness = 1.0
+        s.show_nodes({"G": (255, 0, 0)})
+        assert s.shown() == {"nodes": {"G": (255, 0, 0)}, "status": [(0, 0, 0)] * 8, "frames": 2, "limited": False}
+
+
+def test_shown_is_dimmed_as_the_current_limiter_dims_the_leds():
+    whole = {name: (255, 255, 255) for name in PANELS.nodes}
+    with sim(budget_ma=60000) as free, sim(budget_ma=2000) as tight:
+        free.show_nodes(whole)
+        tight.show_nodes(whole)
+        assert free.shown()["limited"] is False and free.shown()["nodes"]["G"] == (255, 255, 255)
+        (r, g, b) = tight.shown()["nodes"]["G"]
+        assert tight.shown()["limited"] is True and r == g == b and 0 < r < 255
+        assert tight.shown()["nodes"] == {name: (r, g, b) for name in PANELS.nodes}
+
+
+def test_a_surface_that_keeps_no_frame_of_its_own_shows_the_frame_last_sent():
+    """The Pi's surface hands each frame to rpi_ws281x and keeps none itself; what it shows comes from the
+    frame every surface keeps to skip unchanged ones, so the page can show it too at no cost."""
+    class Elsewhere(LedSurface):  # a backend whose LEDs are out of reach, as the Pi's are to a test
+        driver = "elsewhere"
+
+        def _write(self, wire: bytes) -> None:
+            pass
+
+    with Elsewhere(PANELS, brightness=1.0, budget_ma=60000, fps=1000) as s:
+        assert s.shown()["nodes"] == {}
+        s.show_nodes({"YY": (0, 255, 0)}, [(0, 0, 255)])
+        assert s.shown() == {"nodes": {"YY": (0, 255, 0)}, "status": [(0, 0, 255)] + [(0, 0, 0)] * 7, "frames": 1,
+                             "limited": False}
 
 
 @pytest.mark.parametrize("value", [-0.1, 1.5, "1", None, True])
