@@ -122,7 +122,7 @@ class Companion:
 
         app = create_app(self.runtime, self.config, sim_input=self.node_input if self.sim else None,
                          state_dir=self.config.state.path(), status_provider=self.status,
-                         selftest=self.start_selftest)
+                         selftest=self.start_selftest, leds=self.surface.shown)
         self.server = serve(app, self.host, self.port)
 
     @property

@@ -20,6 +20,7 @@ import pytest
 
 from companion import config as config_mod
 from companion import node as nd
+from companion.config import BOARD_COLOURS
 from companion.app import Companion
 from companion.die import Die
 from companion.engine import Game, find
@@ -177,6 +178,68 @@ def test_a_giant_game_leaves_the_cloth_dark_but_for_a_pairing_code(companion):
     runtime.call("tick")
     lit = leds.node_colours()
     assert set(lit) == {"G", "R", "Y", "B"} | {top + colour for top, colour in zip("GRYB", code)}, (code, lit)
+
+
+def leds_shown(companion, until_shown, timeout: float = 5.0) -> dict:
+    """GET /api/leds from the simulator's own page (on the laptop: loopback), until ``until_shown(answer)``."""
+    deadline = time.monotonic() + timeout
+    while True:
+        with urllib.request.urlopen(companion.url + "/api/leds", timeout=5) as r:
+            shown = json.load(r)
+        if until_shown(shown):
+            return shown
+        assert time.monotonic() < deadline, shown
+        time.sleep(0.02)
+
+
+def board_colour(shown: str) -> str:
+    """Which of the board's colours, G R Y B, a colour as /api/leds tells it (#rrggbb) is: the nearest at full
+    brightness (dimmed, yellow is nearer red; and 8-bit gamma there and back takes a low channel away)."""
+    rgb = [int(shown[i:i + 2], 16) for i in (1, 3, 5)]
+    rgb = [c * 255 / max(rgb) for c in rgb]
+    return min(BOARD_COLOURS, key=lambda letter: sum((a - b) ** 2 for a, b in zip(rgb, BOARD_COLOURS[letter])))
+
+
+def test_the_page_is_told_what_the_leds_show(companion):
+    """GET /api/leds (issue 3): what the simulator's LEDs show, after brightness, gamma and the limiter: after a
+    move, the stone's node in its player's colour, and the status pixels whose turn it is and the die."""
+    runtime = companion.runtime
+    runtime.call("set", "brightness", 1.0)  # the colours come out as they are set (at 0.5, half as bright)
+    colours = runtime.snapshot()["colours"]
+    leds_shown(companion, lambda s: s["status"][:4] == [colours[0]] * 4 and not s["nodes"])  # player 1 to roll
+    runtime.call("roll")
+    snap = runtime.snapshot()
+    die, target = snap["state"]["die"], snap["table"]["targets"][0]
+    leds_shown(companion, lambda s: s["status"][:4] == [colours[0]] * 4  # the die as rolled, once it stops
+               and [board_colour(pixel) for pixel in s["status"][4:]] == [die] * 4)
+    runtime.call("press", target)
+    shown = leds_shown(companion, lambda s: target in s["nodes"] and s["status"][:4] == [colours[1]] * 4)
+    assert shown["nodes"] == {target: colours[0]} and colours[0] != colours[1]  # the stone just entered
+    assert shown["withheld"] == [] and shown["limited"] is False
+    assert shown["frames"] == companion.surface.status()["frames_sent"]
+    runtime.call("set", "brightness", 0.5)  # dimmer, as the LEDs are
+    dim = leds_shown(companion, lambda s: s["frames"] > shown["frames"] and target in s["nodes"])
+    assert dim["nodes"][target] == "#808080"
+
+
+def test_a_phone_on_the_lan_is_not_told_the_pairing_code_by_the_leds(companion):
+    """The code on the LEDs is for whoever sees the board: while it is shown, /api/leds withholds the top two
+    levels (the code's colours and the white lights that name them) from a phone on the LAN. The simulator's
+    own page is the board, and is told."""
+    lan = companion.server.app.test_client()
+    lan.environ_base["REMOTE_ADDR"] = "192.168.1.20"
+    assert lan.post("/api/pair/start", json={}).status_code == 200
+    code = "".join(companion.runtime.effects.code)
+    here = leds_shown(companion, lambda s: len(s["nodes"]) == 8 and all(s["nodes"].get(top) for top in "GRYB"))
+    assert "".join(board_colour(here["nodes"][top]) for top in "GRYB") == code  # and a white light beside each
+    assert here["withheld"] == []
+    there = lan.get("/api/leds").get_json()
+    top_two = {nd.name(n) for n in range(1, 21)}  # G R Y B and their children
+    assert set(there["withheld"]) == top_two and not top_two & set(there["nodes"])
+    assert there["status"] == here["status"]
+    assert lan.post("/api/pair", json={"code": code}).status_code == 200  # used: the board no longer shows it
+    assert leds_shown(companion, lambda s: not s["nodes"])
+    assert lan.get("/api/leds").get_json()["withheld"] == []
 
 
 def _bits(mask: int):

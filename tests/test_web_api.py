@@ -83,6 +83,39 @@ def test_status_defaults_to_the_simulator_and_uses_a_provider(rt, tmp_path):
     assert broken.get("/settings").status_code == 200
 
 
+def test_the_leds_are_told_with_the_frame_as_an_etag_and_a_pairing_code_is_withheld(rt, tmp_path):
+    """GET /api/leds answers from the LED surface's frame last sent; the page asks again and again while its
+    LEDs are shown, and gets a 304 while they are unchanged. Without LEDs it is a 404."""
+    from companion import node as nd
+    from companion.renderer import code_picture
+    from hardware.led_layout import load_layout
+    from hardware.leds import SimulatedSurface
+
+    assert create_app(rt, Config(), state_dir=tmp_path).test_client().get("/api/leds").status_code == 404
+    with SimulatedSurface(load_layout("panels-32x32"), brightness=1.0, fps=1000) as surface:
+        client = create_app(rt, Config(), state_dir=tmp_path, leds=surface.shown).test_client()
+        first = client.get("/api/leds")
+        assert first.get_json() == {"frames": 0, "limited": False, "nodes": {}, "status": ["#000000"] * 8, "withheld": []}
+        assert first.headers["Cache-Control"] == "no-cache" and first.headers["ETag"]
+        surface.show_nodes({"RG": (255, 0, 200)}, [(255, 255, 255)] * 4)
+        lit = client.get("/api/leds", headers={"If-None-Match": first.headers["ETag"]})
+        assert lit.status_code == 200 and lit.get_json()["nodes"] == {"RG": "#ff00c8"} and lit.get_json()["frames"] == 1
+        again = client.get("/api/leds", headers={"If-None-Match": lit.headers["ETag"]})
+        assert again.status_code == 304 and again.data == b"" and again.headers["ETag"] == lit.headers["ETag"]
+        # A pairing code on the board (what the runtime lights for it): this app is no simulator's page, so the
+        # top two levels are withheld, code and game alike, until the code is spent.
+        assert client.post("/api/pair/start", json={}).status_code == 200
+        code = rt.effects.code
+        game = {"RG": (255, 0, 200), "YYYY": (255, 255, 255)}
+        surface.show_nodes({nd.name(n): c for n, c in code_picture(code).items()} | game)
+        shown = client.get("/api/leds", headers={"If-None-Match": lit.headers["ETag"]}).get_json()
+        top_two = sorted(nd.name(n) for n in range(1, 21))
+        assert sorted(shown["withheld"]) == top_two and shown["nodes"] == {"YYYY": "#ffffff"}
+        assert client.post("/api/pair", json={"code": "".join(code)}).status_code == 200
+        shown = client.get("/api/leds").get_json()
+        assert shown["withheld"] == [] and shown["nodes"]["RG"] == "#ff00c8" and set(shown["nodes"]) > {"G", "R", "Y", "B"}
+
+
 def test_the_settings_page_says_when_the_board_was_last_heard_in_seconds_and_words(rt, tmp_path):
     def row(age):
         provided = {"serial": "up", "heartbeat_age": age, "leds": "ws281x"}

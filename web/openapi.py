@@ -201,6 +201,23 @@ DOCUMENT = {
                    {"type": "object", "properties": {"ok": {"type": "boolean"},
                                                      "settings": {"$ref": "#/components/schemas/Settings"}}}),
         "/api/status": _get("hardware status: serial link, heartbeat age, LED driver", {"type": "object"}),
+        "/api/leds": _get("what the LEDs show now (the frame last sent): each lit node of the cloth and the status "
+                          "pixels as the eye sees them, after brightness, gamma and the current limiter. An ETag of "
+                          "the frame: asked with If-None-Match before the LEDs change, a 304. While a pairing code "
+                          "is shown, the top two levels are withheld (but from the simulator's own page)", {
+                              "type": "object", "required": ["frames", "limited", "nodes", "status", "withheld"],
+                              "properties": {
+                                  "frames": {"type": "integer", "description": "frames sent so far: a new count "
+                                                                               "is a new frame"},
+                                  "limited": {"type": "boolean", "description": "the current limiter dimmed it"},
+                                  "nodes": {"type": "object", "description": "node name -> #rrggbb, lit nodes only",
+                                            "additionalProperties": {"type": "string", "pattern": "^#[0-9a-f]{6}$"}},
+                                  "status": {"type": "array", "description": "the status pixels: the first half "
+                                                                             "whose turn, the second the die",
+                                             "items": {"type": "string", "pattern": "^#[0-9a-f]{6}$"}},
+                                  "withheld": {"type": "array", "items": NODE,
+                                               "description": "nodes not told: a pairing code is on the board"}}},
+                          404),
         "/api/session": _get("whether this browser is paired, and its CSRF token if so", {
             "type": "object", "properties": {"paired": {"type": "boolean"}, "csrf": {"type": ["string", "null"]}}}),
         "/api/pair/start": {"post": {"summary": "show a new four-colour code on the board (2 minutes, single use)",
