@@ -2,12 +2,14 @@
 go through the emulated Pico, undo, reload, screenshots; a computer seat; the live feed over a dropped
 connection."""
 
+import json
 import os
 import random
 import shutil
 import socket
 import threading
 import time
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -900,6 +902,54 @@ def test_the_page_draws_every_board_from_the_shared_geometry(browser, site):
     assert page.evaluate("document.getElementById('board').dataset.at") == "R"
     assert page.get_attribute("#board", "role") == "application" and page.get_attribute("#board", "tabindex") == "0"
     assert not problems, problems
+    page.context.close()
+
+
+LEDS_SHOWN = """(() => ({
+    glows: Object.fromEntries([...document.querySelectorAll('#board .leds circle')].map((c) => [c.dataset.n, c.getAttribute('fill')])),
+    pixels: document.getElementById('led-line').hidden ? null
+        : [...document.querySelectorAll('#led-status .pixel')].map((c) => c.getAttribute('fill')) }))()"""
+
+
+def test_the_simulators_page_shows_what_the_leds_show_while_asked_to(browser, site, artifacts):
+    """In --sim there are no LEDs to look at: "LEDs" lays what the simulated ones show over the board (GET
+    /api/leds), live while it is on: a stone's node glows in its player's colour once entered, the status
+    pixels say whose turn it is. The board still takes taps. Off, nothing is asked of the board."""
+    rt = site.runtime
+    page = browser.new_context(viewport=LAPTOP).new_page()
+    asked = []
+    page.on("request", lambda r: asked.append(r.url) if "/api/leds" in r.url else None)
+    page.goto(site.url + "/")
+    until(page, "document.body.dataset.version > 0")
+    pair(page, rt)
+    page.wait_for_timeout(600)
+    assert asked == [] and page.locator("#board .leds").count() == 0 and page.evaluate(LEDS_SHOWN)["pixels"] is None
+    rt.call("set", "brightness", 1.0)  # the LEDs' colours as set (at 0.5 they glow half as bright)
+    colours = rt.snapshot()["colours"]
+    page.get_by_label("LEDs:").check()
+    until(page, f"(() => {{ const p = {LEDS_SHOWN}.pixels; "  # player 1 to roll
+                f"return p?.length === 8 && p.slice(0, 4).every((c) => c === '{colours[0]}'); }})()")
+    rt.call("roll")
+    target = rt.snapshot()["table"]["targets"][0]
+    after(page, lambda: page.locator(f"#board circle.n[data-n='{target}']").click())  # through the emulated Pico
+    assert site.pressed == [target]
+    until(page, f"(() => {{ const s = {LEDS_SHOWN}; return s.glows['{target}'] === '{colours[0]}' "
+                f"&& s.pixels[0] === '{colours[1]}'; }})()")
+    page.screenshot(path=artifacts / "web-leds-laptop.png")
+    deadline = time.monotonic() + 5
+    while True:  # what the API says the LEDs show, and nothing else (an animation may be a frame apart)
+        with urllib.request.urlopen(site.url + "/api/leds", timeout=5) as r:
+            told = json.load(r)["nodes"]
+        if page.evaluate(LEDS_SHOWN)["glows"] == told:
+            break
+        assert time.monotonic() < deadline, (told, page.evaluate(LEDS_SHOWN))
+        time.sleep(0.05)
+    page.get_by_label("LEDs:").uncheck()
+    assert page.locator("#board .leds").count() == 0 and page.evaluate(LEDS_SHOWN)["pixels"] is None
+    page.wait_for_timeout(300)
+    count = len(asked)
+    page.wait_for_timeout(800)
+    assert len(asked) == count  # off: not asked again
     page.context.close()
 
 

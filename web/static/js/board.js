@@ -175,6 +175,7 @@ export function drawBoards(container, svg, snap) {
     mini.setAttribute("role", "img");
     mini.querySelector(".cursor")?.remove();
     mini.querySelector(".letters")?.remove();  // too small to read, and the cloth's board has them
+    mini.querySelector(".leds")?.remove();  // the cloth's LEDs, not this player's board
     mini.setAttribute("aria-label", `${names[i] || "Player " + (i + 1)}'s board`);
     const nodes = nodesOf(mini);
     const frag = document.createDocumentFragment();

@@ -4,6 +4,7 @@ import { actionNodes, chip, draw, drawBoards, ensureDepth, letters, numbers, pla
 import { drawCloth } from "./cloth.js";
 import { boardKeys, focusable } from "./keys.js";
 import { follow, zoomButton } from "./zoom.js";
+import { ledsChoice } from "./leds.js";
 
 const $ = (id) => document.getElementById(id);
 let snap = JSON.parse($("initial").textContent);
@@ -212,6 +213,7 @@ $("board-wrap").addEventListener("click", (e) => {
   if (node) command("/api/press", played({ node: node.dataset.n }));
 });
 zoomButton($("zoom"), $("board-view"), () => svg, () => snap);
+if ($("leds")) ledsChoice($("leds"), () => svg, $("led-line"), $("led-status"), $("led-note"));  // the simulator's page
 boardKeys($("board-wrap"), () => svg, (node) => command("/api/press", played({ node })), describe);
 
 // A node in words, for the keyboard's ring: its name letter by letter (a screen reader would say GRYB
