@@ -3,9 +3,9 @@
 The page draws the board from the game's state; the LEDs show more than that (a self-test's sweep, the
 status pixels, the current limiter's dimming, the die tumbling). This answers with the frame the LED
 surface sent last (``create_app(leds=surface.shown)``, :meth:`hardware.leds.LedSurface.shown`): on the
-simulator, the LEDs there are no LEDs to look at; on the real board, the frame it last sent, which every
-surface keeps anyway. Nodes are the cloth's (the standard board's names; a Giant game shows none of its
-own there), colours as the eye sees them, after brightness, gamma and the limiter.
+simulator, LEDs nobody can look at; on the real board, the frame it sent, which every surface keeps anyway.
+Nodes are the cloth's (the standard board's names; a Giant game shows none of its own there), colours as
+the eye sees them, after brightness, gamma and the limiter.
 
 The page asks again and again while its LEDs toggle is on, so the answer carries an ETag of the frame's
 count: asked again before the LEDs change, it is a bodiless 304.
