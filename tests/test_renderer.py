@@ -1,0 +1,223 @@
+"""What the LEDs show: real games played through the table, each frame drawn at a chosen time.
+
+Every look the renderer's docstring lists is checked here at the moments it is on and off: a pulse at its
+brightest and its dimmest (a quarter and three quarters of its period), a blink in its two halves. The
+colours are the seats' own as the companion ships them, so each seat's stones are told apart."""
+
+import pytest
+
+from companion import node as nd
+from companion.config import BOARD_COLOURS, Config
+from companion.die import Die
+from companion.engine import find
+from companion.renderer import ALARM, GOLD, HINT, MARKER, OFF, STATUS_PIXELS, WHITE, Effects, render, scale
+from companion.space import bits
+from companion.table import LIFT, PUT, SWAP, Table
+
+COLOURS = [Config().players.rgb(i) for i in range(4)]
+
+
+def play(game_id, script="", players=2, **options) -> Table:
+    """A table whose game has played ``script`` (notation, space-separated) through the table, as presses
+    and the phone's moves are."""
+    t = Table(find(game_id)(players, **options))
+    for text in script.split():
+        action = t.game.parse(text)
+        assert t.act(action, pressed=action.sources + action.targets).ok, (text, t.message)
+    return t
+
+
+def frame(t: Table, at: float, effects: Effects | None = None):
+    return render(t.game, t, COLOURS, effects or Effects(), at)
+
+
+def N(t: Table, name: str) -> int:
+    return t.game.space.parse(name)
+
+
+def stones_of(t: Table, player: int) -> list[int]:
+    return list(bits(t.game.stones[player]))
+
+
+# -- stones, the last move, each seat's colour --------------------------------------------------------
+
+EXODUS_FOUR = "0 pass pass pass 0-B 0 pass pass B-BB 0-B 0 pass BB-BBB B-BB 0-B 0"  # a stone each, Player 4's last
+
+
+def test_each_seat_glows_in_its_own_colour_and_the_last_move_brighter():
+    t = play("exodus", EXODUS_FOUR, players=4)
+    assert t.game.to_move == 0 and all(t.game.stones)
+    lit = frame(t, 0.0).nodes
+    landed = N(t, "0")  # Player 4 entered there last
+    assert lit[landed] == COLOURS[3]
+    for player in (1, 2):  # not to move, not moved last: the steady glow of a stone
+        assert [lit[n] for n in stones_of(t, player)] == [scale(COLOURS[player], 0.55)] * len(stones_of(t, player))
+    seen = {lit[n] for p in (1, 2, 3) for n in stones_of(t, p)}
+    assert len(seen) == 3  # three seats, three colours
+    assert max(sum(c) for c in seen - {COLOURS[3]}) < sum(COLOURS[3])  # the last move is the brightest
+
+
+def test_the_stone_last_moved_leaves_a_faint_trail_on_its_old_node():
+    t = play("exodus", EXODUS_FOUR + " BBB-BBBB", players=4)
+    lit = frame(t, 0.0).nodes
+    assert lit[N(t, "BBBB")] == COLOURS[0]
+    assert lit[N(t, "BBB")] == scale(COLOURS[0], 0.08)
+    assert lit[N(t, "0")] == scale(COLOURS[3], 0.55)  # no longer the last move: back to the glow of any stone
+    empty = set(t.game.space.nodes) - {n for p in range(4) for n in stones_of(t, p)} - {N(t, "BBB")}
+    to_move = set(bits(t.targets()))
+    assert not (empty - to_move) & set(lit)  # nothing else is lit
+
+
+# -- a selection and its targets --------------------------------------------------------------------------
+
+def test_a_selected_stone_breathes_and_the_nodes_it_may_go_to_pulse_in_the_movers_colour():
+    t = play("drangles", "0")
+    assert t.press(N(t, "0")).ok and t.picks == (N(t, "0"),)
+    targets = [N(t, c) for c in "GRYB"]
+    # The selected stone breathes over 1.2 s from 35 % to full; the targets pulse over 1.5 s, from a fifth
+    # of their 35 % to all of it.
+    bright, dim = frame(t, 0.3).nodes, frame(t, 0.9).nodes
+    assert bright[N(t, "0")] == COLOURS[0] and dim[N(t, "0")] == scale(COLOURS[0], 0.35)
+    top, bottom = frame(t, 0.375).nodes, frame(t, 1.125).nodes
+    assert [top[n] for n in targets] == [scale(COLOURS[0], 0.35)] * 4
+    assert [bottom[n] for n in targets] == [scale(COLOURS[0], 0.07)] * 4
+    assert set(top) == {N(t, "0"), *targets}
+    assert frame(t, 0.3).animating
+
+
+def test_no_target_shows_while_the_die_tumbles_and_the_face_stays_once_it_settles():
+    t = play("ez-gryb")
+    before = frame(t, 0.25).status
+    assert before[:4] == [COLOURS[0]] * 4  # Player 1 to move
+    # Waiting for ROLL, the die's pixels pulse in the colour of whose turn it is.
+    assert before[4:] == [COLOURS[0]] * 4 and frame(t, 0.75).status[4:] == [scale(COLOURS[0], 0.1)] * 4
+    assert t.roll(Die(5)).ok
+    rolled = t.game.last_roll
+    effects = Effects(die_started=10.0)
+    for k in range(9):  # 12 faces a second through G R Y B for 0.8 s
+        picture = frame(t, 10.0 + k / 12 + 0.01, effects)
+        assert picture.status[4:] == [BOARD_COLOURS["GRYB"[k % 4]]] * 4, k
+        assert picture.nodes == {}, k  # the targets wait for the die
+    settled = frame(t, 10.81, effects)
+    assert settled.status[4:] == [BOARD_COLOURS[rolled]] * 4
+    assert set(settled.nodes) == set(bits(t.targets())) == {N(t, rolled)}
+
+
+def test_a_marker_that_is_no_stone_shows_faintly():
+    t = play("multiverse")  # each player's conduit marker starts on the head node
+    assert list(bits(t.game.markers())) == [N(t, "0")]
+    assert frame(t, 0.0).nodes == {N(t, "0"): MARKER}
+
+
+# -- refusals and chores ----------------------------------------------------------------------------------
+
+def test_an_illegal_press_flashes_its_node_red_for_a_moment():
+    t = play("drangles")
+    refused = t.press(N(t, "G"))
+    assert not refused.ok and refused.node == N(t, "G")
+    effects = Effects(flash=(refused.node, 5.0))
+    assert frame(t, 5.1, effects).nodes[N(t, "G")] == ALARM
+    assert N(t, "G") not in frame(t, 5.41, effects).nodes  # 0.4 s, then as before
+    assert frame(t, 5.1, Effects(flash=(None, 5.0))).nodes == frame(t, 5.1).nodes  # a refusal of no node
+
+
+def test_chores_blink_fast_in_the_colour_of_the_stone_to_lift_or_to_put_down():
+    t = play("drangles", "0 0-G 0")  # Player 1 enters and moves on; Player 2 enters
+    t.undo()
+    assert [(c.node, c.kind, c.before) for c in t.chores] == [(N(t, "0"), LIFT, 1)]
+    on, off = frame(t, 0.05).nodes, frame(t, 0.18).nodes  # four blinks a second
+    assert on[N(t, "0")] == COLOURS[1] and off[N(t, "0")] == OFF
+    assert t.press(N(t, "0")).ok and not t.chores
+    t.undo()  # Player 1's 0-G: back from G to 0
+    assert {(c.node, c.kind) for c in t.chores} == {(N(t, "G"), LIFT), (N(t, "0"), PUT)}
+    on, off = frame(t, 0.30).nodes, frame(t, 0.40).nodes
+    assert on[N(t, "0")] == COLOURS[0] and off[N(t, "0")] == OFF
+    assert on[N(t, "G")] == COLOURS[0] and off[N(t, "G")] == OFF
+
+
+def test_a_stone_to_swap_blinks_in_the_colour_of_the_stone_to_put_there():
+    t = play("ez-gryb", "roll:G G roll:R R roll:R G-R")  # Player 1 captures sideways on R
+    t.undo()  # Player 1 to move again; Player 2's stone goes back on R, Player 1's back on G
+    assert t.game.to_move == 0
+    assert {(c.node, c.kind, c.after) for c in t.chores} == {(N(t, "R"), SWAP, 1), (N(t, "G"), PUT, 0)}
+    on, off = frame(t, 0.05).nodes, frame(t, 0.18).nodes
+    assert on[N(t, "R")] == COLOURS[1] and off[N(t, "R")] == OFF
+    assert on[N(t, "G")] == COLOURS[0]
+
+
+# -- the computer's move and a hint ---------------------------------------------------------------------
+
+def test_the_computers_move_blinks_its_stone_in_its_colour_until_it_is_lifted():
+    t = play("drangles", "0 0-G 0 0-R")
+    move = t.game.parse("G-GG")
+    assert t.propose(move).ok
+    on, off = frame(t, 0.05).nodes, frame(t, 0.2).nodes  # three blinks a second
+    assert on[N(t, "G")] == COLOURS[0] and off[N(t, "G")] == OFF
+    assert t.press(N(t, "G")).ok  # lifted: it breathes as a selected stone does, and blinks no more
+    assert frame(t, 0.3).nodes[N(t, "G")] == COLOURS[0] and frame(t, 0.9).nodes[N(t, "G")] == scale(COLOURS[0], 0.35)
+    assert frame(t, 0.375).nodes[N(t, "GG")] == scale(COLOURS[0], 0.35)  # and its target pulses
+
+
+def test_a_hint_breathes_pale_green_on_its_stone_and_its_target():
+    t = play("drangles", "0")
+    t.hint = t.game.parse("0-Y")
+    top, bottom = frame(t, 0.25).nodes, frame(t, 0.75).nodes
+    assert top[N(t, "0")] == top[N(t, "Y")] == HINT
+    assert bottom[N(t, "0")] == bottom[N(t, "Y")] == scale(HINT, 0.3)
+
+
+# -- GRYBs, the status pixels, the end -------------------------------------------------------------------
+
+# Player 1 covers the top quadrangle; Player 2's rolls of G find nothing to do and pass by themselves.
+EZ_GRYB = "roll:G G roll:G roll:R R roll:G roll:Y Y roll:G roll:B B"
+
+
+def test_a_new_gryb_lights_its_four_nodes_gold_then_they_stay_bright():
+    t = play("ez-gryb", EZ_GRYB)
+    assert t.game.over and t.game.grybs
+    four = [N(t, c) for c in "GRYB"]
+    effects = Effects(gryb_started=20.0)
+    assert [frame(t, 20.1, effects).nodes[n] for n in four] == [GOLD] * 4  # blinking twice a second
+    assert [frame(t, 20.3, effects).nodes[n] for n in four] == [COLOURS[0]] * 4
+    assert [frame(t, 23.1, effects).nodes[n] for n in four] == [COLOURS[0]] * 4  # after 3 s
+
+
+def test_the_status_pixels_show_whose_turn_it_is():
+    t = play("drangles", "0")
+    assert frame(t, 0.0).status == [COLOURS[0]] * 4 + [OFF] * 4  # no die: its pixels stay dark
+    t = play("drangles", "0 0-G")
+    assert frame(t, 0.0).status == [COLOURS[1]] * 4 + [OFF] * 4
+    assert len(frame(t, 0.0).status) == STATUS_PIXELS
+
+
+def test_at_the_end_the_winners_colour_sweeps_the_board_from_the_head_node_down():
+    t = play("ez-gryb", EZ_GRYB)
+    effects = Effects(ended=30.0)
+    space = t.game.space
+    by_level = {lvl: [n for n in space.nodes if nd.level(n) == lvl] for lvl in range(space.depth + 1)}
+    early, later, done = (frame(t, 30.0 + s, effects).nodes for s in (0.1, 0.7, 1.4))
+    assert not set(by_level[2]) & set(early)
+    assert [later[n] for n in by_level[2]] == [scale(COLOURS[0], 0.2)] * 16  # three levels a second
+    assert not set(by_level[3]) & set(later)
+    assert set(done) == set(space.nodes)
+    assert [done[n] for n in by_level[1]] == [COLOURS[0]] * 4  # the stones keep their light under it
+    # The status pixels blink in the winner's colour, once a second.
+    assert frame(t, 31.2, effects).status == [COLOURS[0]] * 8
+    assert frame(t, 31.7, effects).status == [scale(COLOURS[0], 0.3)] * 8
+
+
+def test_a_pairing_code_lights_the_top_quadrangle_with_a_white_light_in_the_corner_of_each_colour():
+    t = play("drangles", "0 0-G")  # a stone on G: the code is shown over the game
+    picture = frame(t, 0.0, Effects(code=("R", "B", "G", "Y")))
+    expect = {N(t, "G"): BOARD_COLOURS["R"], N(t, "GR"): WHITE, N(t, "R"): BOARD_COLOURS["B"], N(t, "RB"): WHITE,
+              N(t, "Y"): BOARD_COLOURS["G"], N(t, "YG"): WHITE, N(t, "B"): BOARD_COLOURS["Y"], N(t, "BY"): WHITE}
+    assert picture.code == expect
+    assert {n: picture.nodes[n] for n in expect} == expect
+
+
+@pytest.mark.parametrize("game_id", ["drangles", "ez-gryb", "25-mens-gryb"])
+def test_every_colour_is_three_bytes(game_id):
+    t = play(game_id)
+    picture = frame(t, 0.4)
+    for colour in list(picture.nodes.values()) + picture.status:
+        assert len(colour) == 3 and all(isinstance(c, int) and 0 <= c <= 255 for c in colour)
