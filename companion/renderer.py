@@ -9,7 +9,8 @@ The look, as players at the table want it:
   faint trail;
 - the selected stone breathes, the nodes it may go to pulse softly in the mover's colour;
 - chores (a stone to lift, put back or swap) blink fast until pressed;
-- a computer player's move: its stone blinks in its colour, its target pulses, until carried out;
+- a computer player's move: its stone blinks in its colour until lifted, its target pulses from the start
+  until the move is carried out;
 - a hint: the suggested stone and target breathe pale green;
 - an illegal press flashes that node red for a moment;
 - a new GRYB lights its four nodes gold for three seconds, then they stay bright;
@@ -121,16 +122,15 @@ def render(game: Game, table: Table, colours: list[RGB], effects: Effects, now: 
             lit[n] = glow
 
     tumbling = effects.die_started is not None and now - effects.die_started < DIE_SECONDS
+    lift, fill = table.proposed()
     for n in table.picks:
         lit[n] = scale(colours[mover], pulse(now, 1.2, 0.35))
     if not tumbling:  # the targets for a roll appear once the die has settled
-        for n in bits(table.targets()):
+        # A computer player's move pulses where it goes from the start, not only once its stone is lifted.
+        for n in bits(table.targets() | fill):
             lit[n] = scale(colours[mover], 0.35 * pulse(now, 1.5, 0.2))
-
-    if table.proposal is not None and not table.picks:
-        # A computer player's move: its stone blinks (its target pulses with the targets above).
-        for n in table.proposal.sources:
-            lit[n] = colours[mover] if blink(now, 3) else OFF
+    for n in bits(lift):  # and its stones blink until they are lifted
+        lit[n] = colours[mover] if blink(now, 3) else OFF
     if table.hint is not None:
         for n in table.hint.sources + table.hint.targets:
             lit[n] = scale(HINT, pulse(now, 1.0, 0.3))

@@ -147,12 +147,16 @@ def test_a_stone_to_swap_blinks_in_the_colour_of_the_stone_to_put_there():
 
 # -- the computer's move and a hint ---------------------------------------------------------------------
 
-def test_the_computers_move_blinks_its_stone_in_its_colour_until_it_is_lifted():
+def test_the_computers_move_blinks_its_stone_until_it_is_lifted_and_pulses_its_target_from_the_start():
     t = play("drangles", "0 0-G 0 0-R")
     move = t.game.parse("G-GG")
     assert t.propose(move).ok
     on, off = frame(t, 0.05).nodes, frame(t, 0.2).nodes  # three blinks a second
     assert on[N(t, "G")] == COLOURS[0] and off[N(t, "G")] == OFF
+    # Where it goes pulses as a target does, before the stone is touched.
+    assert frame(t, 0.375).nodes[N(t, "GG")] == scale(COLOURS[0], 0.35)
+    assert frame(t, 1.125).nodes[N(t, "GG")] == scale(COLOURS[0], 0.07)
+    assert frame(t, 0.375).nodes.keys() - {N(t, "GG")} == {N(t, c) for c in ("0", "G", "R")}  # nothing else
     assert t.press(N(t, "G")).ok  # lifted: it breathes as a selected stone does, and blinks no more
     assert frame(t, 0.3).nodes[N(t, "G")] == COLOURS[0] and frame(t, 0.9).nodes[N(t, "G")] == scale(COLOURS[0], 0.35)
     assert frame(t, 0.375).nodes[N(t, "GG")] == scale(COLOURS[0], 0.35)  # and its target pulses
