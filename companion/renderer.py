@@ -13,7 +13,9 @@ The look, as players at the table want it:
   until the move is carried out;
 - a hint: the suggested stone and target breathe pale green;
 - an illegal press flashes that node red for a moment;
-- a new GRYB lights its four nodes gold for three seconds, then they stay bright;
+- a GRYB just formed: its four nodes blink gold for three seconds while the status pixels show its levels
+  (which score, so its points, and whether it is integrated) and who formed it; then they stay gold until
+  the next action;
 - the die: a short tumble through G R Y B (under a second), then the result on the status pixels;
 - the status pixels show whose turn it is; at the end, the winner's colour sweeps the board;
 - a pairing code: its colours on the four top-level nodes, each with a white light beside it in the
@@ -115,11 +117,14 @@ def render(game: Game, table: Table, colours: list[RGB], effects: Effects, now: 
         if owner is not None:
             lit[landed] = colours[owner]
 
-    for g in game.grybs:
-        glow = GOLD if effects.gryb_started is not None and now - effects.gryb_started < GRYB_SECONDS \
-            and blink(now, 2) else colours[game.owner(g.nodes[0])] if game.owner(g.nodes[0]) is not None else GOLD
-        for n in g.nodes:
-            lit[n] = glow
+    # A GRYB the last action formed: its four nodes blink gold, then stay gold until the next action, so that
+    # one whose stones lie apart (an integrated GRYB, which players do not see as one) is found on the cloth.
+    formed = game.formed()
+    flashing = bool(formed) and effects.gryb_started is not None and now - effects.gryb_started < GRYB_SECONDS
+    if not flashing or blink(now, 2):
+        for g in formed:
+            for n in g.nodes:
+                lit[n] = GOLD
 
     tumbling = effects.die_started is not None and now - effects.die_started < DIE_SECONDS
     lift, fill = table.proposed()
@@ -145,7 +150,7 @@ def render(game: Game, table: Table, colours: list[RGB], effects: Effects, now: 
     if effects.code:
         picture.code = code_picture(effects.code)
         lit.update(picture.code)
-    picture.status = _status(game, colours, effects, now)
+    picture.status = _gryb_row(game, colours, formed, now) if flashing else _status(game, colours, effects, now)
     if game.over and game.winners and effects.ended is not None:
         _sweep(game, lit, colours[game.winners[0]], now - effects.ended)
     picture.animating = effects.busy(now) or bool(table.picks) or bool(table.chores) or bool(table.targets()) \
@@ -187,6 +192,23 @@ def _status(game: Game, colours: list[RGB], effects: Effects, now: float) -> lis
     for i in range(STATUS_PIXELS // 2, STATUS_PIXELS):
         status[i] = shown
     return status
+
+
+def _gryb_row(game: Game, colours: list[RGB], formed: tuple, now: float) -> list[RGB]:
+    """A GRYB just formed, on the status pixels while its nodes blink: a pixel a level of the board from the
+    top, read as the manuals check a GRYB, column by column. A level where its four loci step round G-R-Y-B
+    blinks gold with the nodes (it scores that level's points); a level where they keep one colour shows that
+    colour; the levels below its own are dark. So a quadrangle GRYB shows where it is and one gold pixel at
+    the end, and any other row is an integrated GRYB. The pixels after the board's levels show who formed
+    it. Of several formed at once, the one worth most."""
+    best = max(formed, key=game.gryb_points)
+    loci = nd.loci(best.nodes[0])
+    gold = GOLD if blink(now, 2) else OFF
+    row = [colours[game.played()[-1][1]]] * STATUS_PIXELS
+    for level in range(1, game.space.depth + 1):
+        kept = BOARD_COLOURS[loci[level - 1]] if level <= best.level else OFF
+        row[level - 1] = gold if level in best.levels else kept
+    return row
 
 
 def _sweep(game: Game, lit: dict[Node, RGB], colour: RGB, since: float) -> None:

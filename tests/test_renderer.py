@@ -176,14 +176,49 @@ def test_a_hint_breathes_pale_green_on_its_stone_and_its_target():
 EZ_GRYB = "roll:G G roll:G roll:R R roll:G roll:Y Y roll:G roll:B B"
 
 
-def test_a_new_gryb_lights_its_four_nodes_gold_then_they_stay_bright():
-    t = play("ez-gryb", EZ_GRYB)
-    assert t.game.over and t.game.grybs
+def test_a_gryb_formed_blinks_gold_then_stays_gold_until_the_next_action():
+    t = play("25-mens-gryb", "G GG R GR Y GY B")  # Player 1's men cover the top quadrangle: a man to remove
     four = [N(t, c) for c in "GRYB"]
     effects = Effects(gryb_started=20.0)
     assert [frame(t, 20.1, effects).nodes[n] for n in four] == [GOLD] * 4  # blinking twice a second
-    assert [frame(t, 20.3, effects).nodes[n] for n in four] == [COLOURS[0]] * 4
-    assert [frame(t, 23.1, effects).nodes[n] for n in four] == [COLOURS[0]] * 4  # after 3 s
+    assert frame(t, 20.3, effects).nodes[N(t, "G")] == scale(COLOURS[0], 0.55)  # the stone under it
+    for at in (23.1, 23.4, 60.0):  # after three seconds, steady gold while nothing else is played
+        assert [frame(t, at, effects).nodes[n] for n in four] == [GOLD] * 4
+    assert frame(t, 23.1, effects).status == [COLOURS[0]] * 4 + [OFF] * 4  # whose turn again: the removal's
+    removal = t.game.legal_actions()[0]
+    assert t.act(removal, pressed=removal.targets).ok
+    for at in (20.1, 23.1):  # the next action: a GRYB no more, whether or not its gold was still blinking
+        assert frame(t, at, effects).nodes[N(t, "G")] == scale(COLOURS[0], 0.55)
+
+
+# The status pixels while a GRYB's gold blinks: a letter a level from the top (* where its loci step round
+# G-R-Y-B and it scores, blinking gold; the colour its four loci keep; - below its own level), then who formed it.
+ROWS = [
+    ("ez-gryb", {}, EZ_GRYB, "*---", 0),  # the top quadrangle: 1 point
+    ("fourth-level", {}, "roll:@YBRG YBRG roll:@GGGG GGGG roll:@YBRR YBRR roll:@GGGR GGGR roll:@YBRY YBRY "
+     "roll:@GGGY GGGY roll:@YBRB YBRB", "YBR*", 0),  # a bottom-level quadrangle under YBR: 8 points
+    ("fourth-level", {"integrated": True}, "roll:@GGGG GGGG roll:@GGBR GGBR roll:@GGGR GGGR roll:@GRBR GRBR "
+     "roll:@GGGY GGGY roll:@GYBR GYBR roll:@RRRR RRRR roll:@GBBR GBBR", "G*BR", 1),  # the manuals' L: 2 points
+    ("fourth-level", {"integrated": True}, "roll:@GRYR GRYR roll:@YYYY YYYY roll:@RGBG RGBG roll:@YYYR YYYR "
+     "roll:@YBGB YBGB roll:@YYYB YYYB roll:@BYRY BYRY", "****", 0),  # the manuals' K: all four levels, 15
+    # Square Deal: GG completes the quadrangle under G (2 points) and GG RR YY BB (3): the one worth most.
+    ("square-deal", {}, " ".join(f"roll:@{n} {n}" for n in "GR GY GB RR YY BB GG".split()), "**--", 0),
+]
+
+
+@pytest.mark.parametrize("game_id, options, script, row, former", ROWS)
+def test_while_a_gryb_blinks_the_status_pixels_show_its_levels_and_who_formed_it(game_id, options, script, row,
+                                                                                  former):
+    t = play(game_id, script, **options)
+    assert t.game.formed()
+    effects = Effects(gryb_started=40.0)
+    on, off = frame(t, 40.1, effects), frame(t, 40.3, effects)
+    level = {"*": GOLD, "-": OFF} | BOARD_COLOURS
+    assert on.status == [level[c] for c in row] + [COLOURS[former]] * 4
+    assert off.status == [OFF if c == "*" else level[c] for c in row] + [COLOURS[former]] * 4
+    if not t.chores:  # Square Deal's GRYBs are captured: their stones blink to be lifted
+        assert all(on.nodes[n] == GOLD for g in t.game.formed() for n in g.nodes)
+    assert frame(t, 43.1, effects).status != on.status  # after three seconds, the turn or the end again
 
 
 def test_the_status_pixels_show_whose_turn_it_is():
@@ -204,7 +239,7 @@ def test_at_the_end_the_winners_colour_sweeps_the_board_from_the_head_node_down(
     assert [later[n] for n in by_level[2]] == [scale(COLOURS[0], 0.2)] * 16  # three levels a second
     assert not set(by_level[3]) & set(later)
     assert set(done) == set(space.nodes)
-    assert [done[n] for n in by_level[1]] == [COLOURS[0]] * 4  # the stones keep their light under it
+    assert [done[n] for n in by_level[1]] == [GOLD] * 4  # the winning GRYB keeps its gold under it
     # The status pixels blink in the winner's colour, once a second.
     assert frame(t, 31.2, effects).status == [COLOURS[0]] * 8
     assert frame(t, 31.7, effects).status == [scale(COLOURS[0], 0.3)] * 8
