@@ -262,7 +262,9 @@ class Runtime:
         self._computer_turn()
         picture = self._draw()
         while True:
-            timeout = frame_period if picture.animating else 1.0
+            # Draw again when the picture next changes (a blink's next half, a dim pulse's next step), no
+            # sooner than the LEDs' frame rate, and at least once a second (the tick: a timed series' end).
+            timeout = 1.0 if picture.redraw is None else min(1.0, max(frame_period, picture.redraw - self.clock()))
             if self.watchdog_every:
                 timeout = min(timeout, max(0.0, next_ping - self.clock()))
             try:

@@ -4,13 +4,17 @@ Every look the renderer's docstring lists is checked here at the moments it is o
 brightest and its dimmest (a quarter and three quarters of its period), a blink in its two halves. The
 colours are the seats' own as the companion ships them, so each seat's stones are told apart."""
 
+import random
+
 import pytest
 
 from companion import node as nd
 from companion.config import BOARD_COLOURS, Config
 from companion.die import Die
 from companion.engine import find
-from companion.renderer import ALARM, GOLD, HINT, MARKER, OFF, STATUS_PIXELS, WHITE, Effects, render, scale
+from companion import renderer
+from companion.renderer import (ALARM, GOLD, HINT, MARKER, OFF, STATUS_PIXELS, TARGET_FPS, WHITE, Effects, pulse,
+                                render, scale)
 from companion.space import bits
 from companion.table import LIFT, PUT, SWAP, Table
 
@@ -89,8 +93,9 @@ def test_no_target_shows_while_the_die_tumbles_and_the_face_stays_once_it_settle
     t = play("ez-gryb")
     before = frame(t, 0.25).status
     assert before[:4] == [COLOURS[0]] * 4  # Player 1 to move
-    # Waiting for ROLL, the die's pixels pulse in the colour of whose turn it is.
-    assert before[4:] == [COLOURS[0]] * 4 and frame(t, 0.75).status[4:] == [scale(COLOURS[0], 0.1)] * 4
+    # Waiting for ROLL, the die's pixels blink slowly in the colour of whose turn it is: half a second each.
+    assert before[4:] == frame(t, 0.45).status[4:] == [COLOURS[0]] * 4
+    assert frame(t, 0.75).status[4:] == frame(t, 0.55).status[4:] == [scale(COLOURS[0], 0.1)] * 4
     assert t.roll(Die(5)).ok
     rolled = t.game.last_roll
     effects = Effects(die_started=10.0)
@@ -260,3 +265,104 @@ def test_every_colour_is_three_bytes(game_id):
     picture = frame(t, 0.4)
     for colour in list(picture.nodes.values()) + picture.status:
         assert len(colour) == 3 and all(isinstance(c, int) and 0 <= c <= 255 for c in colour)
+
+
+# -- when the picture next changes, and the scene kept between frames ---------------------------------
+
+def test_a_frame_says_when_its_picture_next_changes():
+    # 25 Men's GRYB waiting for a placement: only the targets' dim pulse moves, drawn TARGET_FPS times a second.
+    assert frame(play("25-mens-gryb"), 10.0).redraw == pytest.approx(10.0 + 1 / TARGET_FPS)
+    assert frame(play("ez-gryb"), 10.2).redraw == pytest.approx(10.5)  # the die's slow blink, at its next half
+    t = play("drangles", "0 0-G 0")
+    t.undo()  # a chore: its blink, four a second, changes at the next eighth of a second
+    assert frame(t, 0.05).redraw == pytest.approx(0.125)
+    t = play("drangles", "0")
+    t.press(N(t, "0"))  # a selected stone breathes brightly: at the next frame the LEDs take
+    assert frame(t, 3.0).redraw == 3.0
+    t = play("drangles", "0")
+    t.hint = t.game.parse("0-Y")  # so does a hint
+    assert frame(t, 3.0).redraw == 3.0
+
+    t = play("ez-gryb")
+    assert t.roll(Die(5)).ok
+    tumbling = Effects(die_started=10.0)
+    assert frame(t, 10.01, tumbling).redraw == pytest.approx(10.0 + 1 / 12)  # the die's next face
+    assert frame(t, 10.79, tumbling).redraw == pytest.approx(10.8)  # it settles, and the targets appear
+
+    t = play("ez-gryb", EZ_GRYB)  # over: the status pixels blink once a second
+    assert frame(t, 5.1).redraw == pytest.approx(5.5)
+    assert frame(t, 5.1, Effects(flash=(N(t, "GG"), 5.0))).redraw == pytest.approx(5.4)  # the flash ends
+    assert frame(t, 30.1, Effects(ended=30.0)).redraw == pytest.approx(30.0 + 1 / 3)  # the sweep's next level
+    assert frame(t, 31.6, Effects(ended=30.0)).redraw == pytest.approx(32.0)  # swept: the blink alone
+    gryb = Effects(gryb_started=20.1)
+    assert frame(t, 20.2, gryb).redraw == pytest.approx(20.25)  # the gold's next blink
+    assert frame(t, 23.05, gryb).redraw == pytest.approx(23.1)  # its three seconds end: the status pixels change
+
+
+def test_the_targets_pulse_drawn_at_its_rate_jumps_no_more_on_the_leds_than_at_30_frames_a_second():
+    """Why TARGET_FPS looks the same as the LEDs' 30: the targets' pulse is dim, and through the LEDs' gamma
+    (at full brightness, where it has the most steps) no frame drawn at TARGET_FPS jumps more duty steps
+    than at 30, wherever in the pulse the frames fall."""
+    from hardware.leds import GAMMA, gamma_table
+
+    duty = gamma_table(1.0, GAMMA)
+
+    def largest_jump(fps: float) -> int:
+        jumps = []
+        for offset in range(40):
+            times = [offset / 40 / fps + i / fps for i in range(int(1.5 * fps) + 2)]
+            seq = [max(duty[c] for c in scale(COLOURS[0], 0.35 * pulse(at, 1.5, 0.2))) for at in times]
+            jumps += [abs(a - b) for a, b in zip(seq, seq[1:])]
+        return max(jumps)
+
+    assert largest_jump(TARGET_FPS) <= largest_jump(30)
+    assert TARGET_FPS < 30  # and it is fewer frames
+
+
+@pytest.mark.parametrize("game_id, players", [("drangles", 2), ("ez-gryb", 2), ("25-mens-gryb", 2),
+                                              ("square-deal", 2), ("multiverse", 3), ("hyper-chess", 2)])
+def test_the_scene_kept_between_frames_draws_what_a_fresh_one_would(game_id, players):
+    """A random game at the table (presses, good and bad, the die, undo, the computer's proposals, hints,
+    chores, a pairing code, the colours changed): after every change, the frame drawn with the scene kept
+    from the frame before equals the one drawn from nothing, at several times."""
+    rng, die = random.Random(7), Die(7)
+    t = Table(find(game_id)(players))
+    effects = Effects(code=("R", "G", "B", "Y"))
+    for step in range(120):
+        game = t.game
+        r = rng.random()
+        if t.chores and r < 0.6:
+            t.press(t.chores[0].node)
+        elif game.over or r < 0.05:
+            t.undo()
+        elif game.is_chance:
+            t.roll(die)
+        elif r < 0.15 and t.proposal is None and not t.chores:
+            t.propose(rng.choice(game.legal_actions()))
+        elif r < 0.22:
+            t.hint = None if t.hint else rng.choice(game.legal_actions())
+        elif r < 0.3:
+            effects.code = None if effects.code else ("Y", "Y", "G", "B")
+        else:
+            t.press(rng.choice(game.space.nodes))
+        colours = COLOURS if step % 20 < 15 else COLOURS[::-1]  # the page changed the stone colours
+        for at in (step * 0.37, step * 0.37 + 0.11):
+            kept = render(t.game, t, colours, effects, at)
+            renderer._kept = None
+            fresh = render(t.game, t, colours, effects, at)
+            assert (kept.nodes, kept.code, kept.status, kept.redraw) == (fresh.nodes, fresh.code, fresh.status,
+                                                                         fresh.redraw), (step, str(t.proposal))
+
+
+def test_a_position_reached_again_in_as_many_actions_is_drawn_anew():
+    """UNDO and another move bring the game back to as many actions in another position, with no frame
+    drawn between when it all comes in one go: the scene kept is not that of the position before."""
+    t = play("drangles", "0 0-G")
+    assert frame(t, 0.0).nodes[N(t, "G")] == COLOURS[0]
+    t.undo()
+    for chore in t.chores:  # the stone goes back from G to the head node
+        t.press(chore.node)
+    other = t.game.parse("0-R")
+    assert t.act(other, pressed=other.sources + other.targets).ok and len(t.game.history) == 2
+    lit = frame(t, 0.0).nodes
+    assert lit[N(t, "R")] == COLOURS[0] and N(t, "G") not in lit
