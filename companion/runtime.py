@@ -258,7 +258,7 @@ class Runtime:
 
     def _loop(self) -> None:
         frame_period = 1.0 / self.config.leds.fps
-        next_ping = self.clock()
+        next_ping = next_tick = self.clock()
         self._computer_turn()
         picture = self._draw()
         while True:
@@ -270,6 +270,13 @@ class Runtime:
             try:
                 command = self._queue.get(timeout=timeout)
             except queue.Empty:
+                # Nothing came: a frame is due, or the tick (once a second) or the watchdog's ping. A frame
+                # alone is drawn without a command and its store transaction (a waiting board draws 20 a second).
+                now = self.clock()
+                if now < next_tick and not (self.watchdog_every and now >= next_ping):
+                    picture = self._draw()
+                    continue
+                next_tick = now + 1.0
                 command = _Command("tick", (), Future())
             if command is None:
                 break
