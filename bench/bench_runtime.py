@@ -10,7 +10,11 @@
 - start to ready: ``gryb-companion run --sim`` spawned until it sends READY=1 to $NOTIFY_SOCKET (as
   systemd sees it). Target < 2 s.
 - resident memory with the web page up (page, state and an open event stream served). Target < 80 MB.
-- idle CPU: the same process over S seconds with nothing happening. Target < 1 %.
+- idle CPU: the same process over S seconds with nothing happening. Target < 1 %. Measured after a fresh
+  start and in the waiting states below (a game stored in the state directory before the companion starts,
+  which replays it as after a power cut, each in its own process): EZ GRYB after a roll (a target
+  pulsing), 'Drangles at its start, 25 Men's GRYB waiting for a placement with 20 men placed (321 targets
+  pulsing), Lines Morris with its men all placed (its lines to move found among block moves).
 - a full garbage collection in the companion after the presses, median of 5, without and with
   ``app.settle()`` (what ``gryb-companion run`` does once started: start-up objects frozen).
 """
@@ -18,8 +22,11 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
+import json
 import os
+import random
 import socket
 import statistics
 import subprocess
@@ -35,7 +42,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from companion import config as config_mod  # noqa: E402
-from companion.app import Companion, settle  # noqa: E402
+from companion.app import DB_NAME, Companion, settle  # noqa: E402
+from companion.engine import find  # noqa: E402
+from companion.store import ACTION, Store  # noqa: E402
 
 
 def percentile(values: list[float], p: float) -> float:
@@ -103,36 +112,104 @@ def process_figures(starts: int, idle_seconds: float) -> dict[str, float]:
     ready_times = []
     rss = cpu = 0.0
     for i in range(starts):
-        with tempfile.TemporaryDirectory() as tmp:
-            path = os.path.join(tmp, "notify")
-            sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-            sock.bind(path)
-            sock.settimeout(30)
-            env = dict(os.environ, NOTIFY_SOCKET=path, XDG_STATE_HOME=tmp)
-            started = time.perf_counter()
-            process = subprocess.Popen([sys.executable, "-m", "companion.cli", "run", "--sim", "--port", "0"],
-                                       cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-            try:
-                while not sock.recv(4096).startswith(b"READY=1"):
-                    pass
-                ready_times.append(time.perf_counter() - started)
-                url = process.stdout.readline().split("open ")[1].split("/ ")[0]
-                if i == starts - 1:
-                    for page in ("/", "/games", "/settings", "/api/state", "/api/games"):
-                        urllib.request.urlopen(url + page, timeout=10).read()
-                    stream = urllib.request.urlopen(url + "/api/events", timeout=10)
-                    stream.readline()
-                    time.sleep(1.0)
-                    rss = _rss_mb(process.pid)
-                    before = _cpu_seconds(process.pid)
-                    time.sleep(idle_seconds)
-                    cpu = (_cpu_seconds(process.pid) - before) / idle_seconds * 100
-                    stream.close()
-            finally:
-                process.terminate()
-                process.wait(10)
-                sock.close()
+        with tempfile.TemporaryDirectory() as tmp, _companion(tmp) as (process, url, ready):
+            ready_times.append(ready)
+            if i == starts - 1:
+                for page in ("/", "/games", "/settings", "/api/state", "/api/games"):
+                    urllib.request.urlopen(url + page, timeout=10).read()
+                rss, cpu = _idle(process, url, idle_seconds)
     return {"ready": statistics.median(ready_times), "ready_max": max(ready_times), "rss": rss, "cpu": cpu}
+
+
+def _placed_without_gryb(game, rng, stones: int) -> None:
+    """Place ``stones`` men in turn where no GRYB forms (a GRYB would leave a man to remove, not a placement)."""
+    while len(game.history) < stones:
+        for action in rng.sample(game.legal_actions(), len(game.legal_actions())):
+            game.apply(action)
+            if not game.pending:
+                break
+            game.undo()
+
+
+def _all_placed(game, rng) -> None:
+    """Play at random until every man is placed and the player to move has a line to move (a GRYB formed on
+    the way removes its men as the rules say)."""
+    while game.phase == "place" or game.pending or game.over:
+        if game.over:
+            raise RuntimeError("the game ended before its men were all placed: pick another seed")
+        game.apply(rng.choice(game.legal_actions()))
+
+
+# The waiting states whose idle CPU is measured, each a game played to that point with a fixed seed.
+WAITING = (
+    ("EZ GRYB after a roll", "ez-gryb", lambda game, rng: game.apply("roll:G")),
+    ("'Drangles at its start", "drangles", lambda game, rng: None),
+    ("25 Men's GRYB, a placement", "25-mens-gryb", lambda game, rng: _placed_without_gryb(game, rng, 20)),
+    ("Lines Morris, men all placed", "lines-morris", _all_placed),
+)
+
+
+def waiting_cpu(idle_seconds: float) -> list[tuple[str, float, int]]:
+    """Idle CPU in each waiting state: (the state, %, how many nodes pulse as targets there)."""
+    from companion.table import Table
+
+    figures = []
+    for label, game_id, to_the_state in WAITING:
+        game = find(game_id)(2)
+        to_the_state(game, random.Random(1))
+        targets = Table(game).targets().bit_count()
+        with tempfile.TemporaryDirectory() as tmp:
+            store = Store(Path(tmp) / "gryb-companion" / DB_NAME)
+            with store.transaction():
+                game_id_stored = store.new_game(find(game_id)(2), ["Player 1", "Player 2"], None, None, time.time())
+                for action, _ in game.history:
+                    store.append(game_id_stored, ACTION, str(action), time.time())
+            store.close()
+            with _companion(tmp) as (process, url, _):
+                state = json.load(urllib.request.urlopen(url + "/api/state", timeout=10))
+                if state["ply"] != len(game.history):
+                    raise RuntimeError(f"{label}: the companion restored {state['ply']} actions, "
+                                       f"not {len(game.history)}")
+                figures.append((label, _idle(process, url, idle_seconds)[1], targets))
+    return figures
+
+
+@contextlib.contextmanager
+def _companion(state_home: str):
+    """``gryb-companion run --sim`` on a state directory under ``state_home``: (process, page URL, seconds
+    from the spawn to READY=1), stopped afterwards."""
+    path = os.path.join(state_home, "notify")
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(path)
+    sock.settimeout(30)
+    env = dict(os.environ, NOTIFY_SOCKET=path, XDG_STATE_HOME=state_home)
+    started = time.perf_counter()
+    process = subprocess.Popen([sys.executable, "-m", "companion.cli", "run", "--sim", "--port", "0"],
+                               cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        while not sock.recv(4096).startswith(b"READY=1"):
+            pass
+        ready = time.perf_counter() - started
+        url = process.stdout.readline().split("open ")[1].split("/ ")[0]
+        yield process, url, ready
+    finally:
+        process.terminate()
+        process.wait(10)
+        sock.close()
+
+
+def _idle(process, url: str, seconds: float) -> tuple[float, float]:
+    """With the page's event stream open and nothing happening: resident MB, then CPU % over ``seconds``."""
+    stream = urllib.request.urlopen(url + "/api/events", timeout=10)
+    try:
+        stream.readline()
+        time.sleep(1.0)
+        rss = _rss_mb(process.pid)
+        before = _cpu_seconds(process.pid)
+        time.sleep(seconds)
+        return rss, (_cpu_seconds(process.pid) - before) / seconds * 100
+    finally:
+        stream.close()
 
 
 def _rss_mb(pid: int) -> float:
@@ -155,6 +232,7 @@ def main() -> None:
     args = parser.parse_args()
     samples, (collect_plain, collect_settled) = press_to_frame(args.presses)
     figures = process_figures(args.starts, args.idle_seconds)
+    waiting = waiting_cpu(args.idle_seconds)
     ms = [s * 1000 for s in samples]
     rows = [
         ("press-to-frame p50", f"{percentile(ms, 50):.2f} ms", ""),
@@ -164,6 +242,7 @@ def main() -> None:
         ("start to READY=1 (slowest)", f"{figures['ready_max']:.2f} s", ""),
         ("resident memory, web page up", f"{figures['rss']:.1f} MB", "< 80 MB"),
         (f"idle CPU over {args.idle_seconds:g} s", f"{figures['cpu']:.2f} %", "< 1 %"),
+        *((f"idle CPU, {label} ({targets} targets)", f"{cpu:.2f} %", "< 1 %") for label, cpu, targets in waiting),
         ("full garbage collection", f"{collect_plain:.1f} ms", ""),
         ("full garbage collection, settled", f"{collect_settled:.1f} ms", ""),
     ]

@@ -224,6 +224,16 @@ class Game:
         """The last move's nodes on the board the cloth shows (``last`` itself unless a game MAY override)."""
         return self.last
 
+    def formed(self) -> tuple[gryb_mod.Gryb, ...]:
+        """The GRYBs the last action formed (the board marks them until the next action); none if it formed
+        none. ``grybs`` alone cannot say: a game keeps its last GRYBs there through the actions after it."""
+        if not self.grybs or not self.history:
+            return ()
+        before = self.history[-1][1][self._BASE_FIELDS.index("grybs")]
+        # By identity: each GRYB formed is stored as a new tuple, and the same four nodes formed again later
+        # (Square Deal captures a quadrangle, and it fills and is captured again) are a GRYB formed anew.
+        return () if before is self.grybs else self.grybs
+
     def markers(self) -> Bitboard:
         """Nodes of the shown board holding a marker that is not a stone (Multiverse's conduit markers); the
         LEDs show them faintly under any stone. Games with markers MAY override."""

@@ -258,16 +258,25 @@ class Runtime:
 
     def _loop(self) -> None:
         frame_period = 1.0 / self.config.leds.fps
-        next_ping = self.clock()
+        next_ping = next_tick = self.clock()
         self._computer_turn()
         picture = self._draw()
         while True:
-            timeout = frame_period if picture.animating else 1.0
+            # Draw again when the picture next changes (a blink's next half, a dim pulse's next step), no
+            # sooner than the LEDs' frame rate, and at least once a second (the tick: a timed series' end).
+            timeout = 1.0 if picture.redraw is None else min(1.0, max(frame_period, picture.redraw - self.clock()))
             if self.watchdog_every:
                 timeout = min(timeout, max(0.0, next_ping - self.clock()))
             try:
                 command = self._queue.get(timeout=timeout)
             except queue.Empty:
+                # Nothing came: a frame is due, or the tick (once a second) or the watchdog's ping. A frame
+                # alone is drawn without a command and its store transaction (a waiting board draws 20 a second).
+                now = self.clock()
+                if now < next_tick and not (self.watchdog_every and now >= next_ping):
+                    picture = self._draw()
+                    continue
+                next_tick = now + 1.0
                 command = _Command("tick", (), Future())
             if command is None:
                 break

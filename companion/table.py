@@ -394,6 +394,21 @@ class Table:
                     mask |= _mask(t for t in put if t not in self.picks[len(lift):])
         return mask
 
+    def proposed(self) -> tuple[int, int]:
+        """A computer player's move still to be carried out, as bitboards: its stones still to lift and the
+        nodes still to fill (those already pressed left out); (0, 0) when no move waits. The board shows
+        both from the start, so the players see where the stone goes before they lift it."""
+        action = self.proposal
+        if action is None:
+            return 0, 0
+        if action.kind == MOVE:
+            lift, put = _lift_put(action)
+        elif action.kind == REMOVE:
+            lift, put = action.targets, ()
+        else:  # a placement (or Multiverse's conduit marker moved): its node is the one filled
+            lift, put = (), _presses(action)
+        return _mask(n for n in lift if n not in self.picks), _mask(n for n in put if n not in self.picks)
+
     def to_dict(self) -> dict:
         return {
             "picks": [nd.name(n) for n in self.picks],

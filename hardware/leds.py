@@ -122,17 +122,36 @@ class Pipeline:
         if len(status) > len(self._status):
             raise LedInputError(f"{len(status)} status colours, but layout {self.layout.name} has "
                                 f"{len(self._status)} status pixels")
-        raw = bytearray(3 * self.pixels)
-        offsets = self._offsets
-        for name, colour in nodes.items():
-            try:
-                at = offsets[name]
-            except KeyError:
-                raise LedInputError(f"{name!r} is not a node of layout {self.layout.name}") from None
-            raw[at:at + 3] = _colour(colour, name)
+        raw = self._nodes_at_once(nodes)
+        if raw is None:  # a name or a colour that is not right: node by node, to say which
+            raw = bytearray(3 * self.pixels)
+            offsets = self._offsets
+            for name, colour in nodes.items():
+                try:
+                    at = offsets[name]
+                except KeyError:
+                    raise LedInputError(f"{name!r} is not a node of layout {self.layout.name}") from None
+                raw[at:at + 3] = _colour(colour, name)
         for i, colour in enumerate(status):
             at = self._status[i]
             raw[at:at + 3] = _colour(colour, f"status[{i}]")
+        return raw
+
+    def _nodes_at_once(self, nodes: Mapping[str, RGB]) -> bytearray | None:
+        """The node colours written with the names and lengths checked once for the frame, not node by node:
+        a waiting board lights every node at every frame of its pulse, and the check of each, a call and a
+        copy, was most of the frame's cost. None when something is not right (the bytearray itself refuses
+        a value that is not an integer 0..255)."""
+        offsets = self._offsets
+        try:
+            if not nodes.keys() <= offsets.keys() or not set(map(len, nodes.values())) <= {3}:
+                return None
+            raw = bytearray(3 * self.pixels)
+            for name, colour in nodes.items():
+                at = offsets[name]
+                raw[at:at + 3] = colour
+        except (TypeError, ValueError):
+            return None
         return raw
 
     def check_pixels(self, pixels: Sequence[RGB]) -> bytearray:

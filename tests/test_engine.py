@@ -153,3 +153,34 @@ def test_a_copy_plays_on_without_touching_the_original():
     twin.settings["turn_limit"] = 1
     assert game.state_key() == key and game.history == history and game.redo_stack == redo
     assert game.settings == find("drangles")().settings and twin.state_key() != key
+
+
+def test_the_gryb_the_last_action_formed_and_none_after_the_next():
+    """``formed``: what the board marks gold until the next action. A game keeps its last GRYBs in
+    ``grybs`` after that (25 Men's GRYB through the removal it earns, Square Deal until the next capture)."""
+    game = find("25-mens-gryb")()
+    for text in "G GG R GR Y GY".split():
+        game.apply(text)
+        assert game.formed() == ()
+    game.apply("B")  # Player 1's men cover the top quadrangle
+    assert game.formed() == game.grybs and [game.space.name(n) for n in game.formed()[0].nodes] == list("GRYB")
+    game.apply(game.legal_actions()[0])  # the man it removes
+    assert game.grybs and game.formed() == ()
+    game.undo()
+    assert game.formed() == game.grybs  # back to the position the GRYB was formed in
+    game.undo()
+    assert game.formed() == () == game.grybs
+
+    game = find("square-deal")()
+    for text in "G R Y B".split():  # the node die places the four; the fourth captures them whole
+        game.apply("roll:@" + text)
+        game.apply(text)
+    first = game.formed()
+    assert first and game.scores == (0, 2)
+    game.apply("roll:@G")
+    game.apply("G")
+    assert game.formed() == () and game.grybs == first
+    for text in "R Y B".split():  # the same quadrangle filled and captured again: formed again
+        game.apply("roll:@" + text)
+        game.apply(text)
+    assert game.formed() == first and game.scores == (0, 4)  # Player 2 placed the fourth again

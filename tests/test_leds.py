@@ -132,6 +132,7 @@ def test_bad_brightness_is_refused_and_changes_nothing(value):
     ({"G": (1, 2)}, (), "G: a colour is three integers"),
     ({"G": (1, 2, 300)}, (), "G: a colour is three integers"),
     ({"G": "red"}, (), "G: a colour is three integers"),
+    ({"G": (1, 2), "R": (1, 2, 3, 4)}, (), "G: a colour is three integers"),  # lengths that add up are no excuse
     ({}, [(0, 0, 0)] * 9, "9 status colours, but layout panels-32x32 has 8"),
     ({}, [(0, 0, -1)], "status\\[0\\]: a colour"),
 ])

@@ -28,6 +28,41 @@ def test_a_fresh_start_sets_up_ez_gryb_and_draws_frames(make):
     assert frames.event.wait(5)
 
 
+def test_a_waiting_board_is_drawn_as_often_as_its_picture_changes(make):
+    """The loop draws again when the renderer says the picture next changes: 25 Men's GRYB waiting for a
+    placement (every node's dim pulse) at the targets' rate, not the LEDs' 30 a second; EZ GRYB waiting for
+    ROLL at the two changes a second of the die's slow blink (it was drawn once a second, so the die's pixels
+    never moved)."""
+    from companion.renderer import TARGET_FPS
+
+    frames = Frames()
+    rt = make(frame_sink=frames)
+
+    def drawn(seconds: float) -> int:
+        time.sleep(0.2)
+        before = len(frames.pictures)
+        time.sleep(seconds)
+        return len(frames.pictures) - before
+
+    rt.call("new_game", "25-mens-gryb", 2, {})
+    assert 5 <= drawn(1.0) <= TARGET_FPS + 3
+    rt.call("new_game", "ez-gryb", 2, {})
+    assert 3 <= drawn(2.0) <= 6
+
+
+def test_the_watchdog_is_pinged_on_time_between_the_frames_of_a_waiting_board(make):
+    """A wake-up for a frame alone runs no command; one for the watchdog's ping still pings, and the loop
+    does not spin (systemd restarts a companion whose pings stop)."""
+    pings, frames = [], Frames()
+    rt = make(frame_sink=frames, watchdog=lambda: pings.append(time.monotonic()), watchdog_every=0.1)
+    rt.call("new_game", "25-mens-gryb", 2, {})  # a frame every 0.05 s, a ping due every 0.1 s
+    time.sleep(0.3)
+    pinged, drawn = len(pings), len(frames.pictures)
+    time.sleep(1.0)
+    assert len(pings) - pinged >= 7
+    assert len(frames.pictures) - drawn <= 40
+
+
 def test_presses_become_durable_actions_and_a_restart_restores_the_game(make):
     rt = make()
     rt.call("new_game", "drangles", 2, {}, ["Ann", "Bo"])

@@ -315,6 +315,50 @@ def test_the_board_says_where_the_computers_stone_goes_once_it_is_lifted():
     assert t.press(line.targets[1]).ok and game.history[-1][0] == line and t.proposal is None
 
 
+def test_the_computers_move_shows_its_stones_to_lift_and_its_nodes_to_fill_from_the_start():
+    """What the board marks of a proposal (``proposed``): the stones still to lift and the nodes still to
+    fill, both before anything is pressed (only the stone was shown until its lift, so the target stayed
+    dark); a line sliding along itself neither lifts nor fills the node it keeps."""
+    import random
+
+    from companion.action import MOVE, REMOVE, Action
+    from companion.table import _mask
+
+    t = table("drangles")
+    assert t.proposed() == (0, 0)
+    assert t.press(P(t, "0")).ok
+    t.propose(Action.move(P(t, "0"), P(t, "Y")))
+    assert t.proposed() == (_mask([P(t, "0")]), _mask([P(t, "Y")]))
+    assert t.press(P(t, "0")).ok
+    assert t.proposed() == (0, _mask([P(t, "Y")]))
+    assert t.press(P(t, "Y")).ok and t.proposed() == (0, 0)
+
+    rng = random.Random(0)
+    game = find("lines-morris")()
+    slide = None
+    while slide is None:  # the men all placed, a line that can slide along itself (50 plies)
+        game.apply(rng.choice(game.legal_actions()))
+        slide = next((a for a in game.legal_actions() if a.kind == MOVE and set(a.sources) & set(a.targets)), None)
+    t = Table(game)
+    t.propose(slide)
+    kept = set(slide.sources) & set(slide.targets)
+    (lifted,), (filled,) = set(slide.sources) - kept, set(slide.targets) - kept
+    assert t.proposed() == (_mask([lifted]), _mask([filled]))
+    assert t.press(lifted).ok and t.proposed() == (0, _mask([filled]))
+
+    t = table("drangles")
+    t.propose(Action.place(P(t, "0")))
+    assert t.proposed() == (0, _mask([P(t, "0")]))  # a placement: the node to fill
+    game = find("25-mens-gryb")()
+    for text in "G GG R GR Y GY B".split():  # Player 1's men cover the top quadrangle: a man to remove
+        game.apply(text)
+    removal = game.legal_actions()[0]
+    assert game.pending and removal.kind == REMOVE
+    t = Table(game)
+    t.propose(removal)
+    assert t.proposed() == (_mask(removal.targets), 0)  # a removal: the stone to lift
+
+
 @pytest.mark.parametrize("game_id, players", [("multiverse", 2), ("pyragryb", 3)])
 def test_ok_makes_the_one_press_action_on_a_selected_stone_of_your_own(game_id, players):
     """A press on your own stone that can move selects it; when that press is also a whole action, OK

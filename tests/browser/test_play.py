@@ -48,6 +48,16 @@ def after(page, action):
     until(page, f"(+document.body.dataset.version || 0) > {v}")
 
 
+def marked(page, selector: str) -> list[str]:
+    """The nodes (by name, sorted) of the board's marks that match ``selector``: a mark is a circle centred
+    on its node."""
+    return sorted(page.evaluate(f"""(() => {{
+        const at = {{}};
+        document.querySelectorAll('#board circle.n').forEach((n) => {{ at[+n.getAttribute('cx') + ',' + +n.getAttribute('cy')] = n.dataset.n; }});
+        return [...document.querySelectorAll('#board .marks {selector}')]
+            .map((m) => at[+m.getAttribute('cx') + ',' + +m.getAttribute('cy')]); }})()"""))
+
+
 def pair(page, runtime):
     page.locator("#watching [data-pair]").click()
     # On the laptop's simulator the page is the board: the pairing sheet shows the code as well. An
@@ -409,7 +419,8 @@ def test_pyragryb_shows_each_players_pyramids_size_by_size(browser, site):
 
 
 def test_a_game_against_the_computer_from_the_phone(browser, site):
-    """Seat 2 is the computer: its move blinks on the board until the phone's player carries it out."""
+    """Seat 2 is the computer: its move is marked on the board, its stone blinking and where it goes pulsing, until
+    the phone's player carries it out; a hint marks its stone and target too."""
     runtime, url = site.runtime, site.url
     ctx = browser.new_context(viewport=PHONE)
     page = ctx.new_page()
@@ -425,16 +436,29 @@ def test_a_game_against_the_computer_from_the_phone(browser, site):
     until(page, "document.getElementById('turn-name').textContent.includes('Player 1')")
     assert runtime.snapshot()["seats"] == ["human", "medium"]
 
-    # The human's turn in Drangles: the head node, then a move down from it.
+    # The human's turn in Drangles: the head node, then a move down from it. A hint for that move marks
+    # its stone and its target (it binds nobody: the move played is another).
     after(page, lambda: page.locator("#board circle.n[data-n='0']").click())
+    page.locator("#hint").click()
+    until(page, "document.querySelectorAll('#board .hint-mark').length === 2")
+    hint = runtime.snapshot()["table"]["hint"]
+    assert hint.startswith("0-") and marked(page, ".hint-mark") == sorted(hint.split("-"))
     after(page, lambda: page.locator("#board circle.n[data-n='0']").click())
     after(page, lambda: page.locator("#board circle.n[data-n='G']").click())
-    # The computer answers with a proposal: shown on the board and in words; carried out by taps.
+    assert page.locator("#board .hint-mark").count() == 0
+    # The computer answers with a proposal: shown on the board and in words; carried out by taps. Its stone
+    # blinks and where it goes pulses, both before anything is pressed.
+    moves = 0
     while runtime.snapshot()["state"]["to_move"] == 1:
-        until(page, "!!document.querySelector('#board .proposal') || "
-                    "document.getElementById('message').textContent.includes('the computer plays')")
+        until(page, "!!document.querySelector('#board .proposal')")
         proposal = runtime.snapshot()["table"]["proposal"]
         assert proposal and "the computer plays" in runtime.snapshot()["table"]["message"]
+        stone, _, to = proposal.partition("-")
+        if to:
+            moves += 1
+            assert marked(page, ".proposal:not(.to)") == [stone] and marked(page, ".proposal.to") == [to], proposal
+        else:  # its stone entering at the head node: the node it fills pulses
+            assert marked(page, ".proposal:not(.to)") == [] and marked(page, ".proposal.to") == [stone], proposal
         # A tap's answer on the simulator is only "pressed <node>" (the outcome comes on the feed): it must
         # never overwrite the newer words the feed drew, here the computer's proposal.
         message = page.locator("#message").inner_text()
@@ -444,6 +468,7 @@ def test_a_game_against_the_computer_from_the_phone(browser, site):
             after(page, lambda n=name: page.locator(f"#board circle.n[data-n='{n}']").click())
     assert runtime.snapshot()["table"]["proposal"] is None
     assert page.locator("#board .proposal").count() == 0
+    assert moves >= 1  # its second move takes its new stone off the head node: a move, with both nodes marked
     assert len(runtime.snapshot()["state"]["stones"]) >= 2
     assert site.pressed[:3] == ["0", "0", "G"]  # the taps went through the emulated Pico
 

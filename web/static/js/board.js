@@ -148,9 +148,13 @@ export function draw(svg, snap) {
     if (p) circle(frag, written.has(name) ? { x: p.x + p.r * 0.7, y: p.y - p.r * 0.7 } : p, 0.2, "last");
   }
   for (const name of table.picks || []) { const p = nodes.get(name); if (p) circle(frag, p, p.r + 0.36, "pick"); }
-  // A computer player's move waiting for hands: its stone(s) blink. A hint: its nodes breathe.
-  if (table.proposal && !(table.picks || []).length) {
-    for (const name of actionNodes(table.proposal)[0]) { const p = nodes.get(name); if (p) circle(frag, p, p.r + 0.36, "proposal"); }
+  // A computer player's move waiting for hands, as the LEDs show it: from the start its stones blink until
+  // lifted and the nodes it fills pulse, so where the stone goes is seen before it is lifted. A hint: its
+  // nodes breathe.
+  if (table.proposal) {
+    const [lift, fill] = proposed(table.proposal, table.picks || []);
+    for (const name of lift) { const p = nodes.get(name); if (p) circle(frag, p, p.r + 0.36, "proposal"); }
+    for (const name of fill) { const p = nodes.get(name); if (p) circle(frag, p, p.r + 0.36, "proposal to"); }
   }
   if (table.hint) {
     for (const name of actionNodes(table.hint).flat()) { const p = nodes.get(name); if (p) circle(frag, p, p.r + 0.36, "hint-mark"); }
@@ -196,6 +200,18 @@ export function drawBoards(container, svg, snap) {
 export function actionNodes(text) {
   const parts = text.replace(/^x/, "").split("-").map((p) => p.split(",").filter(Boolean));
   return parts.length === 2 ? parts : [parts[0], []];
+}
+
+// A computer player's move still to carry out: [its stones still to lift, the nodes still to fill], those
+// pressed already left out (companion/table.py's Table.proposed, which the LEDs show). A removal lifts its
+// node and a placement (or a conduit marker's move) fills its own; a line sliding along itself neither lifts
+// nor fills the node it keeps.
+function proposed(text, picks) {
+  const [from, to] = actionNodes(text.replace(/^conduit:/, ""));
+  const left = (names) => names.filter((n) => !picks.includes(n));
+  if (text.startsWith("x")) return [left(from), []];
+  if (!to.length) return [[], left(from)];
+  return [left(from.filter((n) => !to.includes(n))), left(to.filter((n) => !from.includes(n)))];
 }
 
 // The board of a depth, its cloth drawn: the one shown, or a frame fetched in its place (its id stays "board").
