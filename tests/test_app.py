@@ -131,24 +131,42 @@ def test_a_whole_game_of_25_mens_gryb_on_the_board(companion):
     assert any(a.kind == "remove" for a, _ in game.history)  # a GRYB's removal, pressed on its node
 
 
-def test_undo_held_opens_the_menu_and_roll_there_steps_the_brightness(companion):
+def _leds_at(companion, brightness: float) -> float:
+    """The LEDs' brightness once the runtime's next frames have set it (or what it is after 3 s)."""
+    deadline = time.monotonic() + 3
+    while companion.surface.brightness != pytest.approx(brightness) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return companion.surface.brightness
+
+
+def test_undo_held_opens_the_menu_and_roll_there_dims_the_board_down_to_night_mode(companion):
     runtime = companion.runtime
-    before = runtime.brightness
+    night = companion.config.leds.night_brightness
     version = runtime.snapshot()["version"]
     button(companion, "undo", hold=companion.config.panel.hold_time + 0.3)
     snap = wait_version(runtime, version)
     assert snap["settings"]["menu"] is True
-    button(companion, "roll")
-    deadline = time.monotonic() + 3
-    while runtime.brightness == before and time.monotonic() < deadline:
-        time.sleep(0.01)
-    assert runtime.brightness != before
-    assert companion.surface.brightness == pytest.approx(runtime.brightness)
+    # The simulator's 0.5: 40 %, night mode (its 25 %), then the brightest again.
+    for brightness, leds, night_mode in [(0.4, 0.4, False), (0.4, night, True), (1.0, 1.0, False)]:
+        button(companion, "roll")
+        assert _leds_at(companion, leds) == pytest.approx(leds)
+        settings = runtime.snapshot()["settings"]
+        assert (settings["brightness"], settings["night"]) == (brightness, night_mode)
+    assert len(runtime.table.game.history) == 0  # ROLL in the menu rolled no die
     button(companion, "ok")  # closes the menu
     deadline = time.monotonic() + 3
     while runtime.snapshot()["settings"]["menu"] and time.monotonic() < deadline:
         time.sleep(0.01)
     assert runtime.snapshot()["settings"]["menu"] is False
+
+
+def test_the_config_starts_the_board_in_night_mode(tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_text(f"[leds]\nbrightness = 0.8\nnight = true\n[state]\ndir = '{tmp_path / 'state'}'\n")
+    config = config_mod.load(path, sim=True)
+    with Companion(config, sim=True, port=0, die=Die(1)) as made:
+        assert _leds_at(made, config.leds.night_brightness) == pytest.approx(config.leds.night_brightness)
+        assert made.runtime.snapshot()["settings"]["night"] is True
 
 
 def test_the_web_page_and_the_status_of_the_hardware(companion):
