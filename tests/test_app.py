@@ -389,18 +389,50 @@ def test_a_port_in_use_stops_with_one_line_naming_it(tmp_path):
                       "--port", str(port))
 
 
-def test_a_database_of_a_newer_version_stops_with_one_line_and_is_left_alone(tmp_path):
+def test_a_database_it_cannot_use_is_moved_aside_and_the_companion_starts_on_a_new_one(tmp_path):
+    """A database of another version, one damaged or one this user cannot read (tests/test_store.py has
+    each): the companion starts anyway, on a new database, and its log says where the old one went."""
     from companion.app import DB_NAME
     from companion.store import Store
 
     db = tmp_path / "xdg" / "gryb-companion" / DB_NAME
     store = Store(db)
+    store.new_game(find("drangles")(), ["Ann", "Bo"], None, None, 0.0)
     store.db.execute("UPDATE meta SET value='2' WHERE key='schema'")
     store.close()
     before = db.read_bytes()
-    _cannot_start(tmp_path, f"cannot open the database {db}: it was written by another version of GRYB Companion "
-                            "(schema 2; this one reads 1)")
-    assert db.read_bytes() == before and not list(db.parent.glob("*.corrupt-*"))
+    process, url = _start(tmp_path)
+    try:
+        state = Browser(url).get("/api/state")
+        assert state["game"]["id"] == "ez-gryb" and state["table"]["names"] == ["Player 1", "Player 2"]
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(10)
+    aside = db.with_name(DB_NAME + ".corrupt-1")
+    assert aside.read_bytes() == before
+    log = process.stderr.read()
+    assert (f"database {db} cannot be used (it was written by another version of GRYB Companion (schema 2; this "
+            f"one reads 1)): moved aside to {aside}, starting a new one") in log
+
+
+def test_a_database_is_never_moved_aside_under_a_companion_that_runs_on_it(tmp_path):
+    """The state directory's lock is taken before the database is opened: a second companion stops there,
+    whatever it would have made of the database (here one it cannot use, which it would move aside)."""
+    from companion.app import DB_NAME, _hold
+    from companion.store import StoreUnavailable
+
+    config = config_mod.load(None, sim=True)
+    state = tmp_path / "state"
+    config = replace(config, state=replace(config.state, dir=str(state)))
+    state.mkdir()
+    (state / DB_NAME).write_bytes(b"what the first companion would not recognise" * 100)
+    held = _hold(state)  # the first companion's lock, as it holds it
+    try:
+        with pytest.raises(StoreUnavailable, match="another GRYB Companion is running"):
+            Companion(config, sim=True, port=0).start()
+        assert sorted(p.name for p in state.iterdir()) == ["companion.db", "companion.lock"]
+    finally:
+        os.close(held)
 
 
 def test_a_kill_mid_game_loses_nothing_and_the_game_goes_on(tmp_path):
