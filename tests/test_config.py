@@ -68,6 +68,8 @@ def test_night_mode_at_the_start_is_off_unless_the_file_turns_it_on(tmp_path):
     assert config.load(path).leds.night is True and config.load(None, sim=True).leds.night is False
     with pytest.raises(ConfigError, match="leds.night is true or false, not 'on'"):  # a Config built in code
         config.Leds(night="on").check()
+    with pytest.raises(ConfigError, match="panel.sounds is true or false, not 1"):  # the other switch, alike
+        config.Panel(sounds=1).check()
 
 
 def test_missing_file(tmp_path):
