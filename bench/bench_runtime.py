@@ -11,7 +11,9 @@
     none stores anything; half of them land while the selected stone's targets are animating;
   - a placement of 25 Men's GRYB (``--stored``), and the target press of an EZ GRYB move after a roll
     (``--stored``; the roll and the stone's own press are not timed): each stores an action, committed
-    to SQLite (WAL, synchronous=FULL) before the board shows it. These run twice: with the state
+    to SQLite (WAL, synchronous=FULL) before the board shows it. These come at a player's pace, a press
+    every 0.15 s and a stone pressed once the die has settled: presses every few ms, while the die
+    tumbles, empty the frame-rate cap's tokens (its burst of three) and time the cap instead. These run twice: with the state
     directory on disk (a folder beside the real one, ~/.local/state or $XDG_STATE_HOME, as
     ``gryb-companion run`` keeps it) and on tmpfs (/dev/shm), where a commit's fsync costs nothing, so
     the difference of the two is the fsync's share.
@@ -49,6 +51,9 @@ sys.path.insert(0, str(ROOT))
 
 from companion import config as config_mod  # noqa: E402
 from companion.app import Companion, settle  # noqa: E402
+from companion.renderer import DIE_SECONDS  # noqa: E402
+
+PACE = 0.15  # seconds between a player's presses, quick ones
 
 
 def percentile(values: list[float], p: float) -> float:
@@ -165,7 +170,7 @@ def placements(finger: Finger, count: int, rng: random.Random) -> Samples:
         elif not places:
             finger.press(legal[0][1:])  # a removal the GRYB just formed asks for
         else:
-            finger.press(rng.choice(places), samples, settle=0.04)
+            finger.press(rng.choice(places), samples, settle=PACE)
     return samples
 
 
@@ -180,11 +185,11 @@ def moves_after_a_roll(finger: Finger, count: int, rng: random.Random) -> Sample
             finger.runtime.call("new_game", "ez-gryb", 2, {})
         elif legal[0].startswith("roll:"):
             finger.runtime.call("roll")
-            time.sleep(0.04)
+            time.sleep(DIE_SECONDS + 0.05)  # the player reads the colour once the die has settled
         elif moves := [a for a in legal if "-" in a and "," not in a]:
             source, target = rng.choice(moves).split("-")
-            finger.press(source, settle=0.02)
-            finger.press(target, samples, settle=0.04)
+            finger.press(source, settle=PACE)
+            finger.press(target, samples, settle=PACE)
         else:
             finger.press(rng.choice([a for a in legal if a != "pass"]))  # a stone entered: not a move
     return samples
@@ -288,7 +293,7 @@ def _cpu_seconds(pid: int) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--presses", type=int, default=400, help="stones picked up and put down")
-    parser.add_argument("--stored", type=int, default=200, help="placements, and moves, timed on each storage")
+    parser.add_argument("--stored", type=int, default=100, help="placements, and moves, timed on each storage")
     parser.add_argument("--idle-seconds", type=float, default=30.0)
     parser.add_argument("--starts", type=int, default=5)
     args = parser.parse_args()
