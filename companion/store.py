@@ -7,7 +7,7 @@ used as it is (damaged: not a database, a failed integrity check; unreadable or 
 user, as a file of mode 000; written by another version) is moved aside (renamed ``*.corrupt-<n>``, with
 its ``-wal`` and ``-shm``: nothing in it is lost) with a log line saying where, and a new one is started.
 The store does not open (:class:`StoreUnavailable`) only when that is impossible (a state directory it
-cannot write in) or would not help: a sound database that another program holds locked, or a full disk.
+cannot write in) or would not help: a sound database that another program holds locked.
 The caller must own the file: the companion holds the state directory's lock (``companion.app``) before
 it opens the store, so a database another running companion holds is never moved aside.
 
@@ -81,8 +81,8 @@ class StoreError(ValueError):
 
 
 class StoreUnavailable(RuntimeError):
-    """No database can be opened: the one there is sound but not usable now (locked by another program,
-    a full disk), or it cannot be moved aside (a state directory this user cannot write in)."""
+    """No database can be opened: the one there is sound but not usable now (locked by another program),
+    or it cannot be moved aside, or no new one made (a state directory this user cannot write in)."""
 
 
 class _Unusable(sqlite3.DatabaseError):
