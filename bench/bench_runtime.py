@@ -1,12 +1,26 @@
 """The running companion on the simulator: press-to-frame latency, start time, memory, idle CPU. Prints a table.
 
-    python bench/bench_runtime.py [--presses N] [--idle-seconds S] [--starts N]
+    python bench/bench_runtime.py [--presses N] [--stored N] [--idle-seconds S] [--starts N]
 
 - press-to-frame: from the node event leaving the serial bridge (the emulated Pico's press, decoded
   by the host client) until the frame it causes is handed to the LED driver (``_write`` of the
-  simulated surface, where the real one calls rpi_ws281x's ``show``). Presses alternate between
-  selecting and putting down a stone, so every press changes the picture; half of them land while
-  the selected stone's targets are animating. Target p99 <= 5 ms.
+  simulated surface, where the real one calls rpi_ws281x's ``show``): the first frame written after
+  the runtime has handled that press. Target p99 <= 5 ms. Three kinds of press:
+
+  - picking up and putting down a stone ('Drangles, ``--presses``): every press changes the picture and
+    none stores anything; half of them land while the selected stone's targets are animating;
+  - a placement of 25 Men's GRYB (``--stored``), and the target press of an EZ GRYB move after a roll
+    (``--stored``; the roll and the stone's own press are not timed): each stores an action, committed
+    to SQLite (WAL, synchronous=FULL) before the board shows it. These come at a player's pace, a press
+    every 0.15 s and a stone pressed once the die has settled: presses every few ms, while the die
+    tumbles, empty the frame-rate cap's tokens (its burst of three) and time the cap instead. These run twice: with the state
+    directory on disk (a folder beside the real one, ~/.local/state or $XDG_STATE_HOME, as
+    ``gryb-companion run`` keeps it) and on tmpfs (/dev/shm), where a commit's fsync costs nothing, so
+    the difference of the two is the fsync's share.
+
+  For the stored presses the runtime thread's time is split: the command (the press handled, its
+  action applied and committed, the snapshot for the page built) and the draw (the frame rendered and
+  handed to the LEDs). The rest is the bridge, the queue and the frame-rate cap.
 - start to ready: ``gryb-companion run --sim`` spawned until it sends READY=1 to $NOTIFY_SOCKET (as
   systemd sees it). Target < 2 s.
 - resident memory with the web page up (page, state and an open event stream served). Target < 80 MB.
@@ -35,7 +49,7 @@ import tempfile
 import threading
 import time
 import urllib.request
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -44,7 +58,10 @@ sys.path.insert(0, str(ROOT))
 from companion import config as config_mod  # noqa: E402
 from companion.app import DB_NAME, Companion, settle  # noqa: E402
 from companion.engine import find  # noqa: E402
+from companion.renderer import DIE_SECONDS  # noqa: E402
 from companion.store import ACTION, Store  # noqa: E402
+
+PACE = 0.15  # seconds between a player's presses, quick ones
 
 
 def percentile(values: list[float], p: float) -> float:
@@ -52,51 +69,176 @@ def percentile(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
 
 
-def press_to_frame(presses: int) -> tuple[list[float], tuple[float, float]]:
-    """Press-to-frame samples, and a full collection's milliseconds without and with ``settle()``."""
-    with tempfile.TemporaryDirectory() as state:
-        config = config_mod.load(None, sim=True)
-        config = replace(config, state=replace(config.state, dir=state))
-        companion = Companion(config, sim=True, port=0)
-        companion.start()
-        try:
-            runtime, sim, surface = companion.runtime, companion.node_input, companion.surface
-            runtime.call("new_game", "drangles", 2, {})
-            runtime.call("press", "0")  # a stone on the head node: pressing it selects / puts it down
-            pending: list[float] = []
-            samples: list[float] = []
-            arrived = threading.Event()
-            bridge = sim.when_event
-            write = surface._write
+@dataclass
+class Samples:
+    """Milliseconds per timed press: press to frame, and the runtime thread's command and draw for it."""
+    frame: list[float] = field(default_factory=list)
+    command: list[float] = field(default_factory=list)
+    draw: list[float] = field(default_factory=list)
 
-            def on_event(event):
-                if event.pressed:
-                    pending.append(time.perf_counter())
-                bridge(event)
 
-            def on_write(wire):
-                write(wire)
-                if pending:
-                    samples.append(time.perf_counter() - pending.pop())
-                    arrived.set()
+class Finger:
+    """Presses through the emulated Pico on a running companion, timing the ones it is asked to.
 
-            sim.when_event = on_event
-            surface._write = on_write
-            for i in range(presses):
-                arrived.clear()
-                sim.press("0")
-                if not arrived.wait(2):
-                    raise RuntimeError("a press produced no frame")
-                time.sleep(0.005 + (i % 7) * 0.004)  # land at different points of the animation
-                sim.release("0")
-                time.sleep(0.03)
-            plain = collection_ms()
-            settle()
-            settled = collection_ms()
-            gc.unfreeze()
-            return samples, (plain, settled)
-        finally:
-            companion.stop()
+    A timed press's sample runs from its event leaving the bridge to the first frame written after the
+    runtime has handled it (a frame of an animation drawn meanwhile is not the press's)."""
+
+    def __init__(self, companion: Companion):
+        self.companion = companion
+        self.runtime, self.sim, surface = companion.runtime, companion.node_input, companion.surface
+        self.samples: Samples | None = None  # where the press being made is timed (None: not timed)
+        self._pressed_at: float | None = None
+        self._handled = threading.Event()
+        self._framed = threading.Event()
+        self._timing_draw = False
+        bridge, write = self.sim.when_event, surface._write
+        command, draw = self.runtime._command, self.runtime._draw
+
+        def on_event(event):
+            if event.pressed and self.samples is not None:
+                self._pressed_at = time.perf_counter()
+            bridge(event)
+
+        def on_command(cmd):
+            started = time.perf_counter()
+            try:
+                return command(cmd)
+            finally:
+                if cmd.name == "cloth":
+                    if self._pressed_at is not None:
+                        self.samples.command.append((time.perf_counter() - started) * 1000)
+                        self._timing_draw = True
+                    self._handled.set()
+
+        def on_draw():
+            if not self._timing_draw:
+                return draw()
+            started = time.perf_counter()
+            try:
+                return draw()
+            finally:
+                self.samples.draw.append((time.perf_counter() - started) * 1000)
+                self._timing_draw = False
+
+        def on_write(wire):
+            write(wire)
+            if self._pressed_at is not None and self._handled.is_set():
+                self.samples.frame.append((time.perf_counter() - self._pressed_at) * 1000)
+                self._pressed_at = None
+                self._framed.set()
+
+        self.sim.when_event = on_event
+        surface._write = on_write
+        self.runtime._command = on_command
+        self.runtime._draw = on_draw
+
+    def press(self, node: str, samples: Samples | None = None, settle: float = 0.03) -> None:
+        """Press a node and let go once the runtime has handled it; ``samples``: time it there."""
+        self.samples = samples
+        self._handled.clear()
+        self._framed.clear()
+        self.sim.press(node)
+        if not self._handled.wait(2):
+            raise RuntimeError(f"the press on {node} never reached the runtime")
+        if samples is not None and not self._framed.wait(2):
+            raise RuntimeError(f"the press on {node} produced no frame")
+        self.samples = None
+        self.sim.release(node)
+        time.sleep(settle)  # the release reaches the bridge; the frame-rate cap's tokens come back
+
+    def chores(self) -> dict:
+        """Lift and put down what the board asks for; the snapshot after."""
+        snapshot = self.runtime.call("snapshot")
+        while snapshot["table"]["chores"]:
+            self.press(snapshot["table"]["chores"][0]["node"])
+            snapshot = self.runtime.call("snapshot")
+        return snapshot
+
+
+def pick_up_and_put_down(finger: Finger, presses: int) -> Samples:
+    """'Drangles: a stone on the head node, pressed again and again (selected, put down): nothing stored."""
+    samples = Samples()
+    finger.runtime.call("new_game", "drangles", 2, {})
+    finger.press("0")
+    for i in range(presses):
+        finger.press("0", samples, settle=0.035 + (i % 7) * 0.004)  # land at different points of the animation
+    return samples
+
+
+def placements(finger: Finger, count: int, rng: random.Random) -> Samples:
+    """25 Men's GRYB: a placement on a free node, each stored; a GRYB's removal pressed, not timed."""
+    samples = Samples()
+    finger.runtime.call("new_game", "25-mens-gryb", 2, {})
+    while len(samples.frame) < count:
+        snapshot = finger.chores()
+        legal = snapshot["legal"]
+        places = [a for a in legal if "-" not in a and not a.startswith("x") and a != "pass"]
+        if snapshot["state"].get("over") or not legal or (not places and not legal[0].startswith("x")):
+            finger.runtime.call("new_game", "25-mens-gryb", 2, {})  # every man placed: a new game
+        elif not places:
+            finger.press(legal[0][1:])  # a removal the GRYB just formed asks for
+        else:
+            finger.press(rng.choice(places), samples, settle=PACE)
+    return samples
+
+
+def moves_after_a_roll(finger: Finger, count: int, rng: random.Random) -> Samples:
+    """EZ GRYB: ROLL, then a move onto the colour rolled: its stone pressed, then its target (timed)."""
+    samples = Samples()
+    finger.runtime.call("new_game", "ez-gryb", 2, {})
+    while len(samples.frame) < count:
+        snapshot = finger.chores()
+        legal = snapshot["legal"]
+        if snapshot["state"].get("over") or not legal:
+            finger.runtime.call("new_game", "ez-gryb", 2, {})
+        elif legal[0].startswith("roll:"):
+            finger.runtime.call("roll")
+            time.sleep(DIE_SECONDS + 0.05)  # the player reads the colour once the die has settled
+        elif moves := [a for a in legal if "-" in a and "," not in a]:
+            source, target = rng.choice(moves).split("-")
+            finger.press(source, settle=PACE)
+            finger.press(target, samples, settle=PACE)
+        else:
+            finger.press(rng.choice([a for a in legal if a != "pass"]))  # a stone entered: not a move
+    return samples
+
+
+def disk_folder() -> Path:
+    """Where ``gryb-companion run`` keeps its state (without a config): the bench's folder goes beside it."""
+    folder = config_mod.State().path().parent
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def press_to_frame(presses: int, stored: int) -> tuple[dict[str, Samples], tuple[float, float]]:
+    """Samples per kind of press (``pick``; ``place`` and ``move`` on ``disk`` and ``tmpfs``), and a full
+    collection's milliseconds without and with ``settle()``."""
+    rng = random.Random(1)
+    found: dict[str, Samples] = {}
+    folders = [("disk", disk_folder())]
+    if Path("/dev/shm").is_dir():
+        folders.append(("tmpfs", Path("/dev/shm")))
+    collections = (float("nan"), float("nan"))
+    for where, folder in folders:
+        with tempfile.TemporaryDirectory(prefix="bench-runtime-", dir=folder) as state:
+            config = config_mod.load(None, sim=True)
+            config = replace(config, state=replace(config.state, dir=state))
+            companion = Companion(config, sim=True, port=0)
+            companion.start()
+            try:
+                finger = Finger(companion)
+                if where == "disk":
+                    found["pick"] = pick_up_and_put_down(finger, presses)
+                found[f"place {where}"] = placements(finger, stored, rng)
+                found[f"move {where}"] = moves_after_a_roll(finger, stored, rng)
+                if where == "disk":
+                    plain = collection_ms()
+                    settle()
+                    collections = (plain, collection_ms())
+                    gc.unfreeze()
+            finally:
+                companion.stop()
+    return found, collections
 
 
 def collection_ms(times: int = 5) -> float:
@@ -226,18 +368,33 @@ def _cpu_seconds(pid: int) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--presses", type=int, default=400)
+    parser.add_argument("--presses", type=int, default=400, help="stones picked up and put down")
+    parser.add_argument("--stored", type=int, default=100, help="placements, and moves, timed on each storage")
     parser.add_argument("--idle-seconds", type=float, default=30.0)
     parser.add_argument("--starts", type=int, default=5)
     args = parser.parse_args()
-    samples, (collect_plain, collect_settled) = press_to_frame(args.presses)
+    found, (collect_plain, collect_settled) = press_to_frame(args.presses, args.stored)
     figures = process_figures(args.starts, args.idle_seconds)
     waiting = waiting_cpu(args.idle_seconds)
-    ms = [s * 1000 for s in samples]
+    ms = found["pick"].frame
     rows = [
         ("press-to-frame p50", f"{percentile(ms, 50):.2f} ms", ""),
         ("press-to-frame p99", f"{percentile(ms, 99):.2f} ms", "<= 5 ms"),
         ("press-to-frame max", f"{max(ms):.2f} ms", ""),
+    ]
+    for kind, what in (("place", "25 Men's GRYB placement"), ("move", "EZ GRYB move after a roll")):
+        for where in ("disk", "tmpfs"):
+            samples = found.get(f"{kind} {where}")
+            if samples is None:
+                continue
+            rows += [(f"{what}, {where}: press-to-frame p50", f"{percentile(samples.frame, 50):.2f} ms", ""),
+                     (f"{what}, {where}: press-to-frame p99", f"{percentile(samples.frame, 99):.2f} ms", "<= 5 ms"),
+                     (f"{what}, {where}: command p50", f"{percentile(samples.command, 50):.2f} ms", ""),
+                     (f"{what}, {where}: draw p50", f"{percentile(samples.draw, 50):.2f} ms", "")]
+        if f"{kind} tmpfs" in found:
+            share = percentile(found[f"{kind} disk"].command, 50) - percentile(found[f"{kind} tmpfs"].command, 50)
+            rows.append((f"{what}: fsync share (command p50, disk - tmpfs)", f"{share:.2f} ms", ""))
+    rows += [
         (f"start to READY=1 (median of {args.starts})", f"{figures['ready']:.2f} s", "< 2 s"),
         ("start to READY=1 (slowest)", f"{figures['ready_max']:.2f} s", ""),
         ("resident memory, web page up", f"{figures['rss']:.1f} MB", "< 80 MB"),
@@ -251,8 +408,9 @@ def main() -> None:
     print(f"{'-' * width}  {'-' * 10}  ------")
     for name, value, target in rows:
         print(f"{name:<{width}}  {value:>10}  {target}")
-    print(f"\n{len(ms)} presses through the emulated Pico; Python {sys.version.split()[0]}, load average "
-          f"{os.getloadavg()[0]:.1f}")
+    print(f"\n{len(ms)} presses picking up and putting down, {args.stored} placements and {args.stored} moves on "
+          f"each storage, through the emulated Pico; disk: {disk_folder()}; Python {sys.version.split()[0]}, "
+          f"load average {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":

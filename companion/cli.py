@@ -415,6 +415,11 @@ def _selftest(args) -> int:
     return EXIT_OK if report.ok else EXIT_NO
 
 
+def _state_dir() -> str:
+    """Where ``run`` keeps its state with no config naming one, for this user and environment."""
+    return str(config_mod.State().path())
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="gryb-companion", description="GRYB Companion: the electronic GRYB "
                                      "board, its games and its simulator. One subcommand per job.")
@@ -491,7 +496,15 @@ def build_parser() -> argparse.ArgumentParser:
             sub.add_argument("--replace", action="store_true", help="replace a saved composition of the same id")
         sub.set_defaults(run=_compose)
 
-    run = commands.add_parser("run", help="the companion: board, rules, storage and the web page")
+    run = commands.add_parser(
+        "run", help="the companion: board, rules, storage and the web page",
+        description="The companion: board, rules, storage and the web page. It keeps its state (companion.db: "
+        "every game, series and setting; the web page's secret key and pairings; saved compositions) in the "
+        "state directory: the config's [state] dir, else $STATE_DIRECTORY (systemd: /var/lib/gryb-companion), "
+        f"else $XDG_STATE_HOME/gryb-companion or ~/.local/state/gryb-companion (for you now: {_state_dir()}). "
+        "To start afresh, stop the companion and move companion.db (with its -wal and -shm) out of that "
+        "directory: the next start begins with a new game and the config's settings. Moving the whole "
+        "directory away also forgets the paired phones and your saved compositions.")
     run.add_argument("--sim", action="store_true",
                      help="every part simulated (LEDs, node buttons, control panel): play in the browser")
     run.add_argument("--config", metavar="PATH",

@@ -62,6 +62,9 @@ class Leds:
     strip: str = "GRB"  # "GRB" (WS2812B) or "GRBW" (SK6812 RGBW)
     brightness: float = 0.5
     night_brightness: float = 0.25  # the dimmest the LEDs show colours at (hardware.leds.MIN_VISIBLE)
+    # Start in night mode (night_brightness): a board kept in a dark room. The phone and the control
+    # panel's menu switch it, and their choice is kept across restarts, as the brightness's is.
+    night: bool = False
     budget_ma: int = 4000
     fps: int = 30
 
@@ -71,6 +74,7 @@ class Leds:
         _choice("leds.strip", self.strip, ("GRB", "GRBW"))
         _span("leds.brightness", self.brightness, 0.0, 1.0)
         _span("leds.night_brightness", self.night_brightness, 0.0, 1.0)
+        _flag("leds.night", self.night)
         _span("leds.budget_ma", self.budget_ma, 100, 60000)
         _span("leds.fps", self.fps, 1, 120)
         if self.night_brightness > self.brightness:
@@ -136,6 +140,7 @@ class Panel:
             pins[pin] = name
         _span("panel.hold_time", self.hold_time, 0.2, 10.0)
         _span("panel.bounce_time", self.bounce_time, 0.0, 0.5)
+        _flag("panel.sounds", self.sounds)
 
 
 @dataclass(frozen=True)
@@ -236,6 +241,12 @@ def _choice(key: str, value: Any, choices: tuple) -> None:
 def _span(key: str, value: Any, low: float, high: float) -> None:
     if isinstance(value, bool) or not low <= value <= high:
         raise ConfigError(f"{key} must be from {low} to {high}, not {value!r}")
+
+
+def _flag(key: str, value: Any) -> None:
+    # The file's values are checked by type when read (_section); this catches a Config built in code.
+    if not isinstance(value, bool):
+        raise ConfigError(f"{key} is true or false, not {value!r}")
 
 
 def _section(cls, name: str, data: Any):

@@ -274,7 +274,11 @@ class Game:
     def apply(self, action: Action | str) -> None:
         if isinstance(action, str):
             action = self.parse(action)
-        if action not in self.legal_actions():
+        legal = self.legal_actions()
+        # A press or a parsed placement or move is one of the shared instances the list is made of
+        # (Action.place, Action.move): found by identity, without comparing field by field with every
+        # action before it (0.2 ms of a 25 Men's GRYB placement's command, among ~340 placements).
+        if not any(a is action for a in legal) and action not in legal:
             raise IllegalAction(self.why_illegal(action))
         self._push(action)
         self.redo_stack.clear()

@@ -38,7 +38,9 @@ from .table import Feedback, Table
 
 log = logging.getLogger(__name__)
 
-BRIGHTNESS_STEPS = (1.0, 0.6, 0.4, 0.25)  # the last, the dimmest the LEDs show colours at
+# The menu's ROLL: each press one step dimmer, down to night mode, then the brightest again. The last
+# step is the dimmest the LEDs show colours at; the steps no brighter than night mode are left out.
+BRIGHTNESS_STEPS = (1.0, 0.6, 0.4, 0.25)
 GO_ON = "continue"  # a new game goes on with the series being played
 DEFAULT_GAME = "ez-gryb"
 CLOTH_DEPTH = nd.STANDARD_DEPTH  # the printed bandanna is the standard board
@@ -128,7 +130,7 @@ class Runtime:
         config = self.config
         defaults = {"colours": None, "sounds": config.panel.sounds, "budget_ma": config.leds.budget_ma,
                     "die": "electronic", "time_scale": config.computer.time_scale,
-                    "brightness": config.leds.brightness, "night": False}
+                    "brightness": config.leds.brightness, "night": config.leds.night}
         values = {}
         for key, default in defaults.items():
             try:
@@ -433,8 +435,7 @@ class Runtime:
 
     def _do_roll(self) -> Feedback:
         if self.menu:
-            self._step_brightness()
-            return Feedback(True, f"brightness {round(self.brightness * 100)} %")
+            return Feedback(True, self._step_brightness())
         game = self.table.game
         computer = None if self.seats[game.to_move] == HUMAN else self.table.names[game.to_move]
         feedback = self._after(self.table.roll(self.die, computer=computer))  # a physical die: whose it is
@@ -509,7 +510,8 @@ class Runtime:
     def _do_menu(self) -> Feedback:
         self.menu = not self.menu
         self._publish()
-        return Feedback(True, "menu open: ROLL changes brightness, OK closes" if self.menu else "menu closed")
+        return Feedback(True, "menu open: ROLL dims the board step by step down to night mode, OK closes"
+                        if self.menu else "menu closed")
 
     # -- compositions (docs/composer.md): the runtime owns the catalogue, so it adds and removes ----------
 
@@ -883,12 +885,27 @@ class Runtime:
         self.effects.ended = None
         log.info("game %s: in play again after undo", self.game_id)
 
-    def _step_brightness(self) -> None:
-        steps = BRIGHTNESS_STEPS
+    def _step_brightness(self) -> str:
+        """ROLL in the menu: one step dimmer, night mode after the dimmest step, then the brightest again.
+        At a dark table the players press ROLL until the board stops dazzling: one button that only
+        ever dims until it starts again, each step one they can see (a step no brighter than night mode
+        would look like it). Night mode keeps the brightness it was entered from, as the phone's switch
+        does (the LEDs show the dimmer of the two). Returns what the board says."""
+        night = self.config.leds.night_brightness
+        steps = [s for s in BRIGHTNESS_STEPS if s > night] or [BRIGHTNESS_STEPS[0]]
         nearest = min(range(len(steps)), key=lambda i: abs(steps[i] - self.brightness))
-        self.brightness = steps[(nearest + 1) % len(steps)]
+        if self.effects.night:
+            self.effects.night, self.brightness = False, steps[0]
+        elif nearest + 1 < len(steps):
+            self.brightness = steps[nearest + 1]
+        else:
+            self.effects.night = True
         self.store.set_setting("brightness", self.brightness)
+        self.store.set_setting("night", self.effects.night)
         self._publish()
+        if not self.effects.night:
+            return f"brightness {round(self.brightness * 100)} %"
+        return "night mode" if night else "night mode: the LEDs are off"
 
     def _publish(self, feedback: Feedback | None = None) -> dict:
         """The state for the page and its change feed; during a command it goes out once the command's

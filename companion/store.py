@@ -2,11 +2,14 @@
 
 One database file in the state directory, WAL with ``synchronous=FULL`` so a committed event survives
 a power cut. The log is append-only: an undo or redo is an event too, so a roll taken back is still in
-the record. On start the unfinished game is rebuilt by replaying its events. A database that is damaged
-(not a database, a failed integrity check) is moved aside (``*.corrupt-<n>``) with a log line, and a
-fresh one is started; one that cannot be opened for another reason (locked by another program, a
-directory it cannot write in, written by a newer version) is left as it is and the store does not open
-(:class:`StoreUnavailable`).
+the record. On start the unfinished game is rebuilt by replaying its events. A database that cannot be
+used as it is (damaged: not a database, a failed integrity check; unreadable or unwritable for this
+user, as a file of mode 000; written by another version) is moved aside (renamed ``*.corrupt-<n>``, with
+its ``-wal`` and ``-shm``: nothing in it is lost) with a log line saying where, and a new one is started.
+The store does not open (:class:`StoreUnavailable`) only when that is impossible (a state directory it
+cannot write in) or would not help: a sound database that another program holds locked.
+The caller must own the file: the companion holds the state directory's lock (``companion.app``) before
+it opens the store, so a database another running companion holds is never moved aside.
 
 Writes commit one statement at a time, or together inside :meth:`Store.transaction` (the runtime runs
 each command in one, so a command's rows are stored all or none).
@@ -17,8 +20,10 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import os
 import re
 import sqlite3
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -76,16 +81,38 @@ class StoreError(ValueError):
 
 
 class StoreUnavailable(RuntimeError):
-    """The database cannot be opened, though it is not damaged: it is left as it is."""
+    """No database can be opened: the one there is sound but not usable now (locked by another program),
+    or it cannot be moved aside, or no new one made (a state directory this user cannot write in)."""
 
 
-class _Damaged(sqlite3.DatabaseError):
-    """What the integrity check found."""
+class _Unusable(sqlite3.DatabaseError):
+    """What the checks on opening found: a failed integrity check, a schema this version does not read."""
 
 
-def _damaged(err: sqlite3.DatabaseError) -> bool:
-    """Whether an error on opening says the file itself is damaged (rather than locked, unwritable...)."""
-    return isinstance(err, _Damaged) or getattr(err, "sqlite_errorname", "") in ("SQLITE_CORRUPT", "SQLITE_NOTADB")
+# SQLite's errors on opening that say the file itself cannot be used by this program as it stands:
+# damaged, or unreadable or unwritable for this user (mode 000, another user's file, its -wal of mode 000,
+# a directory in its place). Busy, locked or full are not among them: the file is sound, and a new one
+# beside it would not help.
+_FILE_ERRORS = ("SQLITE_CORRUPT", "SQLITE_NOTADB", "SQLITE_CANTOPEN", "SQLITE_PERM", "SQLITE_READONLY",
+                "SQLITE_IOERR")
+
+
+def _unusable(err: sqlite3.DatabaseError) -> bool:
+    """Whether an error on opening is the file's own (so moving it aside and starting anew is the cure)."""
+    name = getattr(err, "sqlite_errorname", "")  # extended names: SQLITE_READONLY_DIRECTORY, SQLITE_IOERR_READ...
+    return isinstance(err, _Unusable) or any(name == e or name.startswith(e + "_") for e in _FILE_ERRORS)
+
+
+def _writable(db: sqlite3.Connection) -> None:
+    """Raise SQLite's own error if the database cannot be written. A file this user may read but not write
+    (a backup put back by root) opens, and would refuse every action later: found on opening instead.
+    The write is rolled back before it reaches the disk."""
+    db.execute("BEGIN")
+    try:
+        db.execute("UPDATE meta SET value=value WHERE key='schema'")
+    finally:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
 
 
 @dataclass(frozen=True)
@@ -111,48 +138,77 @@ class Store:
         try:
             self.db = self._open()
         except sqlite3.DatabaseError as err:
-            if not _damaged(err):
+            if not _unusable(err):
                 raise StoreUnavailable(f"cannot open the database {self.path}: {err}") from None
+            self.db = self._start_anew(err)
+
+    def _start_anew(self, err: sqlite3.DatabaseError) -> sqlite3.Connection:
+        """Move the database that cannot be used aside and open a new one; the log line says where the old
+        one went, for whoever wants its games back (renamed, never deleted)."""
+        why = f"{err}{self._access()}"
+        try:
             aside = self._move_aside()
-            log.error("database %s unreadable (%s); moved aside to %s, starting a fresh one", self.path, err, aside)
-            self.db = self._open()
+        except OSError as move:
+            raise StoreUnavailable(f"cannot open the database {self.path} ({why}) nor move it aside to start a "
+                                   f"new one: {move.strerror or move} (the state directory {self.path.parent} "
+                                   "must be writable by this program's user)") from None
+        log.error("database %s cannot be used (%s): moved aside to %s, starting a new one", self.path, why, aside)
+        try:
+            return self._open()
+        except sqlite3.DatabaseError as again:
+            raise StoreUnavailable(f"the database {self.path} could not be used ({err}) and was moved aside to "
+                                   f"{aside}, but a new one cannot be made there either: {again}") from None
 
     def _open(self) -> sqlite3.Connection:
         db = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None, check_same_thread=False)
         try:
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=FULL")
-            db.execute("PRAGMA foreign_keys=ON")
+            # Checked before anything is written (the journal mode, this version's tables): a database that
+            # cannot be used is moved aside exactly as it was found.
             check = db.execute("PRAGMA quick_check").fetchone()[0]
             if check != "ok":
-                raise _Damaged(f"integrity check failed: {check}")
-            # The version is read before anything is created: a database of another version is left
-            # exactly as it was found (not given this version's tables first).
+                raise _Unusable(f"integrity check failed: {check}")
             has_meta = db.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='meta'").fetchone()
             version = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone() if has_meta else None
             if version is not None and not str(version[0]).isdigit():
-                raise _Damaged(f"schema version {version[0]!r}")
+                raise _Unusable(f"schema version {version[0]!r}")
             if version is not None and int(version[0]) != SCHEMA_VERSION:
-                raise sqlite3.DatabaseError(f"it was written by another version of GRYB Companion (schema "
-                                            f"{version[0]}; this one reads {SCHEMA_VERSION})")
+                # Put back under its own name, that version reads it again.
+                raise _Unusable(f"it was written by another version of GRYB Companion (schema {version[0]}; "
+                                f"this one reads {SCHEMA_VERSION})")
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=FULL")
+            db.execute("PRAGMA foreign_keys=ON")
             db.executescript(_SCHEMA)
             if version is None:
                 db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+            _writable(db)
         except Exception:
             db.close()
             raise
         return db
 
     def _move_aside(self) -> Path:
+        """Rename the database and its -wal and -shm to the first free ``<name>.corrupt-<n>`` (the -wal
+        keeps its name beside the database's, so SQLite still reads them together); the new name."""
         n = 1
         while (aside := self.path.with_name(f"{self.path.name}.corrupt-{n}")).exists():
             n += 1
-        self.path.rename(aside)
-        for suffix in ("-wal", "-shm"):
-            extra = self.path.with_name(self.path.name + suffix)
-            if extra.exists():
-                extra.rename(aside.with_name(aside.name + suffix))
+        for suffix in ("", "-wal", "-shm"):
+            here = self.path.with_name(self.path.name + suffix)
+            if here.exists() or here.is_symlink():
+                here.rename(aside.with_name(aside.name + suffix))
         return aside
+
+    def _access(self) -> str:
+        """Who may use the file, when this program may not read and write it (else nothing): the log line
+        then says why "unable to open" (a mode 000 left by a restore, another user's file)."""
+        try:
+            if os.access(self.path, os.R_OK | os.W_OK):
+                return ""
+            st = self.path.stat()
+        except OSError:
+            return ""
+        return f"; it is {stat.filemode(st.st_mode)}, owned by uid {st.st_uid}, and this program runs as uid {os.geteuid()}"
 
     def close(self) -> None:
         self.db.close()

@@ -121,8 +121,11 @@ class Table:
         picks = self.picks + (node,)
         legal = self._legal()
         mine = game.owner(node) == game.to_move
-        complete = [a for a in legal if _presses(a) and _matches(picks, a, complete=True)]
-        partial = [a for a in legal if _matches(picks, a, complete=False)]
+        # Every press is one of an action's nodes, so only the actions on this node can fit the presses:
+        # a handful to match instead of every legal one (~340 placements of 25 Men's GRYB, 1 ms a press).
+        near = [a for a in legal if node in a.targets or node in a.sources]
+        complete = [a for a in near if _presses(a) and _matches(picks, a, complete=True)]
+        partial = [a for a in near if _matches(picks, a, complete=False)]
         # A press on your own stone that can move is a selection, even where a placement through it
         # would also be legal ('Drangles entering onto a stone): moving is what players mean far more.
         if len(complete) > 1 and not (mine and len(picks) == 1 and partial):

@@ -1,10 +1,15 @@
 """Programs for the kill-and-restart tests, driven over stdin and killed with SIGKILL by the tests.
 
-``durability_worker.py DB`` (tests/test_durability.py): a companion runtime on the store ``DB``.
-Reads one press a line; after the runtime has accepted (and so committed) the press, prints
-``ack <number of actions in the game>``. On start prints ``ready <number of actions restored>
-<repr of the restored runtime's state_key()>``: the state the runtime itself holds, which the test
-compares with a replay of the log.
+``durability_worker.py DB SEED`` (tests/test_durability.py): a companion runtime on the store ``DB``
+playing a script of EZ GRYB on a small board (:func:`step`): ROLL (and the passes a roll forces), moves
+and placements pressed node by node, UNDO now and then (at a game's end too, which puts it back in
+play), OK at a game's end (the same game again), and the stones the players are asked to lift or put
+down pressed after each. Each line ``step`` plays one step of the script; once the runtime has
+handled (and so committed) it, the worker prints ``ack <game id> <events in its log> <repr of the
+runtime's state_key()>``. On start (once the script's game is set up) it prints the same after
+``ready``: the position the runtime restored, which the test compares with a replay of the log.
+Every choice of the script, and every face of the die, is drawn from the position's place in the log
+(``SEED``, the game's id, its number of events), so a restarted worker goes on with the same script.
 
 ``durability_worker.py --companion SEED`` (tests/test_app.py): the program itself, exactly
 ``gryb-companion run --sim --port 0`` (config, store, runtime, LEDs, emulated Pico over a pty,
@@ -19,29 +24,91 @@ comes once the companion has started (restoring an interrupted game). The progra
 
 import json
 import os
+import random
 import signal
 import sys
 import threading
 import time
 
+from companion import node as nd
 from companion.config import Config
 from companion.die import Die
 from companion.runtime import Runtime
 from companion.store import Store
+from companion.table import _presses
+
+GAME, OPTIONS = "ez-gryb", {"depth": 2}  # a die game whose games end within the script, with captures
+UNDO_SHARE = 1 / 12  # of the steps where a move could be taken back
+UNDO_AT_END = 1 / 2  # of the game ends: UNDO puts the game back in play, else OK plays it again
+
+
+class ScriptedRuntime(Runtime):
+    """The runtime, and one question the script asks it on its own thread (where the game may be read)."""
+
+    def _do_position(self) -> tuple:
+        """(game id, events in its log, a copy of the game, the nodes of the stones to lift or put down)."""
+        return (self.game_id, self.store.event_count(self.game_id), self.table.game.copy(),
+                [c.node for c in self.table.chores])
+
+
+def set_up(runtime: Runtime) -> None:
+    """The script's game, unless it is being played (a restart): on a fresh store, after the default game."""
+    snapshot = runtime.call("snapshot")
+    if snapshot["game"]["id"] != GAME or snapshot["game"]["settings"].get("depth") != OPTIONS["depth"]:
+        runtime.call("new_game", GAME, 2, OPTIONS)
+
+
+def position(runtime: Runtime) -> tuple[int, int, str]:
+    game_id, events, game, _ = runtime.call("position")
+    return game_id, events, repr(game.state_key())
+
+
+def step(runtime: Runtime, seed: int) -> str:
+    """One step of the script: the inputs a player makes for one stored change (a roll, a move, an UNDO,
+    the next game), then the stones the board asks to be lifted or put down. Returns what it was."""
+    game_id, events, game, _ = runtime.call("position")
+    rng = random.Random(f"{seed}:{game_id}:{events}")
+    moved = any(a.kind not in ("roll", "pass") for a, _ in game.history)
+    if game.over:
+        what = "undo at the end" if moved and rng.random() < UNDO_AT_END else "again"
+        _do(runtime, "undo" if what != "again" else "ok")
+    elif moved and rng.random() < UNDO_SHARE:
+        what = "undo"
+        _do(runtime, "undo")
+    elif game.is_chance:
+        what = "roll"
+        runtime.die = Die(rng.randrange(2 ** 32))  # read by the runtime's thread after the call below
+        _do(runtime, "roll")
+    else:
+        action = rng.choice(game.legal_actions())
+        what = action.kind
+        for node in _presses(action):
+            _do(runtime, "press", nd.name(node))
+        if runtime.call("position")[1] == events:  # a pass, or a press that only selected: OK makes it
+            _do(runtime, "ok")
+    after = runtime.call("position")
+    if after[:2] == (game_id, events):
+        raise RuntimeError(f"the script's {what} stored nothing")
+    for node in after[3]:  # the players move the stones the board asks for
+        _do(runtime, "press", nd.name(node))
+    return what
+
+
+def _do(runtime: Runtime, name: str, *args) -> None:
+    feedback = runtime.call(name, *args)
+    if not feedback.ok:
+        raise RuntimeError(f"{name} {' '.join(args)} was refused: {feedback.message}")
 
 
 def main() -> None:
-    store = Store(sys.argv[1])
-    runtime = Runtime(Config(), store, die=Die(0))
+    seed = int(sys.argv[2])
+    runtime = ScriptedRuntime(Config(), Store(sys.argv[1]), die=Die(seed))
     runtime.start()
-    if runtime.snapshot()["game"]["id"] != "drangles":
-        runtime.call("new_game", "drangles", 2, {"turn_limit": 10000})
-    runtime.call("snapshot")  # the loop has handled everything before: the game is the restored one
-    game = runtime.table.game
-    print("ready", len(game.history), repr(game.state_key()), flush=True)
+    set_up(runtime)
+    print("ready", *position(runtime), flush=True)
     for line in sys.stdin:
-        feedback = runtime.call("press", line.strip())
-        print("ack" if feedback.ok else "refused", len(runtime.table.game.history), flush=True)
+        step(runtime, seed)
+        print("ack", *position(runtime), flush=True)
 
 
 # -- the whole program ----------------------------------------------------------------------------

@@ -132,24 +132,42 @@ def test_a_whole_game_of_25_mens_gryb_on_the_board(companion):
     assert any(a.kind == "remove" for a, _ in game.history)  # a GRYB's removal, pressed on its node
 
 
-def test_undo_held_opens_the_menu_and_roll_there_steps_the_brightness(companion):
+def _leds_at(companion, brightness: float) -> float:
+    """The LEDs' brightness once the runtime's next frames have set it (or what it is after 3 s)."""
+    deadline = time.monotonic() + 3
+    while companion.surface.brightness != pytest.approx(brightness) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return companion.surface.brightness
+
+
+def test_undo_held_opens_the_menu_and_roll_there_dims_the_board_down_to_night_mode(companion):
     runtime = companion.runtime
-    before = runtime.brightness
+    night = companion.config.leds.night_brightness
     version = runtime.snapshot()["version"]
     button(companion, "undo", hold=companion.config.panel.hold_time + 0.3)
     snap = wait_version(runtime, version)
     assert snap["settings"]["menu"] is True
-    button(companion, "roll")
-    deadline = time.monotonic() + 3
-    while runtime.brightness == before and time.monotonic() < deadline:
-        time.sleep(0.01)
-    assert runtime.brightness != before
-    assert companion.surface.brightness == pytest.approx(runtime.brightness)
+    # The simulator's 0.5: 40 %, night mode (its 25 %), then the brightest again.
+    for brightness, leds, night_mode in [(0.4, 0.4, False), (0.4, night, True), (1.0, 1.0, False)]:
+        button(companion, "roll")
+        assert _leds_at(companion, leds) == pytest.approx(leds)
+        settings = runtime.snapshot()["settings"]
+        assert (settings["brightness"], settings["night"]) == (brightness, night_mode)
+    assert len(runtime.table.game.history) == 0  # ROLL in the menu rolled no die
     button(companion, "ok")  # closes the menu
     deadline = time.monotonic() + 3
     while runtime.snapshot()["settings"]["menu"] and time.monotonic() < deadline:
         time.sleep(0.01)
     assert runtime.snapshot()["settings"]["menu"] is False
+
+
+def test_the_config_starts_the_board_in_night_mode(tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_text(f"[leds]\nbrightness = 0.8\nnight = true\n[state]\ndir = '{tmp_path / 'state'}'\n")
+    config = config_mod.load(path, sim=True)
+    with Companion(config, sim=True, port=0, die=Die(1)) as made:
+        assert _leds_at(made, config.leds.night_brightness) == pytest.approx(config.leds.night_brightness)
+        assert made.runtime.snapshot()["settings"]["night"] is True
 
 
 def test_the_web_page_and_the_status_of_the_hardware(companion):
@@ -434,18 +452,50 @@ def test_a_port_in_use_stops_with_one_line_naming_it(tmp_path):
                       "--port", str(port))
 
 
-def test_a_database_of_a_newer_version_stops_with_one_line_and_is_left_alone(tmp_path):
+def test_a_database_it_cannot_use_is_moved_aside_and_the_companion_starts_on_a_new_one(tmp_path):
+    """A database of another version, one damaged or one this user cannot read (tests/test_store.py has
+    each): the companion starts anyway, on a new database, and its log says where the old one went."""
     from companion.app import DB_NAME
     from companion.store import Store
 
     db = tmp_path / "xdg" / "gryb-companion" / DB_NAME
     store = Store(db)
+    store.new_game(find("drangles")(), ["Ann", "Bo"], None, None, 0.0)
     store.db.execute("UPDATE meta SET value='2' WHERE key='schema'")
     store.close()
     before = db.read_bytes()
-    _cannot_start(tmp_path, f"cannot open the database {db}: it was written by another version of GRYB Companion "
-                            "(schema 2; this one reads 1)")
-    assert db.read_bytes() == before and not list(db.parent.glob("*.corrupt-*"))
+    process, url = _start(tmp_path)
+    try:
+        state = Browser(url).get("/api/state")
+        assert state["game"]["id"] == "ez-gryb" and state["table"]["names"] == ["Player 1", "Player 2"]
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(10)
+    aside = db.with_name(DB_NAME + ".corrupt-1")
+    assert aside.read_bytes() == before
+    log = process.stderr.read()
+    assert (f"database {db} cannot be used (it was written by another version of GRYB Companion (schema 2; this "
+            f"one reads 1)): moved aside to {aside}, starting a new one") in log
+
+
+def test_a_database_is_never_moved_aside_under_a_companion_that_runs_on_it(tmp_path):
+    """The state directory's lock is taken before the database is opened: a second companion stops there,
+    whatever it would have made of the database (here one it cannot use, which it would move aside)."""
+    from companion.app import DB_NAME, _hold
+    from companion.store import StoreUnavailable
+
+    config = config_mod.load(None, sim=True)
+    state = tmp_path / "state"
+    config = replace(config, state=replace(config.state, dir=str(state)))
+    state.mkdir()
+    (state / DB_NAME).write_bytes(b"what the first companion would not recognise" * 100)
+    held = _hold(state)  # the first companion's lock, as it holds it
+    try:
+        with pytest.raises(StoreUnavailable, match="another GRYB Companion is running"):
+            Companion(config, sim=True, port=0).start()
+        assert sorted(p.name for p in state.iterdir()) == ["companion.db", "companion.lock"]
+    finally:
+        os.close(held)
 
 
 def test_a_kill_mid_game_loses_nothing_and_the_game_goes_on(tmp_path):

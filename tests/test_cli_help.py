@@ -7,6 +7,8 @@ import argparse
 import re
 from pathlib import Path
 
+import pytest
+
 from companion.cli import build_parser
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -40,3 +42,16 @@ def test_every_option_is_documented_beside_its_command():
     missing = [f"{' '.join(c)} {o}" for c, o, _ in _options(build_parser())
                if not any(o in p and any(word in p for word in c) for p in paragraphs)]
     assert not missing, f"in --help only, in no paragraph of README.md or docs/ naming the command: {missing}"
+
+
+def test_run_help_says_where_the_state_is_kept_and_how_to_start_afresh(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "elsewhere"))
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["run", "--help"])
+    text = "".join(capsys.readouterr().out.split())  # argparse wraps the lines, at hyphens too
+
+    def said(words: str) -> bool:
+        return "".join(words.split()) in text
+
+    assert said(f"(for you now: {tmp_path / 'elsewhere' / 'gryb-companion'})")
+    assert said("To start afresh, stop the companion and move companion.db")

@@ -41,6 +41,8 @@ def test_a_file_for_the_pi(tmp_path):
     ("[leds]\nbudget_ma = 100", "leds.budget_ma: 100 mA does not cover the idle draw of the 1024 LEDs"),
     ("[players]\ncolours = ['white', '#FF00C8', '#00E5FF', '#9A00FF']", "#RRGGBB"),
     ("[leds]\nfps = true", "leds.fps must be int"),
+    ("[leds]\nnight = 'yes'", "leds.night must be bool, not str 'yes'"),
+    ("[leds]\nnight = 1", "leds.night must be bool, not int 1"),
     ("[computer]\ntime_scale = 0", "computer.time_scale must be from 0.1 to 20.0"),
     ("[computer]\ntime_scale = '8'", "computer.time_scale must be float, not str"),
     ("leds = 3", "[leds] must be a table"),
@@ -58,6 +60,16 @@ def test_a_slower_board_gives_the_computer_players_longer(tmp_path):
     path.write_text("[computer]\ntime_scale = 8\n")
     assert config.load(path).computer.time_scale == 8.0
     assert config.load(None, sim=True).computer.time_scale == 1.0
+
+
+def test_night_mode_at_the_start_is_off_unless_the_file_turns_it_on(tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_text("[leds]\nnight = true\n")
+    assert config.load(path).leds.night is True and config.load(None, sim=True).leds.night is False
+    with pytest.raises(ConfigError, match="leds.night is true or false, not 'on'"):  # a Config built in code
+        config.Leds(night="on").check()
+    with pytest.raises(ConfigError, match="panel.sounds is true or false, not 1"):  # the other switch, alike
+        config.Panel(sounds=1).check()
 
 
 def test_missing_file(tmp_path):

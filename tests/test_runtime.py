@@ -158,6 +158,48 @@ def test_menu_brightness_and_night_mode_are_kept(make):
     assert rt.store.setting("night") is True and rt.store.setting("brightness") == rt.brightness
 
 
+def test_the_menu_dims_step_by_step_into_night_mode_then_starts_again_from_the_brightest(make):
+    rt = make()  # brightness 0.5, night mode at 0.25: the steps 100, 60, 40 %, then night mode
+    rt.call("menu")
+    seen = []
+    for _ in range(5):
+        said = rt.call("roll").message
+        settings = rt.snapshot()["settings"]
+        seen.append((said, settings["brightness"], settings["night"]))
+    assert seen == [("brightness 40 %", 0.4, False), ("night mode", 0.4, True), ("brightness 100 %", 1.0, False),
+                    ("brightness 60 %", 0.6, False), ("brightness 40 %", 0.4, False)]
+    assert rt.call("roll").message == "night mode"
+    assert rt.call("ok").message == "menu closed"
+    rt.stop()
+    again = make()  # what the menu chose outlives a restart, as the phone's choice does
+    assert (again.brightness, again.effects.night) == (0.4, True)
+
+
+def test_with_night_mode_dark_the_menu_keeps_every_step_and_says_the_leds_are_off(make):
+    from dataclasses import replace
+
+    from companion.config import Config
+
+    config = Config()
+    rt = make(replace(config, leds=replace(config.leds, brightness=1.0, night_brightness=0.0)))
+    rt.call("menu")
+    assert [rt.call("roll").message for _ in range(5)] == [
+        "brightness 60 %", "brightness 40 %", "brightness 25 %", "night mode: the LEDs are off", "brightness 100 %"]
+
+
+def test_the_config_can_start_the_board_in_night_mode_and_the_phone_s_choice_then_stands(make, tmp_path):
+    from companion import config as config_mod
+
+    path = tmp_path / "config.toml"
+    path.write_text("[leds]\nnight = true\n")
+    config = config_mod.load(path, sim=True)
+    rt = make(config)
+    assert rt.snapshot()["settings"]["night"] is True
+    rt.call("set", "night", False)
+    rt.stop()
+    assert make(config).snapshot()["settings"]["night"] is False  # the config is where it starts, not a rule
+
+
 def test_change_feed_pushes_each_change(make):
     rt = make()
     feed = rt.subscribe()

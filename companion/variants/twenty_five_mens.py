@@ -100,8 +100,11 @@ class MorrisGame(Game):
         if self.pending:
             return [_REMOVES[n] for n in self.pieces[1 - self.to_move]]
         if self.phase == PLACING:
-            occupied = self.stones[0] | self.stones[1]
-            return [_PLACES[n] for n in self.space.nodes if not occupied >> n & 1]
+            # The free nodes read off the occupied bitboard's binary digits, lowest node first: half the
+            # time of shifting the 341-bit board once per node, and the runtime lists these several times
+            # for every placement pressed (the move's check, the page's legal moves, the pulsing targets).
+            digits = format(self.stones[0] | self.stones[1], "b")[::-1]
+            return [_PLACES[n] for n in self.space.nodes if n >= len(digits) or digits[n] == "0"]
         return self._move_actions(self.to_move)
 
     def deadlocked(self) -> bool:
