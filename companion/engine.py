@@ -139,7 +139,7 @@ class Game:
     finds_grybs: ClassVar[bool] = False
 
     _BASE_FIELDS = ("stones", "to_move", "phase", "roll", "in_hand", "captured", "scores", "moves_left",
-                    "over", "winners", "last", "turn", "grybs", "pending", "last_roll")
+                    "over", "winners", "last", "turn", "grybs", "pending", "last_roll", "draw")
 
     def __init__(self, players: int = 2, **options: Any):
         if not isinstance(players, int) or not self.min_players <= players <= self.max_players:
@@ -176,6 +176,7 @@ class Game:
         self.grybs: tuple[gryb_mod.Gryb, ...] = ()
         self.pending = 0
         self.last_roll: str | Node | None = None
+        self.draw: str | None = None  # why a game that ended without a winner is a draw
         self.setup()
 
     # -- hooks for subclasses -------------------------------------------------------------------
@@ -234,6 +235,9 @@ class Game:
         then a draw). Games whose positions can lock up MAY override."""
         return False
 
+    def _deadlock_words(self) -> str:
+        return "nobody can ever move again" + (", whatever the die shows" if self.die != NO_DIE else "")
+
     # -- the public interface -------------------------------------------------------------------
 
     @property
@@ -280,7 +284,7 @@ class Game:
             self.last = ()
             self.end_turn()
             if not self.over and self.deadlocked():
-                self.finish(())
+                self.finish((), draw=self._deadlock_words())
         else:
             if self.roll is None:
                 self.last_roll = None  # a turn the die has no part in: it shows no stale roll
@@ -475,7 +479,7 @@ class Game:
         self.moves_left = self.moves_per_turn
         self.turn += 1
         if self.turn >= self.settings.get("turn_limit", TURN_LIMIT.default) * self.players:
-            self.finish(())
+            self.finish((), draw="the turn limit")
 
     def use_move(self) -> None:
         """Count one move of a multi-move turn; the turn ends when none are left."""
@@ -483,11 +487,13 @@ class Game:
         if self.moves_left <= 0 and not self.over:
             self.end_turn()
 
-    def finish(self, winners: Iterable[int], points: Iterable[int] | None = None) -> None:
+    def finish(self, winners: Iterable[int], points: Iterable[int] | None = None, draw: str | None = None) -> None:
         """End the game. ``points``: each player's score for it, if not the scores as they stand; a game
-        played win or lose (``score`` None) gives each winner 1."""
+        played win or lose (``score`` None) gives each winner 1. ``draw``: with no winners, why the game
+        is a draw, in a player's words ("the turn limit"); every draw names one (``draw_reason``)."""
         self.over = True
         self.winners = tuple(winners)
+        self.draw = None if self.winners else draw
         if points is None and self.score is None:
             points = [int(p in self.winners) for p in range(self.players)]
         if points is not None:
@@ -497,6 +503,11 @@ class Game:
         return found.points(self.space.depth, self.settings.get("big_endian", False))
 
     # -- reporting ------------------------------------------------------------------------------------
+
+    def draw_reason(self) -> str | None:
+        """Why a finished game is a draw (None while it goes on or when somebody won): the turn limit, a
+        deadlock, or a game's own rule (a stall, stalemate, equal piles)."""
+        return self.draw
 
     @property
     def winner(self) -> int | None:
@@ -542,6 +553,7 @@ class Game:
             "winners": list(self.winners),
             "turn": self.turn,
             "aims": self.aims(),
+            "draw": self.draw_reason(),
         }
 
     @classmethod

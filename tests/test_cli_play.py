@@ -98,6 +98,10 @@ def test_every_game_plays_to_its_end_with_random_actions():
         assert set(last["winners"]) <= set(range(g["players"]["max"])), g["id"]
         assert last["winner"] == (last["winners"][0] if len(last["winners"]) == 1 else None), g["id"]
         assert len(states) < 100000, g["id"]  # it ended, not the count of actions
+        # A draw says why (the turn limit, a stall, equal blobs, nobody able to move ...), the same way in
+        # every game; a game somebody won has none.
+        assert "draw" in last and all(s["draw"] is None for s in states[:-1]), g["id"]
+        assert (last["draw"] is None) == bool(last["winners"]), (g["id"], last["winners"], last["draw"])
 
 
 def test_options_and_players():

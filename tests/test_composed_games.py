@@ -30,6 +30,7 @@ def digest(game) -> str:
     state = game.state_dict()
     state.pop("game")
     assert state.pop("aims") is None  # added to the state after the corpus was recorded; none of these has one
+    assert state.pop("draw") is None or game.over  # added later too: why a draw is one
     rolls = [a for a, _ in game.history if a.kind == "roll"]
     if state["die"] is None and rolls:
         # When the corpus was recorded the die went on showing the game's last roll through turns it had

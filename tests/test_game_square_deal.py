@@ -133,6 +133,7 @@ def test_equal_piles_are_a_draw():
     game = position(["GGGG", "RRRR"], ["YYYY", "BBBB"], stall=1)
     play(game, "GGGG-GGGR YYYY-YYYR")
     assert game.over and game.winners == ()
+    assert game.draw_reason() == "1 turns each without a GRYB, and the capture piles are equal"
 
 
 def test_a_boxed_in_player_must_pass():

@@ -144,7 +144,7 @@ class SquareDeal(Game):
             self.since = self.turn
         self.end_turn()
         if not self.over and self.phase == "move" and self.occupied.bit_count() < 4:
-            self._finish_by_piles()  # not enough stones left for a GRYB
+            self._finish_by_piles("fewer than four stones are left for a GRYB")
 
     def _capture(self, targets: tuple[Node, ...]) -> None:
         """Every GRYB the stones just placed or moved complete goes whole to the mover's capture pile."""
@@ -171,9 +171,10 @@ class SquareDeal(Game):
         super().end_turn()
         # Nobody has found a GRYB for `stall` turns each: the last pieces are conceded.
         if not self.over and self.phase == "move" and self.turn - self.since > self.settings["stall"] * self.players:
-            self._finish_by_piles()
+            self._finish_by_piles(f"{self.settings['stall']} turns each without a GRYB")
 
-    def _finish_by_piles(self) -> None:
+    def _finish_by_piles(self, why: str) -> None:
+        """The bigger capture pile wins; equal piles are a draw, for ``why`` the game ended."""
         best = max(self.captured)
         winners = [p for p, c in enumerate(self.captured) if c == best]
-        self.finish(winners if len(winners) == 1 else (), self.captured)
+        self.finish(winners if len(winners) == 1 else (), self.captured, draw=f"{why}, and the capture piles are equal")
