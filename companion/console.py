@@ -224,7 +224,7 @@ class Console:
             if len(self.seats) < game.players:
                 self.write(f"type {OVER}")
             return
-        die = f", die {state['die']}" if state["die"] is not None else ""
+        die = f", die {state['die_shown']}" if state["die_shown"] is not None else ""  # as the board's die
         legal = game.legal_actions()
         only = f"; the only move: {self.words(legal[0])}" if len(legal) == 1 else ""
         # The second move of a turn ('Drangles, GRYBU's aggressive move) is not a new turn: say so.

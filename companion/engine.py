@@ -530,15 +530,15 @@ class Game:
         for player, mask in enumerate(self.stones):
             for n in bits(mask):
                 stones[nd.name(n)] = {"player": player, "kind": self.stone_kind(n)}
-        # The last roll stays in view after the turn it was rolled in, until a roll is due (as the board's
-        # die LEDs: a player to roll sees a blank die, not the one before).
+        # What the board's die LEDs show: the last roll stays in view after the turn it was rolled in, until
+        # a roll is due (a player to roll sees a blank die, not the one before) or a turn goes by without it.
         shown = self.roll if self.roll is not None else None if self.is_chance else self.last_roll
-        roll = shown if isinstance(shown, str) or shown is None else nd.name(shown)
         return {
             "game": self.id,
             "to_move": None if self.over else self.to_move,
             "phase": self.phase,
-            "die": roll,
+            "die": _face_name(self.last_rolled()),
+            "die_shown": _face_name(shown),
             "awaiting_roll": self.is_chance,
             "moves_left": self.moves_left,
             "stones": stones,
@@ -556,6 +556,16 @@ class Game:
             "draw": self.draw_reason(),
         }
 
+    def last_rolled(self) -> str | Node | None:
+        """The last roll of the game so far (a colour, a node or a number), None before the first: what
+        ``die`` reports, whether or not the die has a part in the turn now."""
+        if self.last_roll is not None:  # set by every roll; only blanked (for the LEDs) in turns without one
+            return self.last_roll
+        for action, _ in reversed(self.history):
+            if action.kind == ROLL:
+                return action.colour if action.colour else action.targets[0]
+        return None
+
     @classmethod
     def describe(cls) -> dict:
         return {
@@ -570,6 +580,11 @@ class Game:
             "grybs": cls.finds_grybs,
             "options": [o.describe() for o in cls.options],
         }
+
+
+def _face_name(face: str | Node | None) -> str | None:
+    """A die face as the JSON state writes it: a colour or a number as it is, a node by its name."""
+    return face if isinstance(face, str) or face is None else nd.name(face)
 
 
 # -- registry ---------------------------------------------------------------------------------------

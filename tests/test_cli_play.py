@@ -39,6 +39,19 @@ def test_play_from_stdin_prints_a_state_line_per_action():
     assert {"to_move", "phase", "die", "stones", "scores", "over", "winner"} <= set(states[0])
 
 
+def test_a_move_line_names_the_last_roll_as_the_die():
+    """``die`` is the last roll (issue 4); ``die_shown`` what the board's die LEDs show: blank once the next
+    player is to roll."""
+    done = run("play", "ez-gryb", stdin="roll:R\nR\nroll:B\n")
+    assert done.returncode == 0, done.stderr
+    rolled, moved, next_roll = lines(done)
+    assert rolled["die"] == rolled["die_shown"] == "R"
+    assert moved["action"] == "R" and moved["awaiting_roll"] and moved["die"] == "R" and moved["die_shown"] is None
+    assert next_roll["die"] == next_roll["die_shown"] == "B"
+    first = lines(run("play", "drangles", stdin="0\n"))[0]
+    assert first["die"] is None and first["die_shown"] is None  # a game without a die never rolls
+
+
 def test_play_rolls_the_seeded_die_itself_when_the_script_names_only_moves():
     first = run("play", "drangles", stdin="0\n0-G\n0\n0-R\n")
     assert [s["action"] for s in lines(first)] == ["0", "0-G", "0", "0-R"]
