@@ -412,6 +412,9 @@ class Game:
         if action.kind == ROLL:
             if self.die == NO_DIE:
                 return f"{self.name} has no die" if type(self).die == NO_DIE else "no die is rolled now"
+            if self.legal_actions() == [Action(PASS)]:
+                # A script with its own rolls types the forced pass too: say that it is what comes next.
+                return f"the die has been rolled this turn ({_face_name(self.roll)}) and nothing fits it: pass"
             return "the die has been rolled this turn"
         if any(t not in self.space for t in action.targets + action.sources):
             return "that node is not on this board"

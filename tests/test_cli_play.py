@@ -52,6 +52,20 @@ def test_a_move_line_names_the_last_roll_as_the_die():
     assert first["die"] is None and first["die_shown"] is None  # a game without a die never rolls
 
 
+def test_a_script_with_its_own_rolls_is_told_to_pass_when_nothing_fits():
+    """With explicit rolls a forced pass is typed too, and the refusal of another roll says so (issue 6):
+    Player 2 rolled R with R taken and nothing else to do."""
+    done = run("play", "ez-gryb", stdin="roll:R\nR\nroll:R\nroll:G\n")
+    assert done.returncode == 2 and len(lines(done)) == 3
+    assert done.stderr == ("gryb-companion: line 4: roll:G: the die has been rolled this turn (R) and nothing "
+                           "fits it: pass\n")
+    done = run("play", "ez-gryb", stdin="roll:R\nR\nroll:R\npass\nroll:G\nG\n")
+    assert done.returncode == 0 and lines(done)[-1]["stones"] == {"R": {"player": 0, "kind": "stone"},
+                                                                   "G": {"player": 0, "kind": "stone"}}
+    done = run("play", "ez-gryb", stdin="roll:R\nroll:G\n")  # something fits: the plain reason
+    assert done.stderr.endswith("roll:G: the die has been rolled this turn\n")
+
+
 def test_play_rolls_the_seeded_die_itself_when_the_script_names_only_moves():
     first = run("play", "drangles", stdin="0\n0-G\n0\n0-R\n")
     assert [s["action"] for s in lines(first)] == ["0", "0-G", "0", "0-R"]
