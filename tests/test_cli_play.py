@@ -66,6 +66,20 @@ def test_a_script_with_its_own_rolls_is_told_to_pass_when_nothing_fits():
     assert done.stderr.endswith("roll:G: the die has been rolled this turn\n")
 
 
+def test_a_push_under_way_shows_the_stone_knocked_off_its_node():
+    """Smack Down: Player 2 enters on G, pushing Player 1's stone down onto GR, which holds Player 1's
+    other stone: that one must be pushed on. ``stones`` (a stone a node) shows one of them on GR and
+    ``pushing`` the other, with the node the push began on (issue 5)."""
+    done = run("play", "smack-down", stdin="roll:G\nG\nroll:Y\nY\nroll:R\nGR\nroll:G\nG-GR\nGR-GRB\n")
+    assert done.returncode == 0, done.stderr
+    *_, before, pushing, pushed = lines(done)
+    assert before["pushing"] is None and pushing["action"] == "G-GR"
+    assert pushing["stones"]["GR"] == {"player": 0, "kind": "stone"} and pushing["to_move"] == 1
+    assert pushing["pushing"] == {"node": "GR", "player": 0, "kind": "stone", "entered": "G"}
+    assert pushed["pushing"] is None and pushed["stones"]["GRB"] == {"player": 0, "kind": "stone"}
+    assert sum(s["player"] == 0 for s in pushed["stones"].values()) == 2 and pushed["to_move"] == 0
+
+
 def test_play_rolls_the_seeded_die_itself_when_the_script_names_only_moves():
     first = run("play", "drangles", stdin="0\n0-G\n0\n0-R\n")
     assert [s["action"] for s in lines(first)] == ["0", "0-G", "0", "0-R"]

@@ -29,9 +29,10 @@ def digest(game) -> str:
     state = game.state_dict()
     state.pop("game")
     # Added to the state after the corpus was recorded: none of these games has aims; the die as its LEDs
-    # show it (``die``, the game's last roll, is what the corpus recorded as the die); why a draw is one.
+    # show it (``die``, the game's last roll, is what the corpus recorded as the die); why a draw is one;
+    # a stone on no node of its own (a push, passing through, holding court), which ``stones`` never held.
     assert state.pop("aims") is None
-    for key in ("die_shown", "draw"):
+    for key in ("die_shown", "draw", "pushing", "through", "encounter"):
         state.pop(key)
     legal = sorted(map(str, game.legal_actions()))
     return json.dumps([state, legal], sort_keys=True, separators=(",", ":"))
