@@ -34,6 +34,12 @@ def digest(game) -> str:
     assert state.pop("aims") is None
     for key in ("die_shown", "draw", "pushing", "through", "encounter"):
         state.pop(key)
+    if game.id == "fourth-level":
+        # Recorded when The Fourth Level scored 000's way (a quadrangle 8); it counts from the bottom now
+        # (docs/rules/fourth-level.md): the points as they were, from the levels, to compare.
+        for found in state["grybs"]:
+            found["points"] = sum(2 ** (level - 1) for level in found["levels"])
+        state["scores"] = [max(f["points"] for f in state["grybs"]) if s else 0 for s in state["scores"]]
     legal = sorted(map(str, game.legal_actions()))
     return json.dumps([state, legal], sort_keys=True, separators=(",", ":"))
 
