@@ -175,6 +175,7 @@ def game_class(rules: Rules, shipped: bool = False) -> type[ComposedGame]:
         "moves_per_turn": rules.moves, "base_rules": rules, "shipped": shipped, "__module__": __name__,
         "hand": None if rules.enter == "none" else Game.hand, "finds_grybs": "gryb" in rules.win,
         "score": Game.score if "gryb" in rules.win else None,  # else a win scores 1 (``_wins``)
+        "series_presets": rules.series,
     }
     name = "".join(part.capitalize() for part in rules.id.split("-")) or "Composed"
     return type(f"Composed_{name}", (ComposedGame,), attrs)

@@ -42,6 +42,7 @@ from typing import Any
 
 from . import node as nd
 from .node import NodeError
+from .series import PRESETS
 
 MOVE_KEYS = {  # the manuals' word for a kind of move -> the move kind of companion.space
     "gravity": "down",
@@ -81,7 +82,7 @@ class Param:
     choices: tuple | None = None
     minimum: int | None = None
     maximum: int | None = None
-    kind: str = ""  # "str", "int", "bool", "choice", "players", "nodes", "node-sets", "kinds", "goals", "levels"
+    kind: str = ""  # "str", "int", "bool", "choice", "players", "node-sets", "kinds", "goals", "levels", "presets"
 
     @property
     def where(self) -> str:
@@ -103,6 +104,8 @@ SCHEMA: tuple[Param, ...] = (
     _p("", "summary", "", "one or two sentences for the catalogue"),
     _p("", "players", [2, 2], "number of players, or [fewest, most] (2 to 4)", kind="players"),
     _p("", "teams", False, "four players as two teams, seats 1 and 3 against 2 and 4 (001 'Teams')"),
+    _p("", "series", [], "the series the game's manuals suggest, the first the default (001 'Scoring GRYB'): "
+       "any of " + ", ".join(PRESETS), kind="presets"),
     # The board (000 "Game Space", "Periodic Game Space", "Giant GRYB"; 001 "Headless GRYB").
     _p("board", "depth", 4, "levels below the head node: 4 standard, 5 Giant GRYB, 6 Super Giant", minimum=2,
        maximum=nd.MAX_DEPTH),
@@ -303,7 +306,7 @@ def _parse_options(table: Any) -> tuple[OptionSpec, ...]:
         param = PARAMS.get(key)
         if param is None or key in FIXED:
             raise CompositionError(f"[options] {key}: not a parameter players can set when they start a game")
-        if param.kind in ("node-sets", "players", "goals", "kinds", "levels"):
+        if param.kind in ("node-sets", "players", "goals", "kinds", "levels", "presets"):
             raise CompositionError(f"[options] {key}: a list parameter cannot be an option")
         if spec is True:
             specs.append(OptionSpec(key))
@@ -404,6 +407,13 @@ def _check_value(p: Param, value: Any) -> Any:
             if v not in KIND_NAMES:
                 raise CompositionError(f"{where}: {v!r} is not a kind of move; kinds: {', '.join(KIND_NAMES)}")
         return list(dict.fromkeys(value))
+    if p.kind == "presets":
+        for v in value:
+            if not isinstance(v, str) or v not in PRESETS:
+                raise CompositionError(f"{where}: {v!r} is not a series preset; presets: {', '.join(PRESETS)}")
+        if len(set(value)) != len(value):
+            raise CompositionError(f"{where} names a preset twice")
+        return list(value)
     if p.kind == "goals":
         if not value:
             raise CompositionError(f"{where}: a game needs at least one way to win")

@@ -22,6 +22,7 @@ from typing import Any, Callable, ClassVar, Iterable
 
 from . import gryb as gryb_mod
 from . import node as nd
+from . import series as series_mod
 from .action import END, MOVE, PASS, PLACE, REMOVE, ROLL, Action, NotationError
 from .node import COLOURS, Bitboard, Node
 from .space import GameSpace, bits, space
@@ -137,6 +138,9 @@ class Game:
     score: ClassVar[str | None] = "Points"
     # Whether the game finds GRYBs (``grybs``): the page lists those found only for such a game.
     finds_grybs: ClassVar[bool] = False
+    # The series presets the game's manuals give (companion/series.py ids), the manuals' default first
+    # (EZ GRYB: best of five, 000). Not options of the game: a series spans games and the runtime keeps it.
+    series_presets: ClassVar[tuple[str, ...]] = ()
 
     _BASE_FIELDS = ("stones", "to_move", "phase", "roll", "in_hand", "captured", "scores", "moves_left",
                     "over", "winners", "last", "turn", "grybs", "pending", "last_roll", "draw")
@@ -582,6 +586,8 @@ class Game:
             "score": cls.score,
             "grybs": cls.finds_grybs,
             "options": [o.describe() for o in cls.options],
+            "series": {"presets": [series_mod.describe(p) for p in cls.series_presets],
+                       "default": cls.series_presets[0] if cls.series_presets else None},
         }
 
 

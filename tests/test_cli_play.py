@@ -23,6 +23,13 @@ def test_variants_lists_every_game_with_its_metadata():
         assert g["name"] and g["source"] and g["die"] in ("none", "colour", "node")
         assert 2 <= g["players"]["min"] <= g["players"]["max"] <= 4
         assert all({"name", "default", "help"} <= set(o) for o in g["options"])
+        # The series the game's manuals suggest, with their default (the first), as the options theirs.
+        presets = [p["id"] for p in g["series"]["presets"]]
+        assert g["series"]["default"] == (presets[0] if presets else None), g["id"]
+    series = next(g["series"] for g in games if g["id"] == "ez-gryb")
+    assert [p["id"] for p in series["presets"]] == ["ez-best-of-five", "ez-first-to-21", "quick-best-of-three",
+                                                    "quick-first-to-8"]
+    assert series["default"] == "ez-best-of-five" and series["presets"][0]["target"] == 5
 
 
 def test_play_from_stdin_prints_a_state_line_per_action():

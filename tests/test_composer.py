@@ -58,6 +58,11 @@ def place(g: ComposedGame, *per_player: list[str], hand: int | None = None) -> C
     ('[goal]\nwin = []', "goal.win: a game needs at least one way to win"),
     ('[goal]\nwin = ["checkmate"]', "'checkmate' is not a goal"),
     ('[encounters]\nlethal = ["teleport"]', "'teleport' is not a kind of move"),
+    ('series = ["best-of-99"]', "series: 'best-of-99' is not a series preset; presets: ez-best-of-five, "),
+    ('series = [5]', "series: 5 is not a series preset"),
+    ('series = ["quick-first-to-8", "quick-first-to-8"]', "series names a preset twice"),
+    ('series = "quick-first-to-8"', "series is a list, not 'quick-first-to-8'"),
+    ('[options]\nseries = true', "[options] series: a list parameter cannot be an option"),
     ('teams = true\nplayers = 2', "teams: two teams of two need players = 4"),
     ('[board]\nheadless = true\n[tokens]\nenter = "head"', "tokens.enter = 'head' but board.headless"),
     ('[board]\nheadless = true\n[moves]\nreincarnation = true', "reincarnation moves to the head node"),
@@ -98,6 +103,19 @@ def test_every_mistake_gets_a_message_that_names_the_key(toml, message):
     with pytest.raises(CompositionError) as err:
         rules(toml)
     assert message in str(err.value)
+
+
+def test_a_composition_names_the_series_its_manuals_suggest_and_the_catalogue_lists_them():
+    """Series presets are not options of a game (a series spans games): a composition names those its
+    manuals suggest, the default first, and ``variants`` lists them under ``series``."""
+    mine = rules('series = ["quick-best-of-three", "quick-first-to-8"]\n')
+    assert mine.series == ("quick-best-of-three", "quick-first-to-8")
+    listed = game_class(mine).describe()["series"]
+    assert listed["default"] == "quick-best-of-three"
+    assert [(p["method"], p["target"]) for p in listed["presets"]] == [("games", 3), ("points", 8)]
+    assert composition.loads(composition.export(mine)) == mine
+    assert game_class(rules("")).describe()["series"] == {"presets": [], "default": None}
+    assert find("ez-gryb").describe()["series"]["default"] == "ez-best-of-five"
 
 
 def test_bad_text_and_missing_names():
