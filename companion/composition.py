@@ -43,6 +43,7 @@ from typing import Any
 from . import node as nd
 from .node import NodeError
 from .series import PRESETS
+from .space import bits, space
 
 MOVE_KEYS = {  # the manuals' word for a kind of move -> the move kind of companion.space
     "gravity": "down",
@@ -501,6 +502,7 @@ def _check_together(v: dict[str, Any]) -> None:
                                    f"depth {depth}")
     if v["lateral_levels"] and not v["lateral"]:
         raise CompositionError("moves.lateral_levels limits lateral moves, but moves.lateral is false")
+    _check_dead(v, kinds)
     goals = v["win"]
     if "vacate" in goals and not v["exit"]:
         raise CompositionError("goal 'vacate': stones must be able to leave the board; set moves.exit")
@@ -566,6 +568,62 @@ def _check_together(v: dict[str, Any]) -> None:
                                    f"tokens.enter = {v['enter']!r} has {room}")
     if v["levels"] and "gryb" not in goals:
         raise CompositionError("goal.levels limits GRYBs, but 'gryb' is not among goal.win")
+
+
+def _check_dead(v: dict[str, Any], kinds: list[str]) -> None:
+    """Parameters set to something that can never take effect in the rest of the composition (as
+    moves.lateral_levels without lateral moves): refused, naming both sides, rather than silently ignored."""
+    board = space(v["depth"], v["headless"], v["periodic"])
+    if v["hopping"] != "none" and not any(_repeats(board, kind) for kind in kinds):
+        allowed = ", ".join(k for k, kind in MOVE_KEYS.items() if v[k]) or "none"
+        raise CompositionError(f"moves.hopping = {v['hopping']!r} hops by the same kind of move twice, but no kind "
+                               f"of move the game allows goes twice on this board (moves allowed: {allowed})")
+    if v["colour_of"] == "source" and v["die"] != "colour":
+        raise CompositionError("turn.colour_of = 'source' makes the colour rolled the node moved from, but "
+                               "turn.die = 'none' rolls no colour: set turn.die = 'colour'")
+    if v["reincarnation"] and not _reaches_bottom(v, board, kinds):
+        raise CompositionError("moves.reincarnation moves a stone from the bottom level, but no stone can ever get "
+                               "there: moves.gravity is false, and no other move, tokens.enter, tokens.residents or "
+                               "encounters.push brings one down")
+    goals = v["win"]
+    unused = [(key, goal) for key, goal in (("integrated", "gryb"), ("endian", "gryb"), ("capture", "capture"),
+                                            ("race", "race"), ("arrangement", "arrangement"),
+                                            ("connect", "connection"))
+              if v[key] != PARAMS[key].default and goal not in goals]
+    if unused:
+        key, goal = unused[0]
+        raise CompositionError(f"goal.{key} is set, but {goal!r} is not among goal.win: it would change nothing")
+    captures = v["landing"] != "stymie" or v["hop_captures"] or v["push"] or v["pop"]
+    if v["captured"] == "returned" and not captures:
+        raise CompositionError("encounters.captured = 'returned' gives captured stones back, but nothing captures: "
+                               "encounters.landing is 'stymie' and no hop_captures, push or pop")
+
+
+def _repeats(board, kind: str) -> bool:
+    """Whether some move of ``kind`` can be made twice in a row on ``board`` (a hop's path)."""
+    for n in board.nodes:
+        for m in board.targets(kind, n):
+            if board.target_mask(kind, m) & ~(1 << n):
+                return True
+    return False
+
+
+def _reaches_bottom(v: dict[str, Any], board, kinds: list[str]) -> bool:
+    """Whether a stone can ever stand on the bottom level: entered or resident there, pushed down, or
+    moved there from where stones start by the kinds of move the game allows (on an empty board)."""
+    if v["enter"] in ("bottom", "anywhere") or v["push"]:
+        return True
+    start = {"head": [nd.HEAD], "top": [n for n in board.nodes if nd.LEVEL[n] == 1]}.get(v["enter"], [])
+    start += [n for names in v["residents"] for n in _nodes(v, "residents", names)]
+    seen = reached = sum(1 << n for n in set(start))
+    while reached:
+        onward = 0
+        for n in bits(reached):
+            for kind in kinds:
+                onward |= board.target_mask(kind, n)
+        reached = onward & ~seen
+        seen |= reached
+    return bool(seen & board.bottom)
 
 
 # -- writing ----------------------------------------------------------------------------------------

@@ -89,6 +89,25 @@ def place(g: ComposedGame, *per_player: list[str], hand: int | None = None) -> C
     ('[board]\nheadless = true\n[tokens]\nresidents = [["G"], ["R"], ["0"]]', "tokens.residents: one list of nodes "
      "for each of the 2 seats, not 3"),
     ('[moves]\nlateral_levels = [1]', "moves.lateral_levels limits lateral moves, but moves.lateral is false"),
+    # Parameters that could never take effect, refused like lateral_levels without lateral moves.
+    ('[tokens]\nenter = "anywhere"\n[moves]\ngravity = false\nhopping = "any"', "moves.hopping = 'any' hops by the "
+     "same kind of move twice, but no kind of move the game allows goes twice on this board (moves allowed: none)"),
+    ('[board]\ndepth = 2\n[tokens]\nenter = "bottom"\n[moves]\ngravity = false\nexcision = true\nhopping = "own"',
+     "goes twice on this board (moves allowed: excision)"),  # two levels: an excision cannot follow one
+    ('[turn]\ncolour_of = "source"', "turn.colour_of = 'source' makes the colour rolled the node moved from, but "
+     "turn.die = 'none' rolls no colour: set turn.die = 'colour'"),
+    ('[moves]\ngravity = false\nlateral = true\nreincarnation = true', "moves.reincarnation moves a stone from the "
+     "bottom level, but no stone can ever get there: moves.gravity is false"),
+    ('[goal]\nwin = ["race"]\nintegrated = true', "goal.integrated is set, but 'gryb' is not among goal.win"),
+    ('[goal]\nwin = ["race"]\nendian = "big"', "goal.endian is set, but 'gryb' is not among goal.win"),
+    ('[goal]\nrace = "top"', "goal.race is set, but 'race' is not among goal.win: it would change nothing"),
+    ('[encounters]\nlanding = "lethal"\n[goal]\ncapture = 3', "goal.capture is set, but 'capture' is not among"),
+    ('[goal]\narrangement = [["G", "R"]]', "goal.arrangement is set, but 'arrangement' is not among goal.win"),
+    ('[goal]\nconnect = [["GGGG", "YYYY"], ["RRRR", "BBBB"]]', "goal.connect is set, but 'connection' is not"),
+    ('[encounters]\ncaptured = "returned"', "encounters.captured = 'returned' gives captured stones back, but nothing "
+     "captures: encounters.landing is 'stymie' and no hop_captures, push or pop"),
+    ('[board]\ndepth = 3\n[tokens]\nenter = "bottom"\n[moves]\ngravity = false\nexcision = true\nhopping = "any"'
+     '\n[options]\ndepth = [2, 4]', "[options] depth = 2 (an end of its range): moves.hopping"),
     ('[encounters]\nlanding = "lethal"\n[goal]\nwin = ["capture"]\ncapture = 21',
      "goal.capture = 21, but captured stones leave the game and an opponent has only 20"),
     ('[tokens]\nstones = 3\nrolled = true\nphase = "first"', "tokens.phase = 'first' enters every stone before any "
@@ -116,6 +135,24 @@ def test_a_composition_names_the_series_its_manuals_suggest_and_the_catalogue_li
     assert composition.loads(composition.export(mine)) == mine
     assert game_class(rules("")).describe()["series"] == {"presets": [], "default": None}
     assert find("ez-gryb").describe()["series"]["default"] == "ez-best-of-five"
+
+
+@pytest.mark.parametrize("toml", [
+    '[tokens]\nenter = "bottom"\n[moves]\ngravity = false\nlateral = true\nreincarnation = true',  # entered there
+    '[moves]\ngravity = false\ninterjection = true\nreincarnation = true',  # an interjection goes a level down
+    '[board]\nperiodic = true\n[moves]\ngravity = false\nlevity = true\nreincarnation = true',  # up wraps to it
+    '[tokens]\nresidents = [["GGGG"], ["YYYY"]]\n[moves]\ngravity = false\nlateral = true\nreincarnation = true',
+    '[tokens]\nstones = 2\n[encounters]\npush = true\n[moves]\ngravity = false\nreincarnation = true',  # pushed
+    '[tokens]\nenter = "anywhere"\n[moves]\ngravity = false\nlateral = true\nhopping = "any"',
+    '[turn]\ndie = "colour"\ncolour_of = "source"',
+    '[encounters]\nlanding = "lethal"\ncaptured = "returned"',
+    '[moves]\nhopping = "opponents"\nhop_captures = true\n[encounters]\ncaptured = "returned"',
+])
+def test_parameters_that_can_take_effect_after_all_are_accepted(toml):
+    """The dead-parameter checks refuse only what can never happen: a stone reaches the bottom level to be
+    reborn by entering there, an interjection, a periodic move up, as a resident or pushed; a hop has a
+    kind of move to go twice by; a colour die gives colour_of a colour; something captures."""
+    rules(toml)
 
 
 def test_bad_text_and_missing_names():
@@ -362,7 +399,9 @@ def test_gravity_levity_lateral_and_the_levels_lateral_moves_keep_to():
 
 
 def test_multi_level_moves_are_hyperspace_and_reincarnation_goes_home():
-    g = place(game('[moves]\ngravity = false\nmulti_level = true\nreincarnation = true\n'), ["GGGG"], ["YYYY"])
+    # Stones enter on the bottom level: without gravity nothing else could bring one there to be reborn.
+    g = place(game('[tokens]\nenter = "bottom"\n[moves]\ngravity = false\nmulti_level = true\nreincarnation = true\n'),
+              ["GGGG"], ["YYYY"])
     assert names(g.legal_actions()) == {"GGGG-RGGG", "GGGG-BGGG", "GGGG-GRGG", "GGGG-GBGG", "GGGG-GGRG",
                                         "GGGG-GGBG", "GGGG-0"}
     with pytest.raises(IllegalAction, match="GGGG to GGGR is not one move .via hyperspace or by reincarnation."):
