@@ -572,16 +572,17 @@ def _check_together(v: dict[str, Any]) -> None:
 
 def _check_dead(v: dict[str, Any], kinds: list[str]) -> None:
     """Parameters set to something that can never take effect in the rest of the composition (as
-    moves.lateral_levels without lateral moves): refused, naming both sides, rather than silently ignored."""
-    board = space(v["depth"], v["headless"], v["periodic"])
-    if v["hopping"] != "none" and not any(_repeats(board, kind) for kind in kinds):
+    moves.lateral_levels without lateral moves): refused, naming both sides, rather than silently ignored.
+    A board is built only where the answer needs one, and seldom: every file, and each end of its options'
+    ranges, is checked (a Super Giant board's tables are megabytes)."""
+    if v["hopping"] != "none" and not any(_repeats(v, kind) for kind in kinds):
         allowed = ", ".join(k for k, kind in MOVE_KEYS.items() if v[k]) or "none"
         raise CompositionError(f"moves.hopping = {v['hopping']!r} hops by the same kind of move twice, but no kind "
                                f"of move the game allows goes twice on this board (moves allowed: {allowed})")
     if v["colour_of"] == "source" and v["die"] != "colour":
         raise CompositionError("turn.colour_of = 'source' makes the colour rolled the node moved from, but "
                                "turn.die = 'none' rolls no colour: set turn.die = 'colour'")
-    if v["reincarnation"] and not _reaches_bottom(v, board, kinds):
+    if v["reincarnation"] and not _reaches_bottom(v, kinds):
         raise CompositionError("moves.reincarnation moves a stone from the bottom level, but no stone can ever get "
                                "there: moves.gravity is false, and no other move, tokens.enter, tokens.residents or "
                                "encounters.push brings one down")
@@ -599,8 +600,13 @@ def _check_dead(v: dict[str, Any], kinds: list[str]) -> None:
                                "encounters.landing is 'stymie' and no hop_captures, push or pop")
 
 
-def _repeats(board, kind: str) -> bool:
-    """Whether some move of ``kind`` can be made twice in a row on ``board`` (a hop's path)."""
+def _repeats(v: dict[str, Any], kind: str) -> bool:
+    """Whether some move of ``kind`` can be made twice in a row on the composition's board (a hop's path).
+    On a board of three levels or more every kind can (tests/test_composer.py checks it); on two, a move
+    between levels may find no level beyond."""
+    if v["depth"] >= 3:
+        return True
+    board = space(v["depth"], v["headless"], v["periodic"])
     for n in board.nodes:
         for m in board.targets(kind, n):
             if board.target_mask(kind, m) & ~(1 << n):
@@ -608,11 +614,12 @@ def _repeats(board, kind: str) -> bool:
     return False
 
 
-def _reaches_bottom(v: dict[str, Any], board, kinds: list[str]) -> bool:
+def _reaches_bottom(v: dict[str, Any], kinds: list[str]) -> bool:
     """Whether a stone can ever stand on the bottom level: entered or resident there, pushed down, or
     moved there from where stones start by the kinds of move the game allows (on an empty board)."""
-    if v["enter"] in ("bottom", "anywhere") or v["push"]:
-        return True
+    if v["gravity"] or v["enter"] in ("bottom", "anywhere") or v["push"]:
+        return True  # with gravity any stone falls there, whichever node it starts on
+    board = space(v["depth"], v["headless"], v["periodic"])
     start = {"head": [nd.HEAD], "top": [n for n in board.nodes if nd.LEVEL[n] == 1]}.get(v["enter"], [])
     start += [n for names in v["residents"] for n in _nodes(v, "residents", names)]
     seen = reached = sum(1 << n for n in set(start))

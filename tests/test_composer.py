@@ -155,6 +155,20 @@ def test_parameters_that_can_take_effect_after_all_are_accepted(toml):
     rules(toml)
 
 
+def test_on_three_levels_or_more_every_kind_of_move_can_be_made_twice_in_a_row():
+    """What the hopping check takes for granted on boards of depth 3 to 6 (it builds only boards of depth 2
+    to look): a hop, the same kind of move twice, exists for every kind on every such board."""
+    from companion.space import space
+
+    for depth in range(3, 7):
+        for headless in (False, True):
+            for periodic in (False, True):
+                board = space(depth, headless, periodic)
+                for kind in composition.MOVE_KEYS.values():
+                    assert any(board.target_mask(kind, m) & ~(1 << n) for n in board.nodes
+                               for m in board.targets(kind, n)), (depth, headless, periodic, kind)
+
+
 def test_bad_text_and_missing_names():
     with pytest.raises(CompositionError, match="not valid TOML"):
         composition.loads("id = ")
