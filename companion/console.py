@@ -123,7 +123,7 @@ class Console:
             self.seat(text.split()[1:])
             return
         if text == "roll":  # the electronic die rolls by itself: say so rather than "bad node name"
-            die = game.state_dict()["die"]
+            die = game.state_dict()["die_shown"]  # as the board's die: none in a turn it has no part in
             self.write(f"the die is rolled for you: it shows {die}" if die is not None
                        else "the die is rolled for you when the rules call for a roll")
             return
