@@ -263,13 +263,16 @@ class ComposedGame(Game):
         return found.points(self.space.depth, self.rules.endian == "big")
 
     def state_dict(self) -> dict:
-        """The base state, and the move under way where a stone is on no node of its own, which ``stones``
-        (a stone a node) cannot show: a stone knocked off its node by a push, to go on down; a stone passing
-        through another, to land with the next move; a stone holding court, waiting for the roll."""
+        """The base state, and a move under way that ``stones`` (a stone a node) cannot show: a stone knocked
+        off its node by a push, to go on down; a stone passing through another, on no node of its own until
+        it lands with the next move; a stone holding court on an opponent's, waiting for the roll."""
         out = super().state_dict()
         names = nd.NODE_NAMES
-        out["pushing"] = None if self.pushing is None else {
-            "node": names[self.pushing[0]], "player": self.pushing[1], "kind": "stone", "entered": names[self.pushing[2]]}
+        if self.pushing is None:
+            out["pushing"] = None
+        else:
+            node, owner, entered = self.pushing
+            out["pushing"] = {"node": names[node], "player": owner, "kind": "stone", "entered": names[entered]}
         out["through"] = None if self.transit is None else {
             "node": names[self.transit], "player": self.to_move, "kind": "stone"}
         out["encounter"] = None if self.encounter is None else {

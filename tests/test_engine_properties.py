@@ -22,10 +22,10 @@ So all but one in a hundred of those 2000 games play to a turn limit cut short o
 game's own ending rules only where random play ends the game within a few turns of its placement (Exodus,
 Leapfrog, Grim Reaper...): only the one game in a hundred (20 a game) and the full game of each option
 variant keep the default limit, and random play seldom ends a game by its rules even then (25 Men's GRYB,
-Connection and The Fourth Level never within 300 turns each, docs/performance.md). A third check (slow) therefore plays seeded
-games at the default options, the turn limit included, in which each move is the best by the game's own
-``evaluate()`` half the time and a random one otherwise, and counts how they end: every game must end by
-its own rules (a win, or a draw by a rule of its own) in some of them.
+Connection and The Fourth Level never within 300 turns each, docs/performance.md). A third check (slow)
+therefore plays seeded games at the default options, the turn limit included, in which each move is the
+best by the game's own ``evaluate()`` half the time and a random one otherwise, and counts how they end:
+every game must end by its own rules (a win, or a draw by a rule of its own) in some of them.
 """
 
 import random
