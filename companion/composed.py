@@ -175,6 +175,7 @@ def game_class(rules: Rules, shipped: bool = False) -> type[ComposedGame]:
         "moves_per_turn": rules.moves, "base_rules": rules, "shipped": shipped, "__module__": __name__,
         "hand": None if rules.enter == "none" else Game.hand, "finds_grybs": "gryb" in rules.win,
         "score": Game.score if "gryb" in rules.win else None,  # else a win scores 1 (``_wins``)
+        "series_presets": rules.series,
     }
     name = "".join(part.capitalize() for part in rules.id.split("-")) or "Composed"
     return type(f"Composed_{name}", (ComposedGame,), attrs)
@@ -260,6 +261,23 @@ class ComposedGame(Game):
 
     def gryb_points(self, found) -> int:
         return found.points(self.space.depth, self.rules.endian == "big")
+
+    def state_dict(self) -> dict:
+        """The base state, and a move under way that ``stones`` (a stone a node) cannot show: a stone knocked
+        off its node by a push, to go on down; a stone passing through another, on no node of its own until
+        it lands with the next move; a stone holding court on an opponent's, waiting for the roll."""
+        out = super().state_dict()
+        names = nd.NODE_NAMES
+        if self.pushing is None:
+            out["pushing"] = None
+        else:
+            node, owner, entered = self.pushing
+            out["pushing"] = {"node": names[node], "player": owner, "kind": "stone", "entered": names[entered]}
+        out["through"] = None if self.transit is None else {
+            "node": names[self.transit], "player": self.to_move, "kind": "stone"}
+        out["encounter"] = None if self.encounter is None else {
+            "from": names[self.encounter[0]], "to": names[self.encounter[1]], "player": self.to_move}
+        return out
 
     # -- teams ------------------------------------------------------------------------------------------
 

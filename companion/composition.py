@@ -42,6 +42,8 @@ from typing import Any
 
 from . import node as nd
 from .node import NodeError
+from .series import PRESETS
+from .space import bits, space
 
 MOVE_KEYS = {  # the manuals' word for a kind of move -> the move kind of companion.space
     "gravity": "down",
@@ -81,7 +83,7 @@ class Param:
     choices: tuple | None = None
     minimum: int | None = None
     maximum: int | None = None
-    kind: str = ""  # "str", "int", "bool", "choice", "players", "nodes", "node-sets", "kinds", "goals", "levels"
+    kind: str = ""  # "str", "int", "bool", "choice", "players", "node-sets", "kinds", "goals", "levels", "presets"
 
     @property
     def where(self) -> str:
@@ -103,6 +105,8 @@ SCHEMA: tuple[Param, ...] = (
     _p("", "summary", "", "one or two sentences for the catalogue"),
     _p("", "players", [2, 2], "number of players, or [fewest, most] (2 to 4)", kind="players"),
     _p("", "teams", False, "four players as two teams, seats 1 and 3 against 2 and 4 (001 'Teams')"),
+    _p("", "series", [], "the series the game's manuals suggest, the first the default (001 'Scoring GRYB'): "
+       "any of " + ", ".join(PRESETS), kind="presets"),
     # The board (000 "Game Space", "Periodic Game Space", "Giant GRYB"; 001 "Headless GRYB").
     _p("board", "depth", 4, "levels below the head node: 4 standard, 5 Giant GRYB, 6 Super Giant", minimum=2,
        maximum=nd.MAX_DEPTH),
@@ -303,7 +307,7 @@ def _parse_options(table: Any) -> tuple[OptionSpec, ...]:
         param = PARAMS.get(key)
         if param is None or key in FIXED:
             raise CompositionError(f"[options] {key}: not a parameter players can set when they start a game")
-        if param.kind in ("node-sets", "players", "goals", "kinds", "levels"):
+        if param.kind in ("node-sets", "players", "goals", "kinds", "levels", "presets"):
             raise CompositionError(f"[options] {key}: a list parameter cannot be an option")
         if spec is True:
             specs.append(OptionSpec(key))
@@ -404,6 +408,13 @@ def _check_value(p: Param, value: Any) -> Any:
             if v not in KIND_NAMES:
                 raise CompositionError(f"{where}: {v!r} is not a kind of move; kinds: {', '.join(KIND_NAMES)}")
         return list(dict.fromkeys(value))
+    if p.kind == "presets":
+        for v in value:
+            if not isinstance(v, str) or v not in PRESETS:
+                raise CompositionError(f"{where}: {v!r} is not a series preset; presets: {', '.join(PRESETS)}")
+        if len(set(value)) != len(value):
+            raise CompositionError(f"{where} names a preset twice")
+        return list(value)
     if p.kind == "goals":
         if not value:
             raise CompositionError(f"{where}: a game needs at least one way to win")
@@ -491,6 +502,7 @@ def _check_together(v: dict[str, Any]) -> None:
                                    f"depth {depth}")
     if v["lateral_levels"] and not v["lateral"]:
         raise CompositionError("moves.lateral_levels limits lateral moves, but moves.lateral is false")
+    _check_dead(v, kinds)
     goals = v["win"]
     if "vacate" in goals and not v["exit"]:
         raise CompositionError("goal 'vacate': stones must be able to leave the board; set moves.exit")
@@ -556,6 +568,69 @@ def _check_together(v: dict[str, Any]) -> None:
                                    f"tokens.enter = {v['enter']!r} has {room}")
     if v["levels"] and "gryb" not in goals:
         raise CompositionError("goal.levels limits GRYBs, but 'gryb' is not among goal.win")
+
+
+def _check_dead(v: dict[str, Any], kinds: list[str]) -> None:
+    """Parameters set to something that can never take effect in the rest of the composition (as
+    moves.lateral_levels without lateral moves): refused, naming both sides, rather than silently ignored.
+    A board is built only where the answer needs one, and seldom: every file, and each end of its options'
+    ranges, is checked (a Super Giant board's tables are megabytes)."""
+    if v["hopping"] != "none" and not any(_repeats(v, kind) for kind in kinds):
+        allowed = ", ".join(k for k, kind in MOVE_KEYS.items() if v[k]) or "none"
+        raise CompositionError(f"moves.hopping = {v['hopping']!r} hops by the same kind of move twice, but no kind "
+                               f"of move the game allows goes twice on this board (moves allowed: {allowed})")
+    if v["colour_of"] == "source" and v["die"] != "colour":
+        raise CompositionError("turn.colour_of = 'source' makes the colour rolled the node moved from, but "
+                               "turn.die = 'none' rolls no colour: set turn.die = 'colour'")
+    if v["reincarnation"] and not _reaches_bottom(v, kinds):
+        raise CompositionError("moves.reincarnation moves a stone from the bottom level, but no stone can ever get "
+                               "there: moves.gravity is false, and no other move, tokens.enter, tokens.residents or "
+                               "encounters.push brings one down")
+    goals = v["win"]
+    unused = [(key, goal) for key, goal in (("integrated", "gryb"), ("endian", "gryb"), ("capture", "capture"),
+                                            ("race", "race"), ("arrangement", "arrangement"),
+                                            ("connect", "connection"))
+              if v[key] != PARAMS[key].default and goal not in goals]
+    if unused:
+        key, goal = unused[0]
+        raise CompositionError(f"goal.{key} is set, but {goal!r} is not among goal.win: it would change nothing")
+    captures = v["landing"] != "stymie" or v["hop_captures"] or v["push"] or v["pop"]
+    if v["captured"] == "returned" and not captures:
+        raise CompositionError("encounters.captured = 'returned' gives captured stones back, but nothing captures: "
+                               "encounters.landing is 'stymie' and no hop_captures, push or pop")
+
+
+def _repeats(v: dict[str, Any], kind: str) -> bool:
+    """Whether some move of ``kind`` can be made twice in a row on the composition's board (a hop's path).
+    On a board of three levels or more every kind can (tests/test_composer.py checks it); on two, a move
+    between levels may find no level beyond."""
+    if v["depth"] >= 3:
+        return True
+    board = space(v["depth"], v["headless"], v["periodic"])
+    for n in board.nodes:
+        for m in board.targets(kind, n):
+            if board.target_mask(kind, m) & ~(1 << n):
+                return True
+    return False
+
+
+def _reaches_bottom(v: dict[str, Any], kinds: list[str]) -> bool:
+    """Whether a stone can ever stand on the bottom level: entered or resident there, pushed down, or
+    moved there from where stones start by the kinds of move the game allows (on an empty board)."""
+    if v["gravity"] or v["enter"] in ("bottom", "anywhere") or v["push"]:
+        return True  # with gravity any stone falls there, whichever node it starts on
+    board = space(v["depth"], v["headless"], v["periodic"])
+    start = {"head": [nd.HEAD], "top": [n for n in board.nodes if nd.LEVEL[n] == 1]}.get(v["enter"], [])
+    start += [n for names in v["residents"] for n in _nodes(v, "residents", names)]
+    seen = reached = sum(1 << n for n in set(start))
+    while reached:
+        onward = 0
+        for n in bits(reached):
+            for kind in kinds:
+                onward |= board.target_mask(kind, n)
+        reached = onward & ~seen
+        seen |= reached
+    return bool(seen & board.bottom)
 
 
 # -- writing ----------------------------------------------------------------------------------------

@@ -123,7 +123,7 @@ class Console:
             self.seat(text.split()[1:])
             return
         if text == "roll":  # the electronic die rolls by itself: say so rather than "bad node name"
-            die = game.state_dict()["die"]
+            die = game.state_dict()["die_shown"]  # as the board's die: none in a turn it has no part in
             self.write(f"the die is rolled for you: it shows {die}" if die is not None
                        else "the die is rolled for you when the rules call for a roll")
             return
@@ -224,7 +224,7 @@ class Console:
             if len(self.seats) < game.players:
                 self.write(f"type {OVER}")
             return
-        die = f", die {state['die']}" if state["die"] is not None else ""
+        die = f", die {state['die_shown']}" if state["die_shown"] is not None else ""  # as the board's die
         legal = game.legal_actions()
         only = f"; the only move: {self.words(legal[0])}" if len(legal) == 1 else ""
         # The second move of a turn ('Drangles, GRYBU's aggressive move) is not a new turn: say so.

@@ -22,6 +22,7 @@ from typing import Any, Callable, ClassVar, Iterable
 
 from . import gryb as gryb_mod
 from . import node as nd
+from . import series as series_mod
 from .action import END, MOVE, PASS, PLACE, REMOVE, ROLL, Action, NotationError
 from .node import COLOURS, Bitboard, Node
 from .space import GameSpace, bits, space
@@ -137,9 +138,12 @@ class Game:
     score: ClassVar[str | None] = "Points"
     # Whether the game finds GRYBs (``grybs``): the page lists those found only for such a game.
     finds_grybs: ClassVar[bool] = False
+    # The series presets the game's manuals give (companion/series.py ids), the manuals' default first
+    # (EZ GRYB: best of five, 000). Not options of the game: a series spans games and the runtime keeps it.
+    series_presets: ClassVar[tuple[str, ...]] = ()
 
     _BASE_FIELDS = ("stones", "to_move", "phase", "roll", "in_hand", "captured", "scores", "moves_left",
-                    "over", "winners", "last", "turn", "grybs", "pending", "last_roll")
+                    "over", "winners", "last", "turn", "grybs", "pending", "last_roll", "draw")
 
     def __init__(self, players: int = 2, **options: Any):
         if not isinstance(players, int) or not self.min_players <= players <= self.max_players:
@@ -176,6 +180,7 @@ class Game:
         self.grybs: tuple[gryb_mod.Gryb, ...] = ()
         self.pending = 0
         self.last_roll: str | Node | None = None
+        self.draw: str | None = None  # why a game that ended without a winner is a draw
         self.setup()
 
     # -- hooks for subclasses -------------------------------------------------------------------
@@ -244,6 +249,9 @@ class Game:
         then a draw). Games whose positions can lock up MAY override."""
         return False
 
+    def _deadlock_words(self) -> str:
+        return "nobody can ever move again" + (", whatever the die shows" if self.die != NO_DIE else "")
+
     # -- the public interface -------------------------------------------------------------------
 
     @property
@@ -294,7 +302,7 @@ class Game:
             self.last = ()
             self.end_turn()
             if not self.over and self.deadlocked():
-                self.finish(())
+                self.finish((), draw=self._deadlock_words())
         else:
             if self.roll is None:
                 self.last_roll = None  # a turn the die has no part in: it shows no stale roll
@@ -422,6 +430,9 @@ class Game:
         if action.kind == ROLL:
             if self.die == NO_DIE:
                 return f"{self.name} has no die" if type(self).die == NO_DIE else "no die is rolled now"
+            if self.legal_actions() == [Action(PASS)]:
+                # A script with its own rolls types the forced pass too: say that it is what comes next.
+                return f"the die has been rolled this turn ({_face_name(self.roll)}) and nothing fits it: pass"
             return "the die has been rolled this turn"
         if any(t not in self.space for t in action.targets + action.sources):
             return "that node is not on this board"
@@ -489,7 +500,7 @@ class Game:
         self.moves_left = self.moves_per_turn
         self.turn += 1
         if self.turn >= self.settings.get("turn_limit", TURN_LIMIT.default) * self.players:
-            self.finish(())
+            self.finish((), draw="the turn limit")
 
     def use_move(self) -> None:
         """Count one move of a multi-move turn; the turn ends when none are left."""
@@ -497,11 +508,13 @@ class Game:
         if self.moves_left <= 0 and not self.over:
             self.end_turn()
 
-    def finish(self, winners: Iterable[int], points: Iterable[int] | None = None) -> None:
+    def finish(self, winners: Iterable[int], points: Iterable[int] | None = None, draw: str | None = None) -> None:
         """End the game. ``points``: each player's score for it, if not the scores as they stand; a game
-        played win or lose (``score`` None) gives each winner 1."""
+        played win or lose (``score`` None) gives each winner 1. ``draw``: with no winners, why the game
+        is a draw, in a player's words ("the turn limit"); every draw names one (``draw_reason``)."""
         self.over = True
         self.winners = tuple(winners)
+        self.draw = None if self.winners else draw
         if points is None and self.score is None:
             points = [int(p in self.winners) for p in range(self.players)]
         if points is not None:
@@ -511,6 +524,11 @@ class Game:
         return found.points(self.space.depth, self.settings.get("big_endian", False))
 
     # -- reporting ------------------------------------------------------------------------------------
+
+    def draw_reason(self) -> str | None:
+        """Why a finished game is a draw (None while it goes on or when somebody won): the turn limit, a
+        deadlock, or a game's own rule (a stall, stalemate, equal piles)."""
+        return self.draw
 
     @property
     def winner(self) -> int | None:
@@ -533,15 +551,15 @@ class Game:
         for player, mask in enumerate(self.stones):
             for n in bits(mask):
                 stones[nd.name(n)] = {"player": player, "kind": self.stone_kind(n)}
-        # The last roll stays in view after the turn it was rolled in, until a roll is due (as the board's
-        # die LEDs: a player to roll sees a blank die, not the one before).
+        # What the board's die LEDs show: the last roll stays in view after the turn it was rolled in, until
+        # a roll is due (a player to roll sees a blank die, not the one before) or a turn goes by without it.
         shown = self.roll if self.roll is not None else None if self.is_chance else self.last_roll
-        roll = shown if isinstance(shown, str) or shown is None else nd.name(shown)
         return {
             "game": self.id,
             "to_move": None if self.over else self.to_move,
             "phase": self.phase,
-            "die": roll,
+            "die": _face_name(self.last_rolled()),
+            "die_shown": _face_name(shown),
             "awaiting_roll": self.is_chance,
             "moves_left": self.moves_left,
             "stones": stones,
@@ -556,7 +574,18 @@ class Game:
             "winners": list(self.winners),
             "turn": self.turn,
             "aims": self.aims(),
+            "draw": self.draw_reason(),
         }
+
+    def last_rolled(self) -> str | Node | None:
+        """The last roll of the game so far (a colour, a node or a number), None before the first: what
+        ``die`` reports, whether or not the die has a part in the turn now."""
+        if self.last_roll is not None:  # set by every roll; only blanked (for the LEDs) in turns without one
+            return self.last_roll
+        for action, _ in reversed(self.history):
+            if action.kind == ROLL:
+                return action.colour if action.colour else action.targets[0]
+        return None
 
     @classmethod
     def describe(cls) -> dict:
@@ -571,7 +600,14 @@ class Game:
             "score": cls.score,
             "grybs": cls.finds_grybs,
             "options": [o.describe() for o in cls.options],
+            "series": {"presets": [series_mod.describe(p) for p in cls.series_presets],
+                       "default": cls.series_presets[0] if cls.series_presets else None},
         }
+
+
+def _face_name(face: str | Node | None) -> str | None:
+    """A die face as the JSON state writes it: a colour or a number as it is, a node by its name."""
+    return face if isinstance(face, str) or face is None else nd.name(face)
 
 
 # -- registry ---------------------------------------------------------------------------------------

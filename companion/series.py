@@ -32,6 +32,13 @@ PRESETS = {
 }
 
 
+def describe(preset_id: str) -> dict:
+    """A preset as the catalogue lists it; ``short`` is its name without its game ("first to 21 points")."""
+    p = PRESETS[preset_id]
+    return {"id": p.id, "name": p.name, "short": p.name.split(": ", 1)[-1], "method": p.method,
+            "target": p.target, "source": p.source}
+
+
 class SeriesError(ValueError):
     pass
 

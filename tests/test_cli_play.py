@@ -23,6 +23,13 @@ def test_variants_lists_every_game_with_its_metadata():
         assert g["name"] and g["source"] and g["die"] in ("none", "colour", "node")
         assert 2 <= g["players"]["min"] <= g["players"]["max"] <= 4
         assert all({"name", "default", "help"} <= set(o) for o in g["options"])
+        # The series the game's manuals suggest, with their default (the first), as the options theirs.
+        presets = [p["id"] for p in g["series"]["presets"]]
+        assert g["series"]["default"] == (presets[0] if presets else None), g["id"]
+    series = next(g["series"] for g in games if g["id"] == "ez-gryb")
+    assert [p["id"] for p in series["presets"]] == ["ez-best-of-five", "ez-first-to-21", "quick-best-of-three",
+                                                    "quick-first-to-8"]
+    assert series["default"] == "ez-best-of-five" and series["presets"][0]["target"] == 5
 
 
 def test_play_from_stdin_prints_a_state_line_per_action():
@@ -37,6 +44,47 @@ def test_play_from_stdin_prints_a_state_line_per_action():
     assert set(last["stones"]) == {"G", "R", "Y", "B"}
     assert last["stones"]["G"] == {"player": 0, "kind": "stone"}
     assert {"to_move", "phase", "die", "stones", "scores", "over", "winner"} <= set(states[0])
+
+
+def test_a_move_line_names_the_last_roll_as_the_die():
+    """``die`` is the last roll (issue 4); ``die_shown`` what the board's die LEDs show: blank once the next
+    player is to roll."""
+    done = run("play", "ez-gryb", stdin="roll:R\nR\nroll:B\n")
+    assert done.returncode == 0, done.stderr
+    rolled, moved, next_roll = lines(done)
+    assert rolled["die"] == rolled["die_shown"] == "R"
+    assert moved["action"] == "R" and moved["awaiting_roll"] and moved["die"] == "R" and moved["die_shown"] is None
+    assert next_roll["die"] == next_roll["die_shown"] == "B"
+    first = lines(run("play", "drangles", stdin="0\n"))[0]
+    assert first["die"] is None and first["die_shown"] is None  # a game without a die never rolls
+
+
+def test_a_script_with_its_own_rolls_is_told_to_pass_when_nothing_fits():
+    """With explicit rolls a forced pass is typed too, and the refusal of another roll says so (issue 6):
+    Player 2 rolled R with R taken and nothing else to do."""
+    done = run("play", "ez-gryb", stdin="roll:R\nR\nroll:R\nroll:G\n")
+    assert done.returncode == 2 and len(lines(done)) == 3
+    assert done.stderr == ("gryb-companion: line 4: roll:G: the die has been rolled this turn (R) and nothing "
+                           "fits it: pass\n")
+    done = run("play", "ez-gryb", stdin="roll:R\nR\nroll:R\npass\nroll:G\nG\n")
+    assert done.returncode == 0 and lines(done)[-1]["stones"] == {"R": {"player": 0, "kind": "stone"},
+                                                                   "G": {"player": 0, "kind": "stone"}}
+    done = run("play", "ez-gryb", stdin="roll:R\nroll:G\n")  # something fits: the plain reason
+    assert done.stderr.endswith("roll:G: the die has been rolled this turn\n")
+
+
+def test_a_push_under_way_shows_the_stone_knocked_off_its_node():
+    """Smack Down: Player 2 enters on G, pushing Player 1's stone down onto GR, which holds Player 1's
+    other stone: that one must be pushed on. ``stones`` (a stone a node) shows one of them on GR and
+    ``pushing`` the other, with the node the push began on (issue 5)."""
+    done = run("play", "smack-down", stdin="roll:G\nG\nroll:Y\nY\nroll:R\nGR\nroll:G\nG-GR\nGR-GRB\n")
+    assert done.returncode == 0, done.stderr
+    *_, before, pushing, pushed = lines(done)
+    assert before["pushing"] is None and pushing["action"] == "G-GR"
+    assert pushing["stones"]["GR"] == {"player": 0, "kind": "stone"} and pushing["to_move"] == 1
+    assert pushing["pushing"] == {"node": "GR", "player": 0, "kind": "stone", "entered": "G"}
+    assert pushed["pushing"] is None and pushed["stones"]["GRB"] == {"player": 0, "kind": "stone"}
+    assert sum(s["player"] == 0 for s in pushed["stones"].values()) == 2 and pushed["to_move"] == 0
 
 
 def test_play_rolls_the_seeded_die_itself_when_the_script_names_only_moves():
@@ -98,6 +146,10 @@ def test_every_game_plays_to_its_end_with_random_actions():
         assert set(last["winners"]) <= set(range(g["players"]["max"])), g["id"]
         assert last["winner"] == (last["winners"][0] if len(last["winners"]) == 1 else None), g["id"]
         assert len(states) < 100000, g["id"]  # it ended, not the count of actions
+        # A draw says why (the turn limit, a stall, equal blobs, nobody able to move ...), the same way in
+        # every game; a game somebody won has none.
+        assert "draw" in last and all(s["draw"] is None for s in states[:-1]), g["id"]
+        assert (last["draw"] is None) == bool(last["winners"]), (g["id"], last["winners"], last["draw"])
 
 
 def test_options_and_players():

@@ -58,6 +58,11 @@ def place(g: ComposedGame, *per_player: list[str], hand: int | None = None) -> C
     ('[goal]\nwin = []', "goal.win: a game needs at least one way to win"),
     ('[goal]\nwin = ["checkmate"]', "'checkmate' is not a goal"),
     ('[encounters]\nlethal = ["teleport"]', "'teleport' is not a kind of move"),
+    ('series = ["best-of-99"]', "series: 'best-of-99' is not a series preset; presets: ez-best-of-five, "),
+    ('series = [5]', "series: 5 is not a series preset"),
+    ('series = ["quick-first-to-8", "quick-first-to-8"]', "series names a preset twice"),
+    ('series = "quick-first-to-8"', "series is a list, not 'quick-first-to-8'"),
+    ('[options]\nseries = true', "[options] series: a list parameter cannot be an option"),
     ('teams = true\nplayers = 2', "teams: two teams of two need players = 4"),
     ('[board]\nheadless = true\n[tokens]\nenter = "head"', "tokens.enter = 'head' but board.headless"),
     ('[board]\nheadless = true\n[moves]\nreincarnation = true', "reincarnation moves to the head node"),
@@ -84,6 +89,25 @@ def place(g: ComposedGame, *per_player: list[str], hand: int | None = None) -> C
     ('[board]\nheadless = true\n[tokens]\nresidents = [["G"], ["R"], ["0"]]', "tokens.residents: one list of nodes "
      "for each of the 2 seats, not 3"),
     ('[moves]\nlateral_levels = [1]', "moves.lateral_levels limits lateral moves, but moves.lateral is false"),
+    # Parameters that could never take effect, refused like lateral_levels without lateral moves.
+    ('[tokens]\nenter = "anywhere"\n[moves]\ngravity = false\nhopping = "any"', "moves.hopping = 'any' hops by the "
+     "same kind of move twice, but no kind of move the game allows goes twice on this board (moves allowed: none)"),
+    ('[board]\ndepth = 2\n[tokens]\nenter = "bottom"\n[moves]\ngravity = false\nexcision = true\nhopping = "own"',
+     "goes twice on this board (moves allowed: excision)"),  # two levels: an excision cannot follow one
+    ('[turn]\ncolour_of = "source"', "turn.colour_of = 'source' makes the colour rolled the node moved from, but "
+     "turn.die = 'none' rolls no colour: set turn.die = 'colour'"),
+    ('[moves]\ngravity = false\nlateral = true\nreincarnation = true', "moves.reincarnation moves a stone from the "
+     "bottom level, but no stone can ever get there: moves.gravity is false"),
+    ('[goal]\nwin = ["race"]\nintegrated = true', "goal.integrated is set, but 'gryb' is not among goal.win"),
+    ('[goal]\nwin = ["race"]\nendian = "big"', "goal.endian is set, but 'gryb' is not among goal.win"),
+    ('[goal]\nrace = "top"', "goal.race is set, but 'race' is not among goal.win: it would change nothing"),
+    ('[encounters]\nlanding = "lethal"\n[goal]\ncapture = 3', "goal.capture is set, but 'capture' is not among"),
+    ('[goal]\narrangement = [["G", "R"]]', "goal.arrangement is set, but 'arrangement' is not among goal.win"),
+    ('[goal]\nconnect = [["GGGG", "YYYY"], ["RRRR", "BBBB"]]', "goal.connect is set, but 'connection' is not"),
+    ('[encounters]\ncaptured = "returned"', "encounters.captured = 'returned' gives captured stones back, but nothing "
+     "captures: encounters.landing is 'stymie' and no hop_captures, push or pop"),
+    ('[board]\ndepth = 3\n[tokens]\nenter = "bottom"\n[moves]\ngravity = false\nexcision = true\nhopping = "any"'
+     '\n[options]\ndepth = [2, 4]', "[options] depth = 2 (an end of its range): moves.hopping"),
     ('[encounters]\nlanding = "lethal"\n[goal]\nwin = ["capture"]\ncapture = 21',
      "goal.capture = 21, but captured stones leave the game and an opponent has only 20"),
     ('[tokens]\nstones = 3\nrolled = true\nphase = "first"', "tokens.phase = 'first' enters every stone before any "
@@ -98,6 +122,51 @@ def test_every_mistake_gets_a_message_that_names_the_key(toml, message):
     with pytest.raises(CompositionError) as err:
         rules(toml)
     assert message in str(err.value)
+
+
+def test_a_composition_names_the_series_its_manuals_suggest_and_the_catalogue_lists_them():
+    """Series presets are not options of a game (a series spans games): a composition names those its
+    manuals suggest, the default first, and ``variants`` lists them under ``series``."""
+    mine = rules('series = ["quick-best-of-three", "quick-first-to-8"]\n')
+    assert mine.series == ("quick-best-of-three", "quick-first-to-8")
+    listed = game_class(mine).describe()["series"]
+    assert listed["default"] == "quick-best-of-three"
+    assert [(p["method"], p["target"]) for p in listed["presets"]] == [("games", 3), ("points", 8)]
+    assert composition.loads(composition.export(mine)) == mine
+    assert game_class(rules("")).describe()["series"] == {"presets": [], "default": None}
+    assert find("ez-gryb").describe()["series"]["default"] == "ez-best-of-five"
+
+
+@pytest.mark.parametrize("toml", [
+    '[tokens]\nenter = "bottom"\n[moves]\ngravity = false\nlateral = true\nreincarnation = true',  # entered there
+    '[moves]\ngravity = false\ninterjection = true\nreincarnation = true',  # an interjection goes a level down
+    '[board]\nperiodic = true\n[moves]\ngravity = false\nlevity = true\nreincarnation = true',  # up wraps to it
+    '[tokens]\nresidents = [["GGGG"], ["YYYY"]]\n[moves]\ngravity = false\nlateral = true\nreincarnation = true',
+    '[tokens]\nstones = 2\n[encounters]\npush = true\n[moves]\ngravity = false\nreincarnation = true',  # pushed
+    '[tokens]\nenter = "anywhere"\n[moves]\ngravity = false\nlateral = true\nhopping = "any"',
+    '[turn]\ndie = "colour"\ncolour_of = "source"',
+    '[encounters]\nlanding = "lethal"\ncaptured = "returned"',
+    '[moves]\nhopping = "opponents"\nhop_captures = true\n[encounters]\ncaptured = "returned"',
+])
+def test_parameters_that_can_take_effect_after_all_are_accepted(toml):
+    """The dead-parameter checks refuse only what can never happen: a stone reaches the bottom level to be
+    reborn by entering there, an interjection, a periodic move up, as a resident or pushed; a hop has a
+    kind of move to go twice by; a colour die gives colour_of a colour; something captures."""
+    rules(toml)
+
+
+def test_on_three_levels_or_more_every_kind_of_move_can_be_made_twice_in_a_row():
+    """What the hopping check takes for granted on boards of depth 3 to 6 (it builds only boards of depth 2
+    to look): a hop, the same kind of move twice, exists for every kind on every such board."""
+    from companion.space import space
+
+    for depth in range(3, 7):
+        for headless in (False, True):
+            for periodic in (False, True):
+                board = space(depth, headless, periodic)
+                for kind in composition.MOVE_KEYS.values():
+                    assert any(board.target_mask(kind, m) & ~(1 << n) for n in board.nodes
+                               for m in board.targets(kind, n)), (depth, headless, periodic, kind)
 
 
 def test_bad_text_and_missing_names():
@@ -344,7 +413,9 @@ def test_gravity_levity_lateral_and_the_levels_lateral_moves_keep_to():
 
 
 def test_multi_level_moves_are_hyperspace_and_reincarnation_goes_home():
-    g = place(game('[moves]\ngravity = false\nmulti_level = true\nreincarnation = true\n'), ["GGGG"], ["YYYY"])
+    # Stones enter on the bottom level: without gravity nothing else could bring one there to be reborn.
+    g = place(game('[tokens]\nenter = "bottom"\n[moves]\ngravity = false\nmulti_level = true\nreincarnation = true\n'),
+              ["GGGG"], ["YYYY"])
     assert names(g.legal_actions()) == {"GGGG-RGGG", "GGGG-BGGG", "GGGG-GRGG", "GGGG-GBGG", "GGGG-GGRG",
                                         "GGGG-GGBG", "GGGG-0"}
     with pytest.raises(IllegalAction, match="GGGG to GGGR is not one move .via hyperspace or by reincarnation."):

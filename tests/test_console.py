@@ -154,7 +154,7 @@ def test_roll_typed_is_answered_with_what_the_die_shows():
     "roll" is a bad node name, and nothing changes."""
     c, out = console("ez-gryb")
     c.play(iter(["roll", "quit"]))
-    die = c.game.state_dict()["die"]
+    die = c.game.state_dict()["die_shown"]
     assert die in ("G", "R", "Y", "B") and f"the die is rolled for you: it shows {die}\n" in out.getvalue()
     assert "bad node name" not in out.getvalue() and len(c.game.history) == 1  # the one roll
 

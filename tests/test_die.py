@@ -1,4 +1,6 @@
-"""The electronic die is fair: 100k rolls pass a chi-square test of uniformity (and a biased die fails)."""
+"""The electronic die is fair: 100k rolls pass a chi-square test of uniformity (and a biased die fails), the
+colour die and GRYB Dice II alike, through ``Die.roll(game)``, the path every game rolls by, as well as the
+die's own ``colour()`` and ``node()``."""
 
 import math
 import random
@@ -47,6 +49,23 @@ def test_a_game_roll_shows_every_face_equally_often():
     counts = dict.fromkeys(faces, 0)
     for _ in range(ROLLS):
         counts[die.roll(game)] += 1
+    assert chi_square(counts.values(), ROLLS / len(faces)) < critical(len(faces) - 1)
+
+
+def test_a_node_die_games_rolls_show_every_free_node_equally_often():
+    """The path every node-die game rolls by (``Die.roll(game)``, as the runtime and ``play`` do): GRYB
+    Dice II in The Fourth Level once some stones are down. Its faces are the free bottom-level nodes, each
+    shown about equally often, and never a taken one ("If the node is occupied, roll again")."""
+    game = find("fourth-level")()
+    for text in ("roll:@GGGG", "GGGG", "roll:@RRRR", "RRRR", "roll:@YBGR", "YBGR"):
+        game.apply(text)
+    faces = game.roll_faces()
+    taken = {f"roll:@{n}" for n in ("GGGG", "RRRR", "YBGR")}
+    assert game.die == "node" and len(faces) == 253 and not taken & {str(f) for f in faces}
+    die = Die()  # the OS random source, as a game is played
+    counts = dict.fromkeys(faces, 0)
+    for _ in range(ROLLS):
+        counts[die.roll(game)] += 1  # a face that is not free would be a KeyError
     assert chi_square(counts.values(), ROLLS / len(faces)) < critical(len(faces) - 1)
 
 

@@ -84,21 +84,30 @@ def test_notation_that_does_not_read_says_what_is_wrong(text, reason):
 
 
 def test_the_die_shows_the_last_roll_only_while_it_has_a_part_in_the_play():
+    """``die_shown`` is what the board's die LEDs (and the page's die) show; ``die`` is the last roll of the
+    game, whatever the turn (issue 4: "die (the last roll, if any)")."""
     game = find("blobs")(2, stones=4)
+    assert game.state_dict()["die"] is None and game.state_dict()["die_shown"] is None  # no roll yet
     rng = __import__("random").Random(5)
     while game.phase == "place" or game.is_chance:
         game.apply(rng.choice(game.legal_actions()))
-    assert game.state_dict()["die"] is not None  # the last placement's roll, still to be seen
+    last = game.history[-2][0]  # the last placement's roll
+    assert last.is_roll and game.state_dict()["die"] == game.state_dict()["die_shown"] == str(last)[6:]
     game.apply(rng.choice(game.legal_actions()))  # the first move of phase two: no die
-    assert game.state_dict()["die"] is None
+    assert game.state_dict()["die_shown"] is None and game.state_dict()["die"] == str(last)[6:]
+    game.apply(rng.choice(game.legal_actions()))  # and turns after it: the die still names that roll
+    assert game.state_dict()["die"] == str(last)[6:]
     game.undo()
-    assert game.state_dict()["die"] is not None
-    # A player to roll sees a blank die, not the roll before (as the board's die LEDs).
+    game.undo()
+    assert game.state_dict()["die_shown"] == str(last)[6:]
+    # A player to roll sees a blank die, not the roll before (as the board's die LEDs); ``die`` keeps it.
     game = find("pyragryb")(2)
     game.apply("roll:G")
-    assert game.state_dict()["die"] == "G"
+    assert game.state_dict()["die"] == game.state_dict()["die_shown"] == "G"
     game.apply("G")
-    assert game.is_chance and game.state_dict()["die"] is None
+    assert game.is_chance and game.state_dict()["die_shown"] is None and game.state_dict()["die"] == "G"
+    game.apply("roll:B")
+    assert game.state_dict()["die"] == game.state_dict()["die_shown"] == "B"
 
 
 def test_a_roll_in_a_game_without_a_die_is_refused_in_those_words():

@@ -4,6 +4,7 @@
 - undo restores the state exactly, step by step, back to the start; redo replays to the same end;
 - replaying the record (game, options, actions) from its text reproduces every state;
 - random self-play ends (a win, or a draw by a documented rule: the turn limit, a stall, a deadlock);
+- a game ends by its own rules too, not only by the turn limit, and a draw says why (``draw``);
 - while a game waits for a roll, the die it names (``game.die``) is the die whose faces it lists.
 
 Two sizes. 25 full games per game with the default options, checked at every ply: each action through
@@ -16,9 +17,19 @@ limit counted from the end of the placement (measured per option variant on a fu
 each more, one game in ten 30-120 more, so they spend their plies in every phase and not only in the
 opening; one game in a hundred, and the one full game per variant, keep the default limit. About 5 s
 per game on one core.
+
+So all but one in a hundred of those 2000 games play to a turn limit cut short on purpose, and reach the
+game's own ending rules only where random play ends the game within a few turns of its placement (Exodus,
+Leapfrog, Grim Reaper...): only the one game in a hundred (20 a game) and the full game of each option
+variant keep the default limit, and random play seldom ends a game by its rules even then (25 Men's GRYB,
+Connection and The Fourth Level never within 300 turns each, docs/performance.md). A third check (slow)
+therefore plays seeded games at the default options, the turn limit included, in which each move is the
+best by the game's own ``evaluate()`` half the time and a random one otherwise, and counts how they end:
+every game must end by its own rules (a win, or a draw by a rule of its own) in some of them.
 """
 
 import random
+from collections import Counter
 
 import pytest
 
@@ -297,6 +308,9 @@ def schedule(cls, variants):
 @pytest.mark.slow
 @pytest.mark.parametrize("cls", GAMES, ids=lambda c: c.id)
 def test_thousands_of_random_games_in_every_phase_undo_replay_and_end(cls):
+    """Termination, undo, redo and replay over 2000 seeded random games (the module docstring): most with a
+    turn limit shortened on purpose, so this test alone says little about a game's own ending rules; the
+    next one counts those."""
     rng = random.Random(f"{cls.id} properties")
     variants = option_variants(cls)
     assert all(_accepts(cls, v) for v in variants)
@@ -327,3 +341,54 @@ def test_thousands_of_random_games_in_every_phase_undo_replay_and_end(cls):
         assert full_phases <= short_phases, (cls.id, variant, full_phases - short_phases)
         if len(full_phases) > 1:
             assert left >= 0.8 * count, (cls.id, variant, f"{left} of {count} games left the first phase")
+
+
+# -- the games' own endings -------------------------------------------------------------------------------
+
+OWN_ENDINGS = 2  # games per game that must end by the game's own rules, not by the turn limit
+MOST_GAMES = 8  # ... within this many seeded games
+LIMIT = "the turn limit"  # the draw reason of the turn limit (companion/engine.py, end_turn)
+
+
+def best_or_random(game, rng):
+    """Half the time the action best for the mover by the game's own ``evaluate()`` after it (ties broken at
+    random), else a random one; the die's roll at random. Random play alone runs most of these games to
+    the turn limit; a player with some intent ends them as their rules say."""
+    if game.is_chance or rng.random() < 0.5:
+        return game.random_action(rng)
+    me, best, top = game.to_move, [], -1.0
+    for action in game.legal_actions():
+        game.push_legal(action)
+        value = game.evaluate()[me]
+        game.retract()
+        if value > top:
+            best, top = [action], value
+        elif value == top:
+            best.append(action)
+    return rng.choice(best)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("cls", GAMES, ids=lambda c: c.id)
+def test_every_game_ends_by_its_own_rules_in_seeded_games_at_its_default_options(cls):
+    """Seeded games at the default options (the turn limit too; the player counts in turn), each move
+    ``best_or_random``: at least OWN_ENDINGS of at most MOST_GAMES end by the game's own rules, a win or a
+    draw by a rule of its own (a deadlock, a stall, equal piles...), counted by how they ended. Every
+    draw names its reason and a game with a winner none, in the state the CLI and the page read
+    (``draw``)."""
+    endings = Counter()
+    span = cls.max_players - cls.min_players + 1
+    for seed in range(MOST_GAMES):
+        rng = random.Random(f"{cls.id} own ending {seed}")
+        game = cls(cls.min_players + seed % span)
+        while not game.over:
+            assert game.draw_reason() is None
+            game.push_legal(best_or_random(game, rng))
+        draw = game.state_dict()["draw"]
+        assert (draw is None) == bool(game.winners), (seed, game.winners, draw)
+        assert draw is None or draw.strip(), seed
+        endings["won" if game.winners else draw] += 1
+        if sum(n for how, n in endings.items() if how != LIMIT) >= OWN_ENDINGS:
+            break
+    own = sum(n for how, n in endings.items() if how != LIMIT)
+    assert own >= OWN_ENDINGS, f"{cls.id}: {own} of {sum(endings.values())} games ended by its own rules: {endings}"

@@ -122,7 +122,7 @@ def test_a_full_board_is_a_draw_when_blocked_players_pass():
     game.arrange((every[::2], every[1::2]))
     assert names(game.legal_actions()) == {"pass"}
     game.apply("pass")
-    assert game.over and game.winners == ()
+    assert game.over and game.winners == () and game.draw_reason() == "nobody can ever move again"
 
 
 @pytest.mark.parametrize(

@@ -317,6 +317,7 @@ def test_a_stall_without_squads_or_captures_is_a_draw():
     game.apply("BBBB-BBBY")
     game.apply("end")
     assert game.over and game.winners == ()
+    assert game.draw_reason() == "1 turns each of battle without a squad or platoon formed or a capture"
 
 
 def test_a_capture_by_military_restarts_the_stall_count():
@@ -343,6 +344,7 @@ def test_the_turn_limit_counts_turns_of_battle():
     while not game.over:
         game.apply(game.random_action(rng))
     assert game.phase == "battle" and game.turn - game.start == 20 and game.winners == ()
+    assert game.draw_reason() == "the turn limit"
 
 
 def test_options_depth_and_patriots():

@@ -138,6 +138,7 @@ def test_one_equal_blob_each_is_a_draw():
     assert not game.over
     game.apply("YYRR-YYYR")  # hyperspace: now each side is one blob of four, and neither can ever devour
     assert game.over and game.winners == ()
+    assert game.state_dict()["draw"] == "one blob each, of the same size: neither can devour the other"
 
 
 def test_a_stall_without_a_devour_is_a_draw():
@@ -146,6 +147,9 @@ def test_a_stall_without_a_devour_is_a_draw():
     assert not game.over
     game.apply("YYYY-YYYR")
     assert game.over and game.winners == () and game.scores == (0, 0)
+    assert game.state_dict()["draw"] == "1 turns each without a piece devoured"
+    game.undo()
+    assert game.state_dict()["draw"] is None and not game.over  # undo takes the reason back with the end
 
 
 def test_the_stall_gives_each_player_their_full_count_of_turns():

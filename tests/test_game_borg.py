@@ -108,9 +108,11 @@ def test_one_equal_collective_each_is_a_draw_and_a_stall_too():
     game = position(TOWER, ["YY", "YYY", "YYYY", "YYRR"])
     play(game, "GGGG-GGR YYRR-YYYR")
     assert game.over and game.winners == ()
+    assert game.draw_reason() == "one collective each, of the same size: neither can assimilate the other"
     stalled = position(TOWER, FAR, stall=1)
     play(stalled, "GGGG-GGR YYYY-YYYR")
     assert stalled.over and stalled.winners == ()
+    assert stalled.draw_reason() == "1 turns each without a piece assimilated"
 
 
 def test_the_stall_counts_from_the_turn_after_an_assimilation():

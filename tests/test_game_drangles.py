@@ -48,6 +48,10 @@ def test_a_stone_passing_through_lands_past_it_not_back_where_it_started():
     game = play("0 0-G 0 0-R")
     game.apply("G-R")  # through player 1's stone on R
     assert game.transit == game.space.parse("R")
+    # The state shows the stone on its way, which ``stones`` (one a node) cannot: R shows player 1's.
+    state = game.state_dict()
+    assert state["through"] == {"node": "R", "player": 0, "kind": "stone"} and "G" not in state["stones"]
+    assert state["stones"]["R"] == {"player": 1, "kind": "stone"}
     assert names(game.legal_actions()) == {"R-Y", "R-RG", "R-RR", "R-RY", "R-RB"}
     with pytest.raises(IllegalAction, match="must land past it, not back on G"):
         game.apply("R-G")

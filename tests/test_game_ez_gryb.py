@@ -101,6 +101,7 @@ def test_a_position_where_nobody_can_ever_move_is_a_draw_at_once():
     game.apply("roll:G")
     game.apply("pass")
     assert game.over and game.winners == () and game.state_dict()["winner"] is None
+    assert game.state_dict()["draw"] == "nobody can ever move again, whatever the die shows"
 
 
 def test_a_stuck_player_alone_is_not_a_draw():

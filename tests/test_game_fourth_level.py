@@ -71,17 +71,20 @@ def test_a_stone_moves_sideways_or_via_hyperspace_to_a_free_node_and_never_leave
         game.apply("RGYG-RGYR")
 
 
-def test_covering_a_fourth_level_quadrangle_wins_eight_points():
+def test_covering_a_fourth_level_quadrangle_wins_one_point_counted_from_the_bottom():
+    """The game starts on the bottom level, so its points count from there (001 "Scoring GRYB", "Big &
+    Little Endians"; the conflict with 000's table: docs/rules/fourth-level.md)."""
     game = position(["GGGG", "GGGR", "GGGY", "RGGB"], ["YYYY"])
     game.apply("RGGB-GGGB")  # via hyperspace: the first locus steps from R to G
-    assert game.over and game.winner == 0 and game.scores == (8, 0)
+    assert game.over and game.winner == 0 and game.scores == (1, 0)
     assert [g.names() for g in game.grybs] == [["GGGG", "GGGR", "GGGY", "GGGB"]]
+    assert game.state_dict()["grybs"][0]["points"] == 1
 
 
 def test_a_placement_in_phase_one_can_already_win():
     game = play("roll:@GGGG GGGG roll:@RRRR RRRR roll:@GGGR GGGR roll:@RRRG RRRG "
                 "roll:@GGGY GGGY roll:@RRRY RRRY roll:@GGGB GGGB")
-    assert game.over and game.winner == 0 and game.scores == (8, 0)
+    assert game.over and game.winner == 0 and game.scores == (1, 0)
 
 
 def test_integrated_grybs_win_only_with_the_option():
@@ -93,6 +96,11 @@ def test_integrated_grybs_win_only_with_the_option():
     game.apply("BYRB-BYRY")
     assert game.over and game.winner == 0 and game.scores == (15, 0)
     assert game.grybs[0].levels == (1, 2, 3, 4)
+    # Levels 1 and 2 only (as 001's GRYB "A", on the fourth level): 8 for the level furthest from the
+    # bottom and 4 for the next (000's table would give 1 and 2).
+    game = position(["GGGG", "RRGG", "YYGG", "BYGG"], ["YYYY"], integrated=True)
+    game.apply("BYGG-BBGG")  # via hyperspace
+    assert game.over and [g.levels for g in game.grybs] == [(1, 2)] and game.scores == (12, 0)
 
 
 def test_a_long_game_is_a_draw_at_the_turn_limit():

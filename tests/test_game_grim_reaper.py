@@ -252,6 +252,7 @@ def test_both_populations_dying_together_is_a_draw():
     game = position(red="Mb2:1", blue="Fg7:1", at="red births")
     game.apply("pass")
     assert game.over and game.winners == () and game.outcome() == [0.5, 0.5]
+    assert game.draw_reason() == "both populations died out together"
 
 
 SOURCE_WIN = dict(
@@ -294,7 +295,7 @@ def test_the_turn_limit_ends_an_endless_game_in_a_draw():
     game = position(red="Ma1:99", blue="Mh8:99", turn_limit=10)
     while not game.over:
         game.apply(game.legal_actions()[0])
-    assert game.winners == () and game.turn == 10
+    assert game.winners == () and game.turn == 10 and game.draw_reason() == "the turn limit"
 
 
 # -- setup options ----------------------------------------------------------------------------------

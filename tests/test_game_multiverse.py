@@ -278,11 +278,12 @@ def test_a_win_in_two_players_and_the_turn_limit_and_stall_draws():
             break
         game.apply("roll:G" if game.to_move == 0 else "roll:B")
         game.apply(str(game.legal_actions()[0]))
-    assert game.over and game.winners == (0, 2)
+    assert game.over and game.winners == (0, 2) and game.draw_reason() is None  # the two still in share it
     game = position(["GGGG"], ["YYYY"], turn_limit=10)
     while not game.over:
         game.apply(game.random_action(random.Random(len(game.history))))
     assert game.winners == () and game.turn == 20  # both still in: a draw
+    assert game.draw_reason() == "the turn limit"
 
 
 def quiet_turns(game, moves):
@@ -303,6 +304,7 @@ def test_the_stall_ends_the_game_after_stall_turns_of_each_player_still_in():
     game = position(["GG"], ["YYYY"], stall=2)
     moves = {0: [("R", "GG-GR"), ("G", "GR-GG")], 1: [("B", "YYYY-YYYB"), ("Y", "YYYB-YYYY")]}
     assert quiet_turns(game, moves) == {0: 2, 1: 2} and game.winners == ()
+    assert game.draw_reason() == "2 turns each without a capture"
     # Three seats, one eliminated in phase one (the boards coincide: player two's ring takes player
     # one's): still two quiet turns for each player left, not the turns of three seats shared by two.
     game = MULTIVERSE(3, rings=1, stall=2)

@@ -107,7 +107,9 @@ def test_kings_court_sideways_moves_go_to_free_nodes_too_and_entries_never_land_
 def test_kings_court_landing_on_a_rival_holds_court(roll, mover, rival, captured):
     game = scenario.play(at("kings-court", ["G", "GB"], ["GG"], hand=5), "roll:G G-GG")
     assert game.is_chance and game.to_move == 0
+    assert game.state_dict()["encounter"] == {"from": "G", "to": "GG", "player": 0}  # holding court
     game.apply(f"roll:{roll}")
+    assert game.state_dict()["encounter"] is None
     parse = game.space.parse
     assert game.owner(parse(mover)) == 0 and game.captured == captured and game.to_move == 1
     if rival is None:

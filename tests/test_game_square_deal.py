@@ -91,6 +91,21 @@ def test_a_line_with_the_head_node_moves_down_by_a_first_locus():
     assert "0,G-R,RG" not in names(position(["0", "G"], ["YYYY"], easy=True).legal_actions())
 
 
+def test_headless_the_die_and_the_blocks_leave_out_the_head_node():
+    """001's Headless GRYB: 340 nodes for the die to choose from, and no block moves onto the head node."""
+    game = DEAL(headless=True)
+    assert game.is_chance and len(game.legal_actions()) == 340 and "roll:@0" not in names(game.legal_actions())
+    with pytest.raises(IllegalAction, match="head node"):
+        game.apply("roll:@0")
+    up = position(["Y", "YG", "YR"], ["BBBB"])
+    assert "Y,YG,YR-0,G,R" in names(up.legal_actions())  # the shared first locus excised, onto the head node
+    headless = position(["Y", "YG", "YR"], ["BBBB"], headless=True)
+    legal = names(headless.legal_actions())
+    assert not any("0" in move for move in legal) and "Y,YG,YR-RY,RYG,RYR" in legal  # interjected: still there
+    assert DEAL.describe()["options"][1] == {"name": "headless", "default": False,
+                                             "help": "play without the head node (001 'headless': 340 nodes)"}
+
+
 def test_a_shape_moves_as_a_block_and_blocks_must_be_contiguous_and_free():
     game = position(["GR", "GRY", "GRYY"], ["RGGG"])
     assert "GR,GRY,GRYY-R,RY,RYY" in names(game.legal_actions())  # the manual's excision example
@@ -133,6 +148,7 @@ def test_equal_piles_are_a_draw():
     game = position(["GGGG", "RRRR"], ["YYYY", "BBBB"], stall=1)
     play(game, "GGGG-GGGR YYYY-YYYR")
     assert game.over and game.winners == ()
+    assert game.draw_reason() == "1 turns each without a GRYB, and the capture piles are equal"
 
 
 def test_a_boxed_in_player_must_pass():

@@ -74,6 +74,7 @@ def test_equal_points_are_a_draw():
     play("GGG-GGR RRR-RRY GGR-GGY RRY-RYY GGY-GGB", game)
     game.apply("RYY-YYY")
     assert game.over and game.winners == () and game.scores == (3, 3)
+    assert game.draw_reason() == "every nut is gathered, and the points are equal"
 
 
 def test_squirrels_stay_on_the_third_level_and_never_share_a_node():

@@ -140,7 +140,7 @@ def test_the_game_plays_its_playouts_there_and_is_left_as_it_was():
 def test_only_ez_grybs_rules_play_on_bitboards():
     # Every parameter of the composer is either one the bitboards play as EZ GRYB has it, or one they
     # take as it comes: a parameter added later must be put on one side or the other.
-    taken_as_they_come = {"id", "name", "source", "summary", "players", "depth", "stones", "turn_limit"}
+    taken_as_they_come = {"id", "name", "source", "summary", "players", "depth", "stones", "turn_limit", "series"}
     assert {p.key for p in composition.SCHEMA} == set(playout.RULES) | taken_as_they_come
     assert all(getattr(EZ.base_rules, key) == value for key, value in playout.RULES.items())
     assert playout.plays(EZ(2, depth=6, stones=200).rules, 2)

@@ -1,6 +1,6 @@
 """Every game the companion ships with has its rules decisions written down in docs/rules/ (the project's
-standard): a page named by its id, or a page whose title names it (docs/rules/drangles.md holds Hyper
-Drangles and Sumo Drangles too)."""
+standard), on a page of its own named by its id: docs/rules/<id>.md, titled with the game's name. A game
+built on another (Hyper Drangles on 'Drangles) says so on its page and links the other."""
 
 from pathlib import Path
 
@@ -9,10 +9,11 @@ from companion.engine import catalogue
 RULES = Path(__file__).resolve().parent.parent / "docs" / "rules"
 
 
-def test_every_shipped_game_has_a_rules_page():
+def test_every_shipped_game_has_a_rules_page_of_its_own():
     pages = {page.stem: page.read_text(encoding="utf-8") for page in RULES.glob("*.md")}
-    titles = [text.splitlines()[0] for text in pages.values() if text]
     shipped = [cls for cls in catalogue() if not getattr(cls, "composed", False) or cls.shipped]
-    missing = [cls.id for cls in shipped if cls.id not in pages and not any(cls.name in t for t in titles)]
-    assert not missing, f"no page in docs/rules/ for {missing}"
+    missing = [cls.id for cls in shipped if cls.id not in pages]
+    assert not missing, f"no page docs/rules/<id>.md for {missing}"
+    untitled = [cls.id for cls in shipped if cls.name not in pages[cls.id].splitlines()[0]]
+    assert not untitled, f"pages whose title does not name their game: {untitled}"
     assert len(shipped) >= 28

@@ -1162,6 +1162,20 @@ def the_form(page: str) -> str:
     return page.split('<form class="newgame"')[1].split("</form>")[0]
 
 
+def test_the_catalogue_gives_each_game_the_series_its_manuals_suggest_and_their_default(client):
+    """What the games form needs to offer a game's own series and preselect its default: EZ GRYB's four
+    (000: best of five or first to 21; 001's Quick & Easy: best of three or first to 8), 000's first by
+    default; none for a game whose manuals suggest none."""
+    games = {g["id"]: g for g in client.get("/api/games").get_json()["games"]}
+    ez = games["ez-gryb"]["series"]
+    assert [(p["method"], p["target"], p["source"]) for p in ez["presets"]] == [
+        ("games", 5, "000 EZ GRYB"), ("points", 21, "000 EZ GRYB"), ("games", 3, "001 Quick & Easy GRYB"),
+        ("points", 8, "001 Quick & Easy GRYB")]
+    assert ez["default"] == "ez-best-of-five" == ez["presets"][0]["id"]
+    assert ez["presets"][1]["short"] == "first to 21 points"
+    assert games["hyper-chess"]["series"] == games["drangles"]["series"] == {"presets": [], "default": None}
+
+
 def test_a_name_with_half_a_character_stored_before_the_page_refused_one_shows_as_a_replacement(tmp_path):
     """Before the page refused a lone surrogate (2026-11-25) one could be stored as a name; every page that
     showed it then failed (a 500 on /history, on the replay and the export, for good). The store reads

@@ -11,7 +11,7 @@ from companion.ai import LEVELS
 from companion.engine import catalogue
 from companion.runtime import GO_ON
 from companion.seating import by_player
-from companion.series import METHODS, PRESETS
+from companion.series import METHODS, PRESETS, describe
 
 from .play import KINDS, SEATS, _call, compact
 from .security import body, paired, refuse, web
@@ -40,10 +40,9 @@ def listed() -> list[dict]:
 
 
 def presets() -> list[dict]:
-    """The manuals' series; ``short`` is the name without its game ("first to 21 points"), as other games'
-    forms offer it."""
-    return [{"id": p.id, "name": p.name, "short": p.name.split(": ", 1)[-1], "method": p.method,
-             "target": p.target, "source": p.source} for p in PRESETS.values()]
+    """Every series preset of the manuals; ``short`` is the name without its game ("first to 21 points").
+    Each game's own presets and its default are in its entry of ``games()`` (``series``)."""
+    return [describe(p) for p in PRESETS]
 
 
 def _seats(config, colours: list[str]) -> list[dict]:

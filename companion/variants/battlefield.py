@@ -494,9 +494,10 @@ class Battlefield(Game):
         self.turn += 1
         if self.phase == BATTLE:
             if self.turn - self.start >= self.settings["turn_limit"] * self.players:
-                self.finish(())
+                self.finish((), draw="the turn limit")
             elif self.turn - self.since >= self.settings["stall"] * self.players:
-                self.finish(())
+                self.finish((), draw=f"{self.settings['stall']} turns each of battle without a squad or platoon "
+                            "formed or a capture")
 
     # -- reasons ---------------------------------------------------------------------------------------
 

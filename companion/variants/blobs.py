@@ -40,13 +40,15 @@ _FACES = tuple(Action.roll_node(n) for n in range(nd.count(nd.MAX_DEPTH)))
 class OozeGame(Game):
     """Blobs and The Borg share everything but what an oozing piece does to the opponent's pieces.
 
-    A subclass MUST set ``word`` (what a group of four or more is called) and ``verb``, and MAY override
-    :meth:`_prey` (opponent nodes an oozing piece may land on) and :meth:`_after_ooze` (what happens once
-    it has landed); both get the size of the moving blob as it stood before the move.
+    A subclass MUST set ``word`` (what a group of four or more is called), ``verb`` and ``done`` (its past
+    participle), and MAY override :meth:`_prey` (opponent nodes an oozing piece may land on) and
+    :meth:`_after_ooze` (what happens once it has landed); both get the size of the moving blob as it stood
+    before the move.
     """
 
     word = "blob"
     verb = "devour"
+    done = "devoured"  # the verb's past participle, for the stall's draw
     die = NODE_DIE
     options = (DEPTH, HEADLESS, STONES, STALL, TURN_LIMIT)
     # since: the first turn after the last piece devoured or assimilated (or phase two's first turn), for the
@@ -270,7 +272,8 @@ class OozeGame(Game):
     def end_turn(self) -> None:
         super().end_turn()
         if not self.over and self.phase == MOVING and self.turn - self.since >= self.settings["stall"] * self.players:
-            self.finish((), self.captured)  # nobody has gobbled anything for `stall` turns each
+            # Nobody has gobbled anything for `stall` turns each.
+            self.finish((), self.captured, draw=f"{self.settings['stall']} turns each without a piece {self.done}")
 
     def _judge(self) -> None:
         """End the game when a player can never win (docs/rules/blobs.md, "Who can still win")."""
@@ -282,8 +285,11 @@ class OozeGame(Game):
         for p, q in ((0, 1), (1, 0)):
             if whole[p] and counts[p] > counts[q]:
                 return self.finish((p,), self.captured)  # q can never build a blob big enough to bite it
-        if (all(whole) and counts[0] == counts[1]) or max(counts) < BLOB:
-            self.finish((), self.captured)  # one equal blob each: mutually unable to gobble one another up
+        if all(whole) and counts[0] == counts[1]:  # mutually unable to gobble one another up
+            self.finish((), self.captured, draw=f"one {self.word} each, of the same size: neither can {self.verb} "
+                        "the other")
+        elif max(counts) < BLOB:
+            self.finish((), self.captured, draw=f"neither player has pieces enough for a {self.word}")
 
     # -- the computer player ---------------------------------------------------------------------------
 
@@ -310,7 +316,7 @@ class Blobs(OozeGame):
     summary = ("Place 15 pieces each where the node die says, then move pieces, lines and shapes to build blobs "
                "of four or more. A blob oozes one piece a turn and devours opponent pieces and smaller blobs; "
                "leave the opponent unable to win.")
-    word, verb = "blob", "devour"
+    word, verb, done = "blob", "devour", "devoured"
 
     def _prey(self, size: int, theirs: Bitboard) -> Bitboard:
         # Any opponent piece outside a blob, or in a blob smaller than the devourer.
@@ -343,7 +349,7 @@ class Borg(OozeGame):
     summary = ("Place 15 pieces each where the node die says, then move pieces, lines and shapes to build "
                "collectives of four or more. A collective oozes one piece a turn and assimilates the opponent "
                "pieces next to where it lands; turn the opponent's pieces into yours.")
-    word, verb = "collective", "assimilate"
+    word, verb, done = "collective", "assimilate", "assimilated"
 
     def _prey_reason(self, target: Node, size: int) -> str:
         return (f"{nd.name(target)} is occupied: a collective lands on a free node and assimilates the pieces "

@@ -259,7 +259,7 @@ class GrimReaper(Game):
         lat = self.lattice
         alive = [p for p in range(self.players) if self.stones[p] or self.in_hand[p] > 0]
         if not alive:
-            self.finish(())  # both populations died out together
+            self.finish((), draw="both populations died out together")
             return
         winners = set()
         if len(alive) == 1:
@@ -271,7 +271,7 @@ class GrimReaper(Game):
         if winners:
             self.finish(sorted(winners))
         elif self.turn >= self.settings["turn_limit"]:
-            self.finish(())
+            self.finish((), draw="the turn limit")
 
     # -- chance: random life ------------------------------------------------------------------------
 

@@ -328,17 +328,9 @@ class Grybu(Game):
         if self.over:  # the turn limit
             return
         if self.quiet >= self.settings["quiet_turns"] * 2:
-            self.finish(())
+            self.finish((), draw=f"{self.settings['quiet_turns']} turns each without a ring pushed off")
         elif not self._moves():
             self.finish((me,))  # the player to move has no passive move with an aggressive one: they lose
-
-    def draw_reason(self) -> str | None:
-        """Why a finished game is a draw (None while it goes on or when somebody won)."""
-        if not self.over or self.winners:
-            return None
-        if self.quiet >= self.settings["quiet_turns"] * 2:
-            return f"{self.settings['quiet_turns']} turns each without a ring pushed off"
-        return "the turn limit"
 
     # -- evaluation for the computer player -------------------------------------------------------------
 
@@ -435,5 +427,4 @@ class Grybu(Game):
             "board": BOARD_NAMES[self.passive[0]], "move": describe(self.passive[1]),
             "aggressive_boards": [BOARD_NAMES[b] for b in opposite(self.passive[0])]}
         out["homes"] = [[BOARD_NAMES[b] for b in HOMES[p]] for p in (0, 1)]
-        out["draw"] = self.draw_reason()
         return out

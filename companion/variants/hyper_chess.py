@@ -500,28 +500,18 @@ class HyperChess(Game):
         self.seen = (key,) if captured or irreversible else self.seen + (key,)
         if self.over:  # the turn limit
             return
-        if not replies or self.seen.count(key) >= 3 or self.quiet >= self.settings["quiet_turns"] * 2 \
-                or self._bare_kings():
-            self.finish(())
+        if not replies:
+            self.finish((), draw="stalemate")
+        elif self.seen.count(key) >= 3:
+            self.finish((), draw="threefold repetition")
+        elif self.quiet >= self.settings["quiet_turns"] * 2:
+            self.finish((), draw=f"{self.settings['quiet_turns']} turns each without a capture")
+        elif self._bare_kings():
+            self.finish((), draw="neither side has a piece that can give check")
 
     def _bare_kings(self) -> bool:
         """Neither side has a piece that could ever give check: Kings and Pawns only."""
         return not any(map(_armed, self.pieces))
-
-    def draw_reason(self) -> str | None:
-        """Why a finished game is a draw (None while it goes on or when somebody won)."""
-        if not self.over or self.winners:
-            return None
-        if not self.check and not self._any_legal(self.to_move) and \
-                self.turn < self.settings["turn_limit"] * self.players:
-            return "stalemate"
-        if self.seen and self.seen.count(self.seen[-1]) >= 3:
-            return "threefold repetition"
-        if self.quiet >= self.settings["quiet_turns"] * 2:
-            return f"{self.settings['quiet_turns']} turns each without a capture"
-        if self._bare_kings():
-            return "neither side has a piece that can give check"
-        return "the turn limit"
 
     # -- evaluation for the computer player -------------------------------------------------------------
 
@@ -681,5 +671,4 @@ class HyperChess(Game):
         out = super().state_dict()
         out["check"] = self.check and not self.over
         out["castling"] = list(self.castle)
-        out["draw"] = self.draw_reason()
         return out

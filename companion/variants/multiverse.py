@@ -420,7 +420,8 @@ class Multiverse(Game):
         stalled = self.phase == MOVING and self.turn - self.since >= quiet
         if self.turn >= limit or stalled:
             alive = self.players_in()
-            self.finish(() if len(alive) == self.players else alive)
+            why = "the turn limit" if self.turn >= limit else f"{self.settings['stall']} turns each without a capture"
+            self.finish(() if len(alive) == self.players else alive, draw=why)
             return
         for step in range(1, self.players + 1):
             q = (self.to_move + step) % self.players

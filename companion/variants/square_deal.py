@@ -18,6 +18,7 @@ from ..node import Bitboard, Node
 from ..space import GameSpace, MoveKind, bits
 
 DEPTH = Option("depth", 4, "board depth: 4 standard, 5 Giant GRYB, 6 Super Giant GRYB", minimum=2, maximum=6)
+HEADLESS = Option("headless", False, "play without the head node (001 'headless': 340 nodes)")
 STONES = Option("stones", 20, "stones each player places in phase one", minimum=2, maximum=200)
 EASY = Option("easy", False, "the easier version: moves only up, down, sideways and via hyperspace")
 STALL = Option("stall", 20, "the last pieces are conceded (the game ends) after this many turns each "
@@ -38,7 +39,7 @@ class SquareDeal(Game):
     summary = ("Place 20 stones each where the node die says, then move a stone, line or shape a turn. "
                "Completing any GRYB, of either player's stones, captures it whole; most opponent stones wins.")
     die = NODE_DIE
-    options = (DEPTH, STONES, EASY, STALL, TURN_LIMIT)
+    options = (DEPTH, HEADLESS, STONES, EASY, STALL, TURN_LIMIT)
     finds_grybs = True
     # own_captured: the mover's own stones in their capture pile (they do not score);
     # since: the turn of the last GRYB (or the start of phase two), for conceding a stalled game.
@@ -144,7 +145,7 @@ class SquareDeal(Game):
             self.since = self.turn
         self.end_turn()
         if not self.over and self.phase == "move" and self.occupied.bit_count() < 4:
-            self._finish_by_piles()  # not enough stones left for a GRYB
+            self._finish_by_piles("fewer than four stones are left for a GRYB")
 
     def _capture(self, targets: tuple[Node, ...]) -> None:
         """Every GRYB the stones just placed or moved complete goes whole to the mover's capture pile."""
@@ -171,9 +172,10 @@ class SquareDeal(Game):
         super().end_turn()
         # Nobody has found a GRYB for `stall` turns each: the last pieces are conceded.
         if not self.over and self.phase == "move" and self.turn - self.since > self.settings["stall"] * self.players:
-            self._finish_by_piles()
+            self._finish_by_piles(f"{self.settings['stall']} turns each without a GRYB")
 
-    def _finish_by_piles(self) -> None:
+    def _finish_by_piles(self, why: str) -> None:
+        """The bigger capture pile wins; equal piles are a draw, for ``why`` the game ended."""
         best = max(self.captured)
         winners = [p for p, c in enumerate(self.captured) if c == best]
-        self.finish(winners if len(winners) == 1 else (), self.captured)
+        self.finish(winners if len(winners) == 1 else (), self.captured, draw=f"{why}, and the capture piles are equal")

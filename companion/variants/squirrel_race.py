@@ -158,7 +158,7 @@ class SquirrelRace(Game):
         self.squirrels = tuple(squirrels)
         self._gather(t)
         if not self.nuts:
-            self._finish_by_points()
+            self._finish_by_points("every nut is gathered")
             return
         if self.phase == ENTERING and None not in self.squirrels:
             self.phase = RACING
@@ -179,12 +179,13 @@ class SquirrelRace(Game):
     def end_turn(self) -> None:
         super().end_turn()
         if self.over:  # the turn limit: the points gathered so far decide, not a draw
-            self._finish_by_points()
+            self._finish_by_points("the turn limit")
 
-    def _finish_by_points(self) -> None:
+    def _finish_by_points(self, why: str) -> None:
+        """The most points win; equal points are a draw, for ``why`` the game ended."""
         best = max(self.scores)
         winners = [p for p, s in enumerate(self.scores) if s == best]
-        self.finish(winners if len(winners) == 1 else ())
+        self.finish(winners if len(winners) == 1 else (), draw=f"{why}, and the points are equal")
 
     # -- the computer player's sense of progress ------------------------------------------------------
 

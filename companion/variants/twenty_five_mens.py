@@ -240,7 +240,7 @@ class MorrisGame(Game):
         nxt = self.to_move = 1 - me
         self.turn += 1
         if self.turn >= self.turn_cap:
-            self.finish(())
+            self.finish((), draw="the turn limit")
         elif self.blocked_loses and self.phase == MOVING and not self._can_move(nxt):
             self.finish((me,))
 

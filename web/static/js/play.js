@@ -47,7 +47,7 @@ async function render(s) {
     $("turn-num").textContent = numbers.on() ? playerNumber(s, state.to_move) : "";
   }
   const die = $("die");
-  const face = state.die;
+  const face = state.die_shown;  // as the board's die LEDs: blank while a roll is due (state.die is the last roll)
   die.className = "die" + (face && COLOUR[face] ? " " + face : face ? " node" : " blank");
   die.textContent = face || "–";
   die.setAttribute("aria-label", face ? `die shows ${COLOUR[face] || face}` : "die not rolled");
@@ -64,7 +64,7 @@ async function render(s) {
   $("roll").classList.toggle("idle", !state.awaiting_roll || state.over); // no roll due: dimmed (a tap says why)
   // Games without a die ('Drangles, Hyper-Chess, the Morris games ...): no ROLL and no die face; but one
   // that rolls now and then all the same (Grim Reaper's random life, after a birth) shows them from then.
-  $("roll").hidden = $("die").hidden = s.game.die === "none" && !state.awaiting_roll && !state.die;
+  $("roll").hidden = $("die").hidden = s.game.die === "none" && !state.awaiting_roll && !state.die_shown;
   scoreRows($("scores").tBodies[0], s, names);
   // Points as they change (a GRYB found, a move undone): the table is no live region, the move's message
   // ("Ann: B") does not say them, and a GRYB's outline is for the eye.
