@@ -1129,13 +1129,21 @@ def test_the_games_to_try_first_head_the_list_and_say_so(client):
     assert "New to GRYB? Start with EZ GRYB, the manuals' own first game, then try 'Drangles." in html.unescape(page)
 
 
-def test_the_manuals_series_are_named_for_their_game_only_on_its_own_form(client):
-    """Each preset says whose it is (data-of) and its whole name (data-long); games.js names it so on its own
-    game's form and by its short name on the others' (the browser test chooses EZ GRYB and Hyper-Chess)."""
-    form = the_form(client.get("/games").get_data(as_text=True))
-    assert ('<option value="preset:points:21" data-of="EZ GRYB" data-long="EZ GRYB: first to 21 points">'
-            'first to 21 points</option>') in form
-    assert 'data-of="Quick &amp; Easy" data-long="Quick &amp; Easy: first to 8 points">first to 8 points<' in form
+def test_each_game_card_names_the_series_its_manuals_give_and_their_default(client):
+    """games.js offers a game only its own presets (data-presets) and chooses its default (data-default), as
+    `variants` lists them (the browser test chooses EZ GRYB, Hyper-Chess and Multiverse)."""
+    page = client.get("/games").get_data(as_text=True)
+    described = {g["id"]: g["series"] for g in client.get("/api/games").get_json()["games"]}
+    cards = dict((i, (p, d)) for i, p, d in re.findall(
+        r'<input type="radio" name="game" value="([^"]+)"[^>]* data-presets="([^"]*)" data-default="([^"]*)"', page))
+    assert set(cards) == set(described)
+    for game_id, (given, default) in cards.items():
+        assert given.split() == [p["id"] for p in described[game_id]["presets"]]
+        assert default == (described[game_id]["default"] or "")
+    assert cards["ez-gryb"] == ("ez-best-of-five ez-first-to-21 quick-best-of-three quick-first-to-8", "ez-best-of-five")
+    assert cards["hyper-chess"] == ("", "")
+    form = the_form(page)
+    assert '<option value="preset:points:21" data-id="ez-first-to-21" data-source="000 EZ GRYB">EZ GRYB: first to 21 points</option>' in form
 
 
 def test_the_games_page_has_one_form_and_each_games_own_options_once(client):

@@ -752,7 +752,8 @@ def test_the_form_goes_on_with_the_series_being_played(browser, site):
 
 def test_the_one_form_is_set_for_each_game_chosen_and_keeps_the_names_typed(browser, site):
     """/games has one form (a form per game, each repeating the seats and the series, weighed 188 KiB): the game
-    chosen gives it its name, its number of players, its own options and the manuals' series named for it;
+    chosen gives it its name, its number of players, its own options and the series its manuals give it (their
+    default chosen: EZ GRYB's best of five, 000), none for a game the manuals give none;
     the names typed stay from game to game, for the same people play whichever they choose."""
     rt = site.runtime
     rt.call("new_game", "multiverse", 3, {}, ["Ann", "Bo", "Cy"], {"method": "games", "target": 3})
@@ -765,7 +766,8 @@ def test_the_one_form_is_set_for_each_game_chosen_and_keeps_the_names_typed(brow
             players: [...f.elements.players.options].map(o => o.value), count: f.elements.players.value,
             seats: [...f.querySelectorAll('.seat')].filter(s => !s.hidden).length,
             options: [...f.querySelectorAll("[name^='opt-']")].map(e => e.name.slice(4)),
-            presets: [...f.elements.series.options].filter(o => o.value.startsWith('preset:')).map(o => o.textContent),
+            presets: [...f.elements.series.options].filter(o => o.value.startsWith('preset:') && !o.hidden && !o.disabled)
+                .map(o => o.textContent),
             series: f.elements.series.value})""")
 
     def choose(game_id):
@@ -776,20 +778,20 @@ def test_the_one_form_is_set_for_each_game_chosen_and_keeps_the_names_typed(brow
     assert multiverse == {"game": "multiverse", "title": "Multiverse", "howto": "/games/multiverse/rules",
                           "start": "Start Multiverse", "players": ["2", "3", "4"], "count": "3", "seats": 3,
                           "options": ["depth", "rings", "stall", "turn_limit"], "series": "continue",
-                          "presets": ["most points out of five games", "first to 21 points",
-                                      "most points out of three games", "first to 8 points"]}
+                          "presets": []}
     choose("ez-gryb")
     ez = shown()
     assert (ez["game"], ez["players"], ez["count"], ez["seats"]) == ("ez-gryb", ["2"], "2", 2)
-    assert ez["options"] == ["depth", "stones", "turn_limit"] and ez["series"] == ""  # not the game being played
+    # Not the game being played: the manuals' own default series, 000's five games.
+    assert ez["options"] == ["depth", "stones", "turn_limit"] and ez["series"] == "preset:games:5"
     assert ez["presets"] == ["EZ GRYB: most points out of five games", "EZ GRYB: first to 21 points",
-                             "most points out of three games", "first to 8 points"]
+                             "Quick & Easy: most points out of three games", "Quick & Easy: first to 8 points"]
     form.locator("input[name='name0']").fill("Di")
     form.locator("input[name='opt-stones']").fill("12")
     choose("hyper-chess")
     chess = shown()
     assert chess["options"] == ["hyperspace", "headless", "first", "quiet_turns", "turn_limit"]
-    assert chess["presets"] == multiverse["presets"] and form.locator("input[name='name0']").input_value() == "Di"
+    assert chess["presets"] == [] and chess["series"] == "" and form.locator("input[name='name0']").input_value() == "Di"
     choose("ez-gryb")  # its options as they first were: a game's options are its own
     assert form.locator("input[name='opt-stones']").input_value() == "30"
     choose("multiverse")

@@ -28,15 +28,17 @@ function setFor(radio) {
   const own = document.getElementById(`options-${radio.value}`);
   options.replaceChildren(options.querySelector("legend"), ...(own ? [own.content.cloneNode(true)] : []));
   options.hidden = !own;
-  // A preset of the manuals is named in full on its own game's form ("EZ GRYB: first to 21 points"), and
-  // without the game's name on the others'. Going on with the series being played is chosen already on the
-  // form of the game being played; on another game's, just this game is.
+  // The series its manuals give the game (EZ GRYB: five games, or first to 21 points), and only those; the
+  // manuals' default is chosen already. Going on with the series being played is chosen instead on the form
+  // of the game being played; a game the manuals give no series starts as just this game.
+  const given = new Set(radio.dataset.presets.split(" ").filter(Boolean));
+  let preset = "";
   for (const o of series.options) {
-    if (!o.dataset.long) continue;
-    o.dataset.short ??= o.textContent;
-    o.textContent = o.dataset.of === name ? o.dataset.long : o.dataset.short;
+    if (!o.dataset.id) continue;
+    o.hidden = o.disabled = !given.has(o.dataset.id);
+    if (o.dataset.id === radio.dataset.default) preset = o.value;
   }
-  series.value = radio.value === form.dataset.current && [...series.options].some((o) => o.value === "continue") ? "continue" : "";
+  series.value = radio.value === form.dataset.current && [...series.options].some((o) => o.value === "continue") ? "continue" : preset;
   custom.hidden = true;
   msg.textContent = "";
 }
