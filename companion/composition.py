@@ -36,7 +36,7 @@ import json
 import os
 import re
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -208,6 +208,10 @@ class Rules:
 
     values: tuple[tuple[str, Any], ...]
     options: tuple[OptionSpec, ...] = ()
+    # Rules a game was already played by (a stored or exported record): parameters that could never take
+    # effect are let be, since they change nothing in play, and a record made before such a parameter was
+    # refused must still replay.
+    played: bool = field(default=False, compare=False)
 
     def __post_init__(self):
         for key, value in self.values:  # rules.depth, rules.win ...: plain attributes, read on hot paths
@@ -219,7 +223,7 @@ class Rules:
     def with_values(self, changes: dict[str, Any]) -> Rules:
         """These rules with some parameters changed (a game's options), checked again as a whole."""
         data = self.as_dict() | changes
-        return _check(data, self.options, ends=False)  # the ranges were checked with the file
+        return _check(data, self.options, ends=False, played=self.played)  # the ranges were checked with the file
 
     @property
     def kinds(self) -> tuple[str, ...]:
@@ -269,8 +273,9 @@ def load(path: str | Path) -> Rules:
         raise CompositionError(f"{path.name}: {err}") from None
 
 
-def parse(data: dict) -> Rules:
-    """Check a composition given as nested tables (as TOML or JSON read it)."""
+def parse(data: dict, played: bool = False) -> Rules:
+    """Check a composition given as nested tables (as TOML or JSON read it). ``played``: the rules of a game
+    already played (a record), read as they were played: see :attr:`Rules.played`."""
     flat: dict[str, Any] = {}
     for key, value in data.items():
         if key == "options":
@@ -296,7 +301,7 @@ def parse(data: dict) -> Rules:
             raise CompositionError(f"{required} is missing: every composition names its {required}")
     options = _parse_options(data.get("options", {}))
     values = {p.key: flat.get(p.key, p.default) for p in SCHEMA}
-    return _check(values, options)
+    return _check(values, options, played=played)
 
 
 def _parse_options(table: Any) -> tuple[OptionSpec, ...]:
@@ -330,26 +335,26 @@ def _parse_options(table: Any) -> tuple[OptionSpec, ...]:
 # -- checking ---------------------------------------------------------------------------------------
 
 
-def _check(values: dict[str, Any], options: tuple[OptionSpec, ...], ends: bool = True) -> Rules:
+def _check(values: dict[str, Any], options: tuple[OptionSpec, ...], ends: bool = True, played: bool = False) -> Rules:
     for p in SCHEMA:
         values[p.key] = _check_value(p, values[p.key])
     for spec in options:
         value = values[spec.key]
         if spec.choices is not None and value not in spec.choices:
             raise CompositionError(f"[options] {spec.key}: its own value {value!r} is not among its choices")
-    _check_together(values)
+    _check_together(values, played)
     for spec in options if ends else ():  # what players may choose must make a game too: both ends of a range
         for end in () if spec.minimum is None else (spec.minimum, spec.maximum):
             try:
-                _check_together({**values, spec.key: end})
+                _check_together({**values, spec.key: end}, played)
             except CompositionError as err:
                 raise CompositionError(f"[options] {spec.key} = {end} (an end of its range): {err}") from None
         for choice in spec.choices or ():  # ... and every one of a list of choices
             try:
-                _check_together({**values, spec.key: _check_value(PARAMS[spec.key], choice)})
+                _check_together({**values, spec.key: _check_value(PARAMS[spec.key], choice)}, played)
             except CompositionError as err:
                 raise CompositionError(f"[options] {spec.key} = {choice!r} (one of its choices): {err}") from None
-    return Rules(tuple((k, _freeze(v)) for k, v in values.items()), options)
+    return Rules(tuple((k, _freeze(v)) for k, v in values.items()), options, played)
 
 
 def _check_value(p: Param, value: Any) -> Any:
@@ -436,8 +441,8 @@ def _nodes(values: dict, key: str, names) -> list[int]:
         raise CompositionError(f"{PARAMS[key].where}: {err}") from None
 
 
-def _check_together(v: dict[str, Any]) -> None:
-    """Contradictions between parameters, each named by both sides."""
+def _check_together(v: dict[str, Any], played: bool = False) -> None:
+    """Contradictions between parameters, each named by both sides (``played``: not the dead ones)."""
     low, high = v["players"]
     depth, kinds = v["depth"], [kind for key, kind in MOVE_KEYS.items() if v[key]]
     if v["teams"] and (low, high) != (4, 4):
@@ -502,7 +507,8 @@ def _check_together(v: dict[str, Any]) -> None:
                                    f"depth {depth}")
     if v["lateral_levels"] and not v["lateral"]:
         raise CompositionError("moves.lateral_levels limits lateral moves, but moves.lateral is false")
-    _check_dead(v, kinds)
+    if not played:
+        _check_dead(v, kinds)
     goals = v["win"]
     if "vacate" in goals and not v["exit"]:
         raise CompositionError("goal 'vacate': stones must be able to leave the board; set moves.exit")

@@ -39,7 +39,7 @@ class GameRecord:
         if self.rules is None:
             return find(self.game)(self.players, **self.options)
         try:
-            return composed.game_class(composition.parse(self.rules))(self.players, **self.options)
+            return composed.game_class(composition.parse(self.rules, played=True))(self.players, **self.options)
         except composition.CompositionError as err:
             raise RecordError(f"the record's composition does not read: {err}") from None
 

@@ -301,7 +301,7 @@ class Store:
         if rules is None:
             return find(row.game)
         try:
-            return composed.game_class(composition.parse(rules))
+            return composed.game_class(composition.parse(rules, played=True))
         except composition.CompositionError as err:
             raise StoreError(f"game {row.id}: its composition no longer reads: {err}") from None
 

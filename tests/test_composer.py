@@ -722,3 +722,33 @@ def test_the_reference_lists_every_parameter():
 def test_a_hop_is_not_a_kind_an_encounter_can_name():
     with pytest.raises(CompositionError, match="'hop' is not a kind of move"):
         rules('[moves]\nhopping = "any"\n[encounters]\nlanding = "lethal"\nlethal = ["hop"]\n')
+
+
+def test_a_game_played_by_rules_now_refused_as_dead_still_replays(tmp_path):
+    """A parameter that can never take effect is refused when a composition is checked (colour_of = 'source'
+    with no die), but a record or stored game made before that check replays: such a parameter changes
+    nothing in play, and no accepted move may be lost. Any other contradiction is still refused."""
+    from companion.store import Store
+
+    data = composition.to_data(rules('[tokens]\nstones = 4\n[moves]\nlateral = true'))
+    data.setdefault("turn", {})["colour_of"] = "source"  # as an older companion saved it
+    with pytest.raises(CompositionError, match="colour_of"):
+        composition.parse(data)
+    played = composition.parse(data, played=True)
+    cls = game_class(played)
+    g = cls(2)
+    rng = random.Random(3)
+    while not g.over and len(g.history) < 20:
+        g.apply(rng.choice(g.legal_actions()))
+    record = GameRecord.of(g)
+    assert record.rules["turn"]["colour_of"] == "source"
+    assert GameRecord.from_json(record.to_json()).replay().state_key() == g.state_key()
+    store = Store(tmp_path / "c.db")
+    game_id = store.new_game(g, ["a", "b"], None, None, 0.0)
+    for action, _ in g.history:
+        store.append(game_id, "action", str(action), 0.0)
+    assert store.replay(store.game_row(game_id)).state_key() == g.state_key()
+    store.close()
+    broken = dict(data, tokens={"stones": 0})
+    with pytest.raises(CompositionError):
+        composition.parse(broken, played=True)
