@@ -793,6 +793,43 @@ def test_history_replay_and_export(paired, rt):
     assert paired.get("/api/history/999").status_code == 404
 
 
+def test_the_exported_record_says_who_played_when_and_how_it_ended_and_reads_back(paired, rt):
+    """docs/notation.md: record.txt and record.json carry the players' names, the computer's level, the
+    game's start and its result, and the record reader reads either back to the same record."""
+    rt.die = LoadedDie("GRYB")
+    r = paired.post("/api/games/new", json={"game": "ez-gryb", "options": {"depth": 2, "stones": 4},
+                                            "names": ["Ann \"A\" #1", "Bo"], "seats": ["human", "easy"]})
+    assert r.status_code == 200, r.get_json()
+    game_id = rt.snapshot()["game_id"]
+    deadline = time.monotonic() + 60
+    while not (s := rt.call("snapshot"))["state"]["over"]:
+        assert time.monotonic() < deadline, s["table"]
+        proposal = s["table"].get("proposal")
+        if s["table"]["chores"]:
+            paired.post("/api/press", json={"node": s["table"]["chores"][0]["node"]})
+        elif proposal:  # the computer's move, carried out by hand as on the cloth
+            paired.post("/api/act", json={"action": proposal})
+        elif s["seats"][s["state"]["to_move"]] != "human":
+            time.sleep(0.01)  # it rolls by itself, then thinks
+        elif s["state"]["awaiting_roll"]:
+            paired.post("/api/roll")
+        else:
+            paired.post("/api/act", json={"action": s["legal"][0]})
+    row = rt.store.game_row(game_id)
+    text = paired.get(f"/api/history/{game_id}/record.txt").get_data(as_text=True)
+    started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(row.started))
+    winners = " ".join(str(w + 1) for w in row.result["winners"]) or "none"
+    assert text.partition("\n\n")[0].splitlines()[-6:] == [
+        f'[Date "{started}"]', '[Name1 "Ann \\"A\\" #1"]', '[Name2 "Bo"]', '[Seats "human easy"]',
+        f'[Winners "{winners}"]', f'[Points "{" ".join(map(str, row.result["scores"]))}"]']
+    from_text = GameRecord.from_text(text)
+    from_json = GameRecord.from_json(paired.get(f"/api/history/{game_id}/record.json").get_data(as_text=True))
+    assert from_text == from_json
+    assert (from_json.names, from_json.seats, from_json.date, from_json.result) == (
+        ["Ann \"A\" #1", "Bo"], ["human", "easy"], started, row.result)
+    assert from_text.replay().state_dict() == rt.store.replay(row).state_dict()
+
+
 def _play(paired, rt, rng, undos=0.0, until_over=True, actions=None):
     """Play the game on the board at random through the page's API: the stones the table asks for
     pressed, ROLL when the die is due, a random legal action otherwise (and now and then, with ``undos``,
