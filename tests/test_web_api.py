@@ -14,10 +14,11 @@ import pytest
 
 from companion.config import Config
 from companion.die import Die
-from companion.engine import find as find_game
+from companion.engine import catalogue, find as find_game
 from companion.record import GameRecord
 from companion.store import Store
 from companion.runtime import Runtime
+from hardware.node_input import SimulatedNodeInput
 from companion.table import said
 from web import create_app
 from web.compose import EXAMPLE
@@ -414,6 +415,51 @@ def test_secret_key_made_once_with_mode_0600_and_reused(rt, tmp_path, client):
     assert c2.post("/api/roll", headers={"X-CSRF-Token": token}).status_code == 200
 
 
+def _signed(app, data: dict) -> str:
+    """A session cookie as ``app`` signs one (Flask's own serializer, with the app's key)."""
+    return app.session_interface.get_signing_serializer(app).dumps(data)
+
+
+def test_a_session_cookie_signed_with_another_key_is_refused(paired, app, rt, tmp_path):
+    """A cookie made by another companion (another state directory, so another key), or forged, carries the
+    very session this one would accept: only the signature is wrong, and it is refused (401)."""
+    session = app.session_interface.get_signing_serializer(app).loads(paired.get_cookie("gryb_session").value)
+    assert {"csrf", "epoch", "paired_at"} <= set(session)
+    elsewhere = create_app(rt, Config(), state_dir=tmp_path / "another-board")
+    assert elsewhere.secret_key != app.secret_key
+    before = rt.call("snapshot")
+    phone = app.test_client()
+    phone.set_cookie("gryb_session", _signed(elsewhere, session))
+    headers = {"X-CSRF-Token": session["csrf"]}
+    r = phone.post("/api/roll", json={}, headers=headers)
+    assert r.status_code == 401 and "pair this phone first" in r.get_json()["error"]
+    assert phone.get("/api/session").get_json() == {"paired": False, "csrf": None}
+    assert unchanged(rt, before)
+    # The same session signed with this board's key goes through: it was the key, and only the key.
+    phone.set_cookie("gryb_session", _signed(app, session))
+    assert phone.post("/api/roll", json={}, headers=headers).status_code == 200
+
+
+def test_a_session_older_than_its_twelve_hours_is_refused(paired, app, rt):
+    """A phone paired 12 hours ago must pair again: the session's pairing time is signed into the cookie, so
+    a phone cannot keep it young. (A cookie whose pairing time says so, signed with this board's key, stands
+    for a phone that paired then; nothing sleeps.)"""
+    from web.security import SESSION_HOURS
+
+    session = app.session_interface.get_signing_serializer(app).loads(paired.get_cookie("gryb_session").value)
+    headers = {"X-CSRF-Token": session["csrf"]}
+    phone = app.test_client()
+    before = rt.call("snapshot")
+    phone.set_cookie("gryb_session", _signed(app, session | {"paired_at": time.time() - SESSION_HOURS * 3600 - 1}))
+    r = phone.post("/api/roll", json={}, headers=headers)
+    assert r.status_code == 401 and "pair this phone first" in r.get_json()["error"]
+    assert phone.get("/api/session").get_json()["paired"] is False and unchanged(rt, before)
+    # A minute short of the twelve hours it still plays.
+    phone.set_cookie("gryb_session", _signed(app, session | {"paired_at": time.time() - SESSION_HOURS * 3600 + 60}))
+    assert phone.get("/api/session").get_json()["paired"] is True
+    assert phone.post("/api/roll", json={}, headers=headers).status_code == 200
+
+
 def test_security_headers_on_every_response(client):
     for path in ["/", "/api/state", "/static/style.css", "/api/nope", "/nope"]:
         h = client.get(path).headers
@@ -424,13 +470,63 @@ def test_security_headers_on_every_response(client):
         assert h["X-Frame-Options"] == "DENY" and "camera=()" in h["Permissions-Policy"]
 
 
-def test_pages_have_no_inline_script_or_style(client):
-    import re
-    for path in ["/", "/games", "/history", "/settings"]:
-        html = client.get(path).get_data(as_text=True)
-        assert " style=" not in html and "<style" not in html
-        for tag in re.findall(r"<script[^>]*>", html):
-            assert 'src="' in tag or 'type="application/json"' in tag, tag
+def _inline_script_or_style(text: str) -> list[str]:
+    """What the CSP would refuse in a page: style attributes, <style> elements, <script> elements with code
+    (an element that names its src, or holds JSON data, runs nothing inline)."""
+    found = re.findall(r"\sstyle=|<style", text)
+    found += [tag for tag in re.findall(r"<script[^>]*>", text) if 'src="' not in tag and 'type="application/json"' not in tag]
+    found += re.findall(r"\son[a-z]+=", text)  # onclick= and its kind are inline scripts too
+    return found
+
+
+def test_pages_have_no_inline_script_or_style(app, paired, rt, tmp_path):
+    """Every page the app serves (every GET route outside /api and /static, each with the values its path
+    takes: every game's rules, a stored game's replay, every board), to a watcher, a paired phone and the
+    laptop simulator's own page, and the refusal page; and so every template renders in one of them."""
+    from flask import template_rendered
+    from jinja2 import meta
+
+    rt.die = LoadedDie("GRYB")
+    paired.post("/api/games/new", json={"game": "ez-gryb", "options": {"depth": 2, "stones": 4}})
+    _play(paired, rt, random.Random(1))  # a finished game: the history lists it with its outcome
+    finished = rt.snapshot()["game_id"]
+    paired.post("/api/games/new", json={"game": "drangles"})  # and one being played
+    rt.call("compose", COMPOSITION, "toml", False)  # a game of one's own: its rules page lists its parameters
+    laptop = create_app(rt, Config(), sim_input=SimulatedNodeInput(), state_dir=tmp_path / "state")
+    values = {"game_id": {"/games/<game_id>/rules": [g.id for g in catalogue()],
+                          "/history/<int:game_id>": [finished, rt.snapshot()["game_id"]]},
+              "depth": {"/board/<int:depth>.svg": [2, 3, 4, 5, 6]}}
+    paths = ["/nope", "/history/999"]  # the refusal page
+    for rule in app.url_map.iter_rules():
+        if "GET" not in rule.methods or rule.rule.startswith(("/api/", "/static/")):
+            continue
+        path = [rule.rule]
+        for argument in rule.arguments:
+            path = [re.sub(r"<[^>]*\b%s>" % argument, str(v), p) for p in path for v in values[argument][rule.rule]]
+        paths += path
+    rendered = set()
+
+    def seen(sender, template, context, **extra):
+        rendered.add(template.name)
+
+    try:
+        with template_rendered.connected_to(seen, app), template_rendered.connected_to(seen, laptop):
+            for client in (app.test_client(), paired, laptop.test_client()):
+                for path in paths:
+                    r = client.get(path)
+                    assert r.status_code == (404 if path in ("/nope", "/history/999") else 200), path
+                    assert not _inline_script_or_style(r.get_data(as_text=True)), (path, _inline_script_or_style(
+                        r.get_data(as_text=True)))
+    finally:
+        rt.call("forget_composition", PROBE)  # the catalogue is the process's: leave it as it was
+        laptop.extensions["gryb"].sim_input.close()
+    assert "/compose" in paths and "/games/csrf-probe/rules" in paths and f"/history/{finished}" in paths
+    # Every template was rendered, or is part of one that was (an include renders with its page).
+    env = app.jinja_env
+    parts = set(rendered)
+    for name in rendered:
+        parts |= set(meta.find_referenced_templates(env.parse(env.loader.get_source(env, name)[0])))
+    assert parts >= set(env.list_templates()), set(env.list_templates()) - parts
 
 
 # -- playing through the API -----------------------------------------------------------------------
