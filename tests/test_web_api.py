@@ -79,7 +79,13 @@ def test_status_defaults_to_the_simulator_and_uses_a_provider(rt, tmp_path):
     assert create_app(rt, Config(), state_dir=tmp_path).test_client().get("/api/status").get_json()["mode"] == "simulator"
     provided = {"serial": "connected /dev/ttyACM0", "heartbeat_age": 0.4, "leds": "ws281x"}
     app = create_app(rt, Config(), state_dir=tmp_path, status_provider=lambda: provided)
-    assert app.test_client().get("/api/status").get_json() == provided | {"mode": "hardware"}
+    status = app.test_client().get("/api/status").get_json()
+    # ... and the rows of the settings page's hardware table, which the page draws again from each answer.
+    assert status == provided | {"mode": "hardware", "shown": [["serial", "connected /dev/ttyACM0"],
+                                                                ["last heartbeat", "0.4 s ago: the board answers"],
+                                                                ["leds", "ws281x"], ["mode", "hardware"]]}
+    page = app.test_client().get("/settings").get_data(as_text=True)
+    assert re.findall(r"<tr><th>([^<]*)</th><td>([^<]*)</td></tr>", page) == [tuple(row) for row in status["shown"]]
     broken = create_app(rt, Config(), state_dir=tmp_path, status_provider=lambda: 1 / 0).test_client()
     assert broken.get("/settings").status_code == 200
 
@@ -297,8 +303,9 @@ def test_the_csrf_list_is_every_change_in_the_served_openapi_document(app):
 
 @pytest.mark.parametrize("method,path", CHANGES, ids=[f"{m} {p}" for m, p in CHANGES])
 def test_every_change_refuses_a_request_without_the_csrf_token(method, path, rt, tmp_path):
-    started = []  # the self-test launcher: it must not run for a refused request
-    app = create_app(rt, Config(), state_dir=tmp_path / "state", selftest=lambda: started.append(1) is None)
+    started = []  # the self-test launcher and its Cancel: neither may run for a refused request
+    app = create_app(rt, Config(), state_dir=tmp_path / "state", selftest=lambda: started.append(1) is None,
+                     cancel_selftest=lambda: started.append(0) is None)
     client = app.test_client()
     token = pair(client, rt)  # paired: the session cookie is there, only the header is missing or wrong
     rt.call("roll")  # EZ GRYB's die shows G: a press, an action, a hint all have something to do
@@ -842,6 +849,8 @@ def test_the_selftest_launcher(paired, rt, client):
     assert other.post("/api/selftest", json={}, headers=headers).status_code == 409  # one at a time
     assert app.test_client().post("/api/selftest", json={}).status_code in (401, 403)  # not paired
     assert paired.post("/api/selftest", json={}).status_code == 404  # this app has no hardware to test
+    assert paired.post("/api/selftest/cancel", json={}).status_code == 404
+    assert 'data-selftest="no"' in paired.get("/").get_data(as_text=True)  # Now playing asks nothing of it
 
 
 def test_history_replay_and_export(paired, rt):

@@ -79,7 +79,8 @@ def _json(schema: dict) -> dict:
 
 def _errors(*codes: int) -> dict:
     text = {400: "bad request (the error says why)", 401: "not paired", 403: "refused: CSRF token, origin, host "
-            "or wrong pairing code", 404: "no such thing", 409: "the record cannot be replayed",
+            "or wrong pairing code", 404: "no such thing",
+            409: "not now: the record cannot be replayed; a self-test runs already, or none runs to cancel",
             413: "body too large", 415: "not JSON", 429: "too many codes asked for or tried (Retry-After)",
             503: "the runtime is busy, or the change could not be stored (a full disk, a locked database): "
                  "nothing changed"}
@@ -158,6 +159,8 @@ DOCUMENT = {
                                {"$ref": "#/components/schemas/Feedback"}),
         "/api/selftest": _command("start the hardware self-test (LED sweep, every node pressed); its report "
                                   "appears in /api/status", None, {"type": "object"}, 404, 409),
+        "/api/selftest/cancel": _command("cancel the self-test under way: the board is the game's again once "
+                                         "this answers", None, {"type": "object"}, 404, 409),
         "/api/hint": _command("ask the computer for a move for the player to move (shown when ready)", None,
                               {"$ref": "#/components/schemas/Feedback"}),
         "/api/act": _command("an action in the notation (docs/notation.md), e.g. 0-G",
