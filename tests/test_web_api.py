@@ -1073,6 +1073,37 @@ def test_openapi_document_lists_every_api_route(app):
             assert (method, path) in documented, (method, rule.rule)
 
 
+def test_the_openapi_document_says_which_new_games_are_valid_as_the_catalogue_stands(paired, rt):
+    """A new game's body is one schema per game of the catalogue and number of players: its id, its own
+    options with their types and ranges, a seat for each player. A composition saved joins it at once; each
+    game's smallest body the document allows is taken, and an option past its range is refused."""
+    def variants():
+        doc = paired.get("/api/openapi.json").get_json()
+        return doc["components"]["schemas"]["NewGame"]["oneOf"]
+
+    by_game = {}
+    for variant in variants():
+        by_game.setdefault(variant["properties"]["game"]["const"], []).append(variant)
+    assert set(by_game) == {cls.id for cls in catalogue()}
+    ez = by_game["ez-gryb"][0]["properties"]
+    assert ez["options"]["properties"]["depth"] == {"type": "integer", "default": 4, "minimum": 2, "maximum": 6}
+    assert ez["options"]["additionalProperties"] is False and ez["players"] == {"const": 2}
+    assert ez["seats"]["minItems"] == ez["seats"]["maxItems"] == 2 and ez["names"]["maxItems"] == 2
+    assert [v["properties"]["players"]["const"] for v in by_game["pyragryb"]] == [2, 3, 4]
+    assert by_game["grim-reaper"][0]["properties"]["options"]["properties"]["size"]["enum"] == [6, 8]
+    for game, each in sorted(by_game.items()):
+        fewest = each[0]
+        body = {"game": game, "seats": ["human"] * fewest["properties"]["players"]["const"]}
+        assert paired.post("/api/games/new", json=body).status_code == 200, game
+    assert paired.post("/api/games/new", json={"game": "ez-gryb", "options": {"depth": 7}}).status_code == 400
+    try:
+        rt.call("compose", COMPOSITION, "toml", False)
+        assert PROBE in {v["properties"]["game"]["const"] for v in variants()}
+    finally:
+        rt.call("forget_composition", PROBE)
+    assert PROBE not in {v["properties"]["game"]["const"] for v in variants()}
+
+
 def test_a_computer_seat_and_a_hint_from_the_page(paired, rt):
     r = paired.post("/api/games/new", json={"game": "drangles", "players": 2, "seats": ["human", "hard"]})
     assert r.status_code == 200, r.get_json()
