@@ -75,6 +75,14 @@ FEEDBACK = {"type": "object", "required": ["ok", "message"],
                                                                       "message); nothing moved"},
                            "message": {"type": "string"}, "state": {"oneOf": [STATE, {"type": "null"}]}}}
 EMPTY = {"type": "object", "additionalProperties": False, "maxProperties": 0}
+STATUS = {"type": "object", "properties": {
+    "heartbeat_age": {"type": ["number", "null"], "description": "seconds since the board's Pico was last heard"},
+    "selftest": {"type": ["object", "null"],
+                 "description": "while one runs {running: true, step: sweep|link|nodes, nodes, timeout} and how far "
+                                "the step has got (done/of frames; pressed/of nodes and left seconds); then its "
+                                "report (ok, pressed, dead, stuck, chattering, untested, cancelled ...)"},
+    "shown": {"type": "array", "items": {"type": "array", "prefixItems": [{"type": "string"}, {"type": "string"}]},
+              "description": "the settings page's hardware table, [label, text] a row, in words"}}}
 # The game a press, move or button is meant for: refused (400) when a new game has begun since.
 GAME = {"type": "integer", "description": "the id of the game the page shows (state.game_id): the command is "
                                           "refused if a new game has begun since"}
@@ -306,7 +314,7 @@ DOCUMENT = {
                     "properties": CHANGEABLE},
                    {"type": "object", "properties": {"ok": {"type": "boolean"},
                                                      "settings": {"$ref": "#/components/schemas/Settings"}}}),
-        "/api/status": _get("hardware status: serial link, heartbeat age, LED driver", {"type": "object"}),
+        "/api/status": _get("hardware status: serial link, heartbeat age, LED driver, the self-test", STATUS),
         "/api/session": _get("whether this browser is paired, and its CSRF token if so", {
             "type": "object", "properties": {"paired": {"type": "boolean"}, "csrf": {"type": ["string", "null"]}}}),
         "/api/pair/start": {"post": {"summary": "show a new four-colour code on the board (2 minutes, single use)",
