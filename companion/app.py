@@ -68,8 +68,7 @@ class Companion:
         self.panel = None
         self.server = None
         self._stopped = False
-        self._selftest: threading.Thread | None = None
-        self.selftest_report: dict | None = None
+        self._selftest = None  # hardware.selftest.Run, once the LEDs and the node buttons are open
         self._closing = threading.Event()
         self._link_watch: threading.Thread | None = None
 
@@ -80,6 +79,7 @@ class Companion:
         from hardware.leds import open_surface
         from hardware.node_input import open_node_input
         from hardware.panel import open_panel
+        from hardware.selftest import Run
 
         config = self.config
         try:
@@ -108,6 +108,8 @@ class Companion:
             self.panel.when_menu = lambda: submit("menu")
             self.node_input = open_node_input(config.serial.url)
             self.node_input.when_event = self._node_event
+            self._selftest = Run(self.surface, self.node_input, [nd.name(n) for n in nd.nodes()],
+                                 on_end=lambda: self.runtime.submit("tick"))  # the game's picture again
             self._serve()
             self._link_watch = threading.Thread(target=self._watch_link, name="gryb-link-led", daemon=True)
             self._link_watch.start()
@@ -122,7 +124,8 @@ class Companion:
 
         app = create_app(self.runtime, self.config, sim_input=self.node_input if self.sim else None,
                          state_dir=self.config.state.path(), status_provider=self.status,
-                         selftest=self.start_selftest, leds=self.surface.shown)
+                         selftest=self.start_selftest, cancel_selftest=self.cancel_selftest,
+                         leds=self.surface.shown)
         self.server = serve(app, self.host, self.port)
 
     @property
@@ -137,7 +140,7 @@ class Companion:
         surface = self.surface
         if runtime is None or surface is None:
             return
-        if self._selftest is not None:
+        if self.selftest_running:
             return  # the self-test has the LEDs
         night = runtime.effects.night
         surface.brightness = min(runtime.brightness, self.config.leds.night_brightness) if night else runtime.brightness
@@ -158,7 +161,7 @@ class Companion:
 
     def _node_event(self, event) -> None:
         runtime = self.runtime
-        if self._selftest is not None:
+        if self.selftest_running:
             return  # the board is the self-test's from its LED sweep on, before it takes the presses itself
         if runtime is not None:
             runtime.submit("cloth" if event.pressed else "release", event.node)
@@ -167,29 +170,20 @@ class Companion:
         """Run the self-test (LED sweep, every node pressed, link) on its own thread; False if one runs.
 
         While it runs the LEDs are the self-test's and node presses go to it, not to the game."""
-        from hardware.selftest import selftest
+        return self._selftest is not None and self._selftest.start(timeout)
 
-        if self._selftest is not None:
-            return False
-        names = [nd.name(n) for n in nd.nodes()]
+    def cancel_selftest(self) -> bool:
+        """Stop the self-test under way; once this returns the board is the game's again. False if none runs."""
+        return self._selftest is not None and self._selftest.cancel()
 
-        def work() -> None:
-            try:
-                report = selftest(self.surface, self.node_input, names, timeout=timeout, pause=0.05)
-                self.selftest_report = report.to_dict()
-                log.info("self-test: %s", "all good" if report.ok else f"faults: {report.to_dict()}")
-            except Exception as err:
-                log.exception("the self-test failed")
-                self.selftest_report = {"ok": False, "error": f"{type(err).__name__}: {err}"}
-            finally:
-                self._selftest = None
-                if self.runtime is not None:
-                    self.runtime.submit("tick")  # the game's picture again
+    @property
+    def selftest_running(self) -> bool:
+        return self._selftest is not None and self._selftest.running
 
-        self.selftest_report = {"running": True, "nodes": len(names), "timeout": timeout}
-        self._selftest = threading.Thread(target=work, name="gryb-selftest", daemon=True)
-        self._selftest.start()
-        return True
+    @property
+    def selftest_report(self) -> dict | None:
+        """Where the self-test is while it runs, then its report (None before the first)."""
+        return None if self._selftest is None else self._selftest.status()
 
     def status(self) -> dict:
         """Hardware status for the settings page: mode, serial link, LED driver."""
@@ -225,6 +219,7 @@ class Companion:
         if self._link_watch is not None:
             self._link_watch.join(timeout=5)
         for name, close in (("web", lambda: self.server.close()),
+                            ("self-test", lambda: self._selftest.cancel()),  # it uses the LEDs and buttons
                             ("node input", lambda: self.node_input.close()),
                             ("runtime", lambda: self.runtime.stop()),
                             ("control panel", lambda: (self.panel.set_status("off"), self.panel.close())),

@@ -14,14 +14,21 @@
 Works through the same interfaces as the companion (:class:`hardware.leds.LedSurface` and
 :class:`hardware.node_input.NodeInput`), so the simulator runs exactly this code; a test presses
 every node through the emulated Pico.
+
+A self-test may be cancelled at any step (``cancel``, an Event): it stops within a frame or a tenth of a
+second, and the report says so. :class:`Run` runs one at a time on its own thread for the running
+companion, whose pages follow its progress and may cancel it.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
+
+log = logging.getLogger(__name__)
 
 RGB = tuple[int, int, int]
 WHITE: RGB = (255, 255, 255)
@@ -45,45 +52,54 @@ class Report:
     link: dict = field(default_factory=dict)
     seconds: float = 0.0
     untested: str | None = None  # why the press step did not run (the Pico does not answer)
+    cancelled: bool = False  # stopped before its end: the nodes not pressed yet are untested, not dead
 
     @property
     def ok(self) -> bool:
-        return not (self.dead or self.stuck or self.chattering) and self.link.get("state", "up") == "up"
+        return not (self.dead or self.stuck or self.chattering or self.cancelled) \
+            and self.link.get("state", "up") == "up"
 
     def to_dict(self) -> dict:
         return {"ok": self.ok, "pixels": self.pixels, "sweep_frames": self.sweep_frames,
                 "pressed": len(self.pressed), "dead": self.dead, "stuck": self.stuck,
                 "chattering": self.chattering, "link": self.link, "seconds": round(self.seconds, 2),
-                "untested": self.untested}
+                "untested": self.untested, "cancelled": self.cancelled}
 
     def text(self) -> str:
         lines = [f"LEDs: {self.pixels} pixels swept in {self.sweep_frames} frames (look for dark or wrong colours)",
                  f"nodes: not tested: {self.untested}" if self.untested else
                  f"nodes: {len(self.pressed)} pressed, {len(self.dead)} dead, {len(self.stuck)} stuck, "
-                 f"{len(self.chattering)} chattering"]
+                 f"{len(self.chattering)} chattering" + (", the rest untested: cancelled" if self.cancelled else "")]
         for label, names in (("dead (never pressed)", self.dead), ("stuck (down from the start)", self.stuck),
                              ("chattering", self.chattering)):
             if names:
                 lines.append(f"  {label}: {' '.join(names)}")
         link = self.link
         lines.append("link: " + ", ".join(f"{k} {v}" for k, v in link.items() if not isinstance(v, (dict, list))))
-        lines.append("result: " + ("all good" if self.ok else "faults found"))
+        lines.append("result: " + ("cancelled" if self.cancelled else "all good" if self.ok else "faults found"))
         return "\n".join(lines)
 
 
 def sweep(surface, colours: Sequence[RGB] = SWEEP_COLOURS, blocks: int = SWEEP_BLOCKS,
-          pause: float = 0.0, sleep: Callable[[float], None] = time.sleep) -> int:
-    """Light the whole surface block by block in each colour; returns the frames shown."""
+          pause: float = 0.0, sleep: Callable[[float], None] = time.sleep,
+          cancel: threading.Event | None = None, shown: Callable[[int, int], None] | None = None) -> int:
+    """Light the whole surface block by block in each colour; returns the frames shown. ``cancel`` set
+    stops it after the frame being shown (the surface is left dark); ``shown(frames, of)`` hears of each."""
     count = surface.layout.pixel_count
     size = max(1, -(-count // blocks))
+    total = len(colours) * len(range(0, count, size))
     frames = 0
     for colour in colours:
         for start in range(0, count, size):
+            if cancel is not None and cancel.is_set():
+                break
             pixels = [(0, 0, 0)] * count
             pixels[start:start + size] = [colour] * len(pixels[start:start + size])
             surface.show_pixels(pixels)
             surface.settle()  # every block reaches the LEDs: the frame-rate cap would drop all but a few
             frames += 1
+            if shown is not None:
+                shown(frames, total)
             if pause:
                 sleep(pause)
     surface.show_pixels([(0, 0, 0)] * count)
@@ -92,18 +108,29 @@ def sweep(surface, colours: Sequence[RGB] = SWEEP_COLOURS, blocks: int = SWEEP_B
 
 def selftest(surface, node_input, nodes: Sequence[str], *, timeout: float = 120.0, pause: float = 0.0,
              on_ready: Callable[[], None] | None = None, clock: Callable[[], float] = time.monotonic,
-             link_wait: float = 3.0) -> Report:
+             link_wait: float = 3.0, cancel: threading.Event | None = None,
+             progress: Callable[[dict], None] | None = None) -> Report:
     """Run the three steps. ``on_ready`` is called once the board waits for presses (the simulator's
     test presses every node from it); the press step ends when every node was pressed or at ``timeout``.
     A Pico that has not answered ``link_wait`` seconds after the sweep skips the press step: every node
-    would only come out dead, and the report says why instead."""
+    would only come out dead, and the report says why instead. ``cancel`` (set from another thread) ends
+    whichever step is under way; ``progress`` hears where the test is: ``{"step": "sweep", "done", "of"}``,
+    ``{"step": "link"}``, then ``{"step": "nodes", "pressed", "of", "until"}`` (``until``: the press step's
+    end on ``clock``) at its start and at each node pressed."""
+    cancel = cancel or threading.Event()
+    tell = progress or (lambda step: None)
     started = clock()
     report = Report(pixels=surface.layout.pixel_count)
-    report.sweep_frames = sweep(surface, pause=pause)
+    report.sweep_frames = sweep(surface, pause=pause, cancel=cancel,
+                                shown=lambda done, of: tell({"step": "sweep", "done": done, "of": of}))
+    tell({"step": "link"})
     waited = clock() + link_wait
-    while node_input.link_status().get("state") != "up" and clock() < waited:
+    while node_input.link_status().get("state") != "up" and clock() < waited and not cancel.is_set():
         time.sleep(0.05)
     link = node_input.link_status()
+    if cancel.is_set():
+        report.link, report.cancelled, report.seconds = dict(link), True, clock() - started
+        return report
     if link.get("state") != "up":
         report.link = dict(link)
         report.untested = (f"the node buttons' Pico is not answering on {link.get('url', 'its port')}"
@@ -146,24 +173,105 @@ def selftest(surface, node_input, nodes: Sequence[str], *, timeout: float = 120.
             done = set(pressed)
         surface.show_nodes({n: DONE if n in done else DIM for n in wanted if n not in stuck})
 
+    def told() -> None:
+        with lock:
+            done = len(pressed)
+        tell({"step": "nodes", "pressed": done, "of": len(wanted) - len(stuck), "until": deadline})
+
     node_input.when_event = on_event
     try:
         show()
+        deadline = clock() + timeout
+        told()
         if on_ready is not None:
             on_ready()
-        deadline = clock() + timeout
-        while not all_done.is_set() and clock() < deadline:
+        while not all_done.is_set() and clock() < deadline and not cancel.is_set():
             if changed.wait(min(0.1, max(0.0, deadline - clock()))):
                 changed.clear()
                 show()
+                told()
         show()
     finally:
         node_input.when_event = previous
+    report.cancelled = cancel.is_set() and not all_done.is_set()
     with lock:
         report.pressed = [n for n in wanted if n in pressed]
         report.chattering = [n for n in wanted if n in chattering]
     report.stuck = [n for n in wanted if n in stuck]
-    report.dead = [n for n in wanted if n not in pressed and n not in stuck]
+    # Cancelled, the nodes not pressed yet were never waited for: untested, not dead.
+    report.dead = [] if report.cancelled else [n for n in wanted if n not in pressed and n not in stuck]
     report.link = dict(node_input.link_status())
     report.seconds = clock() - started
     return report
+
+
+class Run:
+    """The self-test as the running companion offers it from its pages: one at a time on its own thread,
+    followed while it runs (:meth:`status`), cancelled (:meth:`cancel`), and ``on_end`` called once it has
+    let go of the board (the game's picture goes back on the LEDs)."""
+
+    def __init__(self, surface, node_input, nodes: Sequence[str], *, pause: float = 0.05,
+                 on_end: Callable[[], None] | None = None, clock: Callable[[], float] = time.monotonic):
+        self.surface, self.node_input, self.nodes = surface, node_input, list(nodes)
+        self.pause, self.on_end, self.clock = pause, on_end, clock
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._cancel = threading.Event()
+        self._status: dict | None = None  # where it is while it runs, then its report
+
+    @property
+    def running(self) -> bool:
+        """Whether the board is the self-test's now (from its first LED frame to its report)."""
+        return self._thread is not None
+
+    def start(self, timeout: float) -> bool:
+        """Start a self-test whose press step lasts at most ``timeout`` seconds; False if one runs already."""
+        with self._lock:
+            if self._thread is not None:
+                return False
+            self._cancel = threading.Event()
+            self._status = {"running": True, "step": "sweep", "nodes": len(self.nodes), "timeout": timeout}
+            self._thread = threading.Thread(target=self._work, args=(timeout, self._cancel), name="gryb-selftest",
+                                            daemon=True)
+            self._thread.start()
+        return True
+
+    def cancel(self, wait: float = 5.0) -> bool:
+        """Stop the self-test under way and wait (``wait`` seconds at most) until it has let go of the board;
+        False if none runs."""
+        with self._lock:
+            thread = self._thread
+            if thread is None:
+                return False
+            self._cancel.set()
+        thread.join(wait)
+        return True
+
+    def status(self) -> dict | None:
+        """None before the first self-test; while one runs ``{"running": true, "step", "nodes", "timeout"}``
+        and where the step is (``done``/``of`` frames of the sweep; ``pressed``/``of`` nodes and ``left``
+        seconds of the press step); then its report (:meth:`Report.to_dict`)."""
+        status = self._status
+        if status is not None and "until" in status:
+            status = dict(status)
+            status["left"] = round(max(0.0, status.pop("until") - self.clock()), 1)
+        return status
+
+    def _work(self, timeout: float, cancel: threading.Event) -> None:
+        def progress(step: dict) -> None:
+            self._status = {"running": True, "nodes": len(self.nodes), "timeout": timeout, **step}
+
+        try:
+            report = selftest(self.surface, self.node_input, self.nodes, timeout=timeout, pause=self.pause,
+                              clock=self.clock, cancel=cancel, progress=progress)
+            self._status = report.to_dict()
+            log.info("self-test: %s", "cancelled" if report.cancelled else "all good" if report.ok
+                     else f"faults: {report.to_dict()}")
+        except Exception as err:
+            log.exception("the self-test failed")
+            self._status = {"ok": False, "error": f"{type(err).__name__}: {err}"}
+        finally:
+            with self._lock:
+                self._thread = None
+            if self.on_end is not None:
+                self.on_end()

@@ -741,6 +741,39 @@ def test_the_self_test_from_the_page_takes_the_board_and_gives_it_back(companion
     assert companion.surface.settle(2) and companion.surface.budget_ma == 2000
 
 
+def test_a_self_test_started_from_the_page_shows_on_now_playing_and_is_cancelled_there(companion):
+    """The self-test has the board for up to five minutes: the page's status says what runs and how far it
+    has got (Now playing follows it), and Cancel, paired like every change, gives the board back at once."""
+    from web.testing import pair
+
+    runtime, sim, surface = companion.runtime, companion.node_input, companion.surface
+    phone = companion.server.app.test_client()
+    headers = {"X-CSRF-Token": pair(phone, runtime)}
+    assert surface.settle(2)
+    game_picture = surface.node_colours()
+    assert 'data-selftest="yes"' in phone.get("/").get_data(as_text=True)  # Now playing follows the status
+    assert phone.post("/api/selftest/cancel", json={}, headers=headers).status_code == 409  # none runs
+    assert phone.post("/api/selftest", json={}, headers=headers).status_code == 200
+    assert until(lambda: (phone.get("/api/status").get_json()["selftest"] or {}).get("step") == "nodes")
+    before = runtime.snapshot()["version"]
+    sim.tap("G", hold=0.02)  # a press on the cloth is the self-test's
+    assert until(lambda: phone.get("/api/status").get_json()["selftest"].get("pressed") == 1)
+    running = phone.get("/api/status").get_json()["selftest"]
+    assert running["running"] and running["of"] == 341 and 250 < running["left"] <= 300
+    assert runtime.snapshot()["version"] == before
+    stranger = companion.server.app.test_client()
+    assert stranger.post("/api/selftest/cancel", json={}).status_code == 401  # not paired: it runs on
+    assert companion.selftest_running
+    r = phone.post("/api/selftest/cancel", json={}, headers=headers)
+    assert r.status_code == 200 and r.get_json()["message"] == "self-test cancelled: the board is the game's again"
+    assert not companion.selftest_running  # as soon as Cancel answers
+    report = phone.get("/api/status").get_json()["selftest"]
+    assert report["cancelled"] and report["pressed"] == 1 and report["dead"] == [] and not report["ok"]
+    assert until(lambda: surface.settle(0.1) and surface.node_colours() == game_picture)  # the game's LEDs
+    tap(sim, "G")  # and the game's presses: EZ GRYB answers that the die comes first
+    assert "roll" in wait_version(runtime, before)["table"]["message"]
+
+
 def until(condition, timeout: float = 10.0) -> bool:
     deadline = time.monotonic() + timeout
     while not condition():

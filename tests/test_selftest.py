@@ -169,3 +169,79 @@ def test_without_the_pico_the_press_step_is_skipped_and_the_report_says_why(tmp_
     text = report.text()
     assert f"nodes: not tested: the node buttons' Pico is not answering on {missing}" in text
     assert "No such file or directory" in text and "faults found" in text
+
+
+def until(condition, timeout: float = 10.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
+def test_a_self_test_cancelled_in_its_press_step_stops_at_once_and_calls_no_node_dead(board):
+    """Cancelled, the nodes nobody was asked to press long enough are untested, not dead; the report says
+    it was cancelled and is not "all good". Its progress says how far it had got."""
+    surface, node_input = board
+    cancel, heard = threading.Event(), []
+
+    def press_three_then_cancel():
+        for name in ("G", "R", "Y"):
+            node_input.tap(name, hold=0.02)
+            time.sleep(0.05)
+        assert until(lambda: heard[-1].get("pressed") == 3, 5)
+        cancel.set()
+
+    started = time.monotonic()
+    report = selftest(surface, node_input, NAMES, timeout=60, cancel=cancel, progress=heard.append,
+                      on_ready=lambda: threading.Thread(target=press_three_then_cancel, daemon=True).start())
+    assert time.monotonic() - started < 10  # not the 60 s of the press step
+    assert report.cancelled and not report.ok and report.pressed == ["G", "R", "Y"] and report.dead == []
+    assert report.to_dict()["cancelled"] is True
+    assert "the rest untested: cancelled" in report.text() and report.text().endswith("result: cancelled")
+    sweep_steps = [h for h in heard if h["step"] == "sweep"]
+    assert [h["done"] for h in sweep_steps] == list(range(1, report.sweep_frames)) == \
+        list(range(1, sweep_steps[0]["of"] + 1))  # every frame of the sweep, counted against all of them
+    nodes = [h for h in heard if h["step"] == "nodes"]
+    assert nodes[0]["pressed"] == 0 and nodes[-1]["pressed"] == 3 and {h["of"] for h in nodes} == {341}
+    assert 55 < nodes[0]["until"] - started <= 61  # the press step's end on the clock: 60 s after it began
+
+
+def test_a_self_test_cancelled_in_its_sweep_lights_no_more_blocks():
+    with Recording(load_layout("panels-32x32")) as surface, SimulatedNodeInput() as node_input:
+        cancel = threading.Event()
+        shown = []
+
+        def frame(step):
+            shown.append(step)
+            if step.get("done") == 5:
+                cancel.set()
+
+        report = selftest(surface, node_input, NAMES, timeout=60, cancel=cancel, progress=frame)
+    assert report.cancelled and report.sweep_frames == 6 and len(surface.raw) == 6  # five blocks, then dark
+    assert surface.raw[-1] == [(0, 0, 0)] * 1024 and report.pressed == [] and report.dead == []
+    assert [s["step"] for s in shown][-1] == "link"  # it never asked for a press
+
+
+def test_the_companions_self_test_runs_one_at_a_time_is_followed_and_cancelled(board):
+    """hardware.selftest.Run, as the companion's pages use it: started, its progress in status(), a second
+    start refused while it runs, cancelled (the board given back before cancel returns), started again."""
+    from hardware.selftest import Run
+
+    surface, node_input = board
+    ended = []
+    run = Run(surface, node_input, NAMES, pause=0.0, on_end=lambda: ended.append(run.running))
+    assert run.status() is None and not run.cancel()  # nothing to cancel
+    assert run.start(timeout=120) and run.running and not run.start(timeout=120)
+    assert run.status()["running"] and run.status()["nodes"] == 341
+    assert until(lambda: run.status().get("step") == "nodes")
+    node_input.tap("GG", hold=0.02)
+    assert until(lambda: run.status()["pressed"] == 1)
+    status = run.status()
+    assert status["of"] == 341 and 100 < status["left"] <= 120 and "until" not in status
+    assert run.cancel() and not run.running and ended == [False]  # let go of the board, then told so
+    report = run.status()
+    assert report["cancelled"] and not report["ok"] and report["pressed"] == 1 and report["dead"] == []
+    assert not run.cancel()
+    assert run.start(timeout=120) and run.cancel() and ended == [False, False]

@@ -14,10 +14,11 @@ import pytest
 
 from companion.config import Config
 from companion.die import Die
-from companion.engine import find as find_game
+from companion.engine import catalogue, find as find_game
 from companion.record import GameRecord
 from companion.store import Store
 from companion.runtime import Runtime
+from hardware.node_input import SimulatedNodeInput
 from companion.table import said
 from web import create_app
 from web.compose import EXAMPLE
@@ -78,7 +79,13 @@ def test_status_defaults_to_the_simulator_and_uses_a_provider(rt, tmp_path):
     assert create_app(rt, Config(), state_dir=tmp_path).test_client().get("/api/status").get_json()["mode"] == "simulator"
     provided = {"serial": "connected /dev/ttyACM0", "heartbeat_age": 0.4, "leds": "ws281x"}
     app = create_app(rt, Config(), state_dir=tmp_path, status_provider=lambda: provided)
-    assert app.test_client().get("/api/status").get_json() == provided | {"mode": "hardware"}
+    status = app.test_client().get("/api/status").get_json()
+    # ... and the rows of the settings page's hardware table, which the page draws again from each answer.
+    assert status == provided | {"mode": "hardware", "shown": [["serial", "connected /dev/ttyACM0"],
+                                                                ["last heartbeat", "0.4 s ago: the board answers"],
+                                                                ["leds", "ws281x"], ["mode", "hardware"]]}
+    page = app.test_client().get("/settings").get_data(as_text=True)
+    assert re.findall(r"<tr><th>([^<]*)</th><td>([^<]*)</td></tr>", page) == [tuple(row) for row in status["shown"]]
     broken = create_app(rt, Config(), state_dir=tmp_path, status_provider=lambda: 1 / 0).test_client()
     assert broken.get("/settings").status_code == 200
 
@@ -329,8 +336,9 @@ def test_the_csrf_list_is_every_change_in_the_served_openapi_document(app):
 
 @pytest.mark.parametrize("method,path", CHANGES, ids=[f"{m} {p}" for m, p in CHANGES])
 def test_every_change_refuses_a_request_without_the_csrf_token(method, path, rt, tmp_path):
-    started = []  # the self-test launcher: it must not run for a refused request
-    app = create_app(rt, Config(), state_dir=tmp_path / "state", selftest=lambda: started.append(1) is None)
+    started = []  # the self-test launcher and its Cancel: neither may run for a refused request
+    app = create_app(rt, Config(), state_dir=tmp_path / "state", selftest=lambda: started.append(1) is None,
+                     cancel_selftest=lambda: started.append(0) is None)
     client = app.test_client()
     token = pair(client, rt)  # paired: the session cookie is there, only the header is missing or wrong
     rt.call("roll")  # EZ GRYB's die shows G: a press, an action, a hint all have something to do
@@ -447,6 +455,51 @@ def test_secret_key_made_once_with_mode_0600_and_reused(rt, tmp_path, client):
     assert c2.post("/api/roll", headers={"X-CSRF-Token": token}).status_code == 200
 
 
+def _signed(app, data: dict) -> str:
+    """A session cookie as ``app`` signs one (Flask's own serializer, with the app's key)."""
+    return app.session_interface.get_signing_serializer(app).dumps(data)
+
+
+def test_a_session_cookie_signed_with_another_key_is_refused(paired, app, rt, tmp_path):
+    """A cookie made by another companion (another state directory, so another key), or forged, carries the
+    very session this one would accept: only the signature is wrong, and it is refused (401)."""
+    session = app.session_interface.get_signing_serializer(app).loads(paired.get_cookie("gryb_session").value)
+    assert {"csrf", "epoch", "paired_at"} <= set(session)
+    elsewhere = create_app(rt, Config(), state_dir=tmp_path / "another-board")
+    assert elsewhere.secret_key != app.secret_key
+    before = rt.call("snapshot")
+    phone = app.test_client()
+    phone.set_cookie("gryb_session", _signed(elsewhere, session))
+    headers = {"X-CSRF-Token": session["csrf"]}
+    r = phone.post("/api/roll", json={}, headers=headers)
+    assert r.status_code == 401 and "pair this phone first" in r.get_json()["error"]
+    assert phone.get("/api/session").get_json() == {"paired": False, "csrf": None}
+    assert unchanged(rt, before)
+    # The same session signed with this board's key goes through: it was the key, and only the key.
+    phone.set_cookie("gryb_session", _signed(app, session))
+    assert phone.post("/api/roll", json={}, headers=headers).status_code == 200
+
+
+def test_a_session_older_than_its_twelve_hours_is_refused(paired, app, rt):
+    """A phone paired 12 hours ago must pair again: the session's pairing time is signed into the cookie, so
+    a phone cannot keep it young. (A cookie whose pairing time says so, signed with this board's key, stands
+    for a phone that paired then; nothing sleeps.)"""
+    from web.security import SESSION_HOURS
+
+    session = app.session_interface.get_signing_serializer(app).loads(paired.get_cookie("gryb_session").value)
+    headers = {"X-CSRF-Token": session["csrf"]}
+    phone = app.test_client()
+    before = rt.call("snapshot")
+    phone.set_cookie("gryb_session", _signed(app, session | {"paired_at": time.time() - SESSION_HOURS * 3600 - 1}))
+    r = phone.post("/api/roll", json={}, headers=headers)
+    assert r.status_code == 401 and "pair this phone first" in r.get_json()["error"]
+    assert phone.get("/api/session").get_json()["paired"] is False and unchanged(rt, before)
+    # A minute short of the twelve hours it still plays.
+    phone.set_cookie("gryb_session", _signed(app, session | {"paired_at": time.time() - SESSION_HOURS * 3600 + 60}))
+    assert phone.get("/api/session").get_json()["paired"] is True
+    assert phone.post("/api/roll", json={}, headers=headers).status_code == 200
+
+
 def test_security_headers_on_every_response(client):
     for path in ["/", "/api/state", "/static/style.css", "/api/nope", "/nope"]:
         h = client.get(path).headers
@@ -457,13 +510,63 @@ def test_security_headers_on_every_response(client):
         assert h["X-Frame-Options"] == "DENY" and "camera=()" in h["Permissions-Policy"]
 
 
-def test_pages_have_no_inline_script_or_style(client):
-    import re
-    for path in ["/", "/games", "/history", "/settings"]:
-        html = client.get(path).get_data(as_text=True)
-        assert " style=" not in html and "<style" not in html
-        for tag in re.findall(r"<script[^>]*>", html):
-            assert 'src="' in tag or 'type="application/json"' in tag, tag
+def _inline_script_or_style(text: str) -> list[str]:
+    """What the CSP would refuse in a page: style attributes, <style> elements, <script> elements with code
+    (an element that names its src, or holds JSON data, runs nothing inline)."""
+    found = re.findall(r"\sstyle=|<style", text)
+    found += [tag for tag in re.findall(r"<script[^>]*>", text) if 'src="' not in tag and 'type="application/json"' not in tag]
+    found += re.findall(r"\son[a-z]+=", text)  # onclick= and its kind are inline scripts too
+    return found
+
+
+def test_pages_have_no_inline_script_or_style(app, paired, rt, tmp_path):
+    """Every page the app serves (every GET route outside /api and /static, each with the values its path
+    takes: every game's rules, a stored game's replay, every board), to a watcher, a paired phone and the
+    laptop simulator's own page, and the refusal page; and so every template renders in one of them."""
+    from flask import template_rendered
+    from jinja2 import meta
+
+    rt.die = LoadedDie("GRYB")
+    paired.post("/api/games/new", json={"game": "ez-gryb", "options": {"depth": 2, "stones": 4}})
+    _play(paired, rt, random.Random(1))  # a finished game: the history lists it with its outcome
+    finished = rt.snapshot()["game_id"]
+    paired.post("/api/games/new", json={"game": "drangles"})  # and one being played
+    rt.call("compose", COMPOSITION, "toml", False)  # a game of one's own: its rules page lists its parameters
+    laptop = create_app(rt, Config(), sim_input=SimulatedNodeInput(), state_dir=tmp_path / "state")
+    values = {"game_id": {"/games/<game_id>/rules": [g.id for g in catalogue()],
+                          "/history/<int:game_id>": [finished, rt.snapshot()["game_id"]]},
+              "depth": {"/board/<int:depth>.svg": [2, 3, 4, 5, 6]}}
+    paths = ["/nope", "/history/999"]  # the refusal page
+    for rule in app.url_map.iter_rules():
+        if "GET" not in rule.methods or rule.rule.startswith(("/api/", "/static/")):
+            continue
+        path = [rule.rule]
+        for argument in rule.arguments:
+            path = [re.sub(r"<[^>]*\b%s>" % argument, str(v), p) for p in path for v in values[argument][rule.rule]]
+        paths += path
+    rendered = set()
+
+    def seen(sender, template, context, **extra):
+        rendered.add(template.name)
+
+    try:
+        with template_rendered.connected_to(seen, app), template_rendered.connected_to(seen, laptop):
+            for client in (app.test_client(), paired, laptop.test_client()):
+                for path in paths:
+                    r = client.get(path)
+                    assert r.status_code == (404 if path in ("/nope", "/history/999") else 200), path
+                    assert not _inline_script_or_style(r.get_data(as_text=True)), (path, _inline_script_or_style(
+                        r.get_data(as_text=True)))
+    finally:
+        rt.call("forget_composition", PROBE)  # the catalogue is the process's: leave it as it was
+        laptop.extensions["gryb"].sim_input.close()
+    assert "/compose" in paths and "/games/csrf-probe/rules" in paths and f"/history/{finished}" in paths
+    # Every template was rendered, or is part of one that was (an include renders with its page).
+    env = app.jinja_env
+    parts = set(rendered)
+    for name in rendered:
+        parts |= set(meta.find_referenced_templates(env.parse(env.loader.get_source(env, name)[0])))
+    assert parts >= set(env.list_templates()), set(env.list_templates()) - parts
 
 
 # -- playing through the API -----------------------------------------------------------------------
@@ -565,7 +668,8 @@ def test_a_field_an_endpoint_does_not_take_is_a_400_and_changes_nothing(paired, 
         if schema:  # the document says so too
             ref = schema["content"]["application/json"]["schema"]
             ref = DOCUMENT["components"]["schemas"][ref["$ref"].split("/")[-1]] if "$ref" in ref else ref
-            assert ref.get("additionalProperties") is False, path
+            for each in ref.get("oneOf", [ref]):  # a body of several kinds (a new game, for each game): each
+                assert each.get("additionalProperties") is False, path
     assert paired.post("/api/roll", json={"game": 1, "gmae": 1}).get_json()["error"] == \
         "unknown field 'gmae': POST /api/roll takes game"
     assert unchanged(rt, before) and paired.get("/api/session").get_json()["paired"]
@@ -778,6 +882,8 @@ def test_the_selftest_launcher(paired, rt, client):
     assert other.post("/api/selftest", json={}, headers=headers).status_code == 409  # one at a time
     assert app.test_client().post("/api/selftest", json={}).status_code in (401, 403)  # not paired
     assert paired.post("/api/selftest", json={}).status_code == 404  # this app has no hardware to test
+    assert paired.post("/api/selftest/cancel", json={}).status_code == 404
+    assert 'data-selftest="no"' in paired.get("/").get_data(as_text=True)  # Now playing asks nothing of it
 
 
 def test_history_replay_and_export(paired, rt):
@@ -823,6 +929,43 @@ def test_history_replay_and_export(paired, rt):
     assert listing.status_code == 200 and "<b>EZ GRYB</b>" in listing.get_data(as_text=True)
     assert f">{scores} · {won}</span>" in listing.get_data(as_text=True)
     assert paired.get("/api/history/999").status_code == 404
+
+
+def test_the_exported_record_says_who_played_when_and_how_it_ended_and_reads_back(paired, rt):
+    """docs/notation.md: record.txt and record.json carry the players' names, the computer's level, the
+    game's start and its result, and the record reader reads either back to the same record."""
+    rt.die = LoadedDie("GRYB")
+    r = paired.post("/api/games/new", json={"game": "ez-gryb", "options": {"depth": 2, "stones": 4},
+                                            "names": ["Ann \"A\" #1", "Bo"], "seats": ["human", "easy"]})
+    assert r.status_code == 200, r.get_json()
+    game_id = rt.snapshot()["game_id"]
+    deadline = time.monotonic() + 60
+    while not (s := rt.call("snapshot"))["state"]["over"]:
+        assert time.monotonic() < deadline, s["table"]
+        proposal = s["table"].get("proposal")
+        if s["table"]["chores"]:
+            paired.post("/api/press", json={"node": s["table"]["chores"][0]["node"]})
+        elif proposal:  # the computer's move, carried out by hand as on the cloth
+            paired.post("/api/act", json={"action": proposal})
+        elif s["seats"][s["state"]["to_move"]] != "human":
+            time.sleep(0.01)  # it rolls by itself, then thinks
+        elif s["state"]["awaiting_roll"]:
+            paired.post("/api/roll")
+        else:
+            paired.post("/api/act", json={"action": s["legal"][0]})
+    row = rt.store.game_row(game_id)
+    text = paired.get(f"/api/history/{game_id}/record.txt").get_data(as_text=True)
+    started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(row.started))
+    winners = " ".join(str(w + 1) for w in row.result["winners"]) or "none"
+    assert text.partition("\n\n")[0].splitlines()[-6:] == [
+        f'[Date "{started}"]', '[Name1 "Ann \\"A\\" #1"]', '[Name2 "Bo"]', '[Seats "human easy"]',
+        f'[Winners "{winners}"]', f'[Points "{" ".join(map(str, row.result["scores"]))}"]']
+    from_text = GameRecord.from_text(text)
+    from_json = GameRecord.from_json(paired.get(f"/api/history/{game_id}/record.json").get_data(as_text=True))
+    assert from_text == from_json
+    assert (from_json.names, from_json.seats, from_json.date, from_json.result) == (
+        ["Ann \"A\" #1", "Bo"], ["human", "easy"], started, row.result)
+    assert from_text.replay().state_dict() == rt.store.replay(row).state_dict()
 
 
 def _play(paired, rt, rng, undos=0.0, until_over=True, actions=None):
@@ -961,6 +1104,37 @@ def test_openapi_document_lists_every_api_route(app):
                 assert (method, path.replace("record.", "record.txt")) in documented
                 continue
             assert (method, path) in documented, (method, rule.rule)
+
+
+def test_the_openapi_document_says_which_new_games_are_valid_as_the_catalogue_stands(paired, rt):
+    """A new game's body is one schema per game of the catalogue and number of players: its id, its own
+    options with their types and ranges, a seat for each player. A composition saved joins it at once; each
+    game's smallest body the document allows is taken, and an option past its range is refused."""
+    def variants():
+        doc = paired.get("/api/openapi.json").get_json()
+        return doc["components"]["schemas"]["NewGame"]["oneOf"]
+
+    by_game = {}
+    for variant in variants():
+        by_game.setdefault(variant["properties"]["game"]["const"], []).append(variant)
+    assert set(by_game) == {cls.id for cls in catalogue()}
+    ez = by_game["ez-gryb"][0]["properties"]
+    assert ez["options"]["properties"]["depth"] == {"type": "integer", "default": 4, "minimum": 2, "maximum": 6}
+    assert ez["options"]["additionalProperties"] is False and ez["players"] == {"const": 2}
+    assert ez["seats"]["minItems"] == ez["seats"]["maxItems"] == 2 and ez["names"]["maxItems"] == 2
+    assert [v["properties"]["players"]["const"] for v in by_game["pyragryb"]] == [2, 3, 4]
+    assert by_game["grim-reaper"][0]["properties"]["options"]["properties"]["size"]["enum"] == [6, 8]
+    for game, each in sorted(by_game.items()):
+        fewest = each[0]
+        body = {"game": game, "seats": ["human"] * fewest["properties"]["players"]["const"]}
+        assert paired.post("/api/games/new", json=body).status_code == 200, game
+    assert paired.post("/api/games/new", json={"game": "ez-gryb", "options": {"depth": 7}}).status_code == 400
+    try:
+        rt.call("compose", COMPOSITION, "toml", False)
+        assert PROBE in {v["properties"]["game"]["const"] for v in variants()}
+    finally:
+        rt.call("forget_composition", PROBE)
+    assert PROBE not in {v["properties"]["game"]["const"] for v in variants()}
 
 
 def test_a_computer_seat_and_a_hint_from_the_page(paired, rt):

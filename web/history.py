@@ -21,7 +21,7 @@ from flask import Blueprint, Response, g, jsonify, render_template, request
 
 from companion import engine
 from companion.record import GameRecord
-from companion.seating import by_player, by_seat, seating
+from companion.seating import HUMAN, by_player, by_seat, seating
 from companion.store import Store
 from companion.table import said
 
@@ -108,8 +108,12 @@ def _replayed(game_id: int):
 
 
 def _record(game_id: int):
+    """The game's record with who played it (names, and each player a person or the computer's level, as
+    they stood at its end), when it began and, once it ended, its result."""
     row, game = _replayed(game_id)
-    return row, GameRecord.of(game, row.seed), game.space.depth
+    seats = reader().setting(f"seats:{row.id}") or [HUMAN] * row.players  # kept only once a computer plays
+    record = GameRecord.of(game, row.seed, names=row.names, seats=seats, started=row.started, result=row.result)
+    return row, record, game.space.depth
 
 
 def _seating(row) -> list[int]:

@@ -1,14 +1,26 @@
 """The JSON API behind the page, described as an OpenAPI 3.1 document (served at /api/openapi.json).
 
-The fuzz tests generate requests from the schemas below, so keep them in step with the views.
+The schemas say what a request may hold, as closely as JSON Schema can: the game ids of the catalogue, each
+game's options with their types and ranges, as many seats as players, node names, the parameters of a
+composition. The fuzz tests generate their requests from the document the app serves (valid ones, and ones
+broken in one place), so keep the schemas in step with the views. What depends on the state (the game now
+being played, whose turn) no schema can say: such a request may be valid here and still refused.
 """
 
 from __future__ import annotations
 
+import tomllib
+
 from flask import Blueprint, jsonify
 
+from companion import composition
 from companion.ai import LEVELS
 from companion.config import TIME_SCALES
+from companion.engine import catalogue
+from companion.series import METHODS
+from companion.seating import SEATS
+
+from .compose import EXAMPLE
 
 bp = Blueprint("openapi", __name__)
 
@@ -63,6 +75,14 @@ FEEDBACK = {"type": "object", "required": ["ok", "message"],
                                                                       "message); nothing moved"},
                            "message": {"type": "string"}, "state": {"oneOf": [STATE, {"type": "null"}]}}}
 EMPTY = {"type": "object", "additionalProperties": False, "maxProperties": 0}
+STATUS = {"type": "object", "properties": {
+    "heartbeat_age": {"type": ["number", "null"], "description": "seconds since the board's Pico was last heard"},
+    "selftest": {"type": ["object", "null"],
+                 "description": "while one runs {running: true, step: sweep|link|nodes, nodes, timeout} and how far "
+                                "the step has got (done/of frames; pressed/of nodes and left seconds); then its "
+                                "report (ok, pressed, dead, stuck, chattering, untested, cancelled ...)"},
+    "shown": {"type": "array", "items": {"type": "array", "prefixItems": [{"type": "string"}, {"type": "string"}]},
+              "description": "the settings page's hardware table, [label, text] a row, in words"}}}
 # The game a press, move or button is meant for: refused (400) when a new game has begun since.
 GAME = {"type": "integer", "description": "the id of the game the page shows (state.game_id): the command is "
                                           "refused if a new game has begun since"}
@@ -79,7 +99,8 @@ def _json(schema: dict) -> dict:
 
 def _errors(*codes: int) -> dict:
     text = {400: "bad request (the error says why)", 401: "not paired", 403: "refused: CSRF token, origin, host "
-            "or wrong pairing code", 404: "no such thing", 409: "the record cannot be replayed",
+            "or wrong pairing code", 404: "no such thing",
+            409: "not now: the record cannot be replayed; a self-test runs already, or none runs to cancel",
             413: "body too large", 415: "not JSON", 429: "too many codes asked for or tried (Retry-After)",
             503: "the runtime is busy, or the change could not be stored (a full disk, a locked database): "
                  "nothing changed"}
@@ -104,24 +125,114 @@ def _get(summary: str, schema: dict, *errors: int, params: list | None = None) -
 
 
 GAME_ID = {"name": "game_id", "in": "path", "required": True, "schema": {"type": "integer", "minimum": 0}}
-COMPOSED_ID = {"name": "game_id", "in": "path", "required": True, "schema": {"type": "string", "maxLength": 40}}
-NEW_GAME = {"type": "object", "required": ["game"], "additionalProperties": False, "properties": {
-    "game": {"type": "string", "description": "a game id from /api/games"},
-    "players": {"type": "integer", "minimum": 2, "maximum": 4},
-    "options": {"type": "object", "additionalProperties": {"type": ["integer", "boolean", "string"]}},
-    "names": {"type": "array", "maxItems": 4, "items": {"type": "string", "maxLength": 24},
-              "description": "the players' names, player 1 first"},
-    "seats": {"type": "array", "maxItems": 4, "items": {"enum": ["human", "easy", "medium", "hard"]},
-              "description": "who each player is: a person, or the computer at a level (one per player). "
-                             "Player 1 begins, unless the game goes on with a series: then the player after "
-                             "the one who began the last game does"},
-    "series": {"oneOf": [{"type": "null"}, {"const": "continue"},
-                         {"type": "object", "required": ["method", "target"], "properties": {
-                             "method": {"enum": ["games", "time", "points"]},
-                             "target": {"type": "integer", "minimum": 1, "maximum": 10000}}}],
-               "description": "null: just this game (a series being played ends); \"continue\": the game goes "
-                              "on with the series being played (not over, as many players); a method and "
-                              "target: a new series"}}}
+COMPOSITION_ID = {"type": "string", "pattern": f"^{composition.ID_PATTERN.pattern}$", "maxLength": 40}
+COMPOSED_ID = {"name": "game_id", "in": "path", "required": True, "schema": COMPOSITION_ID}
+NAMES = "the players' names, player 1 first (a longer one keeps its first 24 characters)"
+SEATS_SAY = ("who each player is: a person, or the computer at a level (one per player). Player 1 begins, unless "
+             "the game goes on with a series: then the player after the one who began the last game does")
+SERIES = {"oneOf": [{"type": "null"}, {"const": "continue"},
+                    {"type": "object", "required": ["method", "target"], "properties": {
+                        "method": {"enum": list(METHODS)},
+                        "target": {"type": "integer", "minimum": 1, "maximum": 10000}}}],
+          "description": "null: just this game (a series being played ends); \"continue\": the game goes on with "
+                         "the series being played (not over, as many players); a method and target: a new series"}
+
+
+def _option(option: dict) -> dict:
+    """A game's option as the form sends it: its default's type, with its range or its choices."""
+    default = option["default"]
+    if option.get("choices"):
+        return {"enum": list(option["choices"]), "default": default}
+    if isinstance(default, bool):
+        return {"type": "boolean", "default": default}
+    if isinstance(default, int):
+        return {"type": "integer", "default": default} | {
+            key: option[key] for key in ("minimum", "maximum") if option.get(key) is not None}
+    return {"type": "string", "maxLength": 100, "default": default}
+
+
+def new_game(games: list[dict]) -> dict:
+    """POST /api/games/new's body: one schema for each game of the catalogue and each number of players it
+    takes (the game by its id, its own options, one seat a player and no more names than players); the
+    number of players may be left out for the fewest."""
+    variants = []
+    for game in games:
+        options = {"type": "object", "additionalProperties": False,
+                   "properties": {o["name"]: _option(o) for o in game["options"]}}
+        low, high = game["players"]["min"], game["players"]["max"]
+        for players in range(low, high + 1):
+            variants.append({
+                "type": "object", "additionalProperties": False,
+                "required": ["game"] if players == low else ["game", "players"],
+                "properties": {
+                    "game": {"const": game["id"]}, "players": {"const": players}, "options": options,
+                    "names": {"type": "array", "maxItems": players, "items": {"type": "string", "maxLength": 24}},
+                    "seats": {"type": "array", "minItems": players, "maxItems": players,
+                              "items": {"enum": list(SEATS)}},
+                    "series": {"$ref": "#/components/schemas/Series"}}})
+    return {"description": f"a game id from /api/games and how it is set up. names: {NAMES}; seats: {SEATS_SAY}; "
+                           "series: as Series says", "oneOf": variants}
+
+
+# What a composition's text may not hold (composition.UNSHOWN: control characters, bidirectional marks), as
+# a regular expression's character class that JSON Schema and Python read alike.
+UNSHOWN = composition.UNSHOWN.pattern[1:-1].encode("unicode_escape").decode()
+
+
+def _parameter(param: composition.Param) -> dict:
+    """A composition's parameter as JSON Schema (composition.SCHEMA; docs/composer.md is its reference)."""
+    node = {"type": "string", "pattern": "^(0|[GRYB]{1,6})$"}
+    kind = param.kind
+    if kind == "id":
+        return COMPOSITION_ID
+    if kind == "str" and param.key == "name":  # something to show: not only spaces
+        return {"type": "string", "maxLength": 40, "pattern": f"^[^{UNSHOWN}]*[^{UNSHOWN}\\s][^{UNSHOWN}]*$"}
+    if kind == "str":
+        return {"type": "string", "maxLength": 400, "pattern": f"^[^{UNSHOWN}]*$"}
+    if kind == "bool":
+        return {"type": "boolean"}
+    if kind == "int":
+        return {"type": "integer", "minimum": param.minimum, "maximum": param.maximum}
+    if kind == "choice":
+        return {"enum": list(param.choices)}
+    if kind == "players":
+        two_to_four = {"type": "integer", "minimum": 2, "maximum": 4}
+        return {"oneOf": [two_to_four, {"type": "array", "minItems": 2, "maxItems": 2, "items": two_to_four}]}
+    if kind == "race":
+        return {"oneOf": [{"enum": ["bottom", "top"]}, node]}
+    if kind == "levels":
+        return {"type": "array", "maxItems": 6, "items": {"type": "integer", "minimum": 1, "maximum": 6}}
+    if kind == "kinds":
+        return {"type": "array", "maxItems": 4, "items": {"enum": list(composition.KIND_NAMES)}}
+    if kind == "goals":
+        return {"type": "array", "minItems": 1, "maxItems": 3, "items": {"enum": list(composition.GOALS)}}
+    if kind == "node-sets":
+        return {"type": "array", "maxItems": 4, "items": {"type": "array", "maxItems": 4, "items": node}}
+    raise AssertionError(kind)
+
+
+def _composition() -> dict:
+    """A composition as a JSON object: its top-level parameters and its sections, each parameter typed."""
+    top = {p.key: _parameter(p) | {"description": p.help} for p in composition.SCHEMA if not p.section}
+    sections = {section: {"type": "object", "additionalProperties": False,
+                          "properties": {p.key: _parameter(p) | {"description": p.help}
+                                         for p in composition.SCHEMA if p.section == section}}
+                for section in composition.SECTIONS if section}
+    return {"type": "object", "required": ["id", "name"], "additionalProperties": False,
+            "description": "a game of your own (docs/composer.md): its parameters of play, as the manuals group them",
+            "properties": top | sections, "examples": [tomllib.loads(EXAMPLE)]}
+
+
+COMPOSE = {"oneOf": [
+    {"type": "object", "required": ["text", "format"], "additionalProperties": False, "properties": {
+        "text": {"type": "string", "maxLength": 12000, "contentMediaType": "application/json",
+                 "contentSchema": {"$ref": "#/components/schemas/Composition"}},
+        "format": {"const": "json"}, "replace": {"type": "boolean"}}},
+    {"type": "object", "required": ["text"], "additionalProperties": False, "properties": {
+        "text": {"type": "string", "maxLength": 12000, "description": "the composition in TOML",
+                 "examples": [EXAMPLE]},
+        "format": {"const": "toml"}, "replace": {"type": "boolean"}}}],
+    "description": "a composition, as TOML (the default) or JSON text; replace: true saves over one of the same id"}
 
 DOCUMENT = {
     "openapi": "3.1.0",
@@ -133,7 +244,8 @@ DOCUMENT = {
         "securitySchemes": {"session": {"type": "apiKey", "in": "cookie", "name": "gryb_session"},
                             "csrf": {"type": "apiKey", "in": "header", "name": "X-CSRF-Token"}},
         "schemas": {"Error": ERROR, "State": STATE, "Settings": SETTINGS, "Feedback": FEEDBACK, "Empty": EMPTY,
-                    "NewGame": NEW_GAME}},
+                    "NewGame": new_game([cls.describe() for cls in catalogue()]), "Series": SERIES,
+                    "Composition": _composition()}},
     "paths": {
         "/api/state": _get("the newest snapshot", {"$ref": "#/components/schemas/State"}),
         "/api/legal": _get("the legal actions now, in the notation (at most 400), with the snapshot's version",
@@ -158,6 +270,8 @@ DOCUMENT = {
                                {"$ref": "#/components/schemas/Feedback"}),
         "/api/selftest": _command("start the hardware self-test (LED sweep, every node pressed); its report "
                                   "appears in /api/status", None, {"type": "object"}, 404, 409),
+        "/api/selftest/cancel": _command("cancel the self-test under way: the board is the game's again once "
+                                         "this answers", None, {"type": "object"}, 404, 409),
         "/api/hint": _command("ask the computer for a move for the player to move (shown when ready)", None,
                               {"$ref": "#/components/schemas/Feedback"}),
         "/api/act": _command("an action in the notation (docs/notation.md), e.g. 0-G",
@@ -200,7 +314,7 @@ DOCUMENT = {
                     "properties": CHANGEABLE},
                    {"type": "object", "properties": {"ok": {"type": "boolean"},
                                                      "settings": {"$ref": "#/components/schemas/Settings"}}}),
-        "/api/status": _get("hardware status: serial link, heartbeat age, LED driver", {"type": "object"}),
+        "/api/status": _get("hardware status: serial link, heartbeat age, LED driver, the self-test", STATUS),
         "/api/leds": _get("what the LEDs show now (the frame last sent): each lit node of the cloth and the status "
                           "pixels as the eye sees them, after brightness, gamma and the current limiter. An ETag of "
                           "the frame: asked with If-None-Match before the LEDs change, a 304. While a pairing code "
@@ -243,9 +357,7 @@ DOCUMENT = {
                                   {"type": "object", "properties": {"saved": {"type": "array"},
                                                                     "shipped": {"type": "array"}}})
         | _command("check a composition (docs/composer.md) and save it under its id: it joins the catalogue",
-                   {"type": "object", "required": ["text"], "additionalProperties": False, "properties": {
-                       "text": {"type": "string", "maxLength": 12000},
-                       "format": {"enum": ["toml", "json"]}, "replace": {"type": "boolean"}}},
+                   COMPOSE,
                    {"type": "object", "properties": {"ok": {"type": "boolean"}, "game": {"type": "object"}}}),
         "/api/compositions/{game_id}.toml": {"get": {
             "summary": "a composed game in full, every parameter with its meaning (TOML)",
@@ -260,6 +372,13 @@ DOCUMENT = {
 }
 
 
+def served() -> dict:
+    """The document as served now: a composition saved since the start has joined the catalogue, so the games
+    a new game may name are the catalogue's as it stands."""
+    schemas = DOCUMENT["components"]["schemas"] | {"NewGame": new_game([cls.describe() for cls in catalogue()])}
+    return DOCUMENT | {"components": DOCUMENT["components"] | {"schemas": schemas}}
+
+
 @bp.get("/api/openapi.json")
 def document():
-    return jsonify(DOCUMENT)
+    return jsonify(served())

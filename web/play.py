@@ -67,7 +67,8 @@ def _answer(feedback) -> dict:
 @bp.get("/")
 def now_playing():
     snapshot = web().runtime.snapshot()
-    return render_template("play.html", board=board_svg(depth_of(snapshot)), snapshot=snapshot, kinds=KINDS)
+    return render_template("play.html", board=board_svg(depth_of(snapshot)), snapshot=snapshot, kinds=KINDS,
+                           self_test=web().selftest is not None)
 
 
 @bp.get("/api/state")

@@ -51,11 +51,19 @@ def _shown(status: dict) -> dict:
     return shown
 
 
+def _rows(status: dict) -> list[list[str]]:
+    """The settings page's hardware table, [label, text] a row: the status as :func:`_shown` words it, but
+    what is a table itself (the link's and the LED driver's details, the self-test's report), which the
+    API keeps. The page draws it from these when it loads and each time it asks again (/api/status)."""
+    return [[key.replace("_", " "), "—" if value is None else str(value)]
+            for key, value in _shown(status).items() if not isinstance(value, dict)]
+
+
 @bp.get("/settings")
 def settings_page():
     # The slider starts at the dimmest the LEDs show colours at: every position below it would look the same.
     return render_template("settings.html", settings=web().runtime.snapshot()["settings"],
-                           status=_shown(web().status()), self_test=web().selftest is not None, time_scales=TIME_SCALES,
+                           rows=_rows(web().status()), self_test=web().selftest is not None, time_scales=TIME_SCALES,
                            dimmest=min(BRIGHTNESS_STEPS), least_budget=web().runtime.least_budget_ma)
 
 
@@ -66,7 +74,9 @@ def get_settings():
 
 @bp.get("/api/status")
 def status():
-    return jsonify(web().status())
+    """The hardware status, and (``shown``) its rows as the settings page shows them, which keeps them live."""
+    status = web().status()
+    return jsonify(status | {"shown": _rows(status)})
 
 
 @bp.post("/api/settings")
@@ -98,3 +108,15 @@ def start_selftest():
     if not web().selftest():
         refuse(409, "a self-test is already running")
     return jsonify(ok=True, message="self-test started: the board sweeps its LEDs, then press every lit node")
+
+
+@bp.post("/api/selftest/cancel")
+@paired
+def cancel_selftest():
+    """Stop the self-test under way (it has the board for up to five minutes): the game has it back."""
+    body()
+    if web().cancel_selftest is None:
+        refuse(404, "no self-test here")
+    if not web().cancel_selftest():
+        refuse(409, "no self-test is running")
+    return jsonify(ok=True, message="self-test cancelled: the board is the game's again")

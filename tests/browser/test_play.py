@@ -1629,3 +1629,50 @@ def test_two_phones_tapping_undo_at_once_take_back_one_move(browser, site):
     assert rt.call("snapshot")["ply"] == shown["ply"] - 1  # Ann's move stands
     for page in (ann, bo):
         page.context.close()
+
+
+def heartbeat_row(page) -> str:
+    return page.evaluate("""[...document.querySelectorAll('#status tr')]
+        .filter(r => r.cells[0].textContent === 'last heartbeat').map(r => r.cells[1].textContent)[0] || ''""")
+
+
+def test_the_settings_pages_hardware_status_is_live(browser, site):
+    """An unplugged Pico shows on the settings page within seconds, not at the next reload, and so does its
+    return; the page is the one loaded at first (nothing reloads it)."""
+    page = browser.new_context(viewport=PHONE).new_page()
+    page.goto(site.url + "/settings")
+    until(page, "document.querySelector('#status') !== null")
+    page.evaluate("window.loadedOnce = true")  # gone with the page, were it reloaded
+    until(page, "[...document.querySelectorAll('#status td')].some(td => td.textContent.endsWith('the board answers'))")
+    site.companion.node_input.unplug(6)  # the emulated Pico's cable pulled for six seconds
+    until(page, "[...document.querySelectorAll('#status td')].some(td => td.textContent.endsWith('no word from the board'))",
+          timeout=8)
+    assert heartbeat_row(page).endswith("s ago: no word from the board")
+    until(page, "[...document.querySelectorAll('#status td')].some(td => td.textContent.endsWith('the board answers'))",
+          timeout=15)
+    assert page.evaluate("window.loadedOnce === true")
+    page.context.close()
+
+
+def test_now_playing_shows_a_running_self_test_and_cancels_it(browser, site):
+    """A self-test started from Settings (here by another phone) takes the board for up to five minutes: Now
+    playing says so and how far it has got, a tap on the board counts for it, and Cancel gives the board back."""
+    page = paired_page(browser, site, "/")
+    until(page, "document.body.dataset.version > 0")
+    assert page.locator("#selftest-bar").is_hidden()
+    assert site.companion.start_selftest()
+    until(page, "!document.querySelector('#selftest-bar').hidden", timeout=5)
+    until(page, "document.querySelector('#selftest-says').textContent.startsWith('Self-test: press every lit node')",
+          timeout=15)
+    until(page, "/^0 of 341 pressed, [45]:\\d\\d left$/.test(document.querySelector('#selftest-how-far').textContent)")
+    version = version_before = site.runtime.snapshot()["version"]
+    page.locator("#board circle.n[data-n='G']").click()  # through the emulated Pico: the self-test's press
+    until(page, "document.querySelector('#selftest-how-far').textContent.startsWith('1 of 341 pressed')")
+    assert site.runtime.snapshot()["version"] == version_before
+    page.locator("#selftest-cancel").click()
+    until(page, "document.querySelector('#selftest-bar').hidden")
+    assert page.locator("#message").inner_text() == "self-test cancelled: the board is the game's again"
+    assert not site.companion.selftest_running and site.companion.selftest_report["cancelled"]
+    page.locator("#board circle.n[data-n='G']").click()  # the game's again: EZ GRYB asks for the roll first
+    until(page, f"(+document.body.dataset.version || 0) > {version}")
+    page.context.close()

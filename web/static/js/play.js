@@ -4,6 +4,7 @@ import { actionNodes, chip, draw, drawBoards, ensureDepth, letters, numbers, pla
 import { drawCloth } from "./cloth.js";
 import { boardKeys, focusable } from "./keys.js";
 import { follow, zoomButton } from "./zoom.js";
+import { cancelSelftest, selftestHowFar, selftestSays, watchStatus } from "./hardware.js";
 import { ledsChoice } from "./leds.js";
 
 const $ = (id) => document.getElementById(id);
@@ -242,6 +243,22 @@ onPairing((yes) => { $("watching").hidden = yes; document.body.classList.toggle(
 
 show(snap);
 live((s) => { if (s.version !== snap.version || s.game_id !== snap.game_id) show(s); });
+
+// A self-test started from Settings has the board (its LEDs, and every press on the cloth) for up to five
+// minutes: the page says so, how far it has got, and offers to cancel it, rather than answer taps that
+// nothing seems to follow.
+const selftestBar = $("selftest-bar");
+function showSelftest(status) {
+  const s = status.selftest, running = !!(s && s.running);
+  selftestBar.hidden = !running;
+  say($("selftest-says"), running ? selftestSays(s) : "");
+  say($("selftest-how-far"), selftestHowFar(s));
+}
+if (selftestBar.dataset.selftest === "yes") watchStatus(showSelftest);
+$("selftest-cancel").addEventListener("click", async () => {
+  $("message").textContent = await cancelSelftest();
+  showSelftest(await get("/api/status"));
+});
 
 // The buttons for presses that fit several actions, each labelled in words ("male, 7 turns, on GGG").
 // What every label shares ("on GGG") is left out, the message names the node; when the first words take

@@ -1,5 +1,6 @@
 // Settings: brightness and night mode go to the board as soon as they change.
 import { get, post, isPaired, openPairing } from "./api.js";
+import { cancelSelftest, say, selftestHowFar, selftestSays, watchStatus } from "./hardware.js";
 
 const form = document.getElementById("settings");
 const msg = form.querySelector(".message");
@@ -51,21 +52,30 @@ form.elements.time_scale.addEventListener("change", () => save({ time_scale: +fo
 const colours = () => [0, 1, 2, 3].map((i) => form.elements["colour" + i].value.toUpperCase());
 for (let i = 0; i < 4; i++) form.elements["colour" + i].addEventListener("change", () => save({ colours: colours() }));
 
-// The self-test: the board sweeps its LEDs, then waits for every node; the report comes with the status.
+// The hardware status and the self-test, kept live (hardware.js): the table as the server words it, the
+// self-test's progress or report, and its Cancel while it runs.
 const report = document.getElementById("selftest-report");
-async function followSelftest() {
-  const r = await fetch("/api/status");
-  const s = (await r.json()).selftest;
-  if (!s) return;
-  if (s.running) { report.textContent = `Self-test running: press every lit node (${s.nodes}).`; setTimeout(followSelftest, 1000); return; }
-  report.textContent = s.ok ? `Self-test: all good (${s.pressed} nodes, ${s.pixels} LEDs).`
-    : `Self-test: faults. Dead: ${(s.dead || []).join(" ") || "none"}. Stuck: ${(s.stuck || []).join(" ") || "none"}.` + (s.error ? ` ${s.error}` : "");
+const howFar = document.getElementById("selftest-how-far");
+const cancel = document.getElementById("selftest-cancel");
+function showStatus(status) {
+  const rows = (status.shown || []).map(([label, text]) => {
+    const tr = document.createElement("tr"), th = document.createElement("th"), td = document.createElement("td");
+    th.textContent = label; td.textContent = text; tr.append(th, td);
+    return tr;
+  });
+  const table = document.getElementById("status");
+  if (rows.map((r) => r.outerHTML).join("") !== [...table.rows].map((r) => r.outerHTML).join("")) table.replaceChildren(...rows);
+  const s = status.selftest;
+  cancel.hidden = !(s && s.running);
+  if (s) { say(report, selftestSays(s)); say(howFar, selftestHowFar(s)); }
 }
 document.getElementById("selftest").addEventListener("click", async () => {
   if (!isPaired()) { openPairing(); return; }
-  try { await post("/api/selftest"); followSelftest(); } catch (e) { report.textContent = e.message; }
+  try { await post("/api/selftest"); say(report, selftestSays({ running: true, step: "sweep" })); cancel.hidden = false; }
+  catch (e) { say(report, e.message); }
 });
-followSelftest();
+cancel.addEventListener("click", async () => { say(report, await cancelSelftest()); say(howFar, ""); cancel.hidden = true; });
+watchStatus(showStatus);
 form.addEventListener("submit", (e) => e.preventDefault());
 document.getElementById("unpair").addEventListener("click", async () => { await post("/api/unpair"); location.reload(); });
 document.getElementById("forget-all").addEventListener("click", async () => {
