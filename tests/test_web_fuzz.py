@@ -132,7 +132,7 @@ def world(tmp_path_factory):
     run = Run(surface, buttons, [nd.name(n) for n in nd.nodes()], pause=0.0)
     sim = SimulatedNodeInput()
     app = create_app(rt, config, state_dir=tmp / "state", selftest=functools.partial(run.start, SELFTEST_SECONDS),
-                     cancel_selftest=run.cancel)
+                     cancel_selftest=run.cancel, leds=surface.shown)
     laptop = create_app(rt, config, sim_input=sim, state_dir=tmp / "state")
     code = PairingCode(rt, clock=clock)  # one board, one code: both pages see it
     for each in (app, laptop):

@@ -17,7 +17,7 @@ from companion import composition
 from companion.ai import LEVELS
 from companion.config import TIME_SCALES
 from companion.engine import catalogue
-from companion.series import METHODS
+from companion.series import METHODS, PRESETS
 from companion.seating import SEATS
 
 from .compose import EXAMPLE
@@ -206,6 +206,8 @@ def _parameter(param: composition.Param) -> dict:
         return {"type": "array", "maxItems": 4, "items": {"enum": list(composition.KIND_NAMES)}}
     if kind == "goals":
         return {"type": "array", "minItems": 1, "maxItems": 3, "items": {"enum": list(composition.GOALS)}}
+    if kind == "presets":
+        return {"type": "array", "uniqueItems": True, "maxItems": len(PRESETS), "items": {"enum": list(PRESETS)}}
     if kind == "node-sets":
         return {"type": "array", "maxItems": 4, "items": {"type": "array", "maxItems": 4, "items": node}}
     raise AssertionError(kind)
