@@ -31,6 +31,9 @@ of the catalogue gets a computer player without code of its own. Details that ma
   per action, times the plies of an iteration) would not fit before the budget's end; the garbage
   collector waits until the search is done (a full collection would not fit). It never touches the
   game it is given (it works on a copy), so it can run on its own thread beside the runtime.
+- ``warm()`` builds beforehand what a game's first search would otherwise build inside its budget (the
+  tables a game fills on first use, the board's whole GRYB index where it is small), for a caller to run
+  off its own loop when a game starts, as the runtime runs its searches on a worker thread.
 """
 
 from __future__ import annotations
@@ -114,6 +117,14 @@ HINT_LEVEL = "hard"  # a hint is what a good player would do: the hard search, a
 LAST_START = 0.9  # share of the time budget after which no new iteration starts
 LOOK_SHARE = 0.5  # share of the time budget the first look (a win in one, each action one ply deep) may take
 
+# warm(): a game that finds GRYBs gets its board's whole GRYB index built up to this many nodes. The standard
+# board's 341 take a fraction of a second and about 8 MB; a Giant board's 1,365 take seconds and 100 MB, and
+# a Super Giant's 5,461 most of a minute and over a gigabyte, too much to build ahead (their lists are built
+# as play reaches their nodes, and the first look keeps the budget meanwhile).
+WARM_INDEX_NODES = 341
+WARM = Level("warm", iterations=50, seconds=math.inf, playout=8)  # warm()'s search: counted, not timed
+WARM_WALK = 8  # rolls and forced actions warm() plays through, on a copy, to reach a choice to search
+
 
 class LevelError(ValueError):
     pass
@@ -194,6 +205,28 @@ def search(game: Game, lvl: Level | str = "medium", rng: random.Random | None = 
     finally:
         if collecting:
             gc.enable()
+
+
+def warm(game: Game, rng: random.Random | None = None) -> None:
+    """Build what the first search of ``game`` would otherwise build inside its time budget: the board's
+    GRYB index (for a game that finds GRYBs, on a board of up to ``WARM_INDEX_NODES`` nodes) and the
+    tables a search fills on first use (Hyper-Chess's distances; the GRYB lists of the nodes the moves
+    reach), by a search counted in iterations (``WARM``) from the first choice within ``WARM_WALK`` rolls
+    and forced actions. It works on a copy and takes as long as that takes (a fraction of a second on the
+    standard board here, several times that on a Raspberry Pi Zero 2 W): for a thread of its own when a
+    game starts, never the runtime's loop."""
+    if game.finds_grybs and game.space.size <= WARM_INDEX_NODES:
+        index = game.grybs_index
+        for node in game.space.nodes:
+            index.through(node)
+    rng = rng or random.Random(0)
+    board = game.copy()
+    for _ in range(WARM_WALK):
+        if board.over or not board.is_chance and len(board.legal_actions()) > 1:
+            break
+        board.push_legal(board.random_action(rng))
+    if not board.over:
+        search(board, WARM, rng)
 
 
 def _search(game: Game, lvl: Level, rng: random.Random, clock: Callable[[], float]) -> Result:

@@ -358,6 +358,45 @@ def test_the_first_look_ranks_the_moves_of_a_game_that_ranks_nothing():
         assert sorted(values[a] for a in few.visits) == sorted(values.values())[-3:]
 
 
+
+def counting_builds(monkeypatch) -> list:
+    """The nodes whose GRYB lists are built from now on, in order."""
+    built, build = [], gryb.GrybIndex._build
+    monkeypatch.setattr(gryb.GrybIndex, "_build", lambda self, node: (built.append(node), build(self, node))[1])
+    return built
+
+
+def test_warming_a_game_builds_what_its_first_search_would():
+    """warm() (for a thread of its own when a game starts) leaves the first search nothing to build: on
+    the standard board the whole GRYB index of a game that finds GRYBs, and the tables a search fills on
+    first use (Hyper-Chess's distances, read by its evaluation). The game itself is left as it was."""
+    from companion.variants import hyper_chess
+
+    game = square_deal_capture()
+    game.grybs_index = gryb.GrybIndex(game.space)
+    key, history = game.state_key(), list(game.history)
+    ai.warm(game)
+    assert game.state_key() == key and game.history == history
+    assert all(game.grybs_index._through[n] is not None for n in game.space.nodes)
+    hyper_chess.tables.cache_clear()  # a board whose tables nothing has used yet
+    chess = find("hyper-chess")()
+    assert "distance" not in vars(chess.t)
+    ai.warm(chess)
+    assert "distance" in vars(chess.t)
+
+
+def test_warming_builds_no_board_too_big_to_build_ahead(monkeypatch):
+    """A Super Giant board's whole GRYB index would take a minute and over a gigabyte: warm() leaves it
+    to be built as play reaches its nodes (the first look keeps the budget meanwhile). At the start
+    of Square Deal, placing stones by the die, there is no choice to search yet either."""
+    built = counting_builds(monkeypatch)
+    game = find("square-deal")(2, depth=6)
+    game.grybs_index = gryb.GrybIndex(game.space)
+    ai.warm(game)
+    assert 0 < len(built) <= ai.WARM_WALK // 2  # the nodes of the stones the walk placed, on a copy
+    assert game.occupied == 0
+
+
 def run(*args, stdin=""):
     return subprocess.run([sys.executable, "-m", "companion.cli", *args], input=stdin, capture_output=True,
                           text=True, timeout=300)
