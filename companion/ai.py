@@ -15,7 +15,8 @@ of the catalogue gets a computer player without code of its own. Details that ma
   wins and what a move hangs) gets them tried best first, and each node widens to the rest step by step
   as it earns visits (progressive widening), so a few hundred iterations reach the replies that matter
   (a recapture) instead of spreading over every quiet move. Other games try every action (the root's
-  in the first look's order, below).
+  in the first look's order, below), but for a few whose root is wider than the hard level's
+  iterations (``WIDE_ROOTS``: Blobs, The Borg, Siege): their root widens in that order.
 - Before the tree, a first look plays each action once (in the game's order, where it has one) and
   reads ``evaluate()`` after it. A win in one (a checkmate, a GRYB completed; a team's, in Doubles) is
   taken at once, before any search and before a beginner's random move: the tree would find it too,
@@ -84,6 +85,17 @@ LEVELS = {
 # 18-3-19 (docs/performance.md).
 WIDEN_BASE = 2
 WIDEN_RATE = 0.5
+
+# Games whose root holds about as many moves as the hard level's quarter second has iterations, or more
+# (medians per hard move, an audit of 2026-11-27: Blobs 54 iterations for 195 moves, The Borg 88 for 183,
+# Siege 103 for 90): the search gave each move a playout or two, little better than a random pick. Their
+# root widens the same way, in the first look's order (one ply deep by evaluate()). Hard against hard as
+# it was, 30 games each (one-off script, other seeds, budgets on the CPU clock): Blobs won 24, drew 2,
+# lost 4; The Borg 26-0-4; Siege, with its evaluation of the surround (companion/composed.py), 30-0-0,
+# and 27-3-0 against the same search without the widening. Battlefield (138 for 136) won 17-1-12, within
+# its seats' spread, and is left out; Square Deal, whose evaluation tells only a capture from the rest,
+# was not tried (docs/performance.md, "Wide games").
+WIDE_ROOTS = frozenset({"blobs", "the-borg", "siege"})
 
 # Games whose strength stops growing with search well before the hard level's budget get their lower
 # levels placed lower, so that each level is still a step up from the one below (issue 8: each beats the
@@ -251,6 +263,7 @@ def _search(game: Game, lvl: Level, rng: random.Random, clock: Callable[[], floa
     root = _Node(None, None, None)
     if order is None:  # the game ranks nothing: the root tries the first look's best first
         root.untried = list(ranked)
+        root.widen = game.id in WIDE_ROOTS  # and a wide root widens to the rest step by step
     deadline = start + lvl.seconds
     last_start = start + lvl.seconds * LAST_START
     # Until an iteration is timed, the first look's cost per action stands in for each of its plies.

@@ -359,6 +359,42 @@ def test_the_first_look_ranks_the_moves_of_a_game_that_ranks_nothing():
 
 
 
+
+def mid_game(game_id: str, seed: int, wide: int):
+    """A position of a random game of ``game_id`` with at least ``wide`` actions to choose from."""
+    rng = random.Random(seed)
+    game = find(game_id)()
+    while game.is_chance or len(game.legal_actions()) < wide:
+        game.push_legal(game.random_action(rng))
+        assert not game.over
+    return game
+
+
+@pytest.mark.parametrize("game_id", sorted(ai.WIDE_ROOTS))
+def test_a_wide_root_widens_in_the_first_looks_order(game_id):
+    """A game whose root holds more moves than hard's iterations reach (Blobs: about 190 to 90) widens its
+    root by visits in the first look's order (as Hyper-Chess's nodes do in its own), so that its
+    iterations go to the moves that look best one ply deep rather than one playout to each of a hundred."""
+    game = mid_game(game_id, 4, 40)
+    legal, mover = game.legal_actions(), game.to_move
+    assert game.action_order(legal) is None  # a game that ranks its own moves widens in its own order
+    values = {}
+    for action in legal:
+        game.push_legal(action)
+        values[action] = game.evaluate()[mover]
+        game.retract()
+    result = ai.search(game, replace(STEADY, iterations=60), random.Random(4))
+    root = result.root
+    assert root.widen and len(root.children) <= ai._width(root.visits) + 1 < len(legal)
+    assert min(values[a] for a in root.children) >= max(values[a] for a in root.untried)
+
+
+def test_other_games_try_every_root_move_before_any_twice():
+    game = mid_game("square-deal", 4, 100)
+    result = ai.search(game, replace(STEADY, iterations=len(game.legal_actions())), random.Random(4))
+    assert not result.root.widen and set(result.root.children) == set(game.legal_actions())
+
+
 def counting_builds(monkeypatch) -> list:
     """The nodes whose GRYB lists are built from now on, in order."""
     built, build = [], gryb.GrybIndex._build
