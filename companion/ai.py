@@ -237,8 +237,8 @@ def warm(game: Game, rng: random.Random | None = None) -> None:
         if board.over or not board.is_chance and len(board.legal_actions()) > 1:
             break
         board.push_legal(board.random_action(rng))
-    if not board.over:
-        search(board, WARM, rng)
+    if not board.over:  # not search(): the collector stays as it is (a search on another thread may have it off)
+        _search(board, WARM, rng, time.perf_counter)
 
 
 def _search(game: Game, lvl: Level, rng: random.Random, clock: Callable[[], float]) -> Result:

@@ -421,6 +421,21 @@ def test_warming_a_game_builds_what_its_first_search_would():
     assert "distance" in vars(chess.t)
 
 
+
+def test_warming_leaves_the_garbage_collector_alone(monkeypatch):
+    """warm() runs on a thread of its own, maybe beside a search that put the collector off for its budget:
+    turning it off and on again itself would switch it back on in the middle of that search."""
+    import gc
+
+    switched = []
+    monkeypatch.setattr(gc, "disable", lambda: switched.append("off"))
+    monkeypatch.setattr(gc, "enable", lambda: switched.append("on"))
+    ai.warm(opened_drangles())
+    assert switched == []
+    ai.search(opened_drangles(), ai.Level("few", 5, 60.0, 4), random.Random(1))
+    assert switched == ["off", "on"]  # as a search does
+
+
 def test_warming_builds_no_board_too_big_to_build_ahead(monkeypatch):
     """A Super Giant board's whole GRYB index would take a minute and over a gigabyte: warm() leaves it
     to be built as play reaches its nodes (the first look keeps the budget meanwhile). At the start
