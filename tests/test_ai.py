@@ -358,8 +358,6 @@ def test_the_first_look_ranks_the_moves_of_a_game_that_ranks_nothing():
         assert sorted(values[a] for a in few.visits) == sorted(values.values())[-3:]
 
 
-
-
 def mid_game(game_id: str, seed: int, wide: int):
     """A position of a random game of ``game_id`` with at least ``wide`` actions to choose from."""
     rng = random.Random(seed)
@@ -419,7 +417,6 @@ def test_warming_a_game_builds_what_its_first_search_would():
     assert "distance" not in vars(chess.t)
     ai.warm(chess)
     assert "distance" in vars(chess.t)
-
 
 
 def test_warming_leaves_the_garbage_collector_alone(monkeypatch):
