@@ -338,7 +338,7 @@ def square_deal_capture():
     return game
 
 
-def test_the_first_look_ranks_the_moves_of_a_game_that_ranks_nothing():
+def test_the_first_look_ranks_the_moves_of_a_game_that_ranks_nothing(monkeypatch):
     game = square_deal_capture()
     legal = game.legal_actions()
     values = {}
@@ -348,14 +348,24 @@ def test_the_first_look_ranks_the_moves_of_a_game_that_ranks_nothing():
         game.retract()
     assert [a for a, v in values.items() if v == max(values.values())] == ["YYY-YY"] and len(legal) == 81
     assert [str(a) for a in legal].index("YYY-YY") == 30
+    capped = 0
     for seed in range(4):
         # No iteration (the budget's end, on a slow machine): the look's best, not a random move.
         looked = ai.search(game, ai.Level("look only", 0, 60.0, 8), random.Random(seed))
         assert str(looked.action) == "YYY-YY" and looked.iterations == 0 and looked.looked == len(legal)
-        # Fewer iterations than moves: the root tries the look's best first.
-        few = ai.search(game, ai.Level("few", 3, 60.0, 8), random.Random(seed))
-        assert "YYY-YY" in few.visits and len(few.visits) == 3
-        assert sorted(values[a] for a in few.visits) == sorted(values.values())[-3:]
+        # Time for three iterations among 81 moves (a clock that moves a quarter of the budget with each):
+        # the root tries the look's three best.
+        with monkeypatch.context() as patch:
+            now = [0.0]
+            iterate = ai._iterate
+            patch.setattr(ai, "_iterate", lambda *args: (iterate(*args), now.__setitem__(0, now[0] + 0.25)))
+            short = ai.search(game, ai.Level("short", 10**6, 1.0, 8), random.Random(seed), clock=lambda: now[0])
+        assert short.iterations == 3 and "YYY-YY" in short.visits
+        assert sorted(values[a] for a in short.visits) == sorted(values.values())[-3:]
+        # A level capped at three iterations (a beginner's few) tries three moves at random, as before: the
+        # capture among them about one time in 27.
+        capped += "YYY-YY" in ai.search(game, ai.Level("capped", 3, 60.0, 8), random.Random(seed)).visits
+    assert capped <= 1
 
 
 def mid_game(game_id: str, seed: int, wide: int):
