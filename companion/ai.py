@@ -16,7 +16,8 @@ of the catalogue gets a computer player without code of its own. Details that ma
   as it earns visits (progressive widening), so a few hundred iterations reach the replies that matter
   (a recapture) instead of spreading over every quiet move. Other games try every action (the root's
   in the first look's order, below), but for a few whose root is wider than the hard level's
-  iterations (``WIDE_ROOTS``: Blobs, The Borg, Siege): their root widens in that order.
+  iterations (``WIDE_ROOTS``: Blobs, The Borg, Siege): their root widens in that order (but for a
+  level capped below the root's width, below).
 - Before the tree, a first look plays each action once (in the game's order, where it has one) and
   reads ``evaluate()`` after it. A win in one (a checkmate, a GRYB completed; a team's, in Doubles) is
   taken at once, before any search and before a beginner's random move: the tree would find it too,
@@ -264,9 +265,10 @@ def _search(game: Game, lvl: Level, rng: random.Random, clock: Callable[[], floa
     root = _Node(None, None, None)
     # A game that ranks nothing has its root try the first look's best first, where the time budget is
     # what may cut the search short; a level capped below the root's width (easy's 60 iterations among
-    # 25 Men's GRYB's 200 moves) tries them at random, as before: the cap is what makes it a beginner
-    # (ranked, easy won 19 of 40 games against medium there; at random 2).
-    if order is None and (game.id in WIDE_ROOTS or lvl.iterations >= len(legal)):
+    # 25 Men's GRYB's 200 moves, or Blobs' 190) tries them at random, as before, in every game: the cap
+    # is what makes it a beginner (ranked, easy won 19 of 40 games against medium in 25 Men's GRYB; at
+    # random 2).
+    if order is None and lvl.iterations >= len(legal):
         root.untried = list(ranked)
         root.widen = game.id in WIDE_ROOTS  # and a wide root widens to the rest step by step
     deadline = start + lvl.seconds

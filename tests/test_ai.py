@@ -391,10 +391,13 @@ def test_a_wide_root_widens_in_the_first_looks_order(game_id):
         game.push_legal(action)
         values[action] = game.evaluate()[mover]
         game.retract()
-    result = ai.search(game, replace(STEADY, iterations=60), random.Random(4))
+    result = ai.search(game, replace(STEADY, iterations=len(legal)), random.Random(4))
     root = result.root
-    assert root.widen and len(root.children) <= ai._width(root.visits) + 1 < len(legal)
+    assert root.widen and len(root.children) <= ai._width(root.visits) + 1 < len(legal) / 3
     assert min(values[a] for a in root.children) >= max(values[a] for a in root.untried)
+    # A level capped below the root's width (a beginner's few iterations) tries its moves at random.
+    capped = ai.search(game, replace(STEADY, iterations=len(legal) - 1), random.Random(4)).root
+    assert not capped.widen and len(capped.children) == len(legal) - 1
 
 
 def test_other_games_try_every_root_move_before_any_twice():
