@@ -5,10 +5,12 @@
 For each game: each level against a random player, and each level against the level below, seats
 alternating. Targets: every level beats random in >= 95 % of games, each level beats the one below in
 >= 60 %: "yes" when its wins reach the target, "score" when only its score does (a draw counting
-1/players), "NO" otherwise. Also the hard level's time per searched move (forced moves, which need no
-search, are left out): mean and maximum on the wall clock (what a player waits; other work on the
-machine lengthens it) and the maximum on the search thread's CPU clock; and its search speed
-(iterations per second). Target: hard <= 0.25 s per move on one core. Each pairing of each game has
+1/players), "NO" otherwise. Also the hard level's time per move with a choice (forced moves and rolls,
+which need no search, are left out; a win in one and a search in which no iteration fitted count like
+any other): mean and maximum on the wall clock (what a player waits; other work on the machine
+lengthens it) and the maximum on the search thread's CPU clock; how many of those searches ran no
+iteration (not a win in one: the budget was spent before the tree, on a cold start); and its search
+speed (iterations per second). Target: hard <= 0.25 s per move on one core. Each pairing of each game has
 its own random stream (from --seed, the game's id and the pairing), so one game or one pairing
 (--pairing) can be re-run alone, or beside others with --jobs, and give the same games. Figures go in
 docs/performance.md.
@@ -35,7 +37,9 @@ TARGET_RANDOM, TARGET_BELOW, TARGET_SECONDS = 0.95, 0.60, 0.25
 
 
 class Stats:
-    """A level's searched moves (forced moves and a beginner's random moves are not searches)."""
+    """A level's moves with a choice: every one counts in the time a move takes, a win in one and a search
+    that ran out of time before its first iteration included (it left those out, and so hid the cold
+    start's seconds); only a forced move is no search."""
 
     def __init__(self):
         self.moves = 0
@@ -43,15 +47,17 @@ class Stats:
         self.slowest = 0.0
         self.slowest_cpu = 0.0
         self.iterations = 0
+        self.empty = 0  # searches that ran no iteration
 
     def add(self, result: ai.Result, cpu: float) -> None:
-        if result.iterations == 0:
+        if result.how == "forced":
             return
         self.moves += 1
         self.seconds += result.seconds
         self.slowest = max(self.slowest, result.seconds)
         self.slowest_cpu = max(self.slowest_cpu, cpu)
         self.iterations += result.iterations
+        self.empty += result.how == "search" and result.iterations == 0
 
 
 def play(game_id: str, players: int, seats: list[str | None], rng: random.Random, stats: dict[str, Stats]):
@@ -119,7 +125,8 @@ def pairing_name(level: str, opponent: str | None) -> str:
 
 
 def bench_game(game_id: str, games: int, seed: int, only: tuple[str, ...] = ()) -> tuple[list[str], tuple | None]:
-    """One game's rows and the hard level's speed (moves, mean, slowest, slowest on CPU, iterations/s)."""
+    """One game's rows and the hard level's speed (moves, mean, slowest, slowest on CPU, searches of no
+    iteration, iterations/s)."""
     try:
         find(game_id)
     except LookupError:
@@ -139,7 +146,7 @@ def bench_game(game_id: str, games: int, seed: int, only: tuple[str, ...] = ()) 
     hard = stats.get("hard")
     if not (hard and hard.moves):
         return lines, None
-    return lines, (game_id, hard.moves, hard.seconds / hard.moves, hard.slowest, hard.slowest_cpu,
+    return lines, (game_id, hard.moves, hard.seconds / hard.moves, hard.slowest, hard.slowest_cpu, hard.empty,
                    hard.iterations / max(hard.seconds, 1e-9))
 
 
@@ -171,17 +178,19 @@ def main() -> None:
             if fast:
                 speed[fast[0]] = fast
     print(f"\n{'game':<14} {'hard moves':>10} {'mean s/move':>11} {'max s/move':>10} {'max CPU s':>9} "
-          f"{'iterations/s':>12}")
+          f"{'no iteration':>12} {'iterations/s':>12}")
     for game_id in ids:
         if game_id not in speed:
             continue
-        _, moves, mean, slowest, slowest_cpu, rate = speed[game_id]
+        _, moves, mean, slowest, slowest_cpu, empty, rate = speed[game_id]
         flag = "" if slowest <= TARGET_SECONDS else f"  (wall max over {TARGET_SECONDS} s)"
-        print(f"{game_id:<14} {moves:>10} {mean:>11.3f} {slowest:>10.3f} {slowest_cpu:>9.3f} {rate:>12,.0f}{flag}")
+        print(f"{game_id:<14} {moves:>10} {mean:>11.3f} {slowest:>10.3f} {slowest_cpu:>9.3f} {empty:>12} "
+              f"{rate:>12,.0f}{flag}")
     print(f"\nPython {sys.version.split()[0]}, one core per game, {args.jobs} at a time; wins = share of games "
           "won outright; score = share of points (a draw = 1/players), with its 95 % Wilson interval; W-D-L = "
           "wins, draws (shared wins included), losses; with 3 players the level takes one seat against two of "
-          "the other side (an even match scores 33 %); hard moves = searched moves only (forced moves left out).")
+          "the other side (an even match scores 33 %); hard moves = moves with a choice (forced moves left out, "
+          "wins in one counted); no iteration = those whose search ran out of time before its tree.")
 
 
 if __name__ == "__main__":

@@ -14,15 +14,29 @@ of the catalogue gets a computer player without code of its own. Details that ma
 - A game that can rank its moves at a glance (``Game.action_order``: Hyper-Chess, by what a capture
   wins and what a move hangs) gets them tried best first, and each node widens to the rest step by step
   as it earns visits (progressive widening), so a few hundred iterations reach the replies that matter
-  (a recapture) instead of spreading over every quiet move. Other games try every action as before.
-- A win in one (a checkmate, a GRYB completed; a team's, in Doubles) is taken at once, before any search
-  and before a beginner's random move: the tree would find it too, but at the easy level's few iterations
-  not always.
-- The search stops inside its time budget or at its iteration budget, whichever comes first: the
-  clock is read after every iteration, and no iteration is started after 90 % of the budget or when
-  the slowest iteration so far would not fit before the budget's end; the garbage collector waits
-  until the search is done (a full collection would not fit). It never touches the game it is
-  given (it works on a copy), so it can run on its own thread beside the runtime.
+  (a recapture) instead of spreading over every quiet move. Other games try every action (the root's
+  in the first look's order, below), but for a few whose root is wider than the hard level's
+  iterations (``WIDE_ROOTS``: Blobs, The Borg, Siege): their root widens in that order (but for a
+  level capped below the root's width, below).
+- Before the tree, a first look plays each action once (in the game's order, where it has one) and
+  reads ``evaluate()`` after it. A win in one (a checkmate, a GRYB completed; a team's, in Doubles) is
+  taken at once, before any search and before a beginner's random move: the tree would find it too,
+  but at the easy level's few iterations not always. The look ranks the rest one ply deep: a game that
+  ranks nothing itself has its root's actions tried in that order (so a search whose time runs out
+  before it has tried every action tries the likeliest; a level capped at fewer iterations than the
+  root has actions tries them at random, as a beginner would), and a search in which no iteration
+  fits plays the best of them, not a random move.
+- Every part of the search keeps the time budget, the first look included: it reads the clock after
+  every action and stops when half the budget is spent (on a cold start, where each action builds
+  tables the game fills on first use, or on a deep board with hundreds of actions, it would otherwise
+  take seconds). The tree reads the clock after every iteration, and no iteration is started after
+  90 % of the budget or when the slowest iteration so far (before the first, what the first look took
+  per action, times the plies of an iteration) would not fit before the budget's end; the garbage
+  collector waits until the search is done (a full collection would not fit). It never touches the
+  game it is given (it works on a copy), so it can run on its own thread beside the runtime.
+- ``warm()`` builds beforehand what a game's first search would otherwise build inside its budget (the
+  tables a game fills on first use, the board's whole GRYB index where it is small), for a caller to run
+  off its own loop when a game starts, as the runtime runs its searches on a worker thread.
 """
 
 from __future__ import annotations
@@ -74,6 +88,17 @@ LEVELS = {
 WIDEN_BASE = 2
 WIDEN_RATE = 0.5
 
+# Games whose root holds about as many moves as the hard level's quarter second has iterations, or more
+# (medians per hard move, an audit of 2026-11-27: Blobs 54 iterations for 195 moves, The Borg 88 for 183,
+# Siege 103 for 90): the search gave each move a playout or two, little better than a random pick. Their
+# root widens the same way, in the first look's order (one ply deep by evaluate()). Hard against hard as
+# it was, 30 games each (one-off script, other seeds, budgets on the CPU clock): Blobs won 24, drew 2,
+# lost 4; The Borg 26-0-4; Siege, with its evaluation of the surround (companion/composed.py), 30-0-0,
+# and 27-3-0 against the same search without the widening. Battlefield (138 for 136) won 17-1-12, within
+# its seats' spread, and is left out; Square Deal, whose evaluation tells only a capture from the rest,
+# was not tried (docs/performance.md, "Wide games").
+WIDE_ROOTS = frozenset({"blobs", "the-borg", "siege"})
+
 # Games whose strength stops growing with search well before the hard level's budget get their lower
 # levels placed lower, so that each level is still a step up from the one below (issue 8: each beats the
 # level below in >= 60 % of games) while hard stays as it is. EZ GRYB is decided mostly by the die: hard
@@ -104,6 +129,15 @@ GAME_LEVELS: dict[str, dict[str, dict[str, float]]] = {
 REPEATABLE_ITERATIONS = 1000
 HINT_LEVEL = "hard"  # a hint is what a good player would do: the hard search, a quarter of a second
 LAST_START = 0.9  # share of the time budget after which no new iteration starts
+LOOK_SHARE = 0.5  # share of the time budget the first look (a win in one, each action one ply deep) may take
+
+# warm(): a game that finds GRYBs gets its board's whole GRYB index built up to this many nodes. The standard
+# board's 341 take a fraction of a second and about 8 MB; a Giant board's 1,365 take seconds and 100 MB, and
+# a Super Giant's 5,461 most of a minute and over a gigabyte, too much to build ahead (their lists are built
+# as play reaches their nodes, and the first look keeps the budget meanwhile).
+WARM_INDEX_NODES = 341
+WARM = Level("warm", iterations=50, seconds=math.inf, playout=8)  # warm()'s search: counted, not timed
+WARM_WALK = 8  # rolls and forced actions warm() plays through, on a copy, to reach a choice to search
 
 
 class LevelError(ValueError):
@@ -152,10 +186,24 @@ class _Node:
 @dataclass
 class Result:
     action: Action
-    iterations: int  # tree iterations run (0: a forced move, a roll or a beginner's random move)
+    iterations: int  # tree iterations run (0: a forced move, a win in one, a beginner's random move, or none fitted)
     seconds: float  # from the call to the answer, by the search's clock
     visits: dict[str, int]  # visits of each root action, by its text
     root: _Node | None = field(default=None, repr=False)  # the search tree, for tests and debugging
+    # How the action was chosen: "forced" (the only action, or the die to roll), "win" (a win in one),
+    # "beginner" (a beginner's random move) or "search" (the tree; with 0 iterations, the first look's best).
+    how: str = "search"
+    looked: int = 0  # actions the first look played before the answer or its share of the budget
+
+
+@dataclass
+class _Look:
+    """What the first look found: a win in one, or each action it had time for with its value one ply
+    deep for the side to move (``evaluate()``), in the order looked at."""
+
+    win: Action | None
+    values: list[tuple[Action, float]]
+    seconds: float  # what it took, by the search's clock
 
 
 def search(game: Game, lvl: Level | str = "medium", rng: random.Random | None = None,
@@ -173,48 +221,104 @@ def search(game: Game, lvl: Level | str = "medium", rng: random.Random | None = 
             gc.enable()
 
 
+def warm(game: Game, rng: random.Random | None = None) -> None:
+    """Build what the first search of ``game`` would otherwise build inside its time budget: the board's
+    GRYB index (for a game that finds GRYBs, on a board of up to ``WARM_INDEX_NODES`` nodes) and the
+    tables a search fills on first use (Hyper-Chess's distances; the GRYB lists of the nodes the moves
+    reach), by a search counted in iterations (``WARM``) from the first choice within ``WARM_WALK`` rolls
+    and forced actions. It works on a copy and takes as long as that takes (a fraction of a second on the
+    standard board here, several times that on a Raspberry Pi Zero 2 W): for a thread of its own when a
+    game starts, never the runtime's loop."""
+    if game.finds_grybs and game.space.size <= WARM_INDEX_NODES:
+        index = game.grybs_index
+        for node in game.space.nodes:
+            index.through(node)
+    rng = rng or random.Random(0)
+    board = game.copy()
+    for _ in range(WARM_WALK):
+        if board.over or not board.is_chance and len(board.legal_actions()) > 1:
+            break
+        board.push_legal(board.random_action(rng))
+    if not board.over:  # not search(): the collector stays as it is (a search on another thread may have it off)
+        _search(board, WARM, rng, time.perf_counter)
+
+
 def _search(game: Game, lvl: Level, rng: random.Random, clock: Callable[[], float]) -> Result:
     start = clock()
     legal = game.legal_actions()
     if not legal:
         raise ValueError("the game is over: no action to choose")
     if len(legal) == 1 or game.is_chance:
-        return Result(legal[0] if len(legal) == 1 else rng.choice(legal), 0, clock() - start, {})
+        return Result(legal[0] if len(legal) == 1 else rng.choice(legal), 0, clock() - start, {}, how="forced")
     board = game.copy()
     board.redo_stack = []
-    win = _winning_action(board, legal)
-    if win is not None:
-        return Result(win, 0, clock() - start, {})
+    order = board.action_order(legal)
+    if order is not None:  # the first look takes the game's best first: a look cut short has seen those
+        legal = [a for _, a in sorted(zip(order, legal), key=lambda pair: -pair[0])]
+    look = _first_look(board, legal, clock, start + lvl.seconds * LOOK_SHARE)
+    looked = len(look.values) + (look.win is not None)
+    if look.win is not None:
+        return Result(look.win, 0, clock() - start, {}, how="win", looked=looked)
     if rng.random() < lvl.blunder:
-        return Result(rng.choice(legal), 0, clock() - start, {})
+        return Result(rng.choice(legal), 0, clock() - start, {}, how="beginner", looked=looked)
+    ranked = _ranked(legal, look.values, rng)
     root = _Node(None, None, None)
+    # A game that ranks nothing has its root try the first look's best first, where the time budget is
+    # what may cut the search short; a level capped below the root's width (easy's 60 iterations among
+    # 25 Men's GRYB's 200 moves, or Blobs' 190) tries them at random, as before, in every game: the cap
+    # is what makes it a beginner (ranked, easy won 19 of 40 games against medium in 25 Men's GRYB; at
+    # random 2).
+    if order is None and lvl.iterations >= len(legal):
+        root.untried = list(ranked)
+        root.widen = game.id in WIDE_ROOTS  # and a wide root widens to the rest step by step
     deadline = start + lvl.seconds
     last_start = start + lvl.seconds * LAST_START
+    # Until an iteration is timed, the first look's cost per action stands in for each of its plies.
+    guess = look.seconds / looked * (lvl.playout + 1) if looked else 0.0
     iterations, slowest, now = 0, 0.0, clock()
-    while iterations < lvl.iterations and now < last_start and now + slowest < deadline:
+    while iterations < lvl.iterations and now < last_start and now + (slowest if iterations else guess) < deadline:
         _iterate(board, root, lvl, rng)
         iterations += 1
         before, now = now, clock()
         slowest = max(slowest, now - before)
-    if not root.children:  # not even one iteration fitted (a tiny budget): any legal action
-        return Result(rng.choice(legal), 0, clock() - start, {}, root)
+    if not root.children:  # no iteration fitted: the first look's best (a random action if it saw none)
+        return Result(ranked[-1], 0, clock() - start, {}, root, looked=looked)
     best = max(root.children.values(), key=lambda n: (n.visits, n.value))
     visits = {str(a): n.visits for a, n in root.children.items()}
-    return Result(best.action, iterations, clock() - start, visits, root)
+    return Result(best.action, iterations, clock() - start, visits, root, looked=looked)
 
 
-def _winning_action(board: Game, legal: list[Action]) -> Action | None:
-    """An action that wins the game outright at once for the side to move (with their partner, in a game
-    of teams), if there is one: no level misses a win in one (a checkmate, a GRYB completed), a beginner
-    included."""
-    side = board.side(board.to_move)
+def _first_look(board: Game, legal: list[Action], clock: Callable[[], float], until: float) -> _Look:
+    """Each action played once, until ``until`` by ``clock``: the first that wins the game outright for
+    the side to move (with their partner, in a game of teams) is taken, so no level misses a win in one
+    it has time to see (a checkmate, a GRYB completed), a beginner included; the others get their value
+    one ply deep for the side to move."""
+    began = clock()
+    mover = board.to_move
+    side = board.side(mover)
+    values = []
     for action in legal:
         board.push_legal(action)
-        won = board.over and board.winners == side
+        if board.over and board.winners == side:
+            board.retract()
+            return _Look(action, values, clock() - began)
+        values.append((action, board.evaluate()[mover]))
         board.retract()
-        if won:
-            return action
-    return None
+        if clock() >= until:
+            break
+    return _Look(None, values, clock() - began)
+
+
+def _ranked(legal: list[Action], values: list[tuple[Action, float]], rng: random.Random) -> list[Action]:
+    """The root's untried actions, to be popped from the end: those the first look valued, best last
+    (ties shuffled, so no stone's moves go first for being listed first), after the rest (shuffled)."""
+    seen = dict(values)
+    rest = [a for a in legal if a not in seen]
+    rng.shuffle(rest)
+    ranked = list(values)
+    rng.shuffle(ranked)
+    ranked.sort(key=lambda pair: pair[1])
+    return rest + [a for a, _ in ranked]
 
 
 def _iterate(board: Game, root: _Node, lvl: Level, rng: random.Random) -> None:

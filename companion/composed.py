@@ -774,9 +774,31 @@ class ComposedGame(Game):
             parts.append(_share([sum(self.captured[q] for q in self.side(p)) + 1.0 for p in range(self.players)]))
         if "race" in goals or "vacate" in goals:
             parts.append(self._progress("vacate" in goals))
+        if "surround" in goals:
+            parts.append(self._enclosure())
         if not parts:
             return super().evaluate()
         return [sum(part[p] for part in parts) / len(parts) for p in range(self.players)]
+
+    def _enclosure(self) -> list[float]:
+        """Surround: how near each side is to closing a rival group, by the free nodes left round the rival
+        group that has fewest (none left is the goal), weighed against the rivals' nearness to closing one
+        of its own. Without it the search saw nothing until a ring closed within its playout."""
+        board = self.space
+        occupied = self.occupied
+        empty = board.all & ~occupied
+        free = []
+        for p in range(self.players):
+            mine = self._friends(p)
+            fewest = ENCLOSURE_OPEN  # no rival stone on the board: nothing to close yet
+            for group in board.groups(occupied & ~mine):
+                rim = 0
+                for n in bits(group):
+                    rim |= board.neighbours(n)
+                fewest = min(fewest, (rim & empty).bit_count())
+            free.append(min(fewest, ENCLOSURE_OPEN))
+        least = min(free)
+        return _share([math.exp(least - f) for f in free])
 
     def _gryb_race(self, stones: tuple[Bitboard, ...] | None = None) -> list[float]:
         """How close each side is to a quadrangle it can still cover on the levels that count: its stones
@@ -965,6 +987,11 @@ class ComposedGame(Game):
             if rules.through and self.moves_left != self.moves_per_turn:
                 return f"{nd.name(node)} is occupied: only the first move of a turn may pass through a stone"
         return None
+
+
+# A rival group with this many free nodes round it or more is as far from closed as none at all (a node has
+# at most 7 neighbours on the board: a group that open is in no danger yet).
+ENCLOSURE_OPEN = 8
 
 
 def _share(weights: list[float]) -> list[float]:

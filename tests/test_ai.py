@@ -10,7 +10,7 @@ from dataclasses import replace
 
 import pytest
 
-from companion import ai
+from companion import ai, gryb
 from companion.engine import catalogue, find
 from companion.space import mask_of
 
@@ -48,13 +48,20 @@ def test_takes_a_winning_move_in_ez_gryb():
 @pytest.mark.parametrize("name", [*ai.LEVELS, "always blunders"])
 def test_no_level_misses_a_win_in_one(name):
     # Hyper-Chess: the red King on the head node, blue pawns on G, R and Y, the blue Rook on BG guards B;
-    # only the Queen's BBB-B (two ups) mates. Even a player who otherwise always moves at random sees it.
+    # six of the 61 moves mate (the Queen's BBB-B, two ups, among them), eight stalemate. Even a player who
+    # otherwise always moves at random takes a mate.
     lvl = replace(ai.LEVELS["easy"], blunder=1.0) if name == "always blunders" else ai.LEVELS[name]
     game = find("hyper-chess")()
     game.set_position({"0": "k", "G": "P", "R": "P", "Y": "P", "BBB": "Q", "BG": "R", "BBBB": "K"})
-    assert len(game.legal_actions()) > 20
+    mates = set()
+    for action in game.legal_actions():
+        game.push_legal(action)
+        if game.over and game.winners == (0,):
+            mates.add(action)
+        game.retract()
+    assert len(game.legal_actions()) == 61 and "BBB-B" in {str(a) for a in mates} and len(mates) == 6
     result = ai.search(game, lvl, random.Random(5))
-    assert str(result.action) == "BBB-B" and result.iterations == 0
+    assert result.action in mates and result.iterations == 0 and result.how == "win"
     game.apply(result.action)
     assert game.over and game.winners == (0,)
 
@@ -258,13 +265,197 @@ def test_time_budget_is_kept(name):
     loaded machine (other processes, 2 cores) does not lengthen them; the wall clock is bounded loosely."""
     lvl = ai.Level("tight", 10**9, 0.05, 10) if name == "tight" else ai.level(name)
     game = opened_drangles()
-    ai.search(game, ai.Level("warm", 50, 60.0, 10), random.Random(5))  # build the lazy tables first
+    # Warm tables, so that the slowest iteration so far foretells the next: a cold one may run past
+    # (the cold start is the next tests').
+    ai.search(game, ai.Level("warm", 50, 60.0, 10), random.Random(5))
     began = time.perf_counter()
     result = ai.search(game, lvl, random.Random(5), clock=time.thread_time)
     wall = time.perf_counter() - began
     assert result.iterations > 10
     assert result.seconds <= lvl.seconds
     assert wall < lvl.seconds + 1.0
+
+
+def deep_square_deal():
+    """Square Deal on a Super Giant board (depth 6), in phase two, Player 1 to move, with a GRYB index of its
+    own that nothing has used yet: as in the first search of a process. 0-B completes the top quadrangle
+    round three of Player 2's stones, the only capture; 36 more stones lie deep, so 360 moves reach nodes
+    whose GRYB lists (364 each on the bottom level, 8 ms to build here) are not built."""
+    game = find("square-deal")(2, depth=6)
+    space = game.space
+    deep = random.Random(6).sample([n for n in space.nodes if len(space.name(n)) >= 5], 36)
+    game.set_stones(0, mask_of(space.parse_many(["0"]) + deep[:18]))
+    game.set_stones(1, mask_of(space.parse_many(["G", "R", "Y"]) + deep[18:]))
+    game.phase, game.in_hand, game.since = "move", (0, 0), game.turn - 1
+    game.grybs_index = gryb.GrybIndex(space)
+    assert len(game.legal_actions()) == 360 and str(game.legal_actions()[0]) == "0-B"
+    return game
+
+
+@pytest.mark.parametrize("build", [0.008, 0.03])
+def test_a_cold_deep_board_keeps_the_budget_and_plays_the_best_move_seen(build, monkeypatch):
+    """The first look once played every action before the search (5.8 s and no iteration for the first
+    hard move of a Super Giant Square Deal, then a random move). A clock the test advances by ``build``
+    for every GRYB list built (8 ms: this machine at depth 6; 30 ms: a machine four times slower) and
+    by nothing else: the look stops at its share, the tree starts no iteration it cannot finish, and the
+    move is the best one the search saw (at 30 ms no iteration fits, and the look's best is played)."""
+    now = [0.0]
+    built = gryb.GrybIndex._build
+
+    def slow_build(self, node):
+        now[0] += build
+        return built(self, node)
+
+    monkeypatch.setattr(gryb.GrybIndex, "_build", slow_build)
+    game = deep_square_deal()
+    hard = ai.level("hard")
+    result = ai.search(game, hard, random.Random(1), clock=lambda: now[0])
+    assert result.seconds <= hard.seconds
+    assert result.looked < 360 and result.looked * build <= hard.seconds * ai.LOOK_SHARE + build
+    assert str(result.action) == "0-B" and result.how == "search"
+    assert result.iterations == (0 if build == 0.03 else 1)
+
+
+def test_a_cold_deep_board_on_the_cpu_clock():
+    """The same cold start for real, on this thread's CPU clock (other processes on the machine do not
+    lengthen it), with a wide margin: a cold iteration can outlast the one before it, but not by seconds."""
+    game = deep_square_deal()
+    hard = ai.level("hard")
+    began = time.thread_time()
+    result = ai.search(game, hard, random.Random(1), clock=time.thread_time)
+    assert time.thread_time() - began < 4 * hard.seconds
+    assert result.looked < 360 and result.action in game.legal_actions()
+
+
+def square_deal_capture():
+    """Standard Square Deal, phase two: Player 1's YYY-YY completes the quadrangle round Player 2's YG, YR
+    and YB and captures it (one ply deep, Player 1 then stands at 1.0); no other move captures, and 30
+    moves are listed before it."""
+    game = find("square-deal")()
+    game.set_stones(0, mask_of(game.space.parse_many(["RB", "BG", "YYY", "RRRR", "BBBY", "GBGB"])))
+    game.set_stones(1, mask_of(game.space.parse_many(["YG", "YR", "YB", "GGGG", "GRGR", "RYRY"])))
+    game.phase, game.in_hand, game.since = "move", (0, 0), game.turn - 1
+    return game
+
+
+def test_the_first_look_ranks_the_moves_of_a_game_that_ranks_nothing(monkeypatch):
+    game = square_deal_capture()
+    legal = game.legal_actions()
+    values = {}
+    for action in legal:
+        game.push_legal(action)
+        values[str(action)] = game.evaluate()[0]
+        game.retract()
+    assert [a for a, v in values.items() if v == max(values.values())] == ["YYY-YY"] and len(legal) == 81
+    assert [str(a) for a in legal].index("YYY-YY") == 30
+    capped = 0
+    for seed in range(4):
+        # No iteration (the budget's end, on a slow machine): the look's best, not a random move.
+        looked = ai.search(game, ai.Level("look only", 0, 60.0, 8), random.Random(seed))
+        assert str(looked.action) == "YYY-YY" and looked.iterations == 0 and looked.looked == len(legal)
+        # Time for three iterations among 81 moves (a clock that moves a quarter of the budget with each):
+        # the root tries the look's three best.
+        with monkeypatch.context() as patch:
+            now = [0.0]
+            iterate = ai._iterate
+            patch.setattr(ai, "_iterate", lambda *args: (iterate(*args), now.__setitem__(0, now[0] + 0.25)))
+            short = ai.search(game, ai.Level("short", 10**6, 1.0, 8), random.Random(seed), clock=lambda: now[0])
+        assert short.iterations == 3 and "YYY-YY" in short.visits
+        assert sorted(values[a] for a in short.visits) == sorted(values.values())[-3:]
+        # A level capped at three iterations (a beginner's few) tries three moves at random, as before: the
+        # capture among them about one time in 27.
+        capped += "YYY-YY" in ai.search(game, ai.Level("capped", 3, 60.0, 8), random.Random(seed)).visits
+    assert capped <= 1
+
+
+def mid_game(game_id: str, seed: int, wide: int):
+    """A position of a random game of ``game_id`` with at least ``wide`` actions to choose from."""
+    rng = random.Random(seed)
+    game = find(game_id)()
+    while game.is_chance or len(game.legal_actions()) < wide:
+        game.push_legal(game.random_action(rng))
+        assert not game.over
+    return game
+
+
+@pytest.mark.parametrize("game_id", sorted(ai.WIDE_ROOTS))
+def test_a_wide_root_widens_in_the_first_looks_order(game_id):
+    """A game whose root holds more moves than hard's iterations reach (Blobs: about 190 to 90) widens its
+    root by visits in the first look's order (as Hyper-Chess's nodes do in its own), so that its
+    iterations go to the moves that look best one ply deep rather than one playout to each of a hundred."""
+    game = mid_game(game_id, 4, 40)
+    legal, mover = game.legal_actions(), game.to_move
+    assert game.action_order(legal) is None  # a game that ranks its own moves widens in its own order
+    values = {}
+    for action in legal:
+        game.push_legal(action)
+        values[action] = game.evaluate()[mover]
+        game.retract()
+    result = ai.search(game, replace(STEADY, iterations=len(legal)), random.Random(4))
+    root = result.root
+    assert root.widen and len(root.children) <= ai._width(root.visits) + 1 < len(legal) / 3
+    assert min(values[a] for a in root.children) >= max(values[a] for a in root.untried)
+    # A level capped below the root's width (a beginner's few iterations) tries its moves at random.
+    capped = ai.search(game, replace(STEADY, iterations=len(legal) - 1), random.Random(4)).root
+    assert not capped.widen and len(capped.children) == len(legal) - 1
+
+
+def test_other_games_try_every_root_move_before_any_twice():
+    game = mid_game("square-deal", 4, 100)
+    result = ai.search(game, replace(STEADY, iterations=len(game.legal_actions())), random.Random(4))
+    assert not result.root.widen and set(result.root.children) == set(game.legal_actions())
+
+
+def counting_builds(monkeypatch) -> list:
+    """The nodes whose GRYB lists are built from now on, in order."""
+    built, build = [], gryb.GrybIndex._build
+    monkeypatch.setattr(gryb.GrybIndex, "_build", lambda self, node: (built.append(node), build(self, node))[1])
+    return built
+
+
+def test_warming_a_game_builds_what_its_first_search_would():
+    """warm() (for a thread of its own when a game starts) leaves the first search nothing to build: on
+    the standard board the whole GRYB index of a game that finds GRYBs, and the tables a search fills on
+    first use (Hyper-Chess's distances, read by its evaluation). The game itself is left as it was."""
+    from companion.variants import hyper_chess
+
+    game = square_deal_capture()
+    game.grybs_index = gryb.GrybIndex(game.space)
+    key, history = game.state_key(), list(game.history)
+    ai.warm(game)
+    assert game.state_key() == key and game.history == history
+    assert all(game.grybs_index._through[n] is not None for n in game.space.nodes)
+    hyper_chess.tables.cache_clear()  # a board whose tables nothing has used yet
+    chess = find("hyper-chess")()
+    assert "distance" not in vars(chess.t)
+    ai.warm(chess)
+    assert "distance" in vars(chess.t)
+
+
+def test_warming_leaves_the_garbage_collector_alone(monkeypatch):
+    """warm() runs on a thread of its own, maybe beside a search that put the collector off for its budget:
+    turning it off and on again itself would switch it back on in the middle of that search."""
+    import gc
+
+    switched = []
+    monkeypatch.setattr(gc, "disable", lambda: switched.append("off"))
+    monkeypatch.setattr(gc, "enable", lambda: switched.append("on"))
+    ai.warm(opened_drangles())
+    assert switched == []
+    ai.search(opened_drangles(), ai.Level("few", 5, 60.0, 4), random.Random(1))
+    assert switched == ["off", "on"]  # as a search does
+
+
+def test_warming_builds_no_board_too_big_to_build_ahead(monkeypatch):
+    """A Super Giant board's whole GRYB index would take a minute and over a gigabyte: warm() leaves it
+    to be built as play reaches its nodes (the first look keeps the budget meanwhile). At the start
+    of Square Deal, placing stones by the die, there is no choice to search yet either."""
+    built = counting_builds(monkeypatch)
+    game = find("square-deal")(2, depth=6)
+    game.grybs_index = gryb.GrybIndex(game.space)
+    ai.warm(game)
+    assert 0 < len(built) <= ai.WARM_WALK // 2  # the nodes of the stones the walk placed, on a copy
+    assert game.occupied == 0
 
 
 def run(*args, stdin=""):

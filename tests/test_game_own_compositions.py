@@ -259,3 +259,17 @@ def test_siege_a_stone_that_walks_into_a_ring_loses_at_once():
     game = at("siege", ["YYY"], ["GG", "GGR", "GGB"], hand=3)
     game.apply("GGG")
     assert game.winners == (1,)
+
+
+def test_siege_the_computer_player_sees_a_ring_closing():
+    """evaluate(), the computer player's sense of the game, counts the free nodes round the rival group
+    nearest to being closed in, against the rival's: Siege had none (every position short of a closed
+    ring was even), and the search played it little better than at random."""
+    game = at("siege", ["G", "R"], ["0", "YYY"], hand=3)  # two free nodes round the head node: Y and B
+    before = game.evaluate()
+    assert before[0] > 0.9
+    game.apply("Y")  # one left
+    assert game.evaluate()[0] > before[0]
+    swapped = at("siege", ["0", "YYY"], ["G", "R"], hand=3)
+    assert swapped.evaluate() == pytest.approx(before[::-1])
+    assert at("siege", ["GGG"], ["RRR"], hand=3).evaluate() == [0.5, 0.5]
