@@ -117,6 +117,7 @@ class Runtime:
         self._hinting: tuple | None = None  # the position a hint's search is running for
         self._undos = 0  # UNDOs taken in this run: part of a position's token (see _position)
         self._seatings = 0  # seats handed over in this run (computer or person): part of the token too
+        self._warmed: int | None = None  # the game whose computer-player tables were built ahead (ai.warm)
         self._in_command = False
         self._draw_fault: str | None = None  # the last fault in drawing a frame, logged once
         self._unpublished: dict | None = None  # a snapshot waiting for its command's commit
@@ -182,6 +183,7 @@ class Runtime:
         self.order = seating(self._game_setting(f"order:{row.id}"), game.players)
         self._logged = len(game.history)
         self._grybs_seen = game.grybs
+        self._warm()
         if row.series_id is not None:
             try:
                 data = self.store.series(row.series_id)
@@ -621,6 +623,7 @@ class Runtime:
             names[seat] = self._given_name(self.order[seat], kind)
         self.seats = self.seats[:seat] + [kind] + self.seats[seat + 1:]
         self.store.set_setting(f"seats:{self.game_id}", self.seats)
+        self._warm()
         if names != self.table.names:
             self.store.rename(self.game_id, names)
             self.table.names = names
@@ -813,6 +816,26 @@ class Runtime:
         self._grybs_seen = game.grybs
         self.effects = Effects(night=self.effects.night, code=self.effects.code)  # a pairing under way stays shown
         log.info("game %s: new %s for %d players", self.game_id, game.id, players)
+        self._warm()
+
+    def _warm(self) -> None:
+        """With a computer player at the table, build what its first search would otherwise build inside
+        its time budget (ai.warm: the GRYB index, a game's tables) on a thread of its own, while the players
+        make their first moves: the loop never waits for it, and a search started meanwhile still keeps its
+        budget. Once a game: a seat handed to the computer later warms it then."""
+        game = self.table.game
+        if self._warmed == self.game_id or all(s == HUMAN for s in self.seats):
+            return
+        self._warmed = self.game_id
+        board = game.copy()
+
+        def work() -> None:
+            try:
+                ai.warm(board)
+            except Exception:  # only a speed-up: a failure costs the first search its head start, no more
+                log.exception("warming the computer player's tables failed")
+
+        threading.Thread(target=work, name="gryb-warm", daemon=True).start()
 
     def _given_name(self, player: int, kind: str) -> str:
         """The name the companion gives a player who was given none: the config's, or the computer's level."""
@@ -830,7 +853,8 @@ class Runtime:
         if not feedback.ok:
             self.effects.flash = (feedback.node, self.clock())
             self.sound("illegal")
-        elif game.grybs and game.grybs != self._grybs_seen:
+        elif game.grybs and (game.grybs != self._grybs_seen or new and game.formed()):
+            # formed(): the same four nodes formed again (Square Deal fills and captures a quadrangle twice)
             self.effects.gryb_started = self.clock()
             self.sound("gryb")
         self._grybs_seen = game.grybs

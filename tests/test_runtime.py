@@ -630,3 +630,30 @@ def test_a_giant_board_is_played_on_the_phone_not_the_cloth(make):
     rt.call("new_game", "drangles", 2, {"depth": 3}, ["Ann", "Bo"])
     assert rt.snapshot()["board"] == {"depth": 3, "headless": False, "on_cloth": True}  # the cloth's upper three levels
     assert rt.call("cloth", "0").ok
+
+
+def test_the_same_gryb_formed_again_is_celebrated_again(make):
+    """Square Deal: a quadrangle filled and captured, then filled and captured again by the same four nodes
+    is a GRYB formed anew (game.formed()): its sound and its gold come again, though the GRYB is equal."""
+    from web.testing import LoadedDie
+
+    sounds = []
+    rt = make(sound=sounds.append, die=LoadedDie(["roll:@" + n for n in "G R Y B G R Y B".split()]))
+    rt.call("new_game", "square-deal", 2, {}, None, None)
+    for node in "G R Y B".split():
+        rt.call("roll")
+        assert rt.call("press", node).ok
+    assert sounds.count("gryb") == 1
+    first = rt.effects.gryb_started
+
+    def lift_the_captured():
+        for chore in rt.call("snapshot")["table"]["chores"]:
+            assert rt.call("press", chore["node"]).ok
+
+    lift_the_captured()
+    for node in "G R Y B".split():
+        rt.call("roll")
+        assert rt.call("press", node).ok
+    assert sounds.count("gryb") == 2 and rt.effects.gryb_started > first
+    lift_the_captured()
+    assert rt.call("snapshot")["state"]["scores"] == [0, 4]

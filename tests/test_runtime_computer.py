@@ -424,3 +424,36 @@ def test_a_hint_that_arrives_with_a_stone_in_hand_asks_for_the_stone_back_first(
     assert rt.call("press", "0").ok and rt.call("snapshot")["table"]["chores"] == []
     press_all(rt, snap["table"]["hint"])  # then the hint is played as it says
     assert rt.store.events(rt.game_id)[-1] == ("action", snap["table"]["hint"])
+
+
+def test_a_computer_seat_has_its_tables_built_ahead_on_a_thread_of_its_own(make, monkeypatch):
+    """ai.warm runs once a game, off the loop, when a seat is the computer's: at a new game, when a seat is
+    handed to the computer, and for the game a restart restores; never for a table of people only."""
+    warmed, real = [], ai.warm
+
+    def watched(game, *args, **kwargs):
+        warmed.append((game.id, threading.current_thread().name))
+        return real(game, *args, **kwargs)
+
+    monkeypatch.setattr(ai, "warm", watched)
+
+    def settled(count):
+        deadline = time.monotonic() + 10
+        while len(warmed) < count and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(0.1)  # and no more come
+        return list(warmed)
+
+    rt = make()
+    rt.call("new_game", "ez-gryb", 2, {}, None, None, ["human", "human"])
+    assert settled(0) == []
+    rt.call("new_game", "connection", 2, {}, None, None, ["human", "hard"])
+    assert settled(1) == [("connection", "gryb-warm")]
+    rt.call("seat", 0, "easy")  # already warmed for this game
+    assert settled(1) == [("connection", "gryb-warm")]
+    rt.call("new_game", "drangles", 2, {}, None, None, ["human", "human"])
+    rt.call("seat", 1, "medium")
+    assert settled(2)[1] == ("drangles", "gryb-warm")
+    rt.stop()
+    make()  # a restart restores the game with its computer seat
+    assert settled(3)[2] == ("drangles", "gryb-warm")
