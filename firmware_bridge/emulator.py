@@ -360,7 +360,12 @@ class Emulator:
                     wait = firmware.scan_us / 1e6 if due == 0 else min(due / 1000.0, IDLE_WAIT)
                 if self._plan:
                     wait = max(0.0, min(wait, self._plan[0][0] - time.monotonic()))
-            ready = select.select([self._wake_r] + ([master] if master is not None else []), [], [], wait)[0]
+            try:
+                ready = select.select([self._wake_r] + ([master] if master is not None else []), [], [], wait)[0]
+            except OSError as err:  # the cable pulled (its pty closed) between taking master and select
+                if err.errno != errno.EBADF:
+                    raise
+                continue
             if self._wake_r in ready:
                 try:
                     while os.read(self._wake_r, 4096):

@@ -515,6 +515,26 @@ def test_a_missing_device_is_retried_with_back_off_and_reported():
     assert time.monotonic() - started < 0.5
 
 
+def test_the_emulated_pico_survives_its_cable_pulled_at_any_moment():
+    """Unplugging closes the pty the emulator's thread may be waiting on: the thread must live on (it died
+    with EBADF in about half of these runs, and a replugged board then never answered)."""
+    for _ in range(10):
+        with Emulator(heartbeat_ms=100) as emulator:
+            for _ in range(50):
+                emulator.unplug()
+                emulator.replug()
+            time.sleep(0.05)
+            assert emulator._thread.is_alive()
+    got = Recorder()
+    with Emulator(heartbeat_ms=100) as emulator, BridgeClient(emulator.path, got) as client:
+        for _ in range(20):
+            emulator.unplug()
+            emulator.replug()
+        assert wait_for(lambda: client.state == UP)
+        emulator.tap(3, 4)
+        assert wait_for(lambda: got.for_key(3, 4) == [True, False])
+
+
 class WaitLog(threading.Event):
     """The client's stop event, recording how long the reader thread waits between attempts to open."""
 
