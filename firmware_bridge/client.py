@@ -17,6 +17,15 @@ from collections.abc import Callable
 
 import serial
 
+try:
+    from termios import error as TermiosError  # pyserial's open flushes with tcflush: EIO on a vanished pty
+except ImportError:  # pragma: no cover - not a POSIX system
+    class TermiosError(Exception):
+        pass
+
+# What a port can raise when the board behind it goes away at any moment (termios.error is not an OSError).
+PORT_ERRORS = (serial.SerialException, OSError, TermiosError)
+
 from firmware_bridge import protocol as p
 from firmware_bridge.link import CONNECTING, DOWN, UP, HostLink, KeyEvent
 
@@ -138,7 +147,7 @@ class BridgeClient:
                     continue
             try:
                 data = self._read()
-            except (serial.SerialException, OSError, TypeError) as err:
+            except (*PORT_ERRORS, TypeError) as err:
                 # TypeError: pyserial on a pty whose other side vanished mid-call
                 self._failed(f"read failed: {err}")
                 continue
@@ -171,7 +180,7 @@ class BridgeClient:
             if out:
                 try:
                     self._port.write(out)
-                except (serial.SerialException, OSError) as err:
+                except PORT_ERRORS as err:
                     self._failed(f"write failed: {err}")
         self._close_port()
 
@@ -181,7 +190,7 @@ class BridgeClient:
             # runs) would take half of every frame and both would lose presses; it is refused instead.
             port = serial.serial_for_url(self.url, baudrate=self.baudrate, timeout=self.read_timeout,
                                          write_timeout=0.5, exclusive=True)
-        except (serial.SerialException, OSError, ValueError) as err:
+        except (*PORT_ERRORS, ValueError) as err:
             self.open_errors += 1
             if self._last_open_error != str(err):
                 log.info("node buttons: cannot open %s: %s", self.url, err)
@@ -197,7 +206,7 @@ class BridgeClient:
             out = self._link.take_outgoing()
         try:
             port.write(out)
-        except (serial.SerialException, OSError) as err:
+        except PORT_ERRORS as err:
             self._failed(f"write failed: {err}")
             return False
         return True
@@ -224,7 +233,7 @@ class BridgeClient:
         if port is not None:
             try:
                 port.close()
-            except (serial.SerialException, OSError):
+            except PORT_ERRORS:
                 pass
             with self._lock:
                 if self._link.state != DOWN:

@@ -535,6 +535,23 @@ def test_the_emulated_pico_survives_its_cable_pulled_at_any_moment():
         assert wait_for(lambda: got.for_key(3, 4) == [True, False])
 
 
+def test_the_client_lives_on_whatever_a_vanishing_port_raises_while_it_opens():
+    """A cable pulled while the client opens the port makes pyserial's flush raise termios.error (not an
+    OSError): it killed the client's thread in a CI run, and the board's buttons were gone until a restart."""
+    got = Recorder()
+    pauses = random.Random(5)
+    with Emulator(heartbeat_ms=100) as emulator, BridgeClient(emulator.path, got, backoff=(0.001, 0.002)) as client:
+        for _ in range(300):
+            emulator.unplug()
+            time.sleep(pauses.uniform(0, 0.002))
+            emulator.replug()
+            time.sleep(pauses.uniform(0, 0.002))
+            assert client._thread.is_alive()
+        assert wait_for(lambda: client.state == UP)
+        emulator.tap(2, 5)
+        assert wait_for(lambda: got.for_key(2, 5) == [True, False])
+
+
 class WaitLog(threading.Event):
     """The client's stop event, recording how long the reader thread waits between attempts to open."""
 
