@@ -117,10 +117,10 @@ def test_random_games_are_repeatable_with_a_seed_and_end():
 
 def test_computer_players_are_repeatable_with_a_seed():
     """With --seed the computer players search a number of iterations, not a time: the same seed plays the
-    same moves again however busy the machine (here: hard and medium against each other, 12 actions)."""
-    args = ("play", "hyper-chess", "--seed", "4", "--ai", "1=hard", "--ai", "2=medium", "--random", "12")
+    same moves again however busy the machine (here: hard and medium against each other, 6 actions)."""
+    args = ("play", "hyper-chess", "--seed", "4", "--ai", "1=hard", "--ai", "2=medium", "--random", "6")
     a, b = run(*args), run(*args)
-    assert a.returncode == 0 and a.stdout == b.stdout and len(lines(a)) == 12
+    assert a.returncode == 0 and a.stdout == b.stdout and len(lines(a)) == 6
     assert run(*args[:3], "5", *args[4:]).stdout != a.stdout  # and another seed, another game
 
 
