@@ -8,7 +8,8 @@
   the runtime has handled that press. Target p99 <= 5 ms. Three kinds of press:
 
   - picking up and putting down a stone ('Drangles, ``--presses``): every press changes the picture and
-    none stores anything; half of them land while the selected stone's targets are animating;
+    none stores anything; half of them land while the selected stone breathes (at the LEDs' animation
+    rate); a press every 0.15-0.17 s;
   - a placement of 25 Men's GRYB (``--stored``), and the target press of an EZ GRYB move after a roll
     (``--stored``; the roll and the stone's own press are not timed): each stores an action, committed
     to SQLite (WAL, synchronous=FULL) before the board shows it. These come at a player's pace, a press
@@ -161,7 +162,9 @@ def pick_up_and_put_down(finger: Finger, presses: int) -> Samples:
     finger.runtime.call("new_game", "drangles", 2, {})
     finger.press("0")
     for i in range(presses):
-        finger.press("0", samples, settle=0.035 + (i % 7) * 0.004)  # land at different points of the animation
+        # at a quick player's pace, landing at different points of the animation (presses 0.04-0.06 s apart,
+        # 20 a second, outran the LEDs' frame-rate cap, and the cap, not the runtime, was timed)
+        finger.press("0", samples, settle=PACE + (i % 7) * 0.004)
     return samples
 
 

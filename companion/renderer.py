@@ -23,8 +23,8 @@ The look, as players at the table want it:
   corner of its colour, for players who cannot tell the colours apart.
 
 A picture says when it next changes (``Picture.redraw``), and the runtime draws again then: a blink at its
-next half period, the targets' dim pulse at ``TARGET_FPS``, what breathes brightly at the LEDs' own frame
-rate. What depends only on the position (stones, targets, chores ...) is worked out once per change and
+next half period, the targets' dim pulse at ``TARGET_FPS``, what breathes brightly at every frame the runtime
+draws (two thirds of the LEDs' frame rate, leaving the rest to the frames presses cause). What depends only on the position (stones, targets, chores ...) is worked out once per change and
 kept (``_Scene``), so a waiting board costs each frame only the brightness of what moves.
 """
 
@@ -117,7 +117,7 @@ class _Frame:
         return blink(self.now, hz)
 
     def pulse(self, period: float, low: float, fps: float | None = None) -> float:
-        """``pulse`` now; it changes at ``fps`` frames a second, or (None) at every frame the LEDs take."""
+        """``pulse`` now; it changes at ``fps`` frames a second, or (None) at every frame the runtime draws."""
         self.changes_at(self.now if fps is None else self.now + 1 / fps)
         return pulse(self.now, period, low)
 
