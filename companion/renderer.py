@@ -23,9 +23,10 @@ The look, as players at the table want it:
   corner of its colour, for players who cannot tell the colours apart.
 
 A picture says when it next changes (``Picture.redraw``), and the runtime draws again then: a blink at its
-next half period, the targets' dim pulse at ``TARGET_FPS``, what breathes brightly at every frame the runtime
-draws (two thirds of the LEDs' frame rate, leaving the rest to the frames presses cause). What depends only on the position (stones, targets, chores ...) is worked out once per change and
-kept (``_Scene``), so a waiting board costs each frame only the brightness of what moves.
+next half period, the targets' dim pulse at ``TARGET_FPS``, what breathes brightly at every frame the
+runtime draws (two thirds of the LEDs' frame rate, leaving the rest to the frames presses cause). What
+depends only on the position (stones, targets, chores ...) is worked out once per change and kept
+(``_Scene``), so a waiting board costs each frame only the brightness of what moves.
 """
 
 from __future__ import annotations

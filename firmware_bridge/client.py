@@ -17,6 +17,9 @@ from collections.abc import Callable
 
 import serial
 
+from firmware_bridge import protocol as p
+from firmware_bridge.link import CONNECTING, DOWN, UP, HostLink, KeyEvent
+
 try:
     from termios import error as TermiosError  # pyserial's open flushes with tcflush: EIO on a vanished pty
 except ImportError:  # pragma: no cover - not a POSIX system
@@ -25,9 +28,6 @@ except ImportError:  # pragma: no cover - not a POSIX system
 
 # What a port can raise when the board behind it goes away at any moment (termios.error is not an OSError).
 PORT_ERRORS = (serial.SerialException, OSError, TermiosError)
-
-from firmware_bridge import protocol as p
-from firmware_bridge.link import CONNECTING, DOWN, UP, HostLink, KeyEvent
 
 log = logging.getLogger(__name__)
 
