@@ -9,7 +9,7 @@ from companion.config import Config, State
 from companion.runtime import Runtime
 from companion.store import Store
 from web import create_app
-from web.testing import LoadedDie, pair
+from web.testing import LoadedDie, pair, play_on
 
 GOOD = """id = "phone-race"
 name = "Phone Race"
@@ -64,17 +64,7 @@ def test_a_composition_saved_from_the_phone_joins_the_catalogue_and_plays(paired
     assert rt.snapshot()["game"]["id"] == "phone-race"
     assert rt.store.game_class(rt.store.current_game()).base_rules.id == "phone-race"
     # ... to its end, and Play again plays it once more by those rules (the catalogue no longer has them).
-    rng = random.Random(2)
-    for _ in range(3000):
-        snap = rt.snapshot()
-        if snap["state"]["over"]:
-            break
-        if snap["table"]["chores"]:
-            rt.call("press", snap["table"]["chores"][0]["node"])
-        elif snap["state"]["awaiting_roll"]:
-            rt.call("roll")
-        else:
-            rt.call("act", rng.choice(snap["legal"]))
+    snap = play_on(rt, random.Random(2), most=3000)
     assert snap["state"]["over"]
     again = paired.post("/api/again").get_json()
     assert again["ok"] and again["message"].startswith("Phone Race again"), again

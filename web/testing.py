@@ -46,14 +46,23 @@ def play_to_the_end(runtime, game: str, players: int, options: dict, rng: random
     or put down pressed, ROLL when the die is due, a random legal action otherwise. Its stored id."""
     runtime.call("new_game", game, players, options)
     game_id = runtime.snapshot()["game_id"]
-    while not (s := runtime.call("snapshot"))["state"]["over"]:
+    play_on(runtime, rng)
+    return game_id
+
+
+def play_on(runtime, rng: random.Random, most: int | None = None) -> dict:
+    """The game on the board played on at random as ``play_to_the_end`` plays one, for at most ``most``
+    steps (None: to its end). The last snapshot."""
+    steps = 0
+    while not (s := runtime.call("snapshot"))["state"]["over"] and (most is None or steps < most):
         if s["table"]["chores"]:
             runtime.call("press", s["table"]["chores"][0]["node"])
         elif s["state"]["awaiting_roll"]:
             runtime.call("roll")
         else:
             runtime.call("act", rng.choice(s["legal"]))
-    return game_id
+        steps += 1
+    return s
 
 
 def page_weight(fetch: Callable[[str], bytes], path: str) -> dict[str, int]:
