@@ -1,13 +1,12 @@
 """The electronic die is fair: 100k rolls pass a chi-square test of uniformity (and a biased die fails), the
-colour die and GRYB Dice II alike, through ``Die.roll(game)``, the path every game rolls by, as well as the
-die's own ``colour()`` and ``node()``."""
+colour die and GRYB Dice II alike, through ``Die.roll(game)``, the only way a game rolls (the runtime's ROLL
+and ``play``)."""
 
 import math
 import random
 
 import pytest
 
-from companion import node as nd
 from companion.die import Die
 from companion.engine import find
 
@@ -30,16 +29,21 @@ def colour_counts(roll):
     return list(counts.values())
 
 
+def colour_roll(die):
+    """The colour a roll for an EZ GRYB game waiting on the die shows."""
+    game = find("ez-gryb")()
+    return lambda: die.roll(game).colour
+
+
 @pytest.mark.parametrize("seed", [None, 1234])  # the OS random source by default, and seeded
 def test_colour_die_is_uniform(seed):
-    die = Die(seed)
-    assert chi_square(colour_counts(die.colour), ROLLS / 4) < critical(3)
+    assert chi_square(colour_counts(colour_roll(Die(seed))), ROLLS / 4) < critical(3)
 
 
 def test_unseeded_dice_draw_from_the_os_and_do_not_repeat():
     # Two dice made at boot must not show the same sequence (4**-64 by chance): a fixed default seed would.
-    a, b = Die(), Die()
-    assert [a.colour() for _ in range(64)] != [b.colour() for _ in range(64)]
+    a, b = colour_roll(Die()), colour_roll(Die())
+    assert [a() for _ in range(64)] != [b() for _ in range(64)]
 
 
 def test_a_game_roll_shows_every_face_equally_often():
@@ -75,26 +79,9 @@ def test_the_chi_square_test_catches_a_biased_die():
     assert chi_square(colour_counts(biased), ROLLS / 4) > critical(3)
 
 
-def test_node_die_is_uniform_over_the_bottom_level():
-    die = Die()
-    counts = [0] * 256
-    first = nd.first_of_level(4)
-    for _ in range(ROLLS):
-        counts[die.node(4) - first] += 1
-    assert chi_square(counts, ROLLS / 256) < critical(255)
-
-
-def test_node_die_over_the_whole_board_and_bad_levels():
-    die = Die(3)
-    rolls = {die.node() for _ in range(20_000)}
-    assert rolls == set(range(341))
-    with pytest.raises(ValueError, match="level must be"):
-        die.node(5)
-
-
 def test_seeded_dice_repeat_and_game_rolls_are_faces_of_the_game():
-    a, b = Die(42), Die(42)
-    assert [a.colour() for _ in range(50)] == [b.colour() for _ in range(50)]
+    a, b = colour_roll(Die(42)), colour_roll(Die(42))
+    assert [a() for _ in range(50)] == [b() for _ in range(50)]
     game = find("ez-gryb")()
     face = Die(1).roll(game)
     assert face in game.legal_actions() and face.is_roll
