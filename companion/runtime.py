@@ -23,6 +23,7 @@ import threading
 import time
 from concurrent.futures import Future
 from dataclasses import dataclass, replace
+from itertools import islice
 from typing import Any, Callable
 
 from . import ai, composed, composition
@@ -949,7 +950,7 @@ class Runtime:
             "ply": len(game.history),  # the actions so far: UNDO and OK from a page carry it (_same_ply)
             "state": game.state_dict(),
             "table": self.table.to_dict(),
-            "legal": [str(a) for a in game.legal_actions()][:400],
+            "legal": [str(a) for a in islice(self.table.legal(), 400)],
             "seats": self.seats,
             "order": self.order,
             "series": None if self.series is None else self._series_dict(),

@@ -97,6 +97,24 @@ class Table:
     def __post_init__(self):
         if not self.names:
             self.names = [f"Player {i + 1}" for i in range(self.game.players)]
+        self._legal_for: tuple | None = None  # the position legal() last worked out (see there)
+        self._legal_now: list[Action] = []
+        self._targets_for: tuple | None = None  # targets() for a position, picks and proposal, and its answer
+
+    def legal(self) -> list[Action]:
+        """The game's legal actions now, worked out once per position: a press that plays asks for them
+        three times after its move (its words, the page's list, the targets), and 25 Men's GRYB lists ~320
+        placements each time. The position is known by the game and its
+        history's last entry (a new one every action, kept alive here, so no other can take its place).
+        The list is shared: not to be changed by the caller."""
+        game = self.game
+        history = game.history
+        top = history[-1] if history else None
+        seen = self._legal_for
+        if seen is None or seen[0] is not game or seen[1] != len(history) or seen[2] is not top:
+            self._legal_now = game.legal_actions()
+            self._legal_for = (game, len(history), top)
+        return self._legal_now
 
     # -- inputs ---------------------------------------------------------------------------------
 
@@ -152,7 +170,7 @@ class Table:
     def propose(self, action: Action) -> Feedback:
         """A computer player's move: applied at once when there is nothing to carry out on the board
         (a pass, an end of turn), otherwise shown until its presses are made."""
-        if action not in self.game.legal_actions():
+        if action not in self.legal():
             return self._refuse(f"{action} is not legal here")
         if not _presses(action):
             return self.act(action, pressed=())
@@ -230,7 +248,7 @@ class Table:
         return f"press {nd.name(seq[len(self.picks)])}"
 
     def _legal(self) -> list[Action]:
-        return [self.proposal] if self.proposal is not None else self.game.legal_actions()
+        return [self.proposal] if self.proposal is not None else self.legal()
 
     def roll(self, die, computer: str | None = None) -> Feedback:
         """ROLL: the electronic die rolls; with a physical die, the players are asked what theirs shows
@@ -258,7 +276,7 @@ class Table:
             if self._ok_action([self.proposal]) is not None:  # its one press made on a stone of its own
                 return self.act(self.proposal, pressed=self.picks)
             return self._refuse(self._computer_plays())
-        legal = self.game.legal_actions()
+        legal = self.legal()
         alone = self._ok_action(legal)
         if alone is not None:
             return self.act(alone, pressed=self.picks)
@@ -323,7 +341,7 @@ class Table:
         self.picks, self.proposal, self.hint, self.choices = (), None, None, ()
         passed = False
         # A roll that leaves nothing to do passes the turn at once; the board shows the roll and why.
-        if action.kind == ROLL and [a.kind for a in game.legal_actions()] == [PASS]:
+        if action.kind == ROLL and [a.kind for a in self.legal()] == [PASS]:
             game.apply(Action(PASS))
             passed = True
         self.chores = self._chores(before, pressed)
@@ -337,7 +355,7 @@ class Table:
         game = self.game
         if game.over or game.is_chance:
             return ""
-        kinds = {a.kind for a in game.legal_actions()}
+        kinds = {a.kind for a in self.legal()}
         if PASS in kinds and not kinds <= {PASS, END}:
             # A pass offered beside moves (PyraGRYB's: a reincarnation may be a turn, never must be):
             # nothing on the board says OK passes, so the words do.
@@ -383,18 +401,31 @@ class Table:
         """Bitboard of the nodes a press may go to next (for the pulsing targets)."""
         if self.chores or self.game.over or self.game.is_chance:
             return 0
+        self.legal()  # the position's key (_legal_for), with a computer's move waiting too
+        legal = self._legal()
+        seen = self._targets_for  # the page's list and the LEDs' scene both ask after every change
+        if seen is not None and seen[0] is self._legal_for and seen[1] == self.picks and seen[2] is self.proposal:
+            return seen[3]
         mask = 0
-        n = len(self.picks)
-        for action in self._legal():
-            if not _matches(self.picks, action, complete=False):
-                continue
-            seq = _presses(action)
-            if n < len(seq):
-                lift, put = _lift_put(action) if action.kind == MOVE else ((), seq)
+        picks = self.picks
+        n = len(picks)
+        for action in legal:
+            if action.kind != MOVE:
+                # A placement's or removal's nodes, pressed in order (ROLL, PASS and END have none): the
+                # usual case, taken without _matches (25 Men's GRYB looks through ~320 placements a press).
+                seq = () if action.kind in (ROLL, PASS, END) else action.targets
+                if n < len(seq) and seq[:n] == picks:
+                    if len(seq) == 1:  # a placement: its node
+                        mask |= 1 << seq[0]
+                    else:
+                        mask |= _mask(t for t in seq[n:] if t not in picks)
+            elif _matches(picks, action, complete=False):
+                lift, put = _lift_put(action)
                 if n < len(lift):
-                    mask |= _mask(s for s in lift if s not in self.picks)
-                else:
-                    mask |= _mask(t for t in put if t not in self.picks[len(lift):])
+                    mask |= _mask(s for s in lift if s not in picks)
+                elif n < len(lift) + len(put):
+                    mask |= _mask(t for t in put if t not in picks[len(lift):])
+        self._targets_for = (self._legal_for, picks, self.proposal, mask)
         return mask
 
     def proposed(self) -> tuple[int, int]:
@@ -415,7 +446,7 @@ class Table:
     def to_dict(self) -> dict:
         return {
             "picks": [nd.name(n) for n in self.picks],
-            "targets": [nd.name(n) for n in bits(self.targets())],
+            "targets": [nd.NODE_NAMES[n] for n in bits(self.targets())],
             "chores": [{"node": nd.name(c.node), "kind": c.kind, "before": c.before, "after": c.after,
                         "text": c.describe(self.names)} for c in self.chores],
             "message": self.message,

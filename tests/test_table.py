@@ -636,3 +636,41 @@ def test_dropping_a_selection_asks_only_for_what_the_cloth_lacks():
     assert t.press(P(t, "0")).ok and t.picks == (P(t, "0"),)
     assert [str(a) for a in t.undo()] == ["0"]
     assert t.chores == () and t.game.owner(P(t, "0")) is None
+
+
+@pytest.mark.parametrize("game_id", ["25-mens-gryb", "drangles", "ez-gryb"])
+def test_what_the_table_keeps_per_position_follows_every_press_undo_and_roll(game_id):
+    """The table works out the legal actions and the targets once per position (a press asks for them
+    several times): through presses, undos (the same number of actions again, but other ones), chores
+    and rolls, what it hands out is what a table new to the position works out."""
+    import random
+
+    from companion.action import ROLL
+    from companion.die import Die
+
+    rng = random.Random(game_id)
+    t = table(game_id)
+    die = Die(7)
+    for step in range(300):
+        if t.game.over:
+            break
+        assert t.legal() == t.game.legal_actions()
+        fresh = Table(t.game, names=t.names, picks=t.picks, chores=t.chores, proposal=t.proposal)
+        assert t.targets() == fresh.targets()
+        if t.chores:
+            t.press(t.chores[0].node)
+        elif t.game.is_chance:
+            t.roll(die)
+        elif step % 7 == 3:
+            t.undo()
+        elif step % 11 == 5 and t.game.history and t.game.history[-1][0].kind != ROLL:
+            # Taken back and another played in its place, the table not asked in between (as one command may)
+            taken = t.game.undo()
+            t.game.push_legal(rng.choice([a for a in t.game.legal_actions() if a != taken] or [taken]))
+        else:
+            nodes = list(_bits(t.targets())) or [n for a in t.legal() for n in a.sources + a.targets]
+            if nodes:
+                t.press(rng.choice(nodes))
+            else:
+                t.ok()
+    assert step > 100
