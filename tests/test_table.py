@@ -1,7 +1,11 @@
 """The table: presses and buttons become actions; the physical board never drifts from the engine."""
 
+import random
+
 import pytest
 
+from companion.action import ROLL
+from companion.die import Die
 from companion.engine import find
 from companion.table import LIFT, PUT, SWAP, Table
 
@@ -643,11 +647,6 @@ def test_what_the_table_keeps_per_position_follows_every_press_undo_and_roll(gam
     """The table works out the legal actions and the targets once per position (a press asks for them
     several times): through presses, undos (the same number of actions again, but other ones), chores
     and rolls, what it hands out is what a table new to the position works out."""
-    import random
-
-    from companion.action import ROLL
-    from companion.die import Die
-
     rng = random.Random(game_id)
     t = table(game_id)
     die = Die(7)
