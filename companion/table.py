@@ -104,16 +104,15 @@ class Table:
     def legal(self) -> list[Action]:
         """The game's legal actions now, worked out once per position: a press that plays asks for them
         three times after its move (its words, the page's list, the targets), and 25 Men's GRYB lists ~320
-        placements each time. The position is known by the game and its
-        history's last entry (a new one every action, kept alive here, so no other can take its place).
-        The list is shared: not to be changed by the caller."""
+        placements each time. The position is known by the game and its history's last entry: a new one
+        every action, held here so that no other can take its place (an entry stands at one place in the
+        history, so it gives the length too). The list is shared: not to be changed by the caller."""
         game = self.game
-        history = game.history
-        top = history[-1] if history else None
+        top = game.history[-1] if game.history else None
         seen = self._legal_for
-        if seen is None or seen[0] is not game or seen[1] != len(history) or seen[2] is not top:
+        if seen is None or seen[0] is not game or seen[1] is not top:
             self._legal_now = game.legal_actions()
-            self._legal_for = (game, len(history), top)
+            self._legal_for = (game, top)
         return self._legal_now
 
     # -- inputs ---------------------------------------------------------------------------------
