@@ -104,7 +104,7 @@ def test_a_chain_joined_through_limited_hyperspace_wins():
     # GGG-GG-RG, RG-RB-RY sideways, RY~YY by limited hyperspace (the first locus R steps to Y), YY-YYY.
     chain = ["GGG", "GG", "RG", "RB", "YY", "YYY"]
     game = position(chain, [], depth=3)
-    assert not game.connected(0) and game.distance(0) == 1
+    assert not game.connected(0) and game.moves_needed(0) == 2  # RY, on the second level
     play("roll:Y RB-RY", game)  # RB leaves the chain, so this does not join it
     assert not game.over
     game = position(chain, [], depth=3)
@@ -115,14 +115,36 @@ def test_a_chain_joined_through_limited_hyperspace_wins():
     assert not game.space.is_contiguous(game.space.parse_many(chain + ["RY"]))
 
 
-def test_distance_counts_free_nodes_still_needed_and_sees_a_cut():
+def test_moves_needed_counts_what_bringing_stones_from_the_hand_takes():
     game = play("GGGG")
-    assert game.distance(0) == 7 and game.distance(1) == 7  # three up, one across the top, three down
-    assert position([], ["0", "G", "R", "Y", "B"], depth=2).distance(0) == 3  # round by GG-BG-YG-YB-YY
-    cut = position([], ["G", "GR", "GB", "RG", "BG"], depth=2)
-    assert cut.distance(0) is None  # every node contiguous to GG is the opponent's
+    # GGG, GG, G, then R (or B) across the top, Y, YY, YYY: a stone enters on the top level and moves down
+    # a level at a time, so each free node costs its level.
+    assert game.moves_needed(0) == game.moves_needed(1) == 3 + 2 + 1 + 1 + 1 + 2 + 3
+    # Both still need six free nodes, but the stone moved down the chain is a move nearer (a count of free
+    # nodes, the evaluation before, saw no progress in it).
+    on_top, lower = position(["G"], []), position(["GG"], [])
+    assert (on_top.moves_needed(0), lower.moves_needed(0)) == (12, 11)
+    assert lower.evaluate()[0] > on_top.evaluate()[0] > game.evaluate()[0] == game.evaluate()[1]
     values = position(["GGG", "GG", "G"], []).evaluate()
-    assert abs(sum(values) - 1) < 1e-9 and values[0] > values[1]
+    assert values[0] > values[1] and 0 < sum(values) < 1  # the rest: the chance of a draw at the turn limit
+    assert position([], ["0", "G", "R", "Y", "B"], depth=2).moves_needed(0) == 6  # round by GG-BG-YG-YB-YY
+    cut = position([], ["G", "GR", "GB", "RG", "BG"], depth=2)
+    assert cut.moves_needed(0) is None  # every node contiguous to GG is the opponent's
+    assert position(["GGG", "GG", "G", "R", "Y", "YY", "YYY"], []).moves_needed(0) == 0  # joined
+    # Round the opponent: with R and B taken the way runs through the head node (entering, then up: 2).
+    assert position(["GGG", "GG", "G", "Y", "YY", "YYY"], ["R", "B"]).moves_needed(0) == 2
+    assert position(["GGG", "GG", "G", "Y", "YY", "YYY"], ["R", "B"], headless=True).moves_needed(0) > 2
+
+
+def test_a_player_whose_opponent_is_cut_off_still_values_every_move_nearer_a_join():
+    # Player 0's stones round player 1's corner RRRR: player 1 can no longer join and cannot win.
+    around = ["RRR", "RRGR", "RRRG", "RRRY", "RRYR"]
+    far, nearer, nearest = position(around, []), position(around + ["G"], []), position(around + ["GG", "G"], [])
+    assert far.moves_needed(1) is None and far.evaluate()[1] == 0.0
+    assert [p.moves_needed(0) for p in (far, nearer, nearest)] == [13, 12, 10]
+    # Sure not to lose, player 0 still gains by every move nearer a join (it used to value them all alike,
+    # as won, and shuffled on to the turn limit): what is left is the chance of a draw there.
+    assert far.evaluate()[0] + 0.01 < nearer.evaluate()[0] < nearest.evaluate()[0] < 1.0
 
 
 @pytest.mark.parametrize(

@@ -11,12 +11,13 @@ Rules decisions: docs/rules/connection.md.
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 from .. import node as nd
 from ..action import MOVE, PLACE, Action
 from ..engine import COLOUR_DIE, TURN_LIMIT, Game, Option, register
 from ..node import COLOURS, HEAD, Bitboard, Node
-from ..space import MoveKind, bits
+from ..space import GameSpace, MoveKind, bits
 
 DEPTH = Option("depth", 4, "board depth: 4 standard, 5 Giant GRYB, 6 Super Giant GRYB", minimum=2, maximum=6)
 HEADLESS = Option("headless", False, "play without the head node (001 'headless')")
@@ -26,6 +27,8 @@ STONES = Option("stones", 30, "stones each player has, the two on their corners 
 KINDS = (MoveKind.UP, MoveKind.DOWN, MoveKind.SIDEWAYS, MoveKind.LIMITED_HYPERSPACE)
 OPPOSITE = {"G": "Y", "Y": "G", "R": "B", "B": "R"}
 CHOOSING, PLAYING = "choose", "play"
+AHEAD_SLOPE = 0.35  # evaluate(): a move nearer a join than the opponent, in the exponent of being ahead
+FINISH_SLOPE = 0.05  # evaluate(): a move still needed, in the exponent of joining before the turn limit
 
 
 @register
@@ -162,54 +165,64 @@ class Connection(Game):
         a = (ends & -ends).bit_length() - 1
         return bool(self.space.group(a, self.stones[player], hyperspace=True) & ends == ends)
 
-    def distance(self, player: int) -> int | None:
-        """The fewest free nodes the player must still cover to join their corners (0: joined; None: the
-        opponent's stones cut every way). A 0-1 breadth-first search over bitboards: own stones cost
-        nothing, free nodes one each."""
+    def moves_needed(self, player: int) -> int | None:
+        """About how many moves the player still needs to join their corners (0: joined; None: the
+        opponent's stones cut every way): the cheapest chain, in which an own stone costs nothing and a
+        free node what bringing a stone from the hand there takes, its level (entering on the top level,
+        then a move down a level at a time; the head node two: entering, then up), so a stone moved down a
+        chain that still needs the node it left is a move nearer. A Dijkstra search over bitboards, a
+        bucket of nodes per cost."""
         ends = self.ends[player]
         if not ends:
             return None
-        board = self.space
-        links = board.contiguity_hyper
+        links = self.space.contiguity_hyper
         mine = self.stones[player]
-        free = board.all & ~self.occupied
-
-        def closure(seed: Bitboard, reached: Bitboard) -> Bitboard:
-            frontier = seed
-            while frontier:
+        free = self.space.all & ~self.occupied
+        costs = _fill_costs(self.space)
+        buckets = {0: ends & -ends}
+        settled = 0
+        while buckets:
+            cost = min(buckets)
+            frontier = buckets.pop(cost) & ~settled
+            settled |= frontier
+            reach = 0
+            while frontier:  # the nodes of this cost and every own stone contiguous to them
                 grown = 0
                 for n in bits(frontier):
                     grown |= links[n]
-                frontier = grown & mine & ~reached
-                reached |= frontier
-            return reached
-
-        start = ends & -ends
-        reached = closure(start, start)
-        cost = 0
-        frontier = reached
-        while reached & ends != ends:
-            grown = 0
-            for n in bits(frontier):
-                grown |= links[n]
-            step = grown & free & ~reached
-            if not step:
-                return None
-            cost += 1
-            before = reached
-            reached = closure(step, reached | step)
-            frontier = reached & ~before
-        return cost
+                reach |= grown
+                frontier = grown & mine & ~settled
+                settled |= frontier
+            if settled & ends == ends:
+                return cost
+            step = reach & free & ~settled
+            for fill, mask in costs:
+                if step & mask:
+                    buckets[cost + fill] = buckets.get(cost + fill, 0) | step & mask
+        return None
 
     def evaluate(self) -> list[float]:
-        """Each player's chance from how many free nodes they still need to join their corners."""
+        """Each player's chance of winning: of being ahead, from how many moves each still needs to join
+        their corners (``moves_needed``), times that of joining them before the turn limit, which falls
+        with their own moves still needed. The second keeps a player whose opponent is cut off (sure not
+        to lose) moving towards a join: with the first alone every move looked equally won, and such
+        games shuffled on to the turn limit, a draw."""
         if self.over:
             return self.outcome()
         if self.phase == CHOOSING:
             return [1.0 / self.players] * self.players
-        weights = []
-        for player in range(self.players):
-            d = self.distance(player)
-            weights.append(math.exp(-0.7 * (d if d is not None else 40)))
+        needed = [self.moves_needed(player) for player in range(self.players)]
+        if all(m is None for m in needed):  # nobody can join: a draw at the turn limit
+            return [1.0 / self.players] * self.players
+        weights = [math.exp(-AHEAD_SLOPE * m) if m is not None else 0.0 for m in needed]
         total = sum(weights)
-        return [w / total for w in weights]
+        return [w / total * math.exp(-FINISH_SLOPE * m) if m is not None else 0.0 for w, m in zip(weights, needed)]
+
+
+@lru_cache(maxsize=None)
+def _fill_costs(board: GameSpace) -> tuple[tuple[int, Bitboard], ...]:
+    """(moves, nodes) pairs: what bringing a stone from the hand to each node takes (``moves_needed``)."""
+    pairs = [(level, board.level_masks[level]) for level in range(1, board.depth + 1)]
+    if board.level_masks[0]:
+        pairs.append((2, board.level_masks[0]))
+    return tuple(pairs)
