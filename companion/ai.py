@@ -115,7 +115,10 @@ WIDE_ROOTS = frozenset({"blobs", "the-borg", "siege"})
 # of 600, a hard of 1,000 iterations 91.6 % of 250: more search buys little here). Spacing PyraGRYB's
 # levels by random moves as EZ GRYB's was tried and not kept: medium at 0.6 and easy at 0.9 still left
 # hard v medium at 56 % and medium v easy at 48.5 % (200 games each), easy then winning only 70 % against
-# random players, since the win in one every level takes is most of this race.
+# random players, since the win in one every level takes is most of this race. On the slower machine of
+# 2026-11-28 (hard about 240 iterations a move in Hyper-Chess, medium's 0.12 s about 108) Hyper-Chess's
+# medium at 72 and easy at 25, caps that bind there, were tried and not kept: hard still won 57.5 % of 40
+# against medium, and easy lost a game to a random player.
 # docs/performance.md, "Computer players", has every run.
 GAME_LEVELS: dict[str, dict[str, dict[str, float]]] = {
     "ez-gryb": {"easy": {"iterations": 20, "blunder": 0.2}, "medium": {"iterations": 60}},
