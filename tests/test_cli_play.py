@@ -195,8 +195,12 @@ def test_a_blank_line_asks_rules_gryb_nothing():
 def test_ctrl_c_stops_quietly_with_130():
     import signal
 
+    # Ctrl-C as at a terminal: a shell without job control starts a background job (a CI run started
+    # with `&`) with SIGINT ignored, which its children inherit, and Python then raises no
+    # KeyboardInterrupt; the play would end at the end of its input instead, with 0.
     proc = subprocess.Popen([sys.executable, "-m", "companion.cli", "play", "ez-gryb", "--interactive"],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     assert proc.stdout.readline().startswith(b"EZ GRYB: type an action")  # started: at the prompt soon
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=30)
