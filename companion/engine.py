@@ -415,8 +415,9 @@ class Game:
         return self._fields_of(self)
 
     def _restore(self, snapshot: tuple) -> None:
-        for f, value in zip(self._fields, snapshot):
-            setattr(self, f, value)
+        # Search restores a snapshot on every ply: straight into the instance's dict, not a setattr a field
+        # (state fields are plain attributes, never properties: tests/test_engine.py checks every game).
+        self.__dict__.update(zip(self._fields, snapshot))
 
     # -- reasons -----------------------------------------------------------------------------------
 

@@ -164,6 +164,19 @@ def test_a_copy_plays_on_without_touching_the_original():
     assert game.settings == find("drangles")().settings and twin.state_key() != key
 
 
+def test_every_game_s_state_fields_are_plain_attributes_that_undo_puts_back():
+    """Undo writes a snapshot straight into the game's dict: a field that were a property (or any data
+    descriptor) would be shadowed, not set, so no game may have one."""
+    for cls in catalogue():
+        game = cls(cls.min_players)
+        descriptors = [f for f in game._fields if hasattr(getattr(cls, f, None), "__set__")]
+        assert descriptors == [], f"{cls.id}: {descriptors}"
+        key = game.state_key()
+        game.push_legal(game.legal_actions()[0])
+        game.undo()
+        assert game.state_key() == key, cls.id
+
+
 def test_the_gryb_the_last_action_formed_and_none_after_the_next():
     """``formed``: what the board marks gold until the next action. A game keeps its last GRYBs in
     ``grybs`` after that (25 Men's GRYB through the removal it earns, Square Deal until the next capture)."""
