@@ -297,32 +297,73 @@ def test_a_bare_king_is_judged_by_how_boxed_in_he_is():
     assert armed.evaluate()[0] > 0.8
 
 
+def _crowded(rng, options):
+    """A random position with both sides' pieces crowded round one node (two steps of a King at most),
+    where checks, double checks and the Queen's double moves through a crowd are common; None if it is
+    not a legal position (the side not to move in check, or the side to move already mated)."""
+    game = CHESS(**options)
+    t = game.t
+    centre = rng.choice(list(game.space.nodes))
+    near = [n for n in game.space.nodes if t.distance[centre][n] <= 2]
+    pieces = "KQRBNkqrbn" + "".join(rng.choice("Pp") for _ in range(rng.randrange(5)))
+    if len(near) < len(pieces):
+        return None
+    nodes = rng.sample(near, len(pieces))
+    try:
+        game.set_position({game.space.name(n): p for n, p in zip(nodes, pieces)}, to_move=rng.randrange(2))
+    except ValueError:
+        return None
+    return game
+
+
+def _plain_moves(game, tables):
+    me = game.to_move
+    expected = set()
+    for kind in range(6):
+        for s in bits(game.pieces[me][kind]):
+            anywhere = tables.reach[1][s] | tables.knight[s] | game.stones[me]
+            for t in bits(anywhere):
+                if _plain_legal(game, s, t, kind):
+                    expected.add(f"{game.space.name(s)}-{game.space.name(t)}")
+    return expected
+
+
 @pytest.mark.slow
-def test_legal_moves_match_a_plain_search_for_checks():
-    """The fast generator (tables, pins through the Queen's path) against trying every move and
-    looking for any piece that could then take the King."""
+@pytest.mark.parametrize("options", [{}, {"hyperspace": "full"}, {"headless": True}], ids=["standard", "full", "headless"])
+def test_legal_moves_match_a_plain_search_for_checks(options):
+    """The fast generator (bit operations over each piece's targets: the one checker to take, the
+    Queen's one free node to fill, the nodes the King may step to) against trying every move and
+    looking for any piece that could then take the King: along random games from the start, and from
+    random crowded positions (many in check, in double check, or in check by the Queen's double move).
+    A random move is always one of the legal moves."""
     rng = random.Random(12)
-    tables = CHESS().t
-    for _ in range(6):
-        game = CHESS()
-        while not game.over and game.turn < 80:
+    tables = CHESS(**options).t
+    seen = {"positions": 0, "check": 0, "double check": 0, "queen's double move": 0, "mate": 0}
+    crowded = (_crowded(rng, options) for _ in range(400))
+    starts = [(CHESS(**options), 80) for _ in range(3)] + [(game, 4) for game in crowded if game]
+    for game, plies in starts:
+        for _ in range(plies):
+            if game.over:
+                seen["mate"] += bool(game.winners)
+                break
             me = game.to_move
-            expected = set()
-            for kind in range(6):
-                for s in range(game.space.size):
-                    if not game.pieces[me][kind] >> s & 1:
-                        continue
-                    anywhere = tables.reach[1][s] | tables.knight[s] | game.stones[me]
-                    for t in bits(anywhere):
-                        action = f"{game.space.name(s)}-{game.space.name(t)}"
-                        if _plain_legal(game, s, t, kind):
-                            expected.add(action)
-            assert {str(a) for a in game.legal_actions()} == expected
-            game.apply(rng.choice(game.legal_actions()))
+            legal = game.legal_actions()
+            assert {str(a) for a in legal} == _plain_moves(game, tables)
+            assert game.random_action(rng) in legal
+            checkers = game._checkers(me)
+            k = (game.pieces[me][0] & -game.pieces[me][0]).bit_length() - 1
+            seen["positions"] += 1
+            seen["check"] += bool(checkers)
+            seen["double check"] += len(checkers) > 1
+            seen["queen's double move"] += any(game.pieces[1 - me][1] >> c & 1 and not tables.king[c] >> k & 1
+                                               for c in checkers)
+            game.apply(rng.choice(legal))
+    assert seen["positions"] > 800 and seen["check"] > 120 and seen["double check"] >= 2 \
+        and seen["queen's double move"] > 40 and seen["mate"] > 0, seen
 
 
 def test_kept_move_lists_belong_to_the_position_they_were_asked_in():
-    """_candidates keeps its last untested answer for the next question in the same position (a
+    """_candidates keeps its last answer for the next question in the same position (a
     playout asks twice a ply); through moves, undo and redo it always answers as a fresh computation
     does, for either player."""
     rng = random.Random(5)
@@ -339,7 +380,7 @@ def test_kept_move_lists_belong_to_the_position_they_were_asked_in():
         player = rng.randrange(2)
         fresh = game.copy()
         fresh._kept = None
-        assert game._candidates(player, test_king=False) == fresh._candidates(player, test_king=False)
+        assert game._candidates(player) == fresh._candidates(player)
     assert undone > 100
 
 
@@ -385,8 +426,8 @@ def _plain_legal(game, s, t, kind):
         occupied_after |= m
     k = (mine[KING] & -mine[KING]).bit_length() - 1
     for kd in range(5):
-        for a in range(game.space.size):
-            if theirs[kd] >> a & 1 and game._reach(kd, a, occupied_after) >> k & 1:
+        for a in bits(theirs[kd]):
+            if game._reach(kd, a, occupied_after) >> k & 1:
                 return False
     return True
 

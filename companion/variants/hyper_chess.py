@@ -10,9 +10,9 @@ Rules decisions: docs/rules/hyper-chess.md.
 
 Every piece's reach is a table per node built once per board from the space's move tables
 (``GameSpace.target_mask``); only the Queen's double move depends on the position (the node she passes
-must be empty). The check rule is tested only where it can matter (the King's moves, a player in check,
-a piece on the path of the opponent Queen's double move to the King), and a playout draws a random move
-without listing them all.
+must be empty). Since every other attack is a fixed step that nothing blocks, the check rule needs no
+move tried: the legal targets of every piece are found with a few bit operations each (``_candidates``),
+and a playout draws a random move from them without listing them all.
 """
 
 from __future__ import annotations
@@ -60,6 +60,9 @@ HUNT_WEIGHTS = (1.0, 0.5, 0.3, 2.0, 8.0)
 HUNT_FLOOR = 0.7
 # action_order(): what a check adds to a move's rank (a capture or a hanging piece counts its value).
 CHECK_ORDER = 0.5
+# Tables.queen_reach(): answers kept per board (11 MB at most, measured; six searches of 600 iterations
+# ask for about 8,000).
+QUEEN_KEPT = 50_000
 KNIGHT_MOVE = ("one up and two sideways, two sideways and one down, two up and one sideways, or one "
                "sideways and two down")
 BISHOP_MOVE = "one up or down and one limited-hyperspace step, in either order"
@@ -139,9 +142,26 @@ class Tables:
             return tuple(out)
 
         self._board = board
+        self._queen_reach: dict[tuple[Node, Bitboard], Bitboard] = {}
         # One-step attackers; the king's and queen's single moves are the same table.
         self.attackers = (reverse(king), reverse(king), reverse(steps), reverse(bishop), reverse(knight))
 
+    def queen_reach(self, s: Node, occupied: Bitboard) -> Bitboard:
+        """The nodes the Queen on ``s`` reaches with ``occupied`` the occupied nodes: her steps, and her
+        double moves through a free node. It depends only on which of her neighbours are occupied, and
+        a search asks again and again with few of them changed, so answers are kept (at most
+        ``QUEEN_KEPT``; then forgotten all at once)."""
+        key = (s, occupied & self.king[s])
+        found = self._queen_reach.get(key)
+        if found is None:
+            found = self.king[s]
+            for middle, beyond in self.queen_via[s]:
+                if not middle & occupied:
+                    found |= beyond
+            if len(self._queen_reach) >= QUEEN_KEPT:
+                self._queen_reach.clear()
+            self._queen_reach[key] = found
+        return found
 
     @cached_property
     def distance(self) -> tuple[bytes, ...]:
@@ -201,7 +221,7 @@ class HyperChess(Game):
     def make_space(self) -> GameSpace:
         return space(nd.STANDARD_DEPTH, self.settings["headless"])
 
-    _kept = None  # the last untested answer of _candidates, with the position it was asked in
+    _kept = None  # the last answer of _candidates, with the position it was asked in
 
     def setup(self) -> None:
         lateral = MoveKind.HYPERSPACE if self.settings["hyperspace"] == "full" else MoveKind.LIMITED_HYPERSPACE
@@ -304,11 +324,7 @@ class HyperChess(Game):
         free), whoever stands there."""
         if kind != QUEEN:
             return self.t.reach[kind][s]
-        m = self.t.king[s]
-        for middle, beyond in self.t.queen_via[s]:
-            if not middle & occupied:
-                m |= beyond
-        return m
+        return self.t.queen_reach(s, occupied)
 
     def _attack_map(self, masks: tuple[Bitboard, ...], occupied: Bitboard) -> Bitboard:
         m = 0
@@ -319,36 +335,66 @@ class HyperChess(Game):
 
     # -- legal moves ---------------------------------------------------------------------------------------
 
-    def _candidates(self, player: int, test_king: bool = True) -> tuple[list[tuple[Node, int, Bitboard]], bool,
-                                                                           Bitboard]:
-        """Every piece of ``player`` with the nodes it may move to before the check rule, whether that
-        player is in check, and the nodes whose pieces need the check test (pinned: the opponent's
-        Queen would pass them on a double move to the King). The King's nodes (castling: his Rook's) are
-        already tested unless ``test_king`` is false.
+    def _candidates(self, player: int) -> tuple[list[tuple[Node, int, Bitboard]], bool]:
+        """Every piece of ``player`` that can move, with the nodes it may move to (the check rule
+        applied), and whether that player is in check.
 
-        Untested answers are kept for the position they were asked in (known by its ``pieces`` and
-        ``castle`` objects, which every move replaces and undo puts back): a move asks for the
-        opponent's to see whether he can reply, and the random move a playout plays next asks again."""
-        if not test_king:
-            kept = self._kept
-            if kept is not None and kept[0] is self.pieces and kept[1] is self.castle and kept[2] == player:
-                return kept[3]
+        Every attack but the Queen's double move is a fixed step, blocked by nothing, so the check rule
+        needs no move tried: a piece other than the King must take the one piece (not the Queen) giving
+        check, if there is one, and the Queen if she gives check by a step; if her double move may reach
+        the King, through every node between them that is free once the piece has left, it must take her
+        or fill that node (a single one). The King may go where no piece attacks once he has left his
+        node (the Queen's double moves through it included); castling, where the Rook stands, with the
+        same nodes occupied. All as bit operations on whole sets of targets.
+
+        The answer is kept for the position it was asked in (known by its ``pieces`` and ``castle``
+        objects, which every move replaces and undo puts back): a move asks for the opponent's to see
+        whether he can reply, and the random move a playout plays next asks again."""
+        kept = self._kept
+        if kept is not None and kept[0] is self.pieces and kept[1] is self.castle and kept[2] == player:
+            return kept[3]
         t = self.t
         mine, theirs = self.pieces[player], self.pieces[1 - player]
         own = self.stones[player]
         occupied = own | self.stones[1 - player]
         free = ~occupied
         barred = own | theirs[PAWN] | theirs[KING]  # never a target: own pieces, diplomats, the King
-        k = _low(mine[KING])
-        in_check = self._attacked(k, theirs, occupied)
-        pinned = 0
-        if theirs[QUEEN]:
-            pinned = t.queen_between.get(_low(theirs[QUEEN]) * t.size + k, 0)
-        king = t.king[k] & ~barred
-        if self.castle[player] and not in_check:
-            king |= mine[ROOK]
-        if test_king:
-            king = sum(1 << target for target in bits(king) if self._king_safe(player, target))
+        king_bit = mine[KING]
+        k = (king_bit & -king_bit).bit_length() - 1
+        att = t.attackers
+        checkers = (att[KING][k] & theirs[KING] | att[ROOK][k] & theirs[ROOK] | att[BISHOP][k] & theirs[BISHOP]
+                    | att[KNIGHT][k] & theirs[KNIGHT])
+        allowed = -1  # the targets a piece other than the King may take, as far as the fixed steps go
+        if checkers:
+            allowed = 0 if checkers & (checkers - 1) else checkers  # two checkers: only the King moves
+        queen = theirs[QUEEN]
+        between = 0  # the nodes the Queen's double move to the King may pass
+        in_check = bool(checkers)
+        if queen:
+            if att[QUEEN][k] & queen:
+                allowed &= queen
+                in_check = True
+            else:
+                between = t.queen_between.get(((queen & -queen).bit_length() - 1) * t.size + k, 0)
+                if between & free:
+                    in_check = True
+        # The King: every node the opponent attacks once the King has left his.
+        reach = t.reach
+        attacked = 0
+        for kind in (KING, ROOK, BISHOP, KNIGHT):
+            m = theirs[kind]
+            while m:
+                low = m & -m
+                m ^= low
+                attacked |= reach[kind][low.bit_length() - 1]
+        if queen:
+            attacked |= t.queen_reach((queen & -queen).bit_length() - 1, occupied & ~king_bit)
+        king = t.king[k] & ~barred & ~attacked
+        rook = mine[ROOK]
+        if rook and self.castle[player] and not in_check:  # castling: the same nodes stay occupied
+            r = (rook & -rook).bit_length() - 1
+            if not self._attacked(r, theirs, occupied):
+                king |= rook
         found = [(k, KING, king)] if king else []
         for kind in (QUEEN, ROOK, BISHOP, KNIGHT, PAWN):
             pieces = mine[kind]
@@ -357,94 +403,54 @@ class HyperChess(Game):
                 pieces ^= low
                 s = low.bit_length() - 1
                 if kind == QUEEN:
-                    reach = t.king[s]
-                    for middle, beyond in t.queen_via[s]:
-                        if middle & free:
-                            reach |= beyond
-                    reach &= ~barred
+                    targets = t.queen_reach(s, occupied) & ~barred & allowed
                 elif kind == PAWN:
-                    reach = t.steps[s] & free
+                    targets = t.steps[s] & free & allowed
                 else:
-                    reach = t.reach[kind][s] & ~barred
-                if reach:
-                    found.append((s, kind, reach))
-        if not test_king:
-            self._kept = (self.pieces, self.castle, player, (found, in_check, pinned))
-        return found, in_check, pinned
-
-    def _king_safe(self, player: int, target: Node) -> bool:
-        """Whether ``player``'s King may go to ``target`` (castling when his Rook stands there)."""
-        mine, theirs = self.pieces[player], self.pieces[1 - player]
-        occupied = self.stones[0] | self.stones[1]
-        bit = 1 << target
-        if mine[ROOK] & bit:  # castling: the same nodes stay occupied
-            return not self._attacked(target, theirs, occupied)
-        if self.stones[1 - player] & bit:
-            theirs = tuple(m & ~bit for m in theirs)
-        return not self._attacked(target, theirs, occupied & ~mine[KING] | bit)
-
-    def _keeps_king_safe(self, player: int, s: Node, target: Node) -> bool:
-        """Whether moving the (non-King) piece on ``s`` to ``target`` leaves ``player``'s King unattacked."""
-        bit = 1 << target
-        theirs = self.pieces[1 - player]
-        if self.stones[1 - player] & bit:
-            theirs = tuple(m & ~bit for m in theirs)
-        occupied = (self.stones[0] | self.stones[1]) & ~(1 << s) | bit
-        return not self._attacked(_low(self.pieces[player][KING]), theirs, occupied)
+                    targets = reach[kind][s] & ~barred & allowed
+                if between and targets:
+                    gap = between & (free | low)  # free once this piece has left
+                    if gap:  # she reaches the King unless taken, or her one free node is filled
+                        targets &= queen | (0 if gap & (gap - 1) else gap)
+                if targets:
+                    found.append((s, kind, targets))
+        answer = (found, in_check)
+        self._kept = (self.pieces, self.castle, player, answer)
+        return answer
 
     def _legal(self, player: int) -> list[Action]:
-        found, in_check, pinned = self._candidates(player)
+        found, _ = self._candidates(player)
         table = self.t.moves
         moves = []
         for s, kind, reach in found:
-            if kind == KING:
+            if kind == KING:  # castling's target, the Rook's node, is not one of his steps
                 moves += [Action.move(s, t) for t in bits(reach)]
-            elif not in_check and not pinned >> s & 1:
-                moves += [action for bit, _, action in table[kind][s] if bit & reach]
             else:
-                moves += [action for bit, target, action in table[kind][s]
-                          if bit & reach and self._keeps_king_safe(player, s, target)]
+                moves += [action for bit, _, action in table[kind][s] if bit & reach]
         return moves
 
     def _any_legal(self, player: int) -> bool:
-        found, in_check, pinned = self._candidates(player, test_king=False)
-        for s, kind, reach in found:  # the King last: his nodes cost the most to test
-            if kind != KING and not in_check and not pinned >> s & 1:
-                return True
-        for s, kind, reach in found:
-            for target in bits(reach):
-                if self._king_safe(player, target) if kind == KING else self._keeps_king_safe(player, s, target):
-                    return True
-        return False
+        return bool(self._candidates(player)[0])
 
     def _actions(self) -> list[Action]:
         return self._legal(self.to_move)
 
     def random_action(self, rng) -> Action:
-        """A uniformly random legal move, without listing them all: a uniform pick among the moves the
-        pieces have before the check rule, picked again while it would leave the King in check."""
+        """A uniformly random legal move, without listing them all: the r-th of all pieces' targets."""
         if self.over:
             return super().random_action(rng)
-        if self.check:
-            return rng.choice(self._legal(self.to_move))
-        found, _, pinned = self._candidates(self.to_move, test_king=False)
+        found, _ = self._candidates(self.to_move)
         counts = [reach.bit_count() for _, _, reach in found]
-        total = sum(counts)
-        while True:
-            r = rng.randrange(total)
-            for (s, kind, reach), count in zip(found, counts):
-                if r < count:
-                    break
-                r -= count
-            for target in bits(reach):
-                if not r:
-                    break
-                r -= 1
-            if kind == KING:
-                if self._king_safe(self.to_move, target):
-                    return Action.move(s, target)
-            elif not pinned >> s & 1 or self._keeps_king_safe(self.to_move, s, target):
+        r = rng.randrange(sum(counts))
+        for (s, kind, reach), count in zip(found, counts):
+            if r < count:
+                break
+            r -= count
+        for target in bits(reach):
+            if not r:
                 return Action.move(s, target)
+            r -= 1
+        raise AssertionError("unreachable: r is below the count of targets")
 
     # -- making a move ---------------------------------------------------------------------------------
 
@@ -465,33 +471,35 @@ class HyperChess(Game):
         s, target = action.source, action.target
         sbit, tbit = 1 << s, 1 << target
         mine, theirs = list(self.pieces[me]), self.pieces[you]
-        kind = next(kd for kd in range(6) if mine[kd] & sbit)
-        castle = list(self.castle)
+        stones = list(self.stones)
+        for kind in range(6):
+            if mine[kind] & sbit:
+                break
+        castle = self.castle
         irreversible = False
-        if kind == KING and mine[ROOK] & tbit:  # castling: switch places
+        if kind == KING and mine[ROOK] & tbit:  # castling: switch places (the same nodes stay occupied)
             mine[KING] = tbit
             mine[ROOK] = sbit
-            castle[me] = False
             irreversible = True
         else:
             mine[kind] ^= sbit | tbit
-            if kind in (KING, ROOK):
-                castle[me] = False
-        captured = self.stones[you] & tbit
+            stones[me] ^= sbit | tbit
+        if castle[me] and (kind == KING or kind == ROOK):
+            castle = (False, castle[1]) if me == 0 else (castle[0], False)
+        captured = stones[you] & tbit
         if captured:
             theirs = tuple(m & ~tbit for m in theirs)
+            stones[you] ^= tbit
             self.add_to("captured", me, 1)
-            if theirs[ROOK] == 0:
-                castle[you] = False
-        pieces = [None, None]
-        pieces[me], pieces[you] = tuple(mine), theirs
-        self.pieces = tuple(pieces)
-        self.stones = tuple(self._union(p) for p in self.pieces)
-        self.castle = tuple(castle)
+            if castle[you] and not theirs[ROOK]:
+                castle = (False, castle[1]) if you == 0 else (castle[0], False)
+        self.pieces = (tuple(mine), theirs) if me == 0 else (theirs, tuple(mine))
+        self.stones = tuple(stones)
+        self.castle = castle
         self.quiet = 0 if captured else self.quiet + 1
         self.last = (s, target)
-        self.check = self._attacked(_low(theirs[KING]), self.pieces[me], self.stones[0] | self.stones[1])
-        replies = self._any_legal(you)
+        found, self.check = self._candidates(you)
+        replies = bool(found)
         if not replies and self.check:  # checkmate: the King cannot escape capture
             self.finish((me,))
             return
