@@ -143,8 +143,11 @@ class Tables:
 
         self._board = board
         self._queen_reach: dict[tuple[Node, Bitboard], Bitboard] = {}
+        # reach_into[kind][k]: the nodes from which a piece of that kind reaches k on an empty board.
+        self.reach_into = tuple(reverse(forward) for forward in self.reach)
         # One-step attackers; the king's and queen's single moves are the same table.
-        self.attackers = (reverse(king), reverse(king), reverse(steps), reverse(bishop), reverse(knight))
+        into = self.reach_into
+        self.attackers = (into[KING], into[KING], into[ROOK], into[BISHOP], into[KNIGHT])
 
     def queen_reach(self, s: Node, occupied: Bitboard) -> Bitboard:
         """The nodes the Queen on ``s`` reaches with ``occupied`` the occupied nodes: her steps, and her
@@ -579,23 +582,22 @@ class HyperChess(Game):
         their_attacks = self._attack_map(theirs, occupied)
         my_attacks = self._attack_map(mine, occupied)
         king = _low(theirs[KING])
-        reach = self.t.reach
-        kinds = {}
+        reach_into = self.t.reach_into
+        # Per piece: its value, what leaving its node earns (it hangs there), the nodes it would check from.
+        sources = {}
         for kind in (KING, QUEEN, ROOK, BISHOP, KNIGHT, PAWN):
+            worth = VALUES[kind]
+            checks = 0 if kind == KING or kind == PAWN else reach_into[kind][king]
             for s in bits(mine[kind]):
-                kinds[s] = kind
+                sources[s] = (worth, worth if their_attacks >> s & 1 and not my_attacks >> s & 1 else 0.0, checks)
         prey = {s: VALUES[kind] for kind in (QUEEN, ROOK, BISHOP, KNIGHT) for s in bits(theirs[kind])}
         out = []
         for action in actions:
-            s, target = action.source, action.target
-            kind = kinds[s]
-            worth = VALUES[kind]
-            score = prey.get(target, 0.0)
-            if their_attacks >> target & 1:
-                score -= worth
-            elif their_attacks >> s & 1 and not my_attacks >> s & 1:
-                score += worth
-            if kind != KING and kind != PAWN and reach[kind][target] >> king & 1:
+            target = action.target
+            worth, escape, checks = sources[action.source]
+            bit = 1 << target
+            score = prey.get(target, 0.0) + (-worth if their_attacks & bit else escape)
+            if checks & bit:
                 score += CHECK_ORDER
             out.append(score)
         return out
