@@ -11,11 +11,13 @@ its fewest players, and with 3 where it takes 3 (Doubles: 4 only).
 Columns: plies/s and playouts/s, through the engine; plies/game, the mean length; how the games ended,
 as shares: "won" (a winner, however reached), "draw:limit" (no winner at the turn limit), "draw:rule" (no
 winner by the game's own draw rule); "ai po/s", the playouts of the computer player (companion/ai.py:
-``Game.playout`` with the hard level's playout plies, then ``evaluate()``, then back), started from
-positions spread over random games; "playout()/s", whole random games from the start through
-``Game.playout``, the same loop as the engine's columns except where a game plays its random games its
-own faster way (EZ GRYB: companion/playout.py). Targets (issue 4): >= 100k plies/s for 25 Men's GRYB,
->= 2k whole random games a second for EZ GRYB ("playout()/s", the playouts its computer player uses).
+``Game.playout`` with the general hard level's playout plies, 8, then ``evaluate()``, then back: the
+same for every game, so that the column compares games and machines, though a game's own levels may
+play out fewer, as Hyper-Chess's hard does, 2), started from positions spread over random games;
+"playout()/s", whole random games from the start through ``Game.playout``, the same loop as the
+engine's columns except where a game plays its random games its own faster way (EZ GRYB:
+companion/playout.py). Targets (issue 4): >= 100k plies/s for 25 Men's GRYB, >= 2k whole random games a
+second for EZ GRYB ("playout()/s", the playouts its computer player uses).
 Figures go in docs/performance.md.
 """
 
@@ -34,7 +36,7 @@ from companion.ai import LEVELS  # noqa: E402
 from companion.engine import catalogue  # noqa: E402
 
 TARGETS = {"25-mens-gryb": ("plies/s", 100_000), "ez-gryb": ("playout()/s", 2_000)}
-AI_PLAYOUT = LEVELS["hard"].playout
+AI_PLAYOUT = LEVELS["hard"].playout  # the general level's, for every game (ai.GAME_LEVELS may change a game's)
 AI_START_EVERY = 7  # an AI playout from every 7th position of a random game
 
 
