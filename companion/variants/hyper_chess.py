@@ -60,9 +60,9 @@ HUNT_WEIGHTS = (1.0, 0.5, 0.3, 2.0, 8.0)
 HUNT_FLOOR = 0.7
 # action_order(): what a check adds to a move's rank (a capture or a hanging piece counts its value).
 CHECK_ORDER = 0.5
-# Tables.queen_reach(): answers kept per board (11 MB at most, measured; six searches of 600 iterations
+# Tables.queen_reach(): answers kept per board (4 MB at most, measured; six searches of 600 iterations
 # ask for about 8,000).
-QUEEN_KEPT = 50_000
+QUEEN_KEPT = 20_000
 KNIGHT_MOVE = ("one up and two sideways, two sideways and one down, two up and one sideways, or one "
                "sideways and two down")
 BISHOP_MOVE = "one up or down and one limited-hyperspace step, in either order"
