@@ -204,6 +204,11 @@ def _low(mask: Bitboard) -> Node:
     return (mask & -mask).bit_length() - 1
 
 
+def _lost(castle: tuple[bool, bool], player: int) -> tuple[bool, bool]:
+    """The castling rights with ``player``'s gone."""
+    return (False, castle[1]) if player == 0 else (castle[0], False)
+
+
 @register
 class HyperChess(Game):
     id = "hyper-chess"
@@ -363,7 +368,7 @@ class HyperChess(Game):
         free = ~occupied
         barred = own | theirs[PAWN] | theirs[KING]  # never a target: own pieces, diplomats, the King
         king_bit = mine[KING]
-        k = (king_bit & -king_bit).bit_length() - 1
+        k = _low(king_bit)
         att = t.attackers
         checkers = (att[KING][k] & theirs[KING] | att[ROOK][k] & theirs[ROOK] | att[BISHOP][k] & theirs[BISHOP]
                     | att[KNIGHT][k] & theirs[KNIGHT])
@@ -371,6 +376,7 @@ class HyperChess(Game):
         if checkers:
             allowed = 0 if checkers & (checkers - 1) else checkers  # two checkers: only the King moves
         queen = theirs[QUEEN]
+        q = _low(queen)  # -1 without her
         between = 0  # the nodes the Queen's double move to the King may pass
         in_check = bool(checkers)
         if queen:
@@ -378,7 +384,7 @@ class HyperChess(Game):
                 allowed &= queen
                 in_check = True
             else:
-                between = t.queen_between.get(((queen & -queen).bit_length() - 1) * t.size + k, 0)
+                between = t.queen_between.get(q * t.size + k, 0)
                 if between & free:
                     in_check = True
         # The King: every node the opponent attacks once the King has left his.
@@ -391,12 +397,11 @@ class HyperChess(Game):
                 m ^= low
                 attacked |= reach[kind][low.bit_length() - 1]
         if queen:
-            attacked |= t.queen_reach((queen & -queen).bit_length() - 1, occupied & ~king_bit)
+            attacked |= t.queen_reach(q, occupied & ~king_bit)
         king = t.king[k] & ~barred & ~attacked
         rook = mine[ROOK]
         if rook and self.castle[player] and not in_check:  # castling: the same nodes stay occupied
-            r = (rook & -rook).bit_length() - 1
-            if not self._attacked(r, theirs, occupied):
+            if not self._attacked(_low(rook), theirs, occupied):
                 king |= rook
         found = [(k, KING, king)] if king else []
         for kind in (QUEEN, ROOK, BISHOP, KNIGHT, PAWN):
@@ -488,14 +493,14 @@ class HyperChess(Game):
             mine[kind] ^= sbit | tbit
             stones[me] ^= sbit | tbit
         if castle[me] and (kind == KING or kind == ROOK):
-            castle = (False, castle[1]) if me == 0 else (castle[0], False)
+            castle = _lost(castle, me)
         captured = stones[you] & tbit
         if captured:
             theirs = tuple(m & ~tbit for m in theirs)
             stones[you] ^= tbit
             self.add_to("captured", me, 1)
             if castle[you] and not theirs[ROOK]:
-                castle = (False, castle[1]) if you == 0 else (castle[0], False)
+                castle = _lost(castle, you)
         self.pieces = (tuple(mine), theirs) if me == 0 else (theirs, tuple(mine))
         self.stones = tuple(stones)
         self.castle = castle
