@@ -176,13 +176,16 @@ class _Node:
     ``children`` maps an action to its node; a *chance* node (the die is to be rolled there) has one
     child per face drawn so far, each drawn as often as the die would show it. ``visits`` counts the
     iterations through the node and ``value`` sums the rewards of ``mover``, the player who moved into
-    it (None for the root and for die faces)."""
+    it (None for the root and for die faces).
 
-    __slots__ = ("action", "parent", "mover", "children", "untried", "visits", "value", "chance", "widen")
+    A node knows its children, not its parent: an iteration keeps the path it walked. The tree has no
+    cycle, so it is freed the moment its last reference goes (the answer handed on), not by a garbage
+    collection walking it some moves later (docs/performance.md, "Garbage collection")."""
 
-    def __init__(self, action: Action | None, parent: _Node | None, mover: int | None):
+    __slots__ = ("action", "mover", "children", "untried", "visits", "value", "chance", "widen")
+
+    def __init__(self, action: Action | None, mover: int | None):
         self.action = action
-        self.parent = parent
         self.mover = mover  # the player who made ``action`` (None for rolls and the root)
         self.children: dict[Action, _Node] = {}
         self.untried: list[Action] | None = None
@@ -271,7 +274,7 @@ def _search(game: Game, lvl: Level, rng: random.Random, clock: Callable[[], floa
     if rng.random() < lvl.blunder:
         return Result(rng.choice(legal), 0, clock() - start, {}, how="beginner", looked=looked)
     ranked = _ranked(legal, look.values, rng)
-    root = _Node(None, None, None)
+    root = _Node(None, None)
     # A game that ranks nothing has its root try the first look's best first, where the time budget is
     # what may cut the search short; a level capped below the root's width (easy's 60 iterations among
     # 25 Men's GRYB's 200 moves, or Blobs' 190) tries them at random, as before, in every game: the cap
@@ -332,7 +335,7 @@ def _ranked(legal: list[Action], values: list[tuple[Action, float]], rng: random
 
 def _iterate(board: Game, root: _Node, lvl: Level, rng: random.Random) -> None:
     node = root
-    depth = 0
+    path = [root]
     # Selection and expansion.
     while not board.over:
         if node.untried is None:
@@ -348,9 +351,9 @@ def _iterate(board: Game, root: _Node, lvl: Level, rng: random.Random) -> None:
             face = board.random_action(rng)
             child = node.children.get(face)
             if child is None:
-                child = node.children[face] = _Node(face, node, None)
+                child = node.children[face] = _Node(face, None)
             board.push_legal(face)
-            depth += 1
+            path.append(child)
             node = child
             if child.visits == 0:
                 break
@@ -359,23 +362,22 @@ def _iterate(board: Game, root: _Node, lvl: Level, rng: random.Random) -> None:
             action = node.untried.pop()
             mover = board.to_move
             board.push_legal(action)
-            depth += 1
-            child = node.children[action] = _Node(action, node, mover)
+            child = node.children[action] = _Node(action, mover)
+            path.append(child)
             node = child
             break
         node = _select(node, lvl.exploration)
         board.push_legal(node.action)
-        depth += 1
+        path.append(node)
     # Playout (the game plays it and comes back: companion/engine.py, Game.playout).
     reward = board.playout(rng, lvl.playout)
-    for _ in range(depth):
+    for _ in range(len(path) - 1):
         board.retract()
     # Backpropagation.
-    while node is not None:
+    for node in path:
         node.visits += 1
         if node.mover is not None:
             node.value += reward[node.mover]
-        node = node.parent
 
 
 def _width(visits: int) -> float:

@@ -1,5 +1,6 @@
 """Computer players: the search picks legal actions, finds wins, leaves the game alone, handles chance."""
 
+import gc
 import random
 import subprocess
 import sys
@@ -34,6 +35,23 @@ def test_every_game_gets_legal_choices_and_the_game_is_untouched(cls):
         assert game.state_key() == key and game.history == history
         assert result.action in game.legal_actions()
         game.apply(result.action)
+
+
+@pytest.mark.parametrize("cls", sorted(catalogue(), key=lambda c: c.id), ids=lambda c: c.id)
+def test_a_search_leaves_nothing_for_the_garbage_collector(cls):
+    """The search tree has no reference cycle (a node knows its children, not its parent) and nor has
+    anything else a search makes: all of it is freed as the answer is dropped. A cyclic tree of a hard
+    search's few thousand objects waited for a collection instead, one that walked it at some later
+    move (docs/performance.md, "Garbage collection")."""
+    rng = random.Random(2)
+    game = cls(cls.max_players)
+    while game.is_chance or len(game.legal_actions()) < 2:
+        game.push_legal(game.random_action(rng))
+    gc.collect()
+    result = ai.search(game, ai.Level("test", iterations=200, seconds=60.0, playout=4), rng)
+    assert result.iterations == 200 and len(result.root.children) > 1
+    del result
+    assert gc.collect() == 0
 
 
 def test_takes_a_winning_move_in_ez_gryb():
