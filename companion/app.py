@@ -48,11 +48,13 @@ class Companion:
     With ``sim`` the config must already be the simulator's (``config.simulated``): the LEDs are the
     simulated surface, the node buttons the emulated Pico talking over a pty, the control panel
     gpiozero's MockFactory. ``host``/``port`` override the config's web address (port 0: any free port).
+    ``settle`` is called once a kind of game's tables are built for a computer player (``run`` passes
+    :func:`settle`; see ``Runtime._warm``).
     """
 
     def __init__(self, config: Config, *, sim: bool = False, host: str | None = None, port: int | None = None,
                  die: Die | None = None, watchdog: Callable[[], object] | None = None,
-                 watchdog_every: float | None = None):
+                 watchdog_every: float | None = None, settle: Callable[[], None] | None = None):
         self.config = config
         self.sim = sim
         self.host = host if host is not None else config.web.host
@@ -60,6 +62,7 @@ class Companion:
         self._die = die
         self._watchdog = watchdog
         self._watchdog_every = watchdog_every
+        self._settle = settle
         self._lock: int | None = None
         self.store: Store | None = None
         self.runtime: Runtime | None = None
@@ -99,7 +102,7 @@ class Companion:
             self.panel.set_status("busy")
             self.runtime = Runtime(config, self.store, die=self._die, frame_sink=self._show,
                                    sound=self._sound, watchdog=self._watchdog,
-                                   watchdog_every=self._watchdog_every)
+                                   watchdog_every=self._watchdog_every, settle=self._settle)
             self.runtime.start()
             submit = self.runtime.submit
             self.panel.when_roll = lambda: submit("roll")
@@ -268,7 +271,13 @@ def settle() -> None:
     The move tables, the games' catalogue, Flask and the web server live as long as the process, yet a
     full collection walks all of them each time (7-30 ms on a desktop core, several times that on a Pi): it
     could fall on a press or on the computer's answer. Frozen, they are skipped, and a collection
-    walks only what the games make (docs/performance.md, "The running companion")."""
+    walks only what the games make (docs/performance.md, "The running companion").
+
+    The runtime calls it again, on its warming thread, the first time a kind of game is warmed for a
+    computer player (its GRYB index and tables are built then, and kept as long). Whatever else is alive
+    at that moment is frozen with it: freed as usual once unreferenced, but never by a collection, so an
+    object in a reference cycle that dies later stays. That is a few dozen objects at most once per kind
+    of game (the search tree has no cycle: companion/ai.py, ``_Node``)."""
     gc.collect()
     gc.freeze()
 
@@ -286,7 +295,7 @@ def run(config: Config, *, sim: bool, host: str | None = None, port: int | None 
     previous = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
     interval = notify.watchdog_interval()
     companion = Companion(config, sim=sim, host=host, port=port, watchdog=notify.watchdog if interval else None,
-                          watchdog_every=interval / 2 if interval else None)
+                          watchdog_every=interval / 2 if interval else None, settle=settle)
     try:
         companion.start()
         settle()

@@ -85,7 +85,8 @@ class Runtime:
                  frame_sink: Callable[[Picture], None] | None = None,
                  sound: Callable[[str], None] | None = None,
                  clock: Callable[[], float] = time.monotonic, wall: Callable[[], float] = time.time,
-                 watchdog: Callable[[], Any] | None = None, watchdog_every: float | None = None):
+                 watchdog: Callable[[], Any] | None = None, watchdog_every: float | None = None,
+                 settle: Callable[[], None] | None = None):
         self.config = config
         self.store = store
         self.die = die or Die()
@@ -119,6 +120,10 @@ class Runtime:
         self._undos = 0  # UNDOs taken in this run: part of a position's token (see _position)
         self._seatings = 0  # seats handed over in this run (computer or person): part of the token too
         self._warmed: int | None = None  # the game whose computer-player tables were built ahead (ai.warm)
+        # Called on the warming thread once a kind of game's tables are first built (gryb-companion run passes
+        # app.settle: they join start-up's objects in the collector's permanent generation); the kinds so far.
+        self._settle = settle
+        self._settled: set[tuple] = set()
         self._in_command = False
         self._draw_fault: str | None = None  # the last fault in drawing a frame, logged once
         self._unpublished: dict | None = None  # a snapshot waiting for its command's commit
@@ -827,18 +832,29 @@ class Runtime:
         """With a computer player at the table, build what its first search would otherwise build inside
         its time budget (ai.warm: the GRYB index, a game's tables) on a thread of its own, while the players
         make their first moves: the loop never waits for it, and a search started meanwhile still keeps its
-        budget. Once a game: a seat handed to the computer later warms it then."""
+        budget. Once a game: a seat handed to the computer later warms it then.
+
+        The first time a kind of game (its class and board) is warmed in this process, ``settle`` (if
+        given) is called after: what the game built (Hyper-Chess's tables, a board's GRYB index, tens of
+        thousands of objects) lives as long as the process, and a full garbage collection that walks it
+        takes 10-30 ms here, several times that on a Pi; settled, it is walked once, here, off the loop
+        (docs/performance.md, "Garbage collection")."""
         game = self.table.game
         if self._warmed == self.game_id or all(s == HUMAN for s in self.seats):
             return
         self._warmed = self.game_id
         board = game.copy()
+        kind = (type(game), game.space)
 
         def work() -> None:
             try:
                 ai.warm(board)
             except Exception:  # only a speed-up: a failure costs the first search its head start, no more
                 log.exception("warming the computer player's tables failed")
+                return
+            if self._settle is not None and kind not in self._settled:
+                self._settled.add(kind)
+                self._settle()
 
         threading.Thread(target=work, name="gryb-warm", daemon=True).start()
 

@@ -1,5 +1,6 @@
 """Computer players and hints in the runtime: the search runs off the loop, its move waits for hands."""
 
+import gc
 import re
 import threading
 import time
@@ -8,7 +9,7 @@ import pytest
 
 from companion import node as nd
 from companion.action import Action
-from companion import ai
+from companion import ai, app
 from companion.config import Computer, Config
 from companion.die import Die
 from companion.runtime import CommandError
@@ -18,7 +19,7 @@ from companion.table import _presses
 @pytest.fixture
 def make(make):
     """conftest's runtimes, on a die seeded 3."""
-    return lambda config=None: make(config, die=Die(3))
+    return lambda config=None, **kwargs: make(config, die=Die(3), **kwargs)
 
 
 def wait_for(rt, predicate, timeout=10.0):
@@ -457,3 +458,40 @@ def test_a_computer_seat_has_its_tables_built_ahead_on_a_thread_of_its_own(make,
     rt.stop()
     make()  # a restart restores the game with its computer seat
     assert settled(3)[2] == ("drangles", "gryb-warm")
+
+
+def test_a_kind_of_game_first_warmed_is_settled_so_collections_skip_its_tables(make):
+    """With ``settle`` (gryb-companion run passes app.settle), the first warming of each kind of game is
+    followed, on the warming thread, by a settle: the game's tables join the collector's permanent
+    generation, and a full collection no longer walks them. Once a kind: a second game of it settles
+    nothing. The real gc.freeze, undone after the test."""
+    calls = []
+
+    def settle():
+        calls.append(threading.current_thread().name)
+        app.settle()
+
+    def settled(count):
+        deadline = time.monotonic() + 20
+        while len(calls) < count and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(0.2)  # and no more come
+        return list(calls)
+
+    gc.unfreeze()
+    try:
+        rt = make(settle=settle)
+        rt.call("new_game", "ez-gryb", 2, {}, None, None, ["human", "human"])
+        assert settled(0) == []  # no computer seat: nothing warmed, nothing settled
+        rt.call("new_game", "hyper-chess", 2, {}, None, None, ["human", "easy"])
+        assert settled(1) == ["gryb-warm"]
+        chess = rt.table.game
+        live = {id(o) for o in gc.get_objects()}
+        assert id(chess.t) not in live and id(chess.t.moves) not in live  # frozen: walked by no collection
+        rt.call("new_game", "hyper-chess", 2, {}, None, None, ["hard", "human"])
+        assert settled(1) == ["gryb-warm"]  # the same kind again
+        rt.call("new_game", "hyper-chess", 2, {"headless": True}, None, None, ["hard", "human"])
+        assert settled(2) == ["gryb-warm"] * 2  # another board is another kind
+        assert id(rt.table.game.t) not in {id(o) for o in gc.get_objects()}
+    finally:
+        gc.unfreeze()
