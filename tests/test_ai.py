@@ -42,7 +42,7 @@ def test_a_search_leaves_nothing_for_the_garbage_collector(cls):
     """The search tree has no reference cycle (a node knows its children, not its parent) and nor has
     anything else a search makes: all of it is freed as the answer is dropped. A cyclic tree of a hard
     search's few thousand objects waited for a collection instead, one that walked it at some later
-    move (docs/performance.md, "Garbage collection")."""
+    move (docs/performance.md, "Garbage collection while the computer plays")."""
     rng = random.Random(2)
     game = cls(cls.max_players)
     while game.is_chance or len(game.legal_actions()) < 2:
