@@ -838,7 +838,8 @@ class Runtime:
         given) is called after: what the game built (Hyper-Chess's tables, a board's GRYB index, tens of
         thousands of objects) lives as long as the process, and a full garbage collection that walks it
         takes 10-30 ms here, several times that on a Pi; settled, it is walked once, here, off the loop
-        (docs/performance.md, "Garbage collection while the computer plays")."""
+        (docs/performance.md, "Garbage collection while the computer plays"). That walk holds the
+        interpreter: a search under way meanwhile (the computer moving first) loses it from its budget."""
         game = self.table.game
         if self._warmed == self.game_id or all(s == HUMAN for s in self.seats):
             return
