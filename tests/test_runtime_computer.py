@@ -427,6 +427,16 @@ def test_a_hint_that_arrives_with_a_stone_in_hand_asks_for_the_stone_back_first(
     assert rt.store.events(rt.game_id)[-1] == ("action", snap["table"]["hint"])
 
 
+def grown_to(found: list, count: int, timeout: float = 20.0) -> list:
+    """A copy of ``found`` (filled by other threads) once it holds ``count`` items, or at the timeout, after
+    a moment in which no more come."""
+    deadline = time.monotonic() + timeout
+    while len(found) < count and time.monotonic() < deadline:
+        time.sleep(0.01)
+    time.sleep(0.2)
+    return list(found)
+
+
 def test_a_computer_seat_has_its_tables_built_ahead_on_a_thread_of_its_own(make, monkeypatch):
     """ai.warm runs once a game, off the loop, when a seat is the computer's: at a new game, when a seat is
     handed to the computer, and for the game a restart restores; never for a table of people only."""
@@ -439,11 +449,7 @@ def test_a_computer_seat_has_its_tables_built_ahead_on_a_thread_of_its_own(make,
     monkeypatch.setattr(ai, "warm", watched)
 
     def settled(count):
-        deadline = time.monotonic() + 10
-        while len(warmed) < count and time.monotonic() < deadline:
-            time.sleep(0.01)
-        time.sleep(0.1)  # and no more come
-        return list(warmed)
+        return grown_to(warmed, count)
 
     rt = make()
     rt.call("new_game", "ez-gryb", 2, {}, None, None, ["human", "human"])
@@ -472,11 +478,7 @@ def test_a_kind_of_game_first_warmed_is_settled_so_collections_skip_its_tables(m
         app.settle()
 
     def settled(count):
-        deadline = time.monotonic() + 20
-        while len(calls) < count and time.monotonic() < deadline:
-            time.sleep(0.01)
-        time.sleep(0.2)  # and no more come
-        return list(calls)
+        return grown_to(calls, count)
 
     gc.unfreeze()
     try:
