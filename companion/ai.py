@@ -180,7 +180,8 @@ class _Node:
 
     A node knows its children, not its parent: an iteration keeps the path it walked. The tree has no
     cycle, so it is freed the moment its last reference goes (the answer handed on), not by a garbage
-    collection walking it some moves later (docs/performance.md, "Garbage collection while the computer plays")."""
+    collection walking it some moves later (docs/performance.md, "Garbage collection while the computer
+    plays")."""
 
     __slots__ = ("action", "mover", "children", "untried", "visits", "value", "chance", "widen")
 
