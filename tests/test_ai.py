@@ -42,7 +42,10 @@ def test_a_search_leaves_nothing_for_the_garbage_collector(cls):
     """The search tree has no reference cycle (a node knows its children, not its parent) and nor has
     anything else a search makes: all of it is freed as the answer is dropped. A cyclic tree of a hard
     search's few thousand objects waited for a collection instead, one that walked it at some later
-    move (docs/performance.md, "Garbage collection while the computer plays")."""
+    move (docs/performance.md, "Garbage collection while the computer plays"). What the collector finds is
+    kept (DEBUG_SAVEALL) and only the companion's own objects are counted: another thread of the test
+    process may drop cyclic garbage of its own meanwhile (a full CI run once found 2,232 unreachable
+    objects after Siege's search, which no run of this file, or of it after the browser tests, found)."""
     rng = random.Random(2)
     game = cls(cls.max_players)
     while game.is_chance or len(game.legal_actions()) < 2:
@@ -51,7 +54,14 @@ def test_a_search_leaves_nothing_for_the_garbage_collector(cls):
     result = ai.search(game, ai.Level("test", iterations=200, seconds=60.0, playout=4), rng)
     assert result.iterations == 200 and len(result.root.children) > 1
     del result
-    assert gc.collect() == 0
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        gc.collect()
+        ours = [o for o in gc.garbage if type(o).__module__.startswith("companion")]
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+    assert ours == []
 
 
 def test_takes_a_winning_move_in_ez_gryb():
