@@ -34,6 +34,10 @@ of the catalogue gets a computer player without code of its own. Details that ma
   per action, times the plies of an iteration) would not fit before the budget's end; the garbage
   collector waits until the search is done (a full collection would not fit). It never touches the
   game it is given (it works on a copy), so it can run on its own thread beside the runtime.
+- A caller whose game moved on while its search ran (an UNDO, a new game) can end it early: ``stop``, asked
+  after each action of the first look and before each iteration, ends it when it answers True, and the
+  answer is the best so far. Searches on two threads share one interpreter (Python's GIL), so a search
+  nobody waits for would otherwise take half the next one's time.
 - ``warm()`` builds beforehand what a game's first search would otherwise build inside its budget (the
   tables a game fills on first use, the board's whole GRYB index where it is small), for a caller to run
   off its own loop when a game starts, as the runtime runs its searches on a worker thread.
@@ -217,18 +221,20 @@ class _Look:
     win: Action | None
     values: list[tuple[Action, float]]
     seconds: float  # what it took, by the search's clock
+    stopped: bool = False  # the caller's ``stop`` ended it
 
 
 def search(game: Game, lvl: Level | str = "medium", rng: random.Random | None = None,
-           clock: Callable[[], float] = time.perf_counter) -> Result:
-    """The action a computer player at ``lvl`` would take for the side to move."""
+           clock: Callable[[], float] = time.perf_counter, stop: Callable[[], bool] | None = None) -> Result:
+    """The action a computer player at ``lvl`` would take for the side to move; ``stop`` (asked between
+    steps of the search) ends it early with the best so far once it answers True."""
     # Python's full garbage collection takes 50-110 ms in this process; falling inside a search it
     # overran the budget (hard moves of 0.26-0.33 s). It is put off until the search has answered.
     collecting = gc.isenabled()
     gc.disable()
     try:
         chosen = level(lvl, game=game.id) if isinstance(lvl, str) else lvl
-        return _search(game, chosen, rng or random.Random(), clock)
+        return _search(game, chosen, rng or random.Random(), clock, stop)
     finally:
         if collecting:
             gc.enable()
@@ -253,10 +259,11 @@ def warm(game: Game, rng: random.Random | None = None) -> None:
             break
         board.push_legal(board.random_action(rng))
     if not board.over:  # not search(): the collector stays as it is (a search on another thread may have it off)
-        _search(board, WARM, rng, time.perf_counter)
+        _search(board, WARM, rng, time.perf_counter, None)
 
 
-def _search(game: Game, lvl: Level, rng: random.Random, clock: Callable[[], float]) -> Result:
+def _search(game: Game, lvl: Level, rng: random.Random, clock: Callable[[], float],
+            stop: Callable[[], bool] | None) -> Result:
     start = clock()
     legal = game.legal_actions()
     if not legal:
@@ -268,7 +275,7 @@ def _search(game: Game, lvl: Level, rng: random.Random, clock: Callable[[], floa
     order = board.action_order(legal)
     if order is not None:  # the first look takes the game's best first: a look cut short has seen those
         legal = [a for _, a in sorted(zip(order, legal), key=lambda pair: -pair[0])]
-    look = _first_look(board, legal, clock, start + lvl.seconds * LOOK_SHARE)
+    look = _first_look(board, legal, clock, start + lvl.seconds * LOOK_SHARE, stop)
     looked = len(look.values) + (look.win is not None)
     if look.win is not None:
         return Result(look.win, 0, clock() - start, {}, how="win", looked=looked)
@@ -290,6 +297,8 @@ def _search(game: Game, lvl: Level, rng: random.Random, clock: Callable[[], floa
     guess = look.seconds / looked * (lvl.playout + 1) if looked else 0.0
     iterations, slowest, now = 0, 0.0, clock()
     while iterations < lvl.iterations and now < last_start and now + (slowest if iterations else guess) < deadline:
+        if look.stopped or stop is not None and stop():
+            break
         _iterate(board, root, lvl, rng)
         iterations += 1
         before, now = now, clock()
@@ -301,11 +310,12 @@ def _search(game: Game, lvl: Level, rng: random.Random, clock: Callable[[], floa
     return Result(best.action, iterations, clock() - start, visits, root, looked=looked)
 
 
-def _first_look(board: Game, legal: list[Action], clock: Callable[[], float], until: float) -> _Look:
-    """Each action played once, until ``until`` by ``clock``: the first that wins the game outright for
-    the side to move (with their partner, in a game of teams) is taken, so no level misses a win in one
-    it has time to see (a checkmate, a GRYB completed), a beginner included; the others get their value
-    one ply deep for the side to move."""
+def _first_look(board: Game, legal: list[Action], clock: Callable[[], float], until: float,
+                stop: Callable[[], bool] | None) -> _Look:
+    """Each action played once, until ``until`` by ``clock`` or until ``stop`` says so: the first that
+    wins the game outright for the side to move (with their partner, in a game of teams) is taken, so
+    no level misses a win in one it has time to see (a checkmate, a GRYB completed), a beginner
+    included; the others get their value one ply deep for the side to move."""
     began = clock()
     mover = board.to_move
     side = board.side(mover)
@@ -317,6 +327,8 @@ def _first_look(board: Game, legal: list[Action], clock: Callable[[], float], un
             return _Look(action, values, clock() - began)
         values.append((action, board.evaluate()[mover]))
         board.retract()
+        if stop is not None and stop():
+            return _Look(None, values, clock() - began, stopped=True)
         if clock() >= until:
             break
     return _Look(None, values, clock() - began)

@@ -106,6 +106,7 @@ class Runtime:
         self._snapshot: dict = {}
         self._version = 0
         self._thread: threading.Thread | None = None
+        self._stopping = False  # set by stop(): a search still running ends at its next step
         self.game_id: int | None = None
         self.series: Series | None = None
         self.series_id: int | None = None
@@ -223,6 +224,7 @@ class Runtime:
         self._thread.start()
 
     def stop(self, timeout: float = 5.0) -> None:
+        self._stopping = True
         self._queue.put(None)
         if self._thread is not None:
             self._thread.join(timeout)
@@ -784,9 +786,17 @@ class Runtime:
             self._think(level, "computer")
 
     def _think(self, level: str, reply: str) -> None:
-        """Search a copy of the game on a worker thread; the answer comes back as a command."""
+        """Search a copy of the game on a worker thread; the answer comes back as a command. The search
+        ends early once its answer could no longer be used (the position's token has changed: an UNDO, a
+        seat handed over, a new game; or the runtime stops): searches on two threads share one
+        interpreter (Python's GIL), and one nobody waits for would take half the next one's time. The
+        token is read from the worker thread; its parts are plain attributes and a list's length, each
+        read whole."""
         board, token = self.table.game.copy(), self._position()
         budget = ai.level(level, self.time_scale, board.id)
+
+        def moved_on() -> bool:
+            return self._stopping or self._position() != token
 
         def work() -> None:
             # Were the search ever to fail, the computer's seat would wait for a move that never comes, and
@@ -794,7 +804,7 @@ class Runtime:
             # touches the copy) instead.
             legal = board.legal_actions() if reply == "computer" else []
             try:
-                text = str(ai.search(board, budget).action)
+                text = str(ai.search(board, budget, stop=moved_on).action)
             except Exception:
                 log.exception("the %s search failed", level)
                 text = str(legal[0]) if legal else None  # None for a hint: none is shown

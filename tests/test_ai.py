@@ -71,6 +71,32 @@ def test_a_search_leaves_nothing_for_the_garbage_collector():
     assert [f for f in found if f["unreachable"]] == []
 
 
+@pytest.mark.parametrize("more", [-57, -17, 0, 1, 40])
+def test_stop_ends_a_search_early_with_the_best_so_far(more):
+    """``stop`` is asked after each action of the first look and before each iteration, and not again
+    once it has said so: the search answers with what it has (the first look's best, or the tree's), a
+    legal action. Hyper-Chess's 57 opening moves: told to stop once it has looked at the 1st or the
+    41st, once it has looked at all 57 (no iteration), after one iteration, after 40."""
+    game = find("hyper-chess")()
+    assert len(game.legal_actions()) == 57
+    after = 57 + more
+    asked = []
+
+    def stop():
+        asked.append(None)
+        return len(asked) > after
+
+    result = ai.search(game, ai.Level("test", iterations=5_000, seconds=60.0, playout=4), random.Random(3),
+                       stop=stop)
+    legal = game.legal_actions()
+    assert result.action in legal and result.how == "search"
+    if more < 0:  # stopped in the first look, after as many actions as it was let look at
+        assert result.iterations == 0 and result.looked == after + 1
+    else:  # the whole look, then as many iterations as it was let
+        assert result.looked == len(legal) and result.iterations == more
+    assert len(asked) == after + 1  # and it asked no more once told
+
+
 def test_takes_a_winning_move_in_ez_gryb():
     game = find("ez-gryb")()
     space = game.space

@@ -233,6 +233,46 @@ def test_a_computer_move_searched_before_an_undo_is_never_proposed_after_it(make
     assert [a for _, a in rt.store.events(rt.game_id)] == ["GG", None, "RR"]
 
 
+def test_a_search_nobody_waits_for_any_more_ends_at_once(make, monkeypatch):
+    """A search whose answer would be ignored (an UNDO, a new game while it thought; the runtime stopping)
+    ends at its next step instead of running out its budget: searches share one interpreter (the GIL),
+    and on a Pi a hard search of two seconds left running took half the next one's time. Here the budget is five
+    seconds (time_scale 20), and each search is timed as it ends."""
+    spans, search = [], ai.search
+
+    def timed(game, lvl, *args, **kwargs):
+        began = time.monotonic()
+        try:
+            return search(game, lvl, *args, **kwargs)
+        finally:
+            spans.append((lvl.name, time.monotonic() - began))
+
+    def ended(count):
+        deadline = time.monotonic() + 8
+        while len(spans) < count and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return spans[count - 1]
+
+    monkeypatch.setattr(ai, "search", timed)
+    rt = make(Config(computer=Computer(time_scale=20.0)))
+    rt.call("new_game", "25-mens-gryb", 2, {}, None, None, ["human", "hard"])
+    press_all(rt, "GG")
+    time.sleep(0.3)  # the computer thinks about its answer to GG
+    assert rt.call("undo").ok
+    name, seconds = ended(1)
+    assert name == "hard" and seconds < 1.5
+    assert rt.call("hint").ok  # a hint for the position after the undo, then a new game
+    time.sleep(0.3)
+    rt.call("new_game", "drangles", 2, {}, None, None, None)
+    name, seconds = ended(2)
+    assert name == ai.HINT_LEVEL and seconds < 1.5
+    rt.call("new_game", "hyper-chess", 2, {}, None, None, ["hard", "human"])  # the computer begins
+    time.sleep(0.3)
+    rt.stop()
+    name, seconds = ended(3)
+    assert name == "hard" and seconds < 1.5
+
+
 def test_a_hint_searched_before_an_undo_is_never_shown_after_it(make, held):
     rt = make()
     rt.call("new_game", "25-mens-gryb", 2, {}, None, None, None)
