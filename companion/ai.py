@@ -37,7 +37,7 @@ of the catalogue gets a computer player without code of its own. Details that ma
 - A caller whose game moved on while its search ran (an UNDO, a new game) can end it early: ``stop``, asked
   after each action of the first look and before each iteration, ends it when it answers True, and the
   answer is the best so far. Searches on two threads share one interpreter (Python's GIL), so a search
-  nobody waits for would otherwise take half the next one's time.
+  nobody waits for would otherwise cost the next one nearly half its iterations.
 - ``warm()`` builds beforehand what a game's first search would otherwise build inside its budget (the
   tables a game fills on first use, the board's whole GRYB index where it is small), for a caller to run
   off its own loop when a game starts, as the runtime runs its searches on a worker thread.

@@ -789,9 +789,9 @@ class Runtime:
         """Search a copy of the game on a worker thread; the answer comes back as a command. The search
         ends early once its answer could no longer be used (the position's token has changed: an UNDO, a
         seat handed over, a new game; or the runtime stops): searches on two threads share one
-        interpreter (Python's GIL), and one nobody waits for would take half the next one's time. The
-        token is read from the worker thread; its parts are plain attributes and a list's length, each
-        read whole."""
+        interpreter (Python's GIL), and one nobody waits for would cost the next nearly half its
+        iterations (docs/performance.md, "A search nobody waits for"). The token is read from the worker
+        thread; its parts are plain attributes and a list's length, each read whole."""
         board, token = self.table.game.copy(), self._position()
         budget = ai.level(level, self.time_scale, board.id)
 
