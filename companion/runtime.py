@@ -865,7 +865,10 @@ class Runtime:
                 return
             if self._settle is not None and kind not in self._settled:
                 self._settled.add(kind)
+                began = time.perf_counter()
                 self._settle()
+                log.info("%s: its tables settled in %.1f ms (no garbage collection walks them again)",
+                         board.name, (time.perf_counter() - began) * 1000)
 
         threading.Thread(target=work, name="gryb-warm", daemon=True).start()
 

@@ -1,6 +1,7 @@
 """Computer players and hints in the runtime: the search runs off the loop, its move waits for hands."""
 
 import gc
+import logging
 import re
 import threading
 import time
@@ -503,11 +504,11 @@ def test_a_computer_seat_has_its_tables_built_ahead_on_a_thread_of_its_own(make,
     assert settled(3)[2] == ("drangles", "gryb-warm")
 
 
-def test_a_kind_of_game_first_warmed_is_settled_so_collections_skip_its_tables(make):
+def test_a_kind_of_game_first_warmed_is_settled_so_collections_skip_its_tables(make, caplog):
     """With ``settle`` (gryb-companion run passes app.settle), the first warming of each kind of game is
     followed, on the warming thread, by a settle: the game's tables join the collector's permanent
     generation, and a full collection no longer walks them. Once a kind: a second game of it settles
-    nothing. The real gc.freeze, undone after the test."""
+    nothing; each settle is logged with what it took. The real gc.freeze, undone after the test."""
     calls = []
 
     def settle():
@@ -517,6 +518,7 @@ def test_a_kind_of_game_first_warmed_is_settled_so_collections_skip_its_tables(m
     def settled(count):
         return grown_to(calls, count)
 
+    caplog.set_level(logging.INFO, logger="companion.runtime")
     gc.unfreeze()
     try:
         rt = make(settle=settle)
@@ -532,5 +534,8 @@ def test_a_kind_of_game_first_warmed_is_settled_so_collections_skip_its_tables(m
         rt.call("new_game", "hyper-chess", 2, {"headless": True}, None, None, ["hard", "human"])
         assert settled(2) == ["gryb-warm"] * 2  # another board is another kind
         assert id(rt.table.game.t) not in {id(o) for o in gc.get_objects()}
+        logged = [r.getMessage() for r in caplog.records if "tables settled" in r.getMessage()]
+        assert len(logged) == 2 and all(re.fullmatch(r"Hyper-Chess: its tables settled in [\d.]+ ms \(no garbage "
+                                                     r"collection walks them again\)", m) for m in logged)
     finally:
         gc.unfreeze()
