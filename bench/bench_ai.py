@@ -30,7 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from companion import ai  # noqa: E402
-from companion.engine import find  # noqa: E402
+from companion.games.engine import find  # noqa: E402
 
 DEFAULT_GAMES = {"ez-gryb": 2, "drangles": 2, "25-mens-gryb": 2, "pyragryb": 3, "connection": 2, "hyper-chess": 2}
 TARGET_RANDOM, TARGET_BELOW, TARGET_SECONDS = 0.95, 0.60, 0.25

@@ -9,7 +9,7 @@ Hyper-Chess, 'Drangles, EZ GRYB, Connection) hard against hard for up to N searc
 - ``built``: the game's tables built for the computer (``ai.warm``) and left where they are, as before
   the runtime settled them;
 - ``settled``: the same game again after ``app.settle()``, what the runtime now does on its warming
-  thread the first time a kind of game is warmed (companion/runtime.py, ``Runtime._warm``).
+  thread the first time a kind of game is warmed (companion/service/runtime.py, ``Runtime._warm``).
 
 Every collection is timed through ``gc.callbacks`` (each one holds the interpreter: the runtime's loop,
 drawing and presses, waits for it). The table prints, per generation, how many collections the game's
@@ -32,9 +32,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from companion import ai, app  # noqa: E402
-from companion.engine import find  # noqa: E402
 import web  # noqa: E402,F401  (the web page's modules, as a running companion has them)
+from companion import ai  # noqa: E402
+from companion import assembly as app
+from companion.games.engine import find  # noqa: E402
 
 GAMES = ["25-mens-gryb", "hyper-chess", "drangles", "ez-gryb", "connection"]
 

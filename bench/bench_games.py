@@ -16,7 +16,7 @@ same for every game, so that the column compares games and machines, though a ga
 play out fewer, as Hyper-Chess's hard does, 2), started from positions spread over random games;
 "playout()/s", whole random games from the start through ``Game.playout``, the same loop as the
 engine's columns except where a game plays its random games its own faster way (EZ GRYB:
-companion/playout.py). Targets (issue 4): >= 100k plies/s for 25 Men's GRYB, >= 2k whole random games a
+companion/games/composed/ez_playout.py). Targets (issue 4): >= 100k plies/s for 25 Men's GRYB, >= 2k whole random games a
 second for EZ GRYB ("playout()/s", the playouts its computer player uses).
 Figures go in docs/performance.md.
 """
@@ -33,7 +33,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from companion.ai import LEVELS  # noqa: E402
-from companion.engine import catalogue  # noqa: E402
+from companion.games.engine import catalogue  # noqa: E402
 
 TARGETS = {"25-mens-gryb": ("plies/s", 100_000), "ez-gryb": ("playout()/s", 2_000)}
 AI_PLAYOUT = LEVELS["hard"].playout  # the general level's, for every game (ai.GAME_LEVELS may change a game's)

@@ -22,8 +22,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from companion import ai  # noqa: E402
-from companion.space import bits  # noqa: E402
-from companion.variants.hyper_chess import KIND_NAMES, HyperChess  # noqa: E402
+from companion.games.hyper_chess import KIND_NAMES, HyperChess  # noqa: E402
+from companion.rules.space import bits  # noqa: E402
 
 LETTERS = "KQRBNP"
 

@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench_ai import TARGET_RANDOM, wilson  # noqa: E402
 
-from companion.variants.pyragryb import PyraGryb  # noqa: E402
+from companion.games.pyragryb import PyraGryb  # noqa: E402
 
 PLAYERS = ("random", "greedy", "round")
 

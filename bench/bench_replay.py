@@ -26,10 +26,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from companion.config import Config  # noqa: E402
-from companion.die import Die  # noqa: E402
-from companion.runtime import Runtime  # noqa: E402
-from companion.store import Store  # noqa: E402
+from companion.games.die import Die  # noqa: E402
+from companion.service.config import Config  # noqa: E402
+from companion.service.runtime import Runtime  # noqa: E402
+from companion.service.store import Store  # noqa: E402
 from web import create_app  # noqa: E402
 from web.server import serve  # noqa: E402
 from web.testing import play_to_the_end  # noqa: E402

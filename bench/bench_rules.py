@@ -17,9 +17,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from companion import gryb  # noqa: E402
-from companion import node as nd  # noqa: E402
-from companion.space import GameSpace, MoveKind, bits, mask_of  # noqa: E402
+from companion.rules import gryb  # noqa: E402
+from companion.rules import node as nd  # noqa: E402
+from companion.rules.space import GameSpace, MoveKind, bits, mask_of  # noqa: E402
 
 
 def best_of(fn, repeat: int, number: int = 1) -> float:

@@ -56,11 +56,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from companion import config as config_mod  # noqa: E402
-from companion.app import DB_NAME, Companion, settle  # noqa: E402
-from companion.engine import find  # noqa: E402
-from companion.renderer import DIE_SECONDS  # noqa: E402
-from companion.store import ACTION, Store  # noqa: E402
+from companion.assembly import DB_NAME, Companion, settle  # noqa: E402
+from companion.games.engine import find  # noqa: E402
+from companion.service import config as config_mod  # noqa: E402
+from companion.service.store import ACTION, Store  # noqa: E402
+from companion.session.renderer import DIE_SECONDS  # noqa: E402
 
 PACE = 0.15  # seconds between a player's presses, quick ones
 
@@ -296,13 +296,13 @@ WAITING = (
 
 def waiting_cpu(idle_seconds: float) -> list[tuple[str, float, int]]:
     """Idle CPU in each waiting state: (the state, %, how many nodes pulse as targets there)."""
-    from companion.table import Table
+    from companion.session.hands import Hands
 
     figures = []
     for label, game_id, to_the_state in WAITING:
         game = find(game_id)(2)
         to_the_state(game, random.Random(1))
-        targets = Table(game).targets().bit_count()
+        targets = Hands(game).targets().bit_count()
         with tempfile.TemporaryDirectory() as tmp:
             store = Store(Path(tmp) / "gryb-companion" / DB_NAME)
             with store.transaction():

@@ -2,12 +2,12 @@
 
     .venv/bin/python bench/bench_web.py [--changes 200]
 
-The whole companion on the simulator, as `gryb-companion run --sim` starts it (``companion.app.Companion``:
+The whole companion on the simulator, as `gryb-companion run --sim` starts it (``companion.assembly.Companion``:
 a temporary state directory, the emulated Pico over a pty, the app on waitress at 127.0.0.1:<any port>).
 The weight of a page is
 its HTML with every stylesheet, script and imported module it loads, as sent (``web.testing.page_weight``):
 Now playing's file by file, then every page's whole (``every_page_weight``: each page of the menu, a replay,
-the longest rules page, Now playing on the boards of depth 4, 5 and 6; tests/test_web_weight.py holds
+the longest rules page, Now playing on the boards of depth 4, 5 and 6; tests/web/test_web_weight.py holds
 each under 150 KB). A change reaching an open page is timed two ways, each to the event carrying it
 arriving on an SSE client reading a real socket: from a node pressed on the board (the emulated Pico's key
 matrix: its firmware, the pty, the serial bridge, the runtime), and from just before
@@ -31,8 +31,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from companion import config as config_mod  # noqa: E402
-from companion.app import Companion  # noqa: E402
+from companion.assembly import Companion  # noqa: E402
+from companion.service import config as config_mod  # noqa: E402
 from web.testing import WEIGHT_LIMIT, LoadedDie, every_page_weight, page_weight  # noqa: E402
 
 

@@ -10,7 +10,7 @@ of the catalogue gets a computer player without code of its own. Details that ma
 - Playouts are random but short; where one stops before the end, ``game.evaluate()`` says how each
   player stands (games with a better sense of progress than their scores override it). The game plays
   them itself (``Game.playout``), so a game with a faster way of playing the same random game (EZ GRYB,
-  companion/playout.py) gives its computer player more iterations in the same time.
+  companion/games/composed/ez_playout.py) gives its computer player more iterations in the same time.
 - A game that can rank its moves at a glance (``Game.action_order``: Hyper-Chess, by what a capture
   wins and what a move hangs) gets them tried best first, and each node widens to the rest step by step
   as it earns visits (progressive widening), so a few hundred iterations reach the replies that matter
@@ -52,8 +52,8 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
-from .action import Action
-from .engine import Game
+from companion.games.engine import Game
+from companion.rules.action import Action
 
 
 @dataclass(frozen=True)
@@ -97,7 +97,7 @@ WIDEN_RATE = 0.5
 # Siege 103 for 90): the search gave each move a playout or two, little better than a random pick. Their
 # root widens the same way, in the first look's order (one ply deep by evaluate()). Hard against hard as
 # it was, 30 games each (one-off script, other seeds, budgets on the CPU clock): Blobs won 24, drew 2,
-# lost 4; The Borg 26-0-4; Siege, with its evaluation of the surround (companion/composed.py), 30-0-0,
+# lost 4; The Borg 26-0-4; Siege, with its evaluation of the surround (companion/games/composed/interpreter.py), 30-0-0,
 # and 27-3-0 against the same search without the widening. Battlefield (138 for 136) won 17-1-12, within
 # its seats' spread, and is left out; Square Deal, whose evaluation tells only a capture from the rest,
 # was not tried (docs/performance.md, "Wide games").
@@ -382,7 +382,7 @@ def _iterate(board: Game, root: _Node, lvl: Level, rng: random.Random) -> None:
         node = _select(node, lvl.exploration)
         board.push_legal(node.action)
         path.append(node)
-    # Playout (the game plays it and comes back: companion/engine.py, Game.playout).
+    # Playout (the game plays it and comes back: companion/games/engine.py, Game.playout).
     reward = board.playout(rng, lvl.playout)
     for _ in range(len(path) - 1):
         board.retract()

@@ -15,8 +15,8 @@ from typing import Mapping, Sequence
 
 from PIL import Image, ImageChops, ImageDraw, ImageFilter, ImageFont
 
-from companion import node as nd
-from companion.config import BOARD_COLOURS
+from companion.rules import node as nd
+from companion.service.config import BOARD_COLOURS
 
 RGB = tuple[int, int, int]
 DEPTH = nd.STANDARD_DEPTH

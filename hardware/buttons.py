@@ -5,7 +5,7 @@ the matrix size, a row of node names (or null for a spare position) per matrix r
 the board, no node twice, every node present. Any problem raises one :class:`ButtonLayoutError` that
 names it, and nothing is loaded.
 
-The default order follows the board's one geometry (``companion.node.position``), so each matrix wire
+The default order follows the board's one geometry (``companion.rules.node.position``), so each matrix wire
 runs straight across the overlay:
 
 - the 256 leaves sit on odd coordinates, a 16x16 grid: leaf (x, y) is on row wire ``(y + 15) / 2`` and
@@ -25,7 +25,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from companion import node as nd
+from companion.rules import node as nd
 
 LAYOUTS = Path(__file__).parent / "layouts"
 DEFAULT_LAYOUT = LAYOUTS / "buttons-24x16.json"

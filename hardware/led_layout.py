@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from companion import node as nd
+from companion.rules import node as nd
 
 FORMAT = "gryb-led-layout/1"
 LAYOUT_DIR = Path(__file__).parent / "layouts"

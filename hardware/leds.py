@@ -27,12 +27,12 @@ import threading
 import time
 from array import array
 from collections import deque
-from itertools import chain
 from dataclasses import dataclass
+from itertools import chain
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from .led_layout import LedLayout
+from hardware.led_layout import LedLayout
 
 log = logging.getLogger(__name__)
 
@@ -533,7 +533,7 @@ class SimulatedSurface(LedSurface):
 
     def render_png(self, path_or_file, scale: int = 16) -> None:
         """Draw the bandanna (G/R/Y/B nodes, quadrangle rods) with this frame's glow; write a PNG."""
-        from .board_image import draw_board
+        from hardware.board_image import draw_board
 
         image = draw_board(self.node_colours(), self.status_colours(), scale=scale)
         image.save(path_or_file, format="PNG")

@@ -20,7 +20,7 @@ def _private_state_directory(tmp_path_factory, monkeypatch):
 @pytest.fixture(autouse=True)
 def _catalogue_restored():
     """A composition a test saves or installs leaves the catalogue with the test (it is one per process)."""
-    from companion import engine
+    from companion.games import engine
 
     engine.catalogue()
     before = dict(engine._REGISTRY)
@@ -33,10 +33,10 @@ def _catalogue_restored():
 def make(tmp_path):
     """A factory of started runtimes on one SQLite store in the test's folder (a second one made is a
     restart); each is stopped and its store closed after the test."""
-    from companion.config import Config
-    from companion.die import Die
-    from companion.runtime import Runtime
-    from companion.store import Store
+    from companion.games.die import Die
+    from companion.service.config import Config
+    from companion.service.runtime import Runtime
+    from companion.service.store import Store
 
     made = []
 

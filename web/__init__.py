@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 from flask import Flask
 
-from .replays import Replays
+from web.replays import Replays
 
 __all__ = ["create_app"]
 
@@ -55,7 +55,7 @@ def create_app(runtime, config, sim_input=None, state_dir: str | Path | None = N
                selftest: Callable[[], bool] | None = None,
                cancel_selftest: Callable[[], bool] | None = None,
                leds: Callable[[], dict] | None = None) -> Flask:
-    """Build the web app around a started :class:`companion.runtime.Runtime`.
+    """Build the web app around a started :class:`companion.service.runtime.Runtime`.
 
     ``sim_input`` (the simulator) has ``tap(node_name)``: a tap on the virtual board presses that
     node through the emulated MCU; without it a tap calls the runtime's ``press``.
@@ -71,8 +71,8 @@ def create_app(runtime, config, sim_input=None, state_dir: str | Path | None = N
     app.extensions["gryb"] = WebState(runtime, config, sim_input, state_dir, status_provider, selftest,
                                       cancel_selftest, leds)
 
-    from . import board, compose, events, games, history, openapi, pairing, play, security, settings
-    from . import leds as lights  # the blueprint (``leds`` is the argument)
+    from web import board, compose, events, games, history, openapi, pairing, play, security, settings
+    from web import leds as lights  # the blueprint (``leds`` is the argument)
 
     security.init_app(app, state_dir)
     for module in (play, events, pairing, games, history, settings, board, lights, compose, openapi):

@@ -1,4 +1,4 @@
-"""The virtual board as SVG, drawn from the one geometry everything shares (``companion.node.position``).
+"""The virtual board as SVG, drawn from the one geometry everything shares (``companion.rules.node.position``).
 
 The board's frame (its size, the cloth, the groups to draw into) is made here once per depth and cached;
 the page's scripts draw the printed rods and nodes into it (``web/static/js/cloth.js``, the same geometry),
@@ -11,7 +11,7 @@ import functools
 
 from flask import Blueprint, Response, abort
 
-from companion import node as nd
+from companion.rules import node as nd
 
 bp = Blueprint("board", __name__)
 

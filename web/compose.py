@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, jsonify, render_template
 
-from companion import composition
-from companion.engine import catalogue
-
-from .play import _call
-from .security import body, paired, refuse, web
+from companion.games.composed import schema as composition
+from companion.games.engine import catalogue
+from web.play import _call
+from web.security import body, paired, refuse, web
 
 bp = Blueprint("compose", __name__)
 

@@ -22,8 +22,8 @@ import time
 
 from flask import Blueprint, Response, current_app, request
 
-from .play import compact
-from .security import refuse, web
+from web.play import compact
+from web.security import refuse, web
 
 bp = Blueprint("events", __name__)
 

@@ -6,15 +6,14 @@ import re
 
 from flask import Blueprint, jsonify, render_template
 
-from companion import howto
 from companion.ai import LEVELS
-from companion.engine import catalogue
-from companion.runtime import GO_ON
-from companion.seating import by_player
-from companion.series import METHODS, PRESETS, describe
-
-from .play import KINDS, SEATS, _call, compact
-from .security import body, paired, refuse, web
+from companion.games import howto
+from companion.games.engine import catalogue
+from companion.games.series import METHODS, PRESETS, describe
+from companion.service.runtime import GO_ON
+from companion.session.seating import by_player
+from web.play import KINDS, SEATS, _call, compact
+from web.security import body, paired, refuse, web
 
 bp = Blueprint("games", __name__)
 

@@ -19,15 +19,14 @@ from pathlib import Path
 
 from flask import Blueprint, Response, g, jsonify, render_template, request
 
-from companion import engine
-from companion.record import GameRecord
-from companion.seating import HUMAN, by_player, by_seat, seating
-from companion.store import Store
-from companion.table import said
-
-from .board import board_svg
-from .replays import position
-from .security import refuse, web
+from companion.games import engine
+from companion.service.store import Store
+from companion.session.hands import said
+from companion.session.record import GameRecord
+from companion.session.seating import HUMAN, by_player, by_seat, seating
+from web.board import board_svg
+from web.replays import position
+from web.security import refuse, web
 
 bp = Blueprint("history", __name__)
 

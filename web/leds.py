@@ -22,10 +22,9 @@ import secrets
 
 from flask import Blueprint, current_app, jsonify, request
 
-from companion import node as nd
-
-from .pairing import board_here
-from .security import refuse, web
+from companion.rules import node as nd
+from web.pairing import board_here
+from web.security import refuse, web
 
 bp = Blueprint("leds", __name__)
 

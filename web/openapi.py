@@ -13,14 +13,13 @@ import tomllib
 
 from flask import Blueprint, jsonify
 
-from companion import composition
 from companion.ai import LEVELS
-from companion.config import TIME_SCALES
-from companion.engine import catalogue
-from companion.series import METHODS, PRESETS
-from companion.seating import SEATS
-
-from .compose import EXAMPLE
+from companion.games.composed import schema as composition
+from companion.games.engine import catalogue
+from companion.games.series import METHODS, PRESETS
+from companion.service.config import TIME_SCALES
+from companion.session.seating import SEATS
+from web.compose import EXAMPLE
 
 bp = Blueprint("openapi", __name__)
 
@@ -305,7 +304,7 @@ DOCUMENT = {
                                                       "responses": {"200": {"description": "attachment",
                                                                             "content": {"text/plain": {}}}}
                                                       | _errors(404, 409)}},
-        "/api/history/{game_id}/record.json": _get("the record as JSON (companion.record format 1)",
+        "/api/history/{game_id}/record.json": _get("the record as JSON (companion.session.record format 1)",
                                                    {"type": "object"}, 404, 409, params=[GAME_ID]),
         "/api/series": _get("the series being played, with its games", {"type": "object"}),
         "/api/series/{series_id}": _get("one series", {"type": "object"}, 404, params=[

@@ -21,8 +21,8 @@ simulator by reading the code off the laptop's screen.
 from __future__ import annotations
 
 import hmac
-import logging
 import ipaddress
+import logging
 import secrets
 import threading
 import time
@@ -30,7 +30,7 @@ from collections import deque
 
 from flask import Blueprint, current_app, jsonify, request, session
 
-from .security import body, csrf_token, is_paired, paired, refuse, web
+from web.security import body, csrf_token, is_paired, paired, refuse, web
 
 bp = Blueprint("pairing", __name__)
 log = logging.getLogger(__name__)

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from flask import Blueprint, jsonify, render_template
 
-from companion import node as nd
-from companion.runtime import NEW_GAME_SINCE, StorageError
-from companion.seating import SEATS
-
-from .board import board_svg, depth_of
-from .security import body, paired, refuse, web
+from companion.rules import node as nd
+from companion.service.runtime import NEW_GAME_SINCE, StorageError
+from companion.session.seating import SEATS
+from web.board import board_svg, depth_of
+from web.security import body, paired, refuse, web
 
 bp = Blueprint("play", __name__)
 

@@ -23,7 +23,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 
-from companion.engine import Game
+from companion.games.engine import Game
 
 
 class Replays:

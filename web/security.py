@@ -309,7 +309,7 @@ def init_app(app: Flask, state_dir: Path) -> None:
 
     @app.context_processor
     def _template_globals():
-        from .pairing import board_here
+        from web.pairing import board_here
 
         return {"paired": is_paired(), "csrf": csrf_token(), "sim": web().sim_input is not None,
                 "board_here": board_here()}

@@ -18,7 +18,7 @@ from waitress import wasyncore
 from waitress.channel import HTTPChannel
 from waitress.server import create_server
 
-from .security import BACKSTOP
+from web.security import BACKSTOP
 
 log = logging.getLogger(__name__)
 

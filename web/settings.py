@@ -5,12 +5,11 @@ from __future__ import annotations
 
 from flask import Blueprint, jsonify, render_template
 
-from companion.config import TIME_SCALES
-from companion.runtime import BRIGHTNESS_STEPS
+from companion.service.config import TIME_SCALES
+from companion.service.runtime import BRIGHTNESS_STEPS
 from firmware_bridge.client import HEARTBEAT_TIMEOUT
-
-from .play import _call
-from .security import body, paired, refuse, web
+from web.play import _call
+from web.security import body, paired, refuse, web
 
 bp = Blueprint("settings", __name__)
 

@@ -8,7 +8,7 @@ import re
 from itertools import cycle
 from typing import Callable
 
-from companion.engine import catalogue
+from companion.games.engine import catalogue
 
 # Issue 6: "Page weight < 150 KB", a page with everything it loads, as sent (KB as 1000 bytes).
 WEIGHT_LIMIT = 150_000

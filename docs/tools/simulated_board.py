@@ -2,7 +2,7 @@
 
     .venv/bin/python docs/tools/simulated_board.py [output.png]
 
-The frame is made by hand to look like the middle of a two-player game (see companion/renderer.py
+The frame is made by hand to look like the middle of a two-player game (see companion/session/renderer.py
 for the real look): white's and magenta's stones, the stone just moved brighter with a faint trail on
 its old node, a selected stone breathing and the nodes it may go to glowing softly, a GRYB in gold,
 and the status pixels showing white to move after the die came up Y. It goes through the same
@@ -14,7 +14,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from companion.config import BOARD_COLOURS
+from companion.service.config import BOARD_COLOURS
 from hardware.led_layout import load_layout
 from hardware.leds import SimulatedSurface
 

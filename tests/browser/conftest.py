@@ -5,7 +5,7 @@ installs it too when /usr/bin/chromium is missing). Without Chromium or Playwrig
 the reason: in CI a skipped browser test would look like a pass.
 
 Each test gets the whole companion on the simulator, wired as ``gryb-companion run --sim`` wires it
-(``companion.app.Companion``: temporary state directory, emulated Pico over a pty, mock panel, LEDs in
+(``companion.assembly.Companion``: temporary state directory, emulated Pico over a pty, mock panel, LEDs in
 memory, waitress on port 0), so a tap on the page's board presses the node through the emulated MCU,
 the pty and the serial bridge, as on a laptop.
 """
@@ -19,8 +19,8 @@ from typing import NamedTuple
 
 import pytest
 
-from companion import config as config_mod
-from companion.app import Companion
+from companion.assembly import Companion
+from companion.service import config as config_mod
 
 # Debian's and Raspberry Pi OS's package; GRYB_CHROMIUM names another build (Ubuntu's is a snap:
 # /snap/bin/chromium), which is then used as it is and never installed.

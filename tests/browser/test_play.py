@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from companion import node as nd
-from companion.die import Die
-from companion.engine import find
-from companion.table import _presses
+from companion.games.die import Die
+from companion.games.engine import find
+from companion.rules import node as nd
+from companion.session.hands import _presses
 
 DOCS_IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images"
 PHONE = {"width": 360, "height": 740}
@@ -856,7 +856,7 @@ def test_every_game_of_the_catalogue_is_drawn_as_it_stands(browser, site):
     has, without a script error. Games follow each other quicker than a board of a new depth loads (the
     Morris games' and Leapfrog's smaller boards), which once left the page drawing on a board no longer
     shown."""
-    from companion import engine
+    from companion.games import engine
 
     rt = site.runtime
     page = browser.new_context(viewport=LAPTOP).new_page()
@@ -883,7 +883,7 @@ def test_every_game_of_the_catalogue_is_drawn_as_it_stands(browser, site):
 
 
 def cloth_expected(depth: int) -> tuple[list, list]:
-    """The board's nodes as companion.node places them (name, x, y, radius, colour class), leaves first as the
+    """The board's nodes as companion.rules.node places them (name, x, y, radius, colour class), leaves first as the
     page lays them (the inner nodes' larger rims on top), and its rods: each quadrangle, then its corners'
     rods to its parent."""
     circles = [(nd.name(n), *nd.position(n, depth), 0.6 if nd.level(n) == depth else 0.74, nd.focus(n) or "H")
@@ -906,7 +906,7 @@ CLOTH_DRAWN = """(() => {
 
 def test_the_page_draws_every_board_from_the_shared_geometry(browser, site):
     """The page draws the rods and nodes itself (web/static/js/cloth.js; as markup a Super Giant board weighed
-    444 KiB): every node where companion.node puts it, on the board the page loaded with and on each board it
+    444 KiB): every node where companion.rules.node puts it, on the board the page loaded with and on each board it
     changes to, of every depth a game is played on."""
     rt = site.runtime
     page = browser.new_context(viewport=PHONE).new_page()

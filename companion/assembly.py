@@ -1,0 +1,313 @@
+"""The program that runs on the Pi (or the laptop): config -> store -> runtime -> hardware -> web.
+
+    companion = Companion(config, sim=True)
+    companion.start()          # returns once every part is up; companion.url is the web page
+    ...
+    companion.stop()           # in the reverse order; idempotent
+
+This is the one place that wires the packages together (the composition root). The runtime and the
+engine never import the web layer or a driver: they get callables (a frame sink, a sound, a watchdog
+ping), and the drivers and the web page only submit commands to the runtime, whose thread owns the
+game. ``run()`` is the ``gryb-companion run`` command: it adds the signals and systemd's notify
+protocol around a Companion.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import gc
+import logging
+import os
+import signal
+import threading
+import time
+from typing import Callable
+
+from companion.games.composed import interpreter as composed
+from companion.games.die import Die
+from companion.rules import node as nd
+from companion.service import notify
+from companion.service import runtime as runtime_mod
+from companion.service.config import Config
+from companion.service.runtime import Runtime
+from companion.service.store import Store, StoreUnavailable
+from companion.session.renderer import Picture
+
+log = logging.getLogger(__name__)
+
+DB_NAME = "companion.db"
+LOCK_NAME = "companion.lock"  # held while a companion runs on the state directory
+SELFTEST_SECONDS = 300.0  # time to press every node
+LINK_WATCH_SECONDS = 0.5  # how often the status LED looks at the Pico link
+# The runtime's sound names -> the control panel's tone patterns.
+SOUNDS = {"roll": "roll", "illegal": "illegal", "gryb": "gryb", "win": "win", "draw": "ok", "undo": "ok"}
+
+
+class Companion:
+    """Every part of the running companion, started and stopped in order.
+
+    With ``sim`` the config must already be the simulator's (``config.simulated``): the LEDs are the
+    simulated surface, the node buttons the emulated Pico talking over a pty, the control panel
+    gpiozero's MockFactory. ``host``/``port`` override the config's web address (port 0: any free port).
+    ``settle`` is called once a kind of game's tables are built for a computer player (``run`` passes
+    :func:`settle`; see ``Runtime._warm``).
+    """
+
+    def __init__(self, config: Config, *, sim: bool = False, host: str | None = None, port: int | None = None,
+                 die: Die | None = None, watchdog: Callable[[], object] | None = None,
+                 watchdog_every: float | None = None, settle: Callable[[], None] | None = None):
+        self.config = config
+        self.sim = sim
+        self.host = host if host is not None else config.web.host
+        self.port = port if port is not None else config.web.port
+        self._die = die
+        self._watchdog = watchdog
+        self._watchdog_every = watchdog_every
+        self._settle = settle
+        self._lock: int | None = None
+        self.store: Store | None = None
+        self.runtime: Runtime | None = None
+        self.surface = None
+        self.node_input = None
+        self.panel = None
+        self.server = None
+        self._stopped = False
+        self._selftest = None  # hardware.selftest.Run, once the LEDs and the node buttons are open
+        self._closing = threading.Event()
+        self._link_watch: threading.Thread | None = None
+
+    # -- start ------------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        from hardware.led_layout import load_layout
+        from hardware.leds import open_surface
+        from hardware.node_input import open_node_input
+        from hardware.panel import open_panel
+        from hardware.selftest import Run
+
+        config = self.config
+        try:
+            state = config.state.path()
+            self._lock = _hold(state)
+            for problem in composed.install_library(state / runtime_mod.COMPOSITIONS):
+                log.warning("saved composition skipped: %s", problem)
+            self.store = Store(state / DB_NAME)
+            leds = config.leds
+            self.surface = open_surface(leds.driver, load_layout(leds.layout), interface=leds.interface,
+                                        strip=leds.strip, brightness=leds.brightness, budget_ma=leds.budget_ma,
+                                        fps=leds.fps)
+            p = config.panel
+            self.panel = open_panel(p.driver, roll=p.roll, ok=p.ok, undo=p.undo, buzzer=p.buzzer,
+                                    status_led=p.status_led, hold_time=p.hold_time, bounce_time=p.bounce_time,
+                                    sounds=p.sounds)
+            self.panel.set_status("busy")
+            self.runtime = Runtime(config, self.store, die=self._die, frame_sink=self._show,
+                                   sound=self._sound, watchdog=self._watchdog,
+                                   watchdog_every=self._watchdog_every, settle=self._settle)
+            self.runtime.start()
+            submit = self.runtime.submit
+            self.panel.when_roll = lambda: submit("roll")
+            self.panel.when_ok = lambda: submit("ok")
+            self.panel.when_undo = lambda: submit("undo")
+            self.panel.when_menu = lambda: submit("menu")
+            self.node_input = open_node_input(config.serial.url)
+            self.node_input.when_event = self._node_event
+            self._selftest = Run(self.surface, self.node_input, [nd.name(n) for n in nd.nodes()],
+                                 on_end=lambda: self.runtime.submit("tick"))  # the game's picture again
+            self._serve()
+            self._link_watch = threading.Thread(target=self._watch_link, name="gryb-link-led", daemon=True)
+            self._link_watch.start()
+        except BaseException:
+            self.stop()
+            raise
+        log.info("companion ready (%s) on %s", "simulator" if self.sim else "hardware", self.url)
+
+    def _serve(self) -> None:
+        from web import create_app
+        from web.server import serve
+
+        app = create_app(self.runtime, self.config, sim_input=self.node_input if self.sim else None,
+                         state_dir=self.config.state.path(), status_provider=self.status,
+                         selftest=self.start_selftest, cancel_selftest=self.cancel_selftest,
+                         leds=self.surface.shown)
+        self.server = serve(app, self.host, self.port)
+
+    @property
+    def url(self) -> str:
+        return self.server.url if self.server is not None else ""
+
+    # -- the glue (called on the runtime's thread or the drivers' threads) ------------------------
+
+    def _show(self, picture: Picture) -> None:
+        """The runtime's frame sink: brightness (night mode) then the picture to the LEDs."""
+        runtime = self.runtime
+        surface = self.surface
+        if runtime is None or surface is None:
+            return
+        if self.selftest_running:
+            return  # the self-test has the LEDs
+        night = runtime.effects.night
+        surface.brightness = min(runtime.brightness, self.config.leds.night_brightness) if night else runtime.brightness
+        if surface.budget_ma != runtime.budget_ma:
+            try:
+                surface.budget_ma = runtime.budget_ma
+            except ValueError as err:  # below what this layout draws doing nothing: keep the old budget
+                log.warning("LED budget not applied: %s", err)
+                runtime.budget_ma = surface.budget_ma
+        # A Giant board's nodes are not the cloth's: it shows only whose turn and the die (on_cloth()), and a
+        # pairing code, which is the cloth's own (a phone must pair to play a game only a phone can show).
+        nodes = picture.nodes if runtime.on_cloth() else picture.code
+        surface.show_nodes({nd.name(n): colour for n, colour in nodes.items()}, picture.status)
+
+    def _sound(self, kind: str) -> None:
+        if self.panel is not None:
+            self.panel.beep(SOUNDS.get(kind, "ok"))
+
+    def _node_event(self, event) -> None:
+        runtime = self.runtime
+        if self.selftest_running:
+            return  # the board is the self-test's from its LED sweep on, before it takes the presses itself
+        if runtime is not None:
+            runtime.submit("cloth" if event.pressed else "release", event.node)
+
+    def start_selftest(self, timeout: float = SELFTEST_SECONDS) -> bool:
+        """Run the self-test (LED sweep, every node pressed, link) on its own thread; False if one runs.
+
+        While it runs the LEDs are the self-test's and node presses go to it, not to the game."""
+        return self._selftest is not None and self._selftest.start(timeout)
+
+    def cancel_selftest(self) -> bool:
+        """Stop the self-test under way; once this returns the board is the game's again. False if none runs."""
+        return self._selftest is not None and self._selftest.cancel()
+
+    @property
+    def selftest_running(self) -> bool:
+        return self._selftest is not None and self._selftest.running
+
+    @property
+    def selftest_report(self) -> dict | None:
+        """Where the self-test is while it runs, then its report (None before the first)."""
+        return None if self._selftest is None else self._selftest.status()
+
+    def status(self) -> dict:
+        """Hardware status for the settings page: mode, serial link, LED driver."""
+        link = self.node_input.link_status() if self.node_input is not None else {"state": "down"}
+        leds = self.surface.status() if self.surface is not None else {}
+        return {"mode": "simulator" if self.sim else "hardware", "serial": link.get("state"),
+                "heartbeat_age": link.get("heartbeat_age"), "link": link, "leds": leds.get("driver", "none"),
+                "led_status": leds, "selftest": self.selftest_report}
+
+    def _watch_link(self, every: float = LINK_WATCH_SECONDS) -> None:
+        """The status LED says whether the Pico answers: steady while it does, a slow blink while it does
+        not (unplugged, no firmware, another program on the port), from the start and whenever it drops."""
+        shown = None
+        while True:
+            try:
+                up = self.node_input.link_status().get("state") == "up"
+                if up != shown:
+                    self.panel.set_status("ready" if up else "link-down")
+                    shown = up
+            except Exception:  # the LED is a hint: a fault here must not end the watch
+                log.exception("status LED: the Pico link's state could not be shown")
+            if self._closing.wait(every):
+                return
+
+    # -- stop -------------------------------------------------------------------------------------
+
+    def stop(self) -> None:
+        """Stop in the reverse order of start: no new input, then the loop, then the outputs."""
+        if self._stopped:
+            return
+        self._stopped = True
+        self._closing.set()
+        if self._link_watch is not None:
+            self._link_watch.join(timeout=5)
+        for name, close in (("web", lambda: self.server.close()),
+                            ("self-test", lambda: self._selftest.cancel()),  # it uses the LEDs and buttons
+                            ("node input", lambda: self.node_input.close()),
+                            ("runtime", lambda: self.runtime.stop()),
+                            ("control panel", lambda: (self.panel.set_status("off"), self.panel.close())),
+                            ("LEDs", lambda: self.surface.close()),
+                            ("store", lambda: self.store.close()),
+                            ("state directory", lambda: self._lock is not None and os.close(self._lock))):
+            try:
+                close()
+            except AttributeError:
+                pass  # that part never started
+            except Exception:
+                log.exception("stopping the %s failed", name)
+
+    def __enter__(self) -> Companion:
+        self.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+def _hold(state) -> int:
+    """Take the state directory for this program (the lock goes with the process, even on a power cut).
+
+    A second companion on it would replay the same game into its own memory and append its presses to
+    the same database as the first: a roll on one is lost when the other starts a new game, and two moves
+    for the same turn leave a game that no longer replays."""
+    try:
+        state.mkdir(parents=True, exist_ok=True)
+        fd = os.open(state / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError as err:  # the first thing to touch the folder: say which folder, and where it is set
+        raise StoreUnavailable(f"the state directory {state} (games, settings; state.dir in the config) cannot "
+                               f"be made or written: {err.strerror or err}") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise StoreUnavailable(f"another GRYB Companion is running on {state}: stop it first "
+                               "(sudo systemctl stop gryb-companion)") from None
+    return fd
+
+
+def settle() -> None:
+    """Hand everything built at start-up to the garbage collector's permanent generation.
+
+    The move tables, the games' catalogue, Flask and the web server live as long as the process, yet a
+    full collection walks all of them each time (7-30 ms on a desktop core, several times that on a Pi): it
+    could fall on a press or on the computer's answer. Frozen, they are skipped, and a collection
+    walks only what the games make (docs/performance.md, "The running companion").
+
+    The runtime calls it again, on its warming thread, the first time a kind of game is warmed for a
+    computer player (its GRYB index and tables are built then, and kept as long). Whatever else is alive
+    at that moment is frozen with it: freed as usual once unreferenced, but never by a collection, so an
+    object in a reference cycle that dies later stays: 10 to 130 objects a time, measured, and once per
+    kind of game (the search tree has no cycle: companion/ai.py, ``_Node``)."""
+    gc.collect()
+    gc.freeze()
+
+
+def run(config: Config, *, sim: bool, host: str | None = None, port: int | None = None,
+        stop: threading.Event | None = None) -> int:
+    """``gryb-companion run``: start, tell systemd we are ready, ping its watchdog, stop on SIGTERM."""
+    stop = stop or threading.Event()
+    started = time.monotonic()
+
+    def on_signal(signum, frame):
+        log.info("%s: stopping", signal.Signals(signum).name)
+        stop.set()
+
+    previous = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
+    interval = notify.watchdog_interval()
+    companion = Companion(config, sim=sim, host=host, port=port, watchdog=notify.watchdog if interval else None,
+                          watchdog_every=interval / 2 if interval else None, settle=settle)
+    try:
+        companion.start()
+        settle()
+        notify.ready(f"serving {companion.url}")
+        log.info("started in %.2f s; the board's page is %s/", time.monotonic() - started, companion.url)
+        print(f"GRYB Companion {'simulator ' if sim else ''}running: open {companion.url}/ (Ctrl+C stops)",
+              flush=True)
+        stop.wait()
+        notify.stopping("stopping")
+    finally:
+        companion.stop()
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+    return 0

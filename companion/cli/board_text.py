@@ -1,0 +1,22 @@
+"""The board as text: every node's focus letter at its point of the shared embedding.
+
+Used by ``gryb-companion board`` and by docs; the renderer for LEDs and the web page use the same
+positions from :func:`companion.rules.node.position`.
+"""
+
+from __future__ import annotations
+
+from companion.rules import node as nd
+
+
+def render(depth: int = nd.STANDARD_DEPTH, marks: dict[int, str] | None = None, headless: bool = False) -> str:
+    """One line per grid row; ``marks`` overrides the letter drawn at some nodes (e.g. stones). A headless
+    board has no head node to draw."""
+    half = (1 << depth) - 1
+    width = 2 * half + 1
+    grid = [[" "] * width for _ in range(width)]
+    for n in nd.nodes(depth, headless):
+        x, y = nd.position(n, depth)
+        letter = nd.focus(n) or nd.HEAD_NAME
+        grid[y + half][x + half] = (marks or {}).get(n, letter)
+    return "\n".join(" ".join(row).rstrip() for row in grid)

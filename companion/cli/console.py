@@ -1,0 +1,257 @@
+"""Playing at a terminal: ``gryb-companion play GAME`` when its input is a terminal (or ``--interactive``).
+
+Before each of a person's turns: the board as text, each stone the number of its player over its node
+(chess pieces as chess figures),
+then whose turn it is, the die, the scores and a prompt. The person types an action in the notation
+(docs/notation.md) or a word: ``moves``, ``hint``, ``undo``, ``seat``, ``quit``. A mistake is answered
+and the prompt comes again; nothing changes. ``seat 2 hard`` hands Player 2 to the computer at that
+level, ``seat 2 human`` back to a person, during the game, as "Who plays" on the page. The die and the
+computer seats play by themselves, and each of their actions is one line. At the game's end, as OK and
+UNDO on the board: ``again`` plays the same game (players, options, computer players) once more, begun
+by the next player along (players keep their numbers: Player 2 begins the second game), ``undo`` takes
+the last move back into play, and ``seat`` says who plays the next game.
+
+Scripts (input from a pipe or a file) get the other mode of ``play``: a JSON state line per action, and
+exit 2 at the first action the rules refuse.
+"""
+
+from __future__ import annotations
+
+import random
+import textwrap
+from collections.abc import Callable, Iterable
+from typing import TextIO
+
+from companion import ai
+from companion.cli import board_text
+from companion.games import howto
+from companion.games.die import Die
+from companion.games.engine import Game, IllegalAction
+from companion.rules.action import PASS, ROLL, Action
+from companion.session.hands import Hands, outcome
+from companion.session.seating import HUMAN, SEATS, by_player, by_seat, next_along
+
+# Chess pieces (Hyper-Chess) drawn as chess figures, Player 1's white and Player 2's black, so a king is
+# told from a pawn; every other stone is its player's number.
+FIGURES = {"king": "♔♚", "queen": "♕♛", "rook": "♖♜", "bishop": "♗♝", "knight": "♘♞", "pawn": "♙♟"}
+
+WORDS = ("moves (the legal actions), hint (what a good player would do), undo (back to your last move), "
+         f"seat N {'|'.join(SEATS)} (who plays for Player N), rules (how to play), help, quit")
+OVER = "again (the same game once more), undo (back to your last move), seat N KIND (who plays it) or quit"
+
+
+def refusal(text: str, reason: str) -> str:
+    """What was typed and why it is refused, the text said once (a bad name's reason names it already),
+    cut short."""
+    said = reason if repr(text) in reason or f"node {text} " in reason else f"{text}: {reason}"
+    return said if len(said) <= 200 else said[:200] + "…"  # a runaway line is not said back whole
+
+
+class Console:
+    def __init__(self, game: Game, die: Die, seats: dict[int, ai.Level], rng: random.Random, out: TextIO,
+                 level_of: Callable[[str], ai.Level] | None = None):
+        """``level_of`` makes a level from its name (``play``'s --time-scale and --seed in it) for the
+        hint and for a seat handed to the computer."""
+        self.game, self.die, self.seats, self.rng, self.out = game, die, seats, rng, out
+        self.level_of = level_of or (lambda name: ai.level(name, 1.0, game.id))
+        self.hint = self.level_of(ai.HINT_LEVEL)  # as the board's hint
+        self._hint_rng = random.Random()  # a hint asked for leaves the computer players' stream alone
+        self.levels = dict(seats)  # by player; ``seats`` is by seat, and they part when the start moves round
+        self.players = [self.player_name(i) for i in range(game.players)]
+        self.order = list(range(game.players))  # per seat: the player sitting there
+        self._last_shown: tuple | None = None  # (game, turn, player) of the last "to play" line
+
+    # -- the loop -------------------------------------------------------------------------------
+
+    def play(self, lines: Iterable[str]) -> int:
+        """Play until the input ends or the person quits (a game of computer seats only: until it ends).
+        Returns the exit status (0)."""
+        self.write(f"{self.game.name}: type an action in the notation, or {WORDS}.")
+        self.say_aims()
+        self.advance()
+        self.show()
+        if self.game.over and len(self.seats) == self.game.players:  # every seat the computer's
+            return 0
+        self.prompt()
+        for line in lines:
+            text = line.split("#", 1)[0].strip().removeprefix("\ufeff")
+            if text in ("quit", "q", "exit"):
+                break
+            if not text.isprintable():
+                self.write("that is not text the notation knows: letters, digits and - x + / : only")
+            elif text:
+                self.answer(text)
+            self.prompt()
+        else:
+            self.write("")  # the input ended (Ctrl-D): the shell's prompt on a line of its own
+        return 0
+
+    def answer(self, text: str) -> None:
+        """One line of the person's: a word or an action. Whatever is wrong is said; nothing changes."""
+        game = self.game
+        if game.over and text not in ("undo", "again", "help", "rules") and text.split()[0] != "seat":
+            self.write(f"the game is over: type {OVER}")
+            return
+        if text == "again":
+            if not game.over:
+                self.write("'again' starts the game anew once it is over; 'quit' ends this one")
+                return
+            self.game = type(game)(game.players, **game.settings)
+            self.order = next_along(self.order)
+            self.seats = {seat: self.levels[p] for seat, p in enumerate(self.order) if p in self.levels}
+            self.write(f"{self.game.name} again: {self.names[0]} begins")
+            self.say_aims()
+            self.advance()
+            self.show()
+            return
+        if text == "help":
+            self.write(f"the game is over: type {OVER}" if game.over else
+                       f"type an action in the notation (docs/notation.md: R, R-RG, xRG, pass, end), or {WORDS}")
+            return
+        if text == "rules":
+            self.write(howto.as_text(howto.of(type(game))).rstrip("\n"))
+            return
+        if text in ("moves", "legal", "?"):
+            self.write(textwrap.fill("legal: " + " ".join(str(a) for a in game.legal_actions()), width=100,
+                                     subsequent_indent="  ", break_on_hyphens=False))
+            return
+        if text == "hint":
+            self.write(f"hint: {self.words(ai.search(game.copy(), self.hint, self._hint_rng).action)}")
+            return
+        if text == "undo":
+            self.undo()
+            return
+        if text.split()[0] == "seat":
+            self.seat(text.split()[1:])
+            return
+        if text == "roll":  # the electronic die rolls by itself: say so rather than "bad node name"
+            die = game.state_dict()["die_shown"]  # as the board's die: none in a turn it has no part in
+            self.write(f"the die is rolled for you: it shows {die}" if die is not None
+                       else "the die is rolled for you when the rules call for a roll")
+            return
+        try:
+            self.act(game.parse(text))
+        except IllegalAction as err:
+            self.write(f"{refusal(text, err.reason)} (try 'moves')")
+            return
+        self.advance()
+        self.show()
+
+    def advance(self) -> None:
+        """Roll the die and play the computer seats until a person is to choose or the game is over.
+        A forced pass is played too: there is nothing to choose."""
+        game = self.game
+        while not game.over:
+            if game.is_chance:
+                self.act(self.die.roll(game))
+            elif game.to_move in self.seats:
+                self.act(ai.search(game, self.seats[game.to_move], self.rng).action)
+            elif [a.kind for a in game.legal_actions()] == [PASS]:
+                self.act(Action(PASS))
+            else:
+                return
+
+    def seat(self, words: list[str]) -> None:
+        """``seat N KIND``: Player N is played from now on by a person (human) or the computer at a level;
+        a computer to move then plays at once."""
+        players = self.game.players
+        if len(words) != 2 or not words[0].isdigit() or not 1 <= int(words[0]) <= players or words[1] not in SEATS:
+            self.write(f"type seat N {'|'.join(SEATS)}, N from 1 to {players} (e.g. seat {players} hard)")
+            return
+        player, kind = int(words[0]) - 1, words[1]
+        if kind == HUMAN:
+            self.levels.pop(player, None)
+        else:
+            self.levels[player] = self.level_of(kind)
+        self.players[player] = self.player_name(player)
+        self.seats = {seat: self.levels[p] for seat, p in enumerate(self.order) if p in self.levels}
+        self.write(f"Player {player + 1} is played by " + ("a person" if kind == HUMAN else f"the computer ({kind})"))
+        if not self.game.over:
+            self.advance()
+            self.show()
+
+    def player_name(self, player: int) -> str:
+        level = self.levels.get(player)
+        return f"Player {player + 1}" + (f" (computer, {level.name})" if level else "")
+
+    @property
+    def names(self) -> list[str]:
+        """Who sits at each seat."""
+        return by_seat(self.players, self.order)
+
+    def words(self, action: Action) -> str:
+        """An action as typed, and in words where the game says more (Grim Reaper's "M6GGG (male, 6
+        turns, on GGG)")."""
+        said = self.game.say(action)
+        return str(action) if said == str(action) else f"{action} ({said})"
+
+    def act(self, action: Action) -> None:
+        who = self.names[self.game.to_move]
+        if action.kind == ROLL:
+            self.game.apply(action)
+            self.write(f"{who} rolled {action.face}")
+        else:
+            words = self.words(action)  # said of the position it is played in
+            self.game.apply(action)
+            self.write(f"{who}: {words}")
+
+    def undo(self) -> None:
+        """Back to the person's own turn, as UNDO on the board does against the computer: their last
+        move and all after it (the roll before it stands); a computer's opening is never taken back."""
+        people = set(range(self.game.players)) - set(self.seats) or set(range(self.game.players))
+        table = Hands(self.game)
+        taken = table.undo_for(people)
+        self.write(table.message)
+        if taken:
+            self.advance()
+            self._last_shown = None  # back to the start of a turn, not its second move
+            self.show()
+
+    # -- what is shown --------------------------------------------------------------------------
+
+    def show(self) -> None:
+        game = self.game
+        state = game.state_dict()
+        # A node two players' stones share (Multiverse's simultaneous space) is marked *.
+        marks = {game.space.parse(name): self.mark(stone) for name, stone in state["stones"].items()}
+        self.write(board_text.render(game.space.depth, marks, game.space.headless))
+        if any(stone.get("kind") in FIGURES for stone in state["stones"].values()):
+            self.write(f"{''.join(f[0] for f in FIGURES.values())} {self.players[0]}, "
+                       f"{''.join(f[1] for f in FIGURES.values())} {self.players[1]} (king, queen, rook, bishop, "
+                       "knight, pawn)")
+        # By player (Player 1's first), whoever began; none in a game played win or lose.
+        scores = "-".join(map(str, by_player(state["scores"], self.order))) if game.score else None
+        if game.over:
+            self.write(f"game over: {outcome(game, self.names)}" + (f" (scores {scores})" if scores else ""))
+            if len(self.seats) < game.players:
+                self.write(f"type {OVER}")
+            return
+        die = f", die {state['die_shown']}" if state["die_shown"] is not None else ""  # as the board's die
+        legal = game.legal_actions()
+        only = f"; the only move: {self.words(legal[0])}" if len(legal) == 1 else ""
+        # The second move of a turn ('Drangles, GRYBU's aggressive move) is not a new turn: say so.
+        now = (id(game), state["turn"], game.to_move)
+        more = " again (the same turn)" if now == self._last_shown else ""
+        self._last_shown = now
+        self.write(f"{self.names[game.to_move]} to play{more}{die}" + (f"; scores {scores}" if scores else "") + only)
+
+    def say_aims(self) -> None:
+        """Where the seats' goals differ (Grim Reaper, Connection), what each is out to do."""
+        for name, aim in zip(self.names, self.game.aims() or ()):
+            self.write(f"{name}: {aim}")
+
+    def mark(self, stone: dict) -> str:
+        """What a stone is drawn as on the text board."""
+        if "player" not in stone or len(stone.get("players", ())) > 1:  # no one's, or several players'
+            return "*"
+        player = self.order[stone["player"]]
+        figures = FIGURES.get(stone.get("kind", ""))
+        return figures[player] if figures and self.game.players == 2 else str(player + 1)
+
+    def prompt(self) -> None:
+        who = "game over" if self.game.over else self.names[self.game.to_move]
+        print(f"{who}> ", end="", file=self.out, flush=True)
+
+    def write(self, text: str) -> None:
+        print(text, file=self.out, flush=True)
+

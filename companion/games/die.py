@@ -1,0 +1,25 @@
+"""The electronic GRYB die: a colour die (G/R/Y/B) and GRYB Dice II (a random node).
+
+Fair by default: faces come from the operating system's random source. Give a seed for replays and
+tests. The engine never rolls: it lists the faces a roll may show (``game.roll_faces()``), the die
+picks one, and the roll is applied as an action of the record.
+"""
+
+from __future__ import annotations
+
+import random
+
+from companion.rules.action import Action
+
+
+class Die:
+    def __init__(self, seed: int | None = None):
+        self.seed = seed
+        self._rng: random.Random = random.SystemRandom() if seed is None else random.Random(seed)
+
+    def roll(self, game) -> Action:
+        """Roll for a game waiting on the die: one of its faces, each equally likely."""
+        faces = game.roll_faces()
+        if not faces:
+            raise ValueError("the die has no face to show: no node is free")
+        return faces[self._rng.randrange(len(faces))]

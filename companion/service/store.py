@@ -1,0 +1,355 @@
+"""Durable storage in SQLite: every accepted action is an appended event, committed before it is shown.
+
+One database file in the state directory, WAL with ``synchronous=FULL`` so a committed event survives
+a power cut. The log is append-only: an undo or redo is an event too, so a roll taken back is still in
+the record. On start the unfinished game is rebuilt by replaying its events. A database that cannot be
+used as it is (damaged: not a database, a failed integrity check; unreadable or unwritable for this
+user, as a file of mode 000; written by another version) is moved aside (renamed ``*.corrupt-<n>``, with
+its ``-wal`` and ``-shm``: nothing in it is lost) with a log line saying where, and a new one is started.
+The store does not open (:class:`StoreUnavailable`) only when that is impossible (a state directory it
+cannot write in) or would not help: a sound database that another program holds locked.
+The caller must own the file: the companion holds the state directory's lock (``companion.assembly``) before
+it opens the store, so a database another running companion holds is never moved aside.
+
+Writes commit one statement at a time, or together inside :meth:`Store.transaction` (the runtime runs
+each command in one, so a command's rows are stored all or none).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import re
+import sqlite3
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from companion.games.composed import interpreter as composed
+from companion.games.composed import schema as composition
+from companion.games.engine import Game, find
+
+log = logging.getLogger(__name__)
+
+_HALF = re.compile("[\ud800-\udfff]")
+
+
+def _loads(text: str) -> Any:
+    """A stored JSON value, each half of a character in it (a lone surrogate, as ``"\\ud800"``) read as
+    U+FFFD. The web page refuses them now, but a name stored before it did would break every page that
+    shows it (no page can be encoded with one), the history and the replay for good."""
+    return _mend(json.loads(text))
+
+
+def _mend(value: Any) -> Any:
+    if isinstance(value, str):
+        return _HALF.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [_mend(v) for v in value]
+    if isinstance(value, dict):
+        return {_mend(k): _mend(v) for k, v in value.items()}
+    return value
+
+SCHEMA_VERSION = 1
+ACTION, UNDO, REDO = "action", "undo", "redo"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS series (
+    id INTEGER PRIMARY KEY, data TEXT NOT NULL, created REAL NOT NULL, finished REAL
+);
+CREATE TABLE IF NOT EXISTS games (
+    id INTEGER PRIMARY KEY,
+    game TEXT NOT NULL, players INTEGER NOT NULL, options TEXT NOT NULL, names TEXT NOT NULL,
+    seed INTEGER, series_id INTEGER REFERENCES series(id),
+    started REAL NOT NULL, finished REAL, result TEXT
+);
+CREATE TABLE IF NOT EXISTS events (
+    game_id INTEGER NOT NULL REFERENCES games(id), seq INTEGER NOT NULL,
+    kind TEXT NOT NULL, action TEXT, at REAL NOT NULL,
+    PRIMARY KEY (game_id, seq)
+);
+CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
+
+class StoreError(ValueError):
+    """A stored game that cannot be rebuilt (an unknown event, a composition that no longer reads)."""
+
+
+class StoreUnavailable(RuntimeError):
+    """No database can be opened: the one there is sound but not usable now (locked by another program),
+    or it cannot be moved aside, or no new one made (a state directory this user cannot write in)."""
+
+
+class _Unusable(sqlite3.DatabaseError):
+    """What the checks on opening found: a failed integrity check, a schema this version does not read."""
+
+
+# SQLite's errors on opening that say the file itself cannot be used by this program as it stands:
+# damaged, or unreadable or unwritable for this user (mode 000, another user's file, its -wal of mode 000,
+# a directory in its place). Busy, locked or full are not among them: the file is sound, and a new one
+# beside it would not help.
+_FILE_ERRORS = ("SQLITE_CORRUPT", "SQLITE_NOTADB", "SQLITE_CANTOPEN", "SQLITE_PERM", "SQLITE_READONLY",
+                "SQLITE_IOERR")
+
+
+def _unusable(err: sqlite3.DatabaseError) -> bool:
+    """Whether an error on opening is the file's own (so moving it aside and starting anew is the cure)."""
+    name = getattr(err, "sqlite_errorname", "")  # extended names: SQLITE_READONLY_DIRECTORY, SQLITE_IOERR_READ...
+    return isinstance(err, _Unusable) or any(name == e or name.startswith(e + "_") for e in _FILE_ERRORS)
+
+
+def _writable(db: sqlite3.Connection) -> None:
+    """Raise SQLite's own error if the database cannot be written. A file this user may read but not write
+    (a backup put back by root) opens, and would refuse every action later: found on opening instead.
+    The write is rolled back before it reaches the disk."""
+    db.execute("BEGIN")
+    try:
+        db.execute("UPDATE meta SET value=value WHERE key='schema'")
+    finally:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+
+
+@dataclass(frozen=True)
+class GameRow:
+    id: int
+    game: str
+    players: int
+    options: dict
+    names: list
+    seed: int | None
+    series_id: int | None
+    started: float
+    finished: float | None
+    result: dict | None
+
+
+class Store:
+    def __init__(self, path: str | Path, timeout: float = 5.0):
+        """``timeout``: how long a write waits for a lock another program holds before it fails."""
+        self.path = Path(path)
+        self.timeout = timeout
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.db = self._open()
+        except sqlite3.DatabaseError as err:
+            if not _unusable(err):
+                raise StoreUnavailable(f"cannot open the database {self.path}: {err}") from None
+            self.db = self._start_anew(err)
+
+    def _start_anew(self, err: sqlite3.DatabaseError) -> sqlite3.Connection:
+        """Move the database that cannot be used aside and open a new one; the log line says where the old
+        one went, for whoever wants its games back (renamed, never deleted)."""
+        why = f"{err}{self._access()}"
+        try:
+            aside = self._move_aside()
+        except OSError as move:
+            raise StoreUnavailable(f"cannot open the database {self.path} ({why}) nor move it aside to start a "
+                                   f"new one: {move.strerror or move} (the state directory {self.path.parent} "
+                                   "must be writable by this program's user)") from None
+        log.error("database %s cannot be used (%s): moved aside to %s, starting a new one", self.path, why, aside)
+        try:
+            return self._open()
+        except sqlite3.DatabaseError as again:
+            raise StoreUnavailable(f"the database {self.path} could not be used ({err}) and was moved aside to "
+                                   f"{aside}, but a new one cannot be made there either: {again}") from None
+
+    def _open(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None, check_same_thread=False)
+        try:
+            # Checked before anything is written (the journal mode, this version's tables): a database that
+            # cannot be used is moved aside exactly as it was found.
+            check = db.execute("PRAGMA quick_check").fetchone()[0]
+            if check != "ok":
+                raise _Unusable(f"integrity check failed: {check}")
+            has_meta = db.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='meta'").fetchone()
+            version = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone() if has_meta else None
+            if version is not None and not str(version[0]).isdigit():
+                raise _Unusable(f"schema version {version[0]!r}")
+            if version is not None and int(version[0]) != SCHEMA_VERSION:
+                # Put back under its own name, that version reads it again.
+                raise _Unusable(f"it was written by another version of GRYB Companion (schema {version[0]}; "
+                                f"this one reads {SCHEMA_VERSION})")
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=FULL")
+            db.execute("PRAGMA foreign_keys=ON")
+            db.executescript(_SCHEMA)
+            if version is None:
+                db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+            _writable(db)
+        except Exception:
+            db.close()
+            raise
+        return db
+
+    def _move_aside(self) -> Path:
+        """Rename the database and its -wal and -shm to the first free ``<name>.corrupt-<n>`` (the -wal
+        keeps its name beside the database's, so SQLite still reads them together); the new name."""
+        n = 1
+        while (aside := self.path.with_name(f"{self.path.name}.corrupt-{n}")).exists():
+            n += 1
+        for suffix in ("", "-wal", "-shm"):
+            here = self.path.with_name(self.path.name + suffix)
+            if here.exists() or here.is_symlink():
+                here.rename(aside.with_name(aside.name + suffix))
+        return aside
+
+    def _access(self) -> str:
+        """Who may use the file, when this program may not read and write it (else nothing): the log line
+        then says why "unable to open" (a mode 000 left by a restore, another user's file)."""
+        try:
+            if os.access(self.path, os.R_OK | os.W_OK):
+                return ""
+            st = self.path.stat()
+        except OSError:
+            return ""
+        return f"; it is {stat.filemode(st.st_mode)}, owned by uid {st.st_uid}, and this program runs as uid {os.geteuid()}"
+
+    def close(self) -> None:
+        self.db.close()
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Everything written inside commits together when the block ends, or nothing does if it raises
+        (an error is raised again). Within another transaction, part of that one."""
+        if self.db.in_transaction:
+            yield
+            return
+        self.db.execute("BEGIN")
+        try:
+            yield
+            self.db.execute("COMMIT")
+        except BaseException:
+            if self.db.in_transaction:  # a failed COMMIT may have rolled back already
+                self.db.execute("ROLLBACK")
+            raise
+
+    # -- games and their events ---------------------------------------------------------------
+
+    def new_game(self, game: Game, names: list[str], seed: int | None, series_id: int | None, now: float) -> int:
+        cur = self.db.execute(
+            "INSERT INTO games (game, players, options, names, seed, series_id, started) VALUES (?,?,?,?,?,?,?)",
+            (game.id, game.players, json.dumps(game.settings), json.dumps(names), seed, series_id, now),
+        )
+        game_id = int(cur.lastrowid)
+        if getattr(game, "composed", False) and not game.shipped:
+            # A saved composition may be changed or deleted later: its game keeps the rules it was played by.
+            self.set_setting(f"rules:{game_id}", composition.to_data(game.base_rules))
+        return game_id
+
+    def append(self, game_id: int, kind: str, action: str | None, now: float) -> int:
+        """Append one event and commit it (durable when this returns)."""
+        row = self.db.execute("SELECT COALESCE(MAX(seq), 0) FROM events WHERE game_id=?", (game_id,)).fetchone()
+        seq = row[0] + 1
+        self.db.execute("INSERT INTO events VALUES (?,?,?,?,?)", (game_id, seq, kind, action, now))
+        return seq
+
+    def events(self, game_id: int) -> list[tuple[str, str | None]]:
+        return [(k, a) for k, a in self.db.execute(
+            "SELECT kind, action FROM events WHERE game_id=? ORDER BY seq", (game_id,))]
+
+    def event_count(self, game_id: int) -> int:
+        """How many events the game's log holds: the log only grows, so a replay of it is as new as this."""
+        return self.db.execute("SELECT COUNT(*) FROM events WHERE game_id=?", (game_id,)).fetchone()[0]
+
+    def finish_game(self, game_id: int, result: dict, now: float) -> None:
+        self.db.execute("UPDATE games SET finished=?, result=? WHERE id=?", (now, json.dumps(result), game_id))
+
+    def rename(self, game_id: int, names: list[str]) -> None:
+        """The players' names by seat, changed during the game (a seat handed to the computer or back)."""
+        self.db.execute("UPDATE games SET names=? WHERE id=?", (json.dumps(names), game_id))
+
+    def reopen_game(self, game_id: int) -> None:
+        """A finished game undone into play again: no longer finished, no result until it ends anew."""
+        self.db.execute("UPDATE games SET finished=NULL, result=NULL WHERE id=?", (game_id,))
+
+    def _row(self, r) -> GameRow:
+        try:
+            return GameRow(r[0], r[1], r[2], _loads(r[3]), _loads(r[4]), r[5], r[6], r[7], r[8],
+                           _loads(r[9]) if r[9] else None)
+        except ValueError as err:
+            raise StoreError(f"game {r[0]}: its stored row does not read: {err}") from None
+
+    _COLUMNS = "id, game, players, options, names, seed, series_id, started, finished, result"
+
+    def game_row(self, game_id: int) -> GameRow | None:
+        r = self.db.execute(f"SELECT {self._COLUMNS} FROM games WHERE id=?", (game_id,)).fetchone()
+        return self._row(r) if r else None
+
+    def current_game(self) -> GameRow | None:
+        """The newest game, finished or not (the one the board shows after a restart)."""
+        r = self.db.execute(f"SELECT {self._COLUMNS} FROM games ORDER BY id DESC LIMIT 1").fetchone()
+        return self._row(r) if r else None
+
+    def finished_games(self, limit: int = 50) -> list[GameRow]:
+        rows = self.db.execute(
+            f"SELECT {self._COLUMNS} FROM games WHERE finished IS NOT NULL ORDER BY id DESC LIMIT ?", (limit,))
+        return [self._row(r) for r in rows]
+
+    def games_of_series(self, series_id: int) -> list[GameRow]:
+        rows = self.db.execute(f"SELECT {self._COLUMNS} FROM games WHERE series_id=? ORDER BY id", (series_id,))
+        return [self._row(r) for r in rows]
+
+    def game_class(self, row: GameRow) -> type[Game]:
+        """The game a row was played: a saved composition by the rules kept with it, others by id."""
+        rules = self.setting(f"rules:{row.id}")
+        if rules is None:
+            return find(row.game)
+        try:
+            return composed.game_class(composition.parse(rules, played=True))
+        except composition.CompositionError as err:
+            raise StoreError(f"game {row.id}: its composition no longer reads: {err}") from None
+
+    def replay(self, row: GameRow) -> Game:
+        """Rebuild a game from its events exactly as it was played (undos and redos included)."""
+        game = self.game_class(row)(row.players, **row.options)
+        for kind, action in self.events(row.id):
+            if kind == ACTION:
+                game.apply(action)
+            elif kind == UNDO:
+                game.undo()
+            elif kind == REDO:
+                game.redo()
+            else:
+                raise StoreError(f"game {row.id}: unknown event {kind!r}")
+        return game
+
+    # -- series and settings ------------------------------------------------------------------------
+
+    def new_series(self, data: dict, now: float) -> int:
+        return int(self.db.execute("INSERT INTO series (data, created) VALUES (?, ?)",
+                                   (json.dumps(data), now)).lastrowid)
+
+    def save_series(self, series_id: int, data: dict, finished: float | None = None) -> None:
+        self.db.execute("UPDATE series SET data=?, finished=? WHERE id=?", (json.dumps(data), finished, series_id))
+
+    def series(self, series_id: int) -> dict | None:
+        r = self.db.execute("SELECT data FROM series WHERE id=?", (series_id,)).fetchone()
+        return _loads(r[0]) if r else None
+
+    def series_finished(self, series_id: int) -> float | None:
+        """When the series was decided (wall-clock seconds); None while it goes on."""
+        r = self.db.execute("SELECT finished FROM series WHERE id=?", (series_id,)).fetchone()
+        return r[0] if r else None
+
+    def series_started(self, series_id: int) -> float | None:
+        """When the series began (wall-clock seconds): a timed series counts from it across restarts."""
+        r = self.db.execute("SELECT created FROM series WHERE id=?", (series_id,)).fetchone()
+        return r[0] if r else None
+
+    def setting(self, key: str, default: Any = None) -> Any:
+        r = self.db.execute("SELECT value FROM settings WHERE key=?", (key,)).fetchone()
+        return _loads(r[0]) if r else default
+
+    def set_setting(self, key: str, value: Any) -> None:
+        self.db.execute("INSERT INTO settings VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+                        (key, json.dumps(value)))
+
+    def settings(self) -> dict:
+        return {k: _loads(v) for k, v in self.db.execute("SELECT key, value FROM settings")}
