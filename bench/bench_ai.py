@@ -32,7 +32,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from companion import ai  # noqa: E402
 from companion.games.engine import find  # noqa: E402
 
-DEFAULT_GAMES = {"ez-gryb": 2, "drangles": 2, "25-mens-gryb": 2, "pyragryb": 3, "connection": 2, "hyper-chess": 2}
+DEFAULT_GAMES = {
+    "ez-gryb": 2,
+    "drangles": 2,
+    "25-mens-gryb": 2,
+    "pyragryb": 3,
+    "connection": 2,
+    "hyper-chess": 2,
+}
 TARGET_RANDOM, TARGET_BELOW, TARGET_SECONDS = 0.95, 0.60, 0.25
 
 
@@ -105,8 +112,10 @@ def row(game_id: str, pairing: str, p: float, record: list[int], n: int, target:
     wins = record[0] / n
     wdl = "-".join(str(x) for x in record)
     met = "yes" if wins >= target else "score" if p >= target else "NO"
-    return (f"{game_id:<14} {pairing:<16} {wins:>5.1%} {p:>6.1%} {f'{low:.0%}–{high:.0%}':>9} {wdl:>8} {n:>5}  "
-            f">= {target:.0%} {met}")
+    return (
+        f"{game_id:<14} {pairing:<16} {wins:>5.1%} {p:>6.1%} {f'{low:.0%}–{high:.0%}':>9} {wdl:>8} {n:>5}  "
+        f">= {target:.0%} {met}"
+    )
 
 
 def pairings() -> list[tuple[str, str | None]]:
@@ -124,7 +133,9 @@ def pairing_name(level: str, opponent: str | None) -> str:
     return f"{level} v {opponent or 'random'}"
 
 
-def bench_game(game_id: str, games: int, seed: int, only: tuple[str, ...] = ()) -> tuple[list[str], tuple | None]:
+def bench_game(
+    game_id: str, games: int, seed: int, only: tuple[str, ...] = ()
+) -> tuple[list[str], tuple | None]:
     """One game's rows and the hard level's speed (moves, mean, slowest, slowest on CPU, searches of no
     iteration, iterations/s)."""
     try:
@@ -146,8 +157,15 @@ def bench_game(game_id: str, games: int, seed: int, only: tuple[str, ...] = ()) 
     hard = stats.get("hard")
     if not (hard and hard.moves):
         return lines, None
-    return lines, (game_id, hard.moves, hard.seconds / hard.moves, hard.slowest, hard.slowest_cpu, hard.empty,
-                   hard.iterations / max(hard.seconds, 1e-9))
+    return lines, (
+        game_id,
+        hard.moves,
+        hard.seconds / hard.moves,
+        hard.slowest,
+        hard.slowest_cpu,
+        hard.empty,
+        hard.iterations / max(hard.seconds, 1e-9),
+    )
 
 
 def _bench_game(args: tuple[str, int, int, tuple[str, ...]]):
@@ -158,16 +176,28 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=40, help="games per pairing (default 40)")
     parser.add_argument("--seed", type=int, default=2026, help="random seed (default 2026)")
-    parser.add_argument("--jobs", type=int, default=1,
-                        help="games benchmarked side by side, one process each (default 1); each still "
-                             "searches on one core, so use at most one job per core")
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        help="games benchmarked side by side, one process each (default 1); each still "
+        "searches on one core, so use at most one job per core",
+    )
     names = [pairing_name(*pair) for pair in pairings()]
-    parser.add_argument("--pairing", action="append", default=[], choices=names, metavar="PAIRING",
-                        help=f"only this pairing, e.g. \"hard v medium\" (repeatable; default all: {', '.join(names)})")
+    parser.add_argument(
+        "--pairing",
+        action="append",
+        default=[],
+        choices=names,
+        metavar="PAIRING",
+        help=f'only this pairing, e.g. "hard v medium" (repeatable; default all: {", ".join(names)})',
+    )
     parser.add_argument("ids", nargs="*", help="game ids (default: the six of the issue)")
     args = parser.parse_args()
     ids = args.ids or list(DEFAULT_GAMES)
-    print(f"{'game':<14} {'pairing':<16} {'wins':>5} {'score':>6} {'95 % CI':>9} {'W-D-L':>8} {'games':>5}  target")
+    print(
+        f"{'game':<14} {'pairing':<16} {'wins':>5} {'score':>6} {'95 % CI':>9} {'W-D-L':>8} {'games':>5}  target"
+    )
     print(f"{'-' * 14} {'-' * 16} {'-' * 5} {'-' * 6} {'-' * 9} {'-' * 8} {'-' * 5}  {'-' * 10}", flush=True)
     work = [(game_id, args.games, args.seed, tuple(args.pairing)) for game_id in ids]
     speed = {}
@@ -177,20 +207,26 @@ def main() -> None:
             print("\n".join(lines), flush=True)
             if fast:
                 speed[fast[0]] = fast
-    print(f"\n{'game':<14} {'hard moves':>10} {'mean s/move':>11} {'max s/move':>10} {'max CPU s':>9} "
-          f"{'no iteration':>12} {'iterations/s':>12}")
+    print(
+        f"\n{'game':<14} {'hard moves':>10} {'mean s/move':>11} {'max s/move':>10} {'max CPU s':>9} "
+        f"{'no iteration':>12} {'iterations/s':>12}"
+    )
     for game_id in ids:
         if game_id not in speed:
             continue
         _, moves, mean, slowest, slowest_cpu, empty, rate = speed[game_id]
         flag = "" if slowest <= TARGET_SECONDS else f"  (wall max over {TARGET_SECONDS} s)"
-        print(f"{game_id:<14} {moves:>10} {mean:>11.3f} {slowest:>10.3f} {slowest_cpu:>9.3f} {empty:>12} "
-              f"{rate:>12,.0f}{flag}")
-    print(f"\nPython {sys.version.split()[0]}, one core per game, {args.jobs} at a time; wins = share of games "
-          "won outright; score = share of points (a draw = 1/players), with its 95 % Wilson interval; W-D-L = "
-          "wins, draws (shared wins included), losses; with 3 players the level takes one seat against two of "
-          "the other side (an even match scores 33 %); hard moves = moves with a choice (forced moves left out, "
-          "wins in one counted); no iteration = those whose search ran out of time before its tree.")
+        print(
+            f"{game_id:<14} {moves:>10} {mean:>11.3f} {slowest:>10.3f} {slowest_cpu:>9.3f} {empty:>12} "
+            f"{rate:>12,.0f}{flag}"
+        )
+    print(
+        f"\nPython {sys.version.split()[0]}, one core per game, {args.jobs} at a time; wins = share of games "
+        "won outright; score = share of points (a draw = 1/players), with its 95 % Wilson interval; W-D-L = "
+        "wins, draws (shared wins included), losses; with 3 players the level takes one seat against two of "
+        "the other side (an even match scores 33 %); hard moves = moves with a choice (forced moves left out, "
+        "wins in one counted); no iteration = those whose search ran out of time before its tree."
+    )
 
 
 if __name__ == "__main__":

@@ -44,7 +44,7 @@ def parser_rate(frames: int) -> float:
             seq = (seq + 1) & 0xFFFF
             parts.append(p.edge(seq, i * 3, rng.randrange(24), rng.randrange(16), rng.random() < 0.5))
     stream = b"".join(parts)
-    chunks = [stream[i:i + 4096] for i in range(0, len(stream), 4096)]
+    chunks = [stream[i : i + 4096] for i in range(0, len(stream), 4096)]
     best = 0.0
     for _ in range(3):
         decoder = p.Decoder()
@@ -77,8 +77,10 @@ def press_latency(presses: int, mode: int, debounce_ms: int) -> tuple[list[float
             done.set()
 
     link, total = [], []
-    with Emulator(debounce_ms=debounce_ms, mode=mode, heartbeat_ms=500) as emulator, \
-            BridgeClient(emulator.path, on_key) as client:
+    with (
+        Emulator(debounce_ms=debounce_ms, mode=mode, heartbeat_ms=500) as emulator,
+        BridgeClient(emulator.path, on_key) as client,
+    ):
         emulator.on_frame = on_frame
         end = time.monotonic() + 3
         while client.state != "up" and time.monotonic() < end:
@@ -113,26 +115,45 @@ def main() -> int:
     args = parser.parse_args()
 
     rate = parser_rate(args.frames)
-    rows = [("parser (Decoder.feed, 4 KiB chunks)", f"{rate / 1000:,.0f}k frames/s", "", "", ">= 50k frames/s",
-             "ok" if rate >= 50_000 else "MISSED")]
+    rows = [
+        (
+            "parser (Decoder.feed, 4 KiB chunks)",
+            f"{rate / 1000:,.0f}k frames/s",
+            "",
+            "",
+            ">= 50k frames/s",
+            "ok" if rate >= 50_000 else "MISSED",
+        )
+    ]
     link_eager, total_eager = press_latency(args.presses, EAGER, 5)
     _, total_deferred = press_latency(args.presses, DEFERRED, 5)
     for name, values, target in (
-            ("edge written -> host event", link_eager, 0.005),
-            ("switch closed -> host event, eager", total_eager, 0.005),
-            ("switch closed -> host event, deferred 5 ms", total_deferred, None)):
+        ("edge written -> host event", link_eager, 0.005),
+        ("switch closed -> host event, eager", total_eager, 0.005),
+        ("switch closed -> host event, deferred 5 ms", total_deferred, None),
+    ):
         p50, p99 = pct(values, 0.50) * 1000, pct(values, 0.99) * 1000
         verdict = "" if target is None else ("ok" if p99 <= target * 1000 else "MISSED")
-        rows.append((name, f"n={len(values)}", f"p50 {p50:.2f} ms", f"p99 {p99:.2f} ms",
-                     "p99 <= 5 ms" if target else "(debounce by design)", verdict))
+        rows.append(
+            (
+                name,
+                f"n={len(values)}",
+                f"p50 {p50:.2f} ms",
+                f"p99 {p99:.2f} ms",
+                "p99 <= 5 ms" if target else "(debounce by design)",
+                verdict,
+            )
+        )
     widths = [max(len(str(r[i])) for r in rows) for i in range(6)]
     header = ("measure", "", "", "", "target", "")
     print(" | ".join(h.ljust(w) for h, w in zip(header, widths)))
     print("-|-".join("-" * w for w in widths))
     for row in rows:
         print(" | ".join(str(c).ljust(w) for c, w in zip(row, widths)))
-    print(f"\nmedian of all latencies: {statistics.median(total_eager) * 1000:.2f} ms eager, "
-          f"{statistics.median(total_deferred) * 1000:.2f} ms deferred")
+    print(
+        f"\nmedian of all latencies: {statistics.median(total_eager) * 1000:.2f} ms eager, "
+        f"{statistics.median(total_deferred) * 1000:.2f} ms deferred"
+    )
     return 0
 
 

@@ -97,15 +97,37 @@ def main() -> None:
             searches = play(game_id, args.moves, random.Random(args.seed), pauses)
             by = {g: [ms for gen, ms in pauses.found if gen == g] for g in range(3)}
             cells = [f"{len(by[g])} / {max(by[g], default=0.0):.1f}" for g in range(3)]
-            rows.append((game_id, mode, searches, *cells, f"{sum(ms for _, ms in pauses.found):.1f}",
-                         f"{full_collection_ms():.1f}"))
-    head = ("game", "tables", "searches", "gen 0: n / max ms", "gen 1: n / max ms", "gen 2: n / max ms",
-            "total ms", "full collect ms")
+            rows.append(
+                (
+                    game_id,
+                    mode,
+                    searches,
+                    *cells,
+                    f"{sum(ms for _, ms in pauses.found):.1f}",
+                    f"{full_collection_ms():.1f}",
+                )
+            )
+    head = (
+        "game",
+        "tables",
+        "searches",
+        "gen 0: n / max ms",
+        "gen 1: n / max ms",
+        "gen 2: n / max ms",
+        "total ms",
+        "full collect ms",
+    )
     widths = [max(len(str(r[i])) for r in [head, *rows]) for i in range(len(head))]
     for r in [head, ["-" * w for w in widths], *rows]:
-        print("  ".join(str(c).ljust(w) if i < 2 else str(c).rjust(w) for i, (c, w) in enumerate(zip(r, widths))))
-    print(f"\nhard v hard, up to {args.moves} searches a game, seed {args.seed}; Python "
-          f"{sys.version.split()[0]}; frozen at the end: {gc.get_freeze_count():,} objects")
+        print(
+            "  ".join(
+                str(c).ljust(w) if i < 2 else str(c).rjust(w) for i, (c, w) in enumerate(zip(r, widths))
+            )
+        )
+    print(
+        f"\nhard v hard, up to {args.moves} searches a game, seed {args.seed}; Python "
+        f"{sys.version.split()[0]}; frozen at the end: {gc.get_freeze_count():,} objects"
+    )
 
 
 if __name__ == "__main__":

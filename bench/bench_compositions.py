@@ -63,8 +63,10 @@ def main() -> None:
     args = parser.parse_args()
     ids = args.ids or list(OWN)
     composed = {cls.id for cls in catalogue() if getattr(cls, "composed", False)}
-    print(f"{'composition':14} {'players':>7} {'decided':>8} {'first seat':>10} {'turns p50':>9} {'p90':>5} "
-          f"{args.level + ' vs random':>16} {'seconds':>8}")
+    print(
+        f"{'composition':14} {'players':>7} {'decided':>8} {'first seat':>10} {'turns p50':>9} {'p90':>5} "
+        f"{args.level + ' vs random':>16} {'seconds':>8}"
+    )
     for game_id in ids:
         if game_id not in composed:
             raise SystemExit(f"{game_id} is not a composition")
@@ -74,10 +76,14 @@ def main() -> None:
         decided, first, turns = random_games(cls, args.games, rng)
         score = against_random(cls, args.ai_games, args.level, rng)
         turns.sort()
-        print(f"{game_id:14} {cls.min_players:>7} {decided:>8.0%} {first:>10.0%} {statistics.median(turns):>9.0f} "
-              f"{turns[int(0.9 * len(turns))]:>5} {score:>16.0%} {time.perf_counter() - start:>8.1f}")
-    print(f"\n{args.games} random games and {args.ai_games} games against random play each; turns count every "
-          f"player's turns; Python {sys.version.split()[0]}, one core.")
+        print(
+            f"{game_id:14} {cls.min_players:>7} {decided:>8.0%} {first:>10.0%} {statistics.median(turns):>9.0f} "
+            f"{turns[int(0.9 * len(turns))]:>5} {score:>16.0%} {time.perf_counter() - start:>8.1f}"
+        )
+    print(
+        f"\n{args.games} random games and {args.ai_games} games against random play each; turns count every "
+        f"player's turns; Python {sys.version.split()[0]}, one core."
+    )
 
 
 if __name__ == "__main__":

@@ -36,7 +36,9 @@ from companion.ai import LEVELS  # noqa: E402
 from companion.games.engine import catalogue  # noqa: E402
 
 TARGETS = {"25-mens-gryb": ("plies/s", 100_000), "ez-gryb": ("playout()/s", 2_000)}
-AI_PLAYOUT = LEVELS["hard"].playout  # the general level's, for every game (ai.GAME_LEVELS may change a game's)
+AI_PLAYOUT = LEVELS[
+    "hard"
+].playout  # the general level's, for every game (ai.GAME_LEVELS may change a game's)
 AI_START_EVERY = 7  # an AI playout from every 7th position of a random game
 
 
@@ -73,10 +75,18 @@ def measure(cls, players: int, seconds: float) -> dict:
         else:
             end = "draw:rule"
         lengths[end].append(len(game.history))
-    return {"plies/s": plies / elapsed, "playouts/s": games / elapsed, "plies/game": plies / games,
-            "won": won / games, "draw:limit": limit / games, "draw:rule": (games - won - limit) / games,
-            "ai po/s": ai_playouts(cls, players, seconds / 2), "playout()/s": whole_playouts(cls, players, seconds / 2),
-            "lengths": lengths, "games": games}
+    return {
+        "plies/s": plies / elapsed,
+        "playouts/s": games / elapsed,
+        "plies/game": plies / games,
+        "won": won / games,
+        "draw:limit": limit / games,
+        "draw:rule": (games - won - limit) / games,
+        "ai po/s": ai_playouts(cls, players, seconds / 2),
+        "playout()/s": whole_playouts(cls, players, seconds / 2),
+        "lengths": lengths,
+        "games": games,
+    }
 
 
 def ai_playouts(cls, players: int, seconds: float) -> float:
@@ -136,21 +146,30 @@ def percentiles(values: list[int]) -> str:
 
 def print_lengths(rows) -> None:
     print("\nplies per game, 10th / 50th / 90th percentile, of all games and by how they ended:")
-    print(f"{'game':<24} {'games':>6} {'all':>18} {'won':>18} {'draw:limit':>18} "
-          f"{'draw:rule':>18}")
+    print(f"{'game':<24} {'games':>6} {'all':>18} {'won':>18} {'draw:limit':>18} {'draw:rule':>18}")
     print(f"{'-' * 24} {'-' * 6} {'-' * 18} {'-' * 18} {'-' * 18} {'-' * 18}")
     for name, r, _ in rows:
         every = [n for values in r["lengths"].values() for n in values]
-        print(f"{name:<24} {r['games']:>6} {percentiles(every):>18} " +
-              " ".join(f"{percentiles(r['lengths'][end]):>18}" for end in ("won", "draw:limit", "draw:rule")))
+        print(
+            f"{name:<24} {r['games']:>6} {percentiles(every):>18} "
+            + " ".join(f"{percentiles(r['lengths'][end]):>18}" for end in ("won", "draw:limit", "draw:rule"))
+        )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=3.0, help="time per row (default 3 s; half as much "
-                        "again for the AI playouts)")
-    parser.add_argument("--lengths", action="store_true", help="also print how long the games were: the "
-                        "10th, 50th and 90th percentile of plies, of all games and by how they ended")
+    parser.add_argument(
+        "--seconds",
+        type=float,
+        default=3.0,
+        help="time per row (default 3 s; half as much again for the AI playouts)",
+    )
+    parser.add_argument(
+        "--lengths",
+        action="store_true",
+        help="also print how long the games were: the "
+        "10th, 50th and 90th percentile of plies, of all games and by how they ended",
+    )
     parser.add_argument("games", nargs="*", help="game ids (default: every game)")
     args = parser.parse_args()
     rows = []
@@ -160,18 +179,26 @@ def main() -> None:
         for players in sorted({cls.min_players, min(cls.max_players, max(cls.min_players, 3))}):
             row = measure(cls, players, args.seconds)
             rows.append((f"{cls.id} ({players}p)", row, verdict(cls.id, row)))
-    print(f"{'game':<24} {'plies/s':>9} {'playouts/s':>10} {'plies/game':>10} {'won':>5} {'draw:limit':>10} "
-          f"{'draw:rule':>9} {'ai po/s':>8} {'playout()/s':>11}  target")
-    print(f"{'-' * 24} {'-' * 9} {'-' * 10} {'-' * 10} {'-' * 5} {'-' * 10} {'-' * 9} {'-' * 8} {'-' * 11}  ------")
+    print(
+        f"{'game':<24} {'plies/s':>9} {'playouts/s':>10} {'plies/game':>10} {'won':>5} {'draw:limit':>10} "
+        f"{'draw:rule':>9} {'ai po/s':>8} {'playout()/s':>11}  target"
+    )
+    print(
+        f"{'-' * 24} {'-' * 9} {'-' * 10} {'-' * 10} {'-' * 5} {'-' * 10} {'-' * 9} {'-' * 8} {'-' * 11}  ------"
+    )
     for name, r, target in rows:
-        print(f"{name:<24} {r['plies/s']:>9,.0f} {r['playouts/s']:>10,.1f} {r['plies/game']:>10,.0f} "
-              f"{r['won']:>5.0%} {r['draw:limit']:>10.0%} {r['draw:rule']:>9.0%} {r['ai po/s']:>8,.0f} "
-              f"{r['playout()/s']:>11,.1f}  {target}".rstrip())
+        print(
+            f"{name:<24} {r['plies/s']:>9,.0f} {r['playouts/s']:>10,.1f} {r['plies/game']:>10,.0f} "
+            f"{r['won']:>5.0%} {r['draw:limit']:>10.0%} {r['draw:rule']:>9.0%} {r['ai po/s']:>8,.0f} "
+            f"{r['playout()/s']:>11,.1f}  {target}".rstrip()
+        )
     if args.lengths:
         print_lengths(rows)
-    print(f"\nPython {sys.version.split()[0]}, one core, {args.seconds:g} s of whole games per row and "
-          f"{args.seconds / 2:g} s each of AI playouts ({AI_PLAYOUT} plies + evaluate) and of whole games "
-          f"through Game.playout per row.")
+    print(
+        f"\nPython {sys.version.split()[0]}, one core, {args.seconds:g} s of whole games per row and "
+        f"{args.seconds / 2:g} s each of AI playouts ({AI_PLAYOUT} plies + evaluate) and of whole games "
+        f"through Game.playout per row."
+    )
 
 
 if __name__ == "__main__":

@@ -79,8 +79,12 @@ def main() -> None:
     parser.add_argument("--positions", type=int, default=40, help="endings per level and pieces (default 40)")
     parser.add_argument("--seed", type=int, default=2026, help="random seed (default 2026)")
     parser.add_argument("--levels", default="easy,medium,hard", help="levels, comma-separated")
-    parser.add_argument("pieces", nargs="*", default=["RBN", "Q"], help="attacker's pieces besides King "
-                        "and Pawns, as letters (default: RBN and Q)")
+    parser.add_argument(
+        "pieces",
+        nargs="*",
+        default=["RBN", "Q"],
+        help="attacker's pieces besides King and Pawns, as letters (default: RBN and Q)",
+    )
     args = parser.parse_args()
     for pieces in args.pieces:
         if not pieces or set(pieces.upper()) - set("QRBN"):
@@ -91,8 +95,11 @@ def main() -> None:
         for level in args.levels.split(","):
             mated, played, turns, seconds = run(level, pieces.upper(), args.positions, args.seed)
             median = f"{statistics.median(turns):.0f}" if turns else "-"
-            print(f"{pieces.upper():<8} {level:<7} {mated:>6} {played:>4} {mated / played:>6.0%} {median:>12} "
-                  f"{seconds:>6.0f}", flush=True)
+            print(
+                f"{pieces.upper():<8} {level:<7} {mated:>6} {played:>4} {mated / played:>6.0%} {median:>12} "
+                f"{seconds:>6.0f}",
+                flush=True,
+            )
         print(f"{'':<8} ({names} against a bare King and his Pawns)")
 
 

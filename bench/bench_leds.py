@@ -62,13 +62,19 @@ def main(argv=None) -> int:
         layout = load_layout(name)
         for strip in ("GRB", "GRBW"):
             for label, brightness, make in cases(layout):
-                mean, median, p99, ma, limited = measure(layout, strip, brightness, make, args.frames, args.budget)
+                mean, median, p99, ma, limited = measure(
+                    layout, strip, brightness, make, args.frames, args.budget
+                )
                 if name == "panels-32x32":
                     worst = max(worst, mean)
-                print(f"| {name} ({layout.pixel_count} px) | {strip} | {label} | {mean * 1e3:.3f} | {median * 1e3:.3f} | {p99 * 1e3:.3f} "
-                      f"| {1 / mean:,.0f} | {ma:.0f} | {'yes' if limited else 'no'} |")
-    print(f"\nworst mean for a full 32x32 frame: {worst * 1e3:.3f} ms (target <= 2 ms): "
-          f"{'met' if worst <= 0.002 else 'NOT met'}")
+                print(
+                    f"| {name} ({layout.pixel_count} px) | {strip} | {label} | {mean * 1e3:.3f} | {median * 1e3:.3f} | {p99 * 1e3:.3f} "
+                    f"| {1 / mean:,.0f} | {ma:.0f} | {'yes' if limited else 'no'} |"
+                )
+    print(
+        f"\nworst mean for a full 32x32 frame: {worst * 1e3:.3f} ms (target <= 2 ms): "
+        f"{'met' if worst <= 0.002 else 'NOT met'}"
+    )
     return 0
 
 

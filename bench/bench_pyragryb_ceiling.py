@@ -99,7 +99,9 @@ def main() -> None:
     args = parser.parse_args()
     if unknown := sorted(set(args.players) - set(PLAYERS)):
         parser.error(f"unknown player {', '.join(unknown)}: choose from {', '.join(PLAYERS)}")
-    print(f"{'player':<8} {'games':>6} {'wins':>6} {'95 % CI':>11} {'ms/move':>7}  target >= {TARGET_RANDOM:.0%}")
+    print(
+        f"{'player':<8} {'games':>6} {'wins':>6} {'95 % CI':>11} {'ms/move':>7}  target >= {TARGET_RANDOM:.0%}"
+    )
     print(f"{'-' * 8} {'-' * 6} {'-' * 6} {'-' * 11} {'-' * 7}  {'-' * 12}", flush=True)
     with multiprocessing.Pool(args.jobs) as pool:
         for player in args.players or PLAYERS:
@@ -110,11 +112,16 @@ def main() -> None:
             seconds = sum(r[3] for r in results)
             low, high = wilson(won, args.games)
             met = "yes" if won >= TARGET_RANDOM else "NO"
-            print(f"{player:<8} {args.games:>6} {won:>6.1%} {f'{low:.1%}–{high:.1%}':>11} "
-                  f"{1000 * seconds / max(moves, 1):>7.1f}  {met}", flush=True)
-    print(f"\nPython {sys.version.split()[0]}, {args.jobs} process(es); wins = share of games won by the "
-          "player in one seat against two random players, with its 95 % Wilson interval; ms/move = its "
-          "thinking time per move it chose.")
+            print(
+                f"{player:<8} {args.games:>6} {won:>6.1%} {f'{low:.1%}–{high:.1%}':>11} "
+                f"{1000 * seconds / max(moves, 1):>7.1f}  {met}",
+                flush=True,
+            )
+    print(
+        f"\nPython {sys.version.split()[0]}, {args.jobs} process(es); wins = share of games won by the "
+        "player in one seat against two random players, with its 95 % Wilson interval; ms/move = its "
+        "thinking time per move it chose."
+    )
 
 
 if __name__ == "__main__":

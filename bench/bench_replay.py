@@ -58,8 +58,12 @@ def walk(base: str, game_id: int, steps: int, rng: random.Random) -> dict[str, l
     url = f"{base}/api/history/{game_id}"
     first, data = timed(url)
     plies = len(data["actions"])
-    out = {"first request (page opened at the end)": [first], "step back from the end": [],
-           "step forwards from the middle": [], "random jump": []}
+    out = {
+        "first request (page opened at the end)": [first],
+        "step back from the end": [],
+        "step forwards from the middle": [],
+        "random jump": [],
+    }
     for ply in range(plies - 1, max(-1, plies - 1 - steps), -1):
         out["step back from the end"].append(timed(f"{url}?ply={ply}")[0])
     for ply in range(plies // 2, min(plies + 1, plies // 2 + steps)):
@@ -72,8 +76,12 @@ def walk(base: str, game_id: int, steps: int, rng: random.Random) -> dict[str, l
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--depths", type=int, nargs="+", default=[4, 6])
-    parser.add_argument("--games", nargs="+", default=["battlefield", "multiverse"],
-                        help="games with a depth option (replaying these costs the most a ply)")
+    parser.add_argument(
+        "--games",
+        nargs="+",
+        default=["battlefield", "multiverse"],
+        help="games with a depth option (replaying these costs the most a ply)",
+    )
     parser.add_argument("--steps", type=int, default=30)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
@@ -100,9 +108,11 @@ def main() -> None:
     print("| --- | --- | --- | --- | --- | --- |")
     for game, depth, plies, size, times in rows:
         for name, values in times.items():
-            print(f"| {game}, depth {depth} | {plies} | {size / 2 ** 20:.1f} MiB, {size / plies / 1024:.2f} KiB a ply "
-                  f"| {name} ({len(values)}) "
-                  f"| {statistics.median(values):.1f} ms | {max(values):.1f} ms |")
+            print(
+                f"| {game}, depth {depth} | {plies} | {size / 2**20:.1f} MiB, {size / plies / 1024:.2f} KiB a ply "
+                f"| {name} ({len(values)}) "
+                f"| {statistics.median(values):.1f} ms | {max(values):.1f} ms |"
+            )
 
 
 if __name__ == "__main__":

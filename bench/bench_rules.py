@@ -38,7 +38,9 @@ def main() -> None:
 
     for depth, repeat in ((4, 20), (5, 5), (6, 3)):
         t = best_of(lambda d=depth: GameSpace(d), repeat)
-        rows.append((f"build every move table, depth {depth}", f"{t * 1e3:.1f} ms", "< 50 ms" if depth == 4 else ""))
+        rows.append(
+            (f"build every move table, depth {depth}", f"{t * 1e3:.1f} ms", "< 50 ms" if depth == 4 else "")
+        )
 
     board = GameSpace(4)
     full = board.all
@@ -52,8 +54,9 @@ def main() -> None:
         return total
 
     t = best_of(all_targets, 20)
-    rows.append((f"all targets, 9 kinds x 341 stones (full board; {all_targets()} targets)", f"{t * 1e3:.2f} ms",
-                 ""))
+    rows.append(
+        (f"all targets, 9 kinds x 341 stones (full board; {all_targets()} targets)", f"{t * 1e3:.2f} ms", "")
+    )
 
     rng = random.Random(2026)
     index = gryb.GrybIndex(board)
@@ -64,7 +67,9 @@ def main() -> None:
     for stones in positions:
         index.find_all(stones)
     scans = [best_of(lambda s=stones: index.find_all(s), 5) for stones in positions]
-    rows.append(("full GRYB scan, 170 stones (median of 50)", f"{statistics.median(scans) * 1e3:.2f} ms", "<= 5 ms"))
+    rows.append(
+        ("full GRYB scan, 170 stones (median of 50)", f"{statistics.median(scans) * 1e3:.2f} ms", "<= 5 ms")
+    )
 
     queries = [(rng.choice(board.nodes), positions[i % 50]) for i in range(2000)]
     deep = [(n, s) for n, s in queries if nd.LEVEL[n] == 4]

@@ -73,6 +73,7 @@ def percentile(values: list[float], p: float) -> float:
 @dataclass
 class Samples:
     """Milliseconds per timed press: press to frame, and the runtime thread's command and draw for it."""
+
     frame: list[float] = field(default_factory=list)
     command: list[float] = field(default_factory=list)
     draw: list[float] = field(default_factory=list)
@@ -306,15 +307,18 @@ def waiting_cpu(idle_seconds: float) -> list[tuple[str, float, int]]:
         with tempfile.TemporaryDirectory() as tmp:
             store = Store(Path(tmp) / "gryb-companion" / DB_NAME)
             with store.transaction():
-                game_id_stored = store.new_game(find(game_id)(2), ["Player 1", "Player 2"], None, None, time.time())
+                game_id_stored = store.new_game(
+                    find(game_id)(2), ["Player 1", "Player 2"], None, None, time.time()
+                )
                 for action, _ in game.history:
                     store.append(game_id_stored, ACTION, str(action), time.time())
             store.close()
             with _companion(tmp) as (process, url, _):
                 state = json.load(urllib.request.urlopen(url + "/api/state", timeout=10))
                 if state["ply"] != len(game.history):
-                    raise RuntimeError(f"{label}: the companion restored {state['ply']} actions, "
-                                       f"not {len(game.history)}")
+                    raise RuntimeError(
+                        f"{label}: the companion restored {state['ply']} actions, not {len(game.history)}"
+                    )
                 figures.append((label, _idle(process, url, idle_seconds)[1], targets))
     return figures
 
@@ -329,8 +333,14 @@ def _companion(state_home: str):
     sock.settimeout(30)
     env = dict(os.environ, NOTIFY_SOCKET=path, XDG_STATE_HOME=state_home)
     started = time.perf_counter()
-    process = subprocess.Popen([sys.executable, "-m", "companion.cli", "run", "--sim", "--port", "0"],
-                               cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "companion.cli", "run", "--sim", "--port", "0"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     try:
         while not sock.recv(4096).startswith(b"READY=1"):
             pass
@@ -372,7 +382,9 @@ def _cpu_seconds(pid: int) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--presses", type=int, default=400, help="stones picked up and put down")
-    parser.add_argument("--stored", type=int, default=100, help="placements, and moves, timed on each storage")
+    parser.add_argument(
+        "--stored", type=int, default=100, help="placements, and moves, timed on each storage"
+    )
     parser.add_argument("--idle-seconds", type=float, default=30.0)
     parser.add_argument("--starts", type=int, default=5)
     args = parser.parse_args()
@@ -390,19 +402,30 @@ def main() -> None:
             samples = found.get(f"{kind} {where}")
             if samples is None:
                 continue
-            rows += [(f"{what}, {where}: press-to-frame p50", f"{percentile(samples.frame, 50):.2f} ms", ""),
-                     (f"{what}, {where}: press-to-frame p99", f"{percentile(samples.frame, 99):.2f} ms", "<= 5 ms"),
-                     (f"{what}, {where}: command p50", f"{percentile(samples.command, 50):.2f} ms", ""),
-                     (f"{what}, {where}: draw p50", f"{percentile(samples.draw, 50):.2f} ms", "")]
+            rows += [
+                (f"{what}, {where}: press-to-frame p50", f"{percentile(samples.frame, 50):.2f} ms", ""),
+                (
+                    f"{what}, {where}: press-to-frame p99",
+                    f"{percentile(samples.frame, 99):.2f} ms",
+                    "<= 5 ms",
+                ),
+                (f"{what}, {where}: command p50", f"{percentile(samples.command, 50):.2f} ms", ""),
+                (f"{what}, {where}: draw p50", f"{percentile(samples.draw, 50):.2f} ms", ""),
+            ]
         if f"{kind} tmpfs" in found:
-            share = percentile(found[f"{kind} disk"].command, 50) - percentile(found[f"{kind} tmpfs"].command, 50)
+            share = percentile(found[f"{kind} disk"].command, 50) - percentile(
+                found[f"{kind} tmpfs"].command, 50
+            )
             rows.append((f"{what}: fsync share (command p50, disk - tmpfs)", f"{share:.2f} ms", ""))
     rows += [
         (f"start to READY=1 (median of {args.starts})", f"{figures['ready']:.2f} s", "< 2 s"),
         ("start to READY=1 (slowest)", f"{figures['ready_max']:.2f} s", ""),
         ("resident memory, web page up", f"{figures['rss']:.1f} MB", "< 80 MB"),
         (f"idle CPU over {args.idle_seconds:g} s", f"{figures['cpu']:.2f} %", "< 1 %"),
-        *((f"idle CPU, {label} ({targets} targets)", f"{cpu:.2f} %", "< 1 %") for label, cpu, targets in waiting),
+        *(
+            (f"idle CPU, {label} ({targets} targets)", f"{cpu:.2f} %", "< 1 %")
+            for label, cpu, targets in waiting
+        ),
         ("full garbage collection", f"{collect_plain:.1f} ms", ""),
         ("full garbage collection, settled", f"{collect_settled:.1f} ms", ""),
     ]
@@ -411,9 +434,11 @@ def main() -> None:
     print(f"{'-' * width}  {'-' * 10}  ------")
     for name, value, target in rows:
         print(f"{name:<{width}}  {value:>10}  {target}")
-    print(f"\n{len(ms)} presses picking up and putting down, {args.stored} placements and {args.stored} moves on "
-          f"each storage, through the emulated Pico; disk: {disk_folder()}; Python {sys.version.split()[0]}, "
-          f"load average {os.getloadavg()[0]:.1f}")
+    print(
+        f"\n{len(ms)} presses picking up and putting down, {args.stored} placements and {args.stored} moves on "
+        f"each storage, through the emulated Pico; disk: {disk_folder()}; Python {sys.version.split()[0]}, "
+        f"load average {os.getloadavg()[0]:.1f}"
+    )
 
 
 if __name__ == "__main__":

@@ -38,9 +38,11 @@ from web.testing import WEIGHT_LIMIT, LoadedDie, every_page_weight, page_weight 
 
 def fetcher(base: str):
     """A page's or a file's body over the real socket, as a browser that asks for no compression gets it."""
+
     def fetch(path: str) -> bytes:
         with urllib.request.urlopen(base + path, timeout=30) as r:
             return r.read()
+
     return fetch
 
 
@@ -65,7 +67,7 @@ class Feed:
             size = int(self._until(b"\r\n"), 16)
             while len(self.buf) < size + 2:
                 self.buf += self.sock.recv(65536)
-            chunk, self.buf = self.buf[:size].decode(), self.buf[size + 2:]
+            chunk, self.buf = self.buf[:size].decode(), self.buf[size + 2 :]
             for line in chunk.splitlines():
                 if line.startswith("data: "):
                     return json.loads(line[6:])
@@ -93,10 +95,12 @@ def sse_latency(runtime, port: int, changes: int, press) -> list[float]:
 
 def on_the_board(node_input):
     """A press on the board: the node's switch closed in the emulated Pico's key matrix, then opened."""
+
     def press(node: str) -> None:
         node_input.press(node)
         time.sleep(0.01)
         node_input.release(node)
+
     return press
 
 
@@ -107,9 +111,19 @@ def first_render(base: str, runs: int = 5) -> list[float] | None:
 
     out = []
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=[
-            "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-            "--disable-background-networking", "--disable-component-update", "--disable-sync"])
+        browser = p.chromium.launch(
+            executable_path="/usr/bin/chromium",
+            args=[
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+            ],
+        )
         for _ in range(runs):
             ctx = browser.new_context(viewport={"width": 360, "height": 740})  # a cold cache each time
             page = ctx.new_page()
@@ -153,21 +167,33 @@ def main() -> None:
     print("| --- | --- | --- |")
     for name, size in sizes.items():
         if size:
-            print(f"| weight: {'HTML (the board drawn by cloth.js)' if name == '/' else name} | {size / 1024:.1f} KiB | |")
+            print(
+                f"| weight: {'HTML (the board drawn by cloth.js)' if name == '/' else name} | {size / 1024:.1f} KiB | |"
+            )
     for label, page in pages.items():
         print(f"| page weight, {label} | {sum(page.values()) / 1024:.1f} KiB | < {WEIGHT_LIMIT // 1000} KB |")
     if renders:
         fcp = [r["fcp"] for r in renders if r["fcp"] is not None]
         load = [r["load"] for r in renders]
-        print(f"| first contentful paint, median of {len(renders)} cold loads | {statistics.median(fcp):.0f} ms | < 1 s |")
-        print(f"| load event, median of {len(renders)} cold loads | {statistics.median(load):.0f} ms | < 1 s |")
+        print(
+            f"| first contentful paint, median of {len(renders)} cold loads | {statistics.median(fcp):.0f} ms | < 1 s |"
+        )
+        print(
+            f"| load event, median of {len(renders)} cold loads | {statistics.median(load):.0f} ms | < 1 s |"
+        )
     else:
         print("| first render | (no /usr/bin/chromium) | < 1 s |")
-    print(f"| node pressed on the board -> SSE event on a socket, p50 ({len(board)} presses) | {pct(board, .5):.2f} ms | |")
-    print(f"| node pressed on the board -> SSE event on a socket, p99 | {pct(board, .99):.2f} ms | < 100 ms |")
+    print(
+        f"| node pressed on the board -> SSE event on a socket, p50 ({len(board)} presses) | {pct(board, 0.5):.2f} ms | |"
+    )
+    print(
+        f"| node pressed on the board -> SSE event on a socket, p99 | {pct(board, 0.99):.2f} ms | < 100 ms |"
+    )
     print(f"| node pressed on the board -> SSE event, max | {max(board):.2f} ms | |")
-    print(f"| runtime press -> SSE event on a socket, p50 ({len(latency)} changes) | {pct(latency, .5):.2f} ms | |")
-    print(f"| runtime press -> SSE event on a socket, p99 | {pct(latency, .99):.2f} ms | |")
+    print(
+        f"| runtime press -> SSE event on a socket, p50 ({len(latency)} changes) | {pct(latency, 0.5):.2f} ms | |"
+    )
+    print(f"| runtime press -> SSE event on a socket, p99 | {pct(latency, 0.99):.2f} ms | |")
     print(f"| runtime press -> SSE event, max | {max(latency):.2f} ms | |")
     print(f"\nPython {sys.version.split()[0]}, load average {os.getloadavg()[0]:.1f}")
 

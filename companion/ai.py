@@ -49,8 +49,8 @@ import gc
 import math
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Callable
 
 from companion.games.engine import Game
 from companion.rules.action import Action
@@ -203,7 +203,9 @@ class _Node:
 @dataclass
 class Result:
     action: Action
-    iterations: int  # tree iterations run (0: a forced move, a win in one, a beginner's random move, or none fitted)
+    iterations: (
+        int  # tree iterations run (0: a forced move, a win in one, a beginner's random move, or none fitted)
+    )
     seconds: float  # from the call to the answer, by the search's clock
     visits: dict[str, int]  # visits of each root action, by its text
     root: _Node | None = field(default=None, repr=False)  # the search tree, for tests and debugging
@@ -224,8 +226,13 @@ class _Look:
     stopped: bool = False  # the caller's ``stop`` ended it
 
 
-def search(game: Game, lvl: Level | str = "medium", rng: random.Random | None = None,
-           clock: Callable[[], float] = time.perf_counter, stop: Callable[[], bool] | None = None) -> Result:
+def search(
+    game: Game,
+    lvl: Level | str = "medium",
+    rng: random.Random | None = None,
+    clock: Callable[[], float] = time.perf_counter,
+    stop: Callable[[], bool] | None = None,
+) -> Result:
     """The action a computer player at ``lvl`` would take for the side to move; ``stop`` (asked between
     steps of the search) ends it early with the best so far once it answers True."""
     # Python's full garbage collection takes 50-110 ms in this process; falling inside a search it
@@ -258,18 +265,23 @@ def warm(game: Game, rng: random.Random | None = None) -> None:
         if board.over or not board.is_chance and len(board.legal_actions()) > 1:
             break
         board.push_legal(board.random_action(rng))
-    if not board.over:  # not search(): the collector stays as it is (a search on another thread may have it off)
+    if (
+        not board.over
+    ):  # not search(): the collector stays as it is (a search on another thread may have it off)
         _search(board, WARM, rng, time.perf_counter, None)
 
 
-def _search(game: Game, lvl: Level, rng: random.Random, clock: Callable[[], float],
-            stop: Callable[[], bool] | None) -> Result:
+def _search(
+    game: Game, lvl: Level, rng: random.Random, clock: Callable[[], float], stop: Callable[[], bool] | None
+) -> Result:
     start = clock()
     legal = game.legal_actions()
     if not legal:
         raise ValueError("the game is over: no action to choose")
     if len(legal) == 1 or game.is_chance:
-        return Result(legal[0] if len(legal) == 1 else rng.choice(legal), 0, clock() - start, {}, how="forced")
+        return Result(
+            legal[0] if len(legal) == 1 else rng.choice(legal), 0, clock() - start, {}, how="forced"
+        )
     board = game.copy()
     board.redo_stack = []
     order = board.action_order(legal)
@@ -296,7 +308,11 @@ def _search(game: Game, lvl: Level, rng: random.Random, clock: Callable[[], floa
     # Until an iteration is timed, the first look's cost per action stands in for each of its plies.
     guess = look.seconds / looked * (lvl.playout + 1) if looked else 0.0
     iterations, slowest, now = 0, 0.0, clock()
-    while iterations < lvl.iterations and now < last_start and now + (slowest if iterations else guess) < deadline:
+    while (
+        iterations < lvl.iterations
+        and now < last_start
+        and now + (slowest if iterations else guess) < deadline
+    ):
         if look.stopped or stop is not None and stop():
             break
         _iterate(board, root, lvl, rng)
@@ -310,8 +326,13 @@ def _search(game: Game, lvl: Level, rng: random.Random, clock: Callable[[], floa
     return Result(best.action, iterations, clock() - start, visits, root, looked=looked)
 
 
-def _first_look(board: Game, legal: list[Action], clock: Callable[[], float], until: float,
-                stop: Callable[[], bool] | None) -> _Look:
+def _first_look(
+    board: Game,
+    legal: list[Action],
+    clock: Callable[[], float],
+    until: float,
+    stop: Callable[[], bool] | None,
+) -> _Look:
     """Each action played once, until ``until`` by ``clock`` or until ``stop`` says so: the first that
     wins the game outright for the side to move (with their partner, in a game of teams) is taken, so
     no level misses a win in one it has time to see (a checkmate, a GRYB completed), a beginner

@@ -21,7 +21,7 @@ import os
 import signal
 import threading
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from companion.games.composed import interpreter as composed
 from companion.games.die import Die
@@ -53,9 +53,18 @@ class Companion:
     :func:`settle`; see ``Runtime._warm``).
     """
 
-    def __init__(self, config: Config, *, sim: bool = False, host: str | None = None, port: int | None = None,
-                 die: Die | None = None, watchdog: Callable[[], object] | None = None,
-                 watchdog_every: float | None = None, settle: Callable[[], None] | None = None):
+    def __init__(
+        self,
+        config: Config,
+        *,
+        sim: bool = False,
+        host: str | None = None,
+        port: int | None = None,
+        die: Die | None = None,
+        watchdog: Callable[[], object] | None = None,
+        watchdog_every: float | None = None,
+        settle: Callable[[], None] | None = None,
+    ):
         self.config = config
         self.sim = sim
         self.host = host if host is not None else config.web.host
@@ -93,17 +102,38 @@ class Companion:
                 log.warning("saved composition skipped: %s", problem)
             self.store = Store(state / DB_NAME)
             leds = config.leds
-            self.surface = open_surface(leds.driver, load_layout(leds.layout), interface=leds.interface,
-                                        strip=leds.strip, brightness=leds.brightness, budget_ma=leds.budget_ma,
-                                        fps=leds.fps)
+            self.surface = open_surface(
+                leds.driver,
+                load_layout(leds.layout),
+                interface=leds.interface,
+                strip=leds.strip,
+                brightness=leds.brightness,
+                budget_ma=leds.budget_ma,
+                fps=leds.fps,
+            )
             p = config.panel
-            self.panel = open_panel(p.driver, roll=p.roll, ok=p.ok, undo=p.undo, buzzer=p.buzzer,
-                                    status_led=p.status_led, hold_time=p.hold_time, bounce_time=p.bounce_time,
-                                    sounds=p.sounds)
+            self.panel = open_panel(
+                p.driver,
+                roll=p.roll,
+                ok=p.ok,
+                undo=p.undo,
+                buzzer=p.buzzer,
+                status_led=p.status_led,
+                hold_time=p.hold_time,
+                bounce_time=p.bounce_time,
+                sounds=p.sounds,
+            )
             self.panel.set_status("busy")
-            self.runtime = Runtime(config, self.store, die=self._die, frame_sink=self._show,
-                                   sound=self._sound, watchdog=self._watchdog,
-                                   watchdog_every=self._watchdog_every, settle=self._settle)
+            self.runtime = Runtime(
+                config,
+                self.store,
+                die=self._die,
+                frame_sink=self._show,
+                sound=self._sound,
+                watchdog=self._watchdog,
+                watchdog_every=self._watchdog_every,
+                settle=self._settle,
+            )
             self.runtime.start()
             submit = self.runtime.submit
             self.panel.when_roll = lambda: submit("roll")
@@ -112,8 +142,12 @@ class Companion:
             self.panel.when_menu = lambda: submit("menu")
             self.node_input = open_node_input(config.serial.url)
             self.node_input.when_event = self._node_event
-            self._selftest = Run(self.surface, self.node_input, [nd.name(n) for n in nd.nodes()],
-                                 on_end=lambda: self.runtime.submit("tick"))  # the game's picture again
+            self._selftest = Run(
+                self.surface,
+                self.node_input,
+                [nd.name(n) for n in nd.nodes()],
+                on_end=lambda: self.runtime.submit("tick"),
+            )  # the game's picture again
             self._serve()
             self._link_watch = threading.Thread(target=self._watch_link, name="gryb-link-led", daemon=True)
             self._link_watch.start()
@@ -126,10 +160,16 @@ class Companion:
         from web import create_app
         from web.server import serve
 
-        app = create_app(self.runtime, self.config, sim_input=self.node_input if self.sim else None,
-                         state_dir=self.config.state.path(), status_provider=self.status,
-                         selftest=self.start_selftest, cancel_selftest=self.cancel_selftest,
-                         leds=self.surface.shown)
+        app = create_app(
+            self.runtime,
+            self.config,
+            sim_input=self.node_input if self.sim else None,
+            state_dir=self.config.state.path(),
+            status_provider=self.status,
+            selftest=self.start_selftest,
+            cancel_selftest=self.cancel_selftest,
+            leds=self.surface.shown,
+        )
         self.server = serve(app, self.host, self.port)
 
     @property
@@ -147,7 +187,9 @@ class Companion:
         if self.selftest_running:
             return  # the self-test has the LEDs
         night = runtime.effects.night
-        surface.brightness = min(runtime.brightness, self.config.leds.night_brightness) if night else runtime.brightness
+        surface.brightness = (
+            min(runtime.brightness, self.config.leds.night_brightness) if night else runtime.brightness
+        )
         if surface.budget_ma != runtime.budget_ma:
             try:
                 surface.budget_ma = runtime.budget_ma
@@ -193,9 +235,15 @@ class Companion:
         """Hardware status for the settings page: mode, serial link, LED driver."""
         link = self.node_input.link_status() if self.node_input is not None else {"state": "down"}
         leds = self.surface.status() if self.surface is not None else {}
-        return {"mode": "simulator" if self.sim else "hardware", "serial": link.get("state"),
-                "heartbeat_age": link.get("heartbeat_age"), "link": link, "leds": leds.get("driver", "none"),
-                "led_status": leds, "selftest": self.selftest_report}
+        return {
+            "mode": "simulator" if self.sim else "hardware",
+            "serial": link.get("state"),
+            "heartbeat_age": link.get("heartbeat_age"),
+            "link": link,
+            "leds": leds.get("driver", "none"),
+            "led_status": leds,
+            "selftest": self.selftest_report,
+        }
 
     def _watch_link(self, every: float = LINK_WATCH_SECONDS) -> None:
         """The status LED says whether the Pico answers: steady while it does, a slow blink while it does
@@ -222,14 +270,16 @@ class Companion:
         self._closing.set()
         if self._link_watch is not None:
             self._link_watch.join(timeout=5)
-        for name, close in (("web", lambda: self.server.close()),
-                            ("self-test", lambda: self._selftest.cancel()),  # it uses the LEDs and buttons
-                            ("node input", lambda: self.node_input.close()),
-                            ("runtime", lambda: self.runtime.stop()),
-                            ("control panel", lambda: (self.panel.set_status("off"), self.panel.close())),
-                            ("LEDs", lambda: self.surface.close()),
-                            ("store", lambda: self.store.close()),
-                            ("state directory", lambda: self._lock is not None and os.close(self._lock))):
+        for name, close in (
+            ("web", lambda: self.server.close()),
+            ("self-test", lambda: self._selftest.cancel()),  # it uses the LEDs and buttons
+            ("node input", lambda: self.node_input.close()),
+            ("runtime", lambda: self.runtime.stop()),
+            ("control panel", lambda: (self.panel.set_status("off"), self.panel.close())),
+            ("LEDs", lambda: self.surface.close()),
+            ("store", lambda: self.store.close()),
+            ("state directory", lambda: self._lock is not None and os.close(self._lock)),
+        ):
             try:
                 close()
             except AttributeError:
@@ -255,14 +305,18 @@ def _hold(state) -> int:
         state.mkdir(parents=True, exist_ok=True)
         fd = os.open(state / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o600)
     except OSError as err:  # the first thing to touch the folder: say which folder, and where it is set
-        raise StoreUnavailable(f"the state directory {state} (games, settings; state.dir in the config) cannot "
-                               f"be made or written: {err.strerror or err}") from None
+        raise StoreUnavailable(
+            f"the state directory {state} (games, settings; state.dir in the config) cannot "
+            f"be made or written: {err.strerror or err}"
+        ) from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         os.close(fd)
-        raise StoreUnavailable(f"another GRYB Companion is running on {state}: stop it first "
-                               "(sudo systemctl stop gryb-companion)") from None
+        raise StoreUnavailable(
+            f"another GRYB Companion is running on {state}: stop it first "
+            "(sudo systemctl stop gryb-companion)"
+        ) from None
     return fd
 
 
@@ -283,8 +337,14 @@ def settle() -> None:
     gc.freeze()
 
 
-def run(config: Config, *, sim: bool, host: str | None = None, port: int | None = None,
-        stop: threading.Event | None = None) -> int:
+def run(
+    config: Config,
+    *,
+    sim: bool,
+    host: str | None = None,
+    port: int | None = None,
+    stop: threading.Event | None = None,
+) -> int:
     """``gryb-companion run``: start, tell systemd we are ready, ping its watchdog, stop on SIGTERM."""
     stop = stop or threading.Event()
     started = time.monotonic()
@@ -295,15 +355,24 @@ def run(config: Config, *, sim: bool, host: str | None = None, port: int | None 
 
     previous = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
     interval = notify.watchdog_interval()
-    companion = Companion(config, sim=sim, host=host, port=port, watchdog=notify.watchdog if interval else None,
-                          watchdog_every=interval / 2 if interval else None, settle=settle)
+    companion = Companion(
+        config,
+        sim=sim,
+        host=host,
+        port=port,
+        watchdog=notify.watchdog if interval else None,
+        watchdog_every=interval / 2 if interval else None,
+        settle=settle,
+    )
     try:
         companion.start()
         settle()
         notify.ready(f"serving {companion.url}")
         log.info("started in %.2f s; the board's page is %s/", time.monotonic() - started, companion.url)
-        print(f"GRYB Companion {'simulator ' if sim else ''}running: open {companion.url}/ (Ctrl+C stops)",
-              flush=True)
+        print(
+            f"GRYB Companion {'simulator ' if sim else ''}running: open {companion.url}/ (Ctrl+C stops)",
+            flush=True,
+        )
         stop.wait()
         notify.stopping("stopping")
     finally:

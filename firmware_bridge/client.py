@@ -23,8 +23,10 @@ from firmware_bridge.link import CONNECTING, DOWN, UP, HostLink, KeyEvent
 try:
     from termios import error as TermiosError  # pyserial's open flushes with tcflush: EIO on a vanished pty
 except ImportError:  # pragma: no cover - not a POSIX system
+
     class TermiosError(Exception):
         pass
+
 
 # What a port can raise when the board behind it goes away at any moment (termios.error is not an OSError).
 PORT_ERRORS = (serial.SerialException, OSError, TermiosError)
@@ -35,7 +37,9 @@ __all__ = ["BridgeClient", "KeyEvent", "UP", "DOWN", "CONNECTING", "HEARTBEAT_TI
 
 
 HEARTBEAT_TIMEOUT = 2.0  # seconds without a frame from the Pico before the link counts as lost
-PROBLEM_LOG_EVERY = 10.0  # seconds between warnings about spoilt frames and protocol problems (noise would flood)
+PROBLEM_LOG_EVERY = (
+    10.0  # seconds between warnings about spoilt frames and protocol problems (noise would flood)
+)
 
 
 class BridgeClient:
@@ -47,9 +51,17 @@ class BridgeClient:
     reader thread within one read timeout. Use as a context manager or call ``close()``.
     """
 
-    def __init__(self, url: str, on_key: Callable[[KeyEvent], None] | None = None, *,
-                 heartbeat_timeout: float = HEARTBEAT_TIMEOUT, backoff: tuple[float, float] = (0.05, 2.0),
-                 read_timeout: float = 0.2, baudrate: int = 115200, start: bool = True):
+    def __init__(
+        self,
+        url: str,
+        on_key: Callable[[KeyEvent], None] | None = None,
+        *,
+        heartbeat_timeout: float = HEARTBEAT_TIMEOUT,
+        backoff: tuple[float, float] = (0.05, 2.0),
+        read_timeout: float = 0.2,
+        baudrate: int = 115200,
+        start: bool = True,
+    ):
         if not isinstance(url, str) or not url:
             raise ValueError("give the serial port as a pyserial URL, e.g. /dev/ttyACM0")
         if heartbeat_timeout <= 0 or backoff[0] <= 0 or backoff[1] < backoff[0]:
@@ -159,13 +171,21 @@ class BridgeClient:
                 timed_out = self._link.timed_out
                 up = self._link.state == UP
                 problems = (self._link.decoder.bad, self._link.problems)
-                last_problem = (self._link.errors[-1] if problems[1] != self._problems_logged[1]
-                                else self._link.decoder.last_error)
+                last_problem = (
+                    self._link.errors[-1]
+                    if problems[1] != self._problems_logged[1]
+                    else self._link.decoder.last_error
+                )
             self._deliver(events)
             if problems != self._problems_logged and now - self._problems_logged_at >= PROBLEM_LOG_EVERY:
-                log.warning("node buttons: %d spoilt frame(s) and %d protocol problem(s) from the MCU on %s since "
-                            "the last report, the last: %s", problems[0] - self._problems_logged[0],
-                            problems[1] - self._problems_logged[1], self.url, last_problem)
+                log.warning(
+                    "node buttons: %d spoilt frame(s) and %d protocol problem(s) from the MCU on %s since "
+                    "the last report, the last: %s",
+                    problems[0] - self._problems_logged[0],
+                    problems[1] - self._problems_logged[1],
+                    self.url,
+                    last_problem,
+                )
                 self._problems_logged, self._problems_logged_at = problems, now
             if up:
                 delay = self.backoff[0]
@@ -174,7 +194,9 @@ class BridgeClient:
             if timed_out:
                 if self._silent is None:  # once per outage: a Pico without its firmware is silent for ever
                     self._silent = f"no frame from the MCU for {self._link.heartbeat_timeout:.1f} s"
-                    log.warning("node buttons: %s on %s; reconnecting until it answers", self._silent, self.url)
+                    log.warning(
+                        "node buttons: %s on %s; reconnecting until it answers", self._silent, self.url
+                    )
                 self._close_port()
                 continue
             if out:
@@ -188,8 +210,9 @@ class BridgeClient:
         try:
             # exclusive: a second program on the same port (`gryb-companion selftest` while the service
             # runs) would take half of every frame and both would lose presses; it is refused instead.
-            port = serial.serial_for_url(self.url, baudrate=self.baudrate, timeout=self.read_timeout,
-                                         write_timeout=0.5, exclusive=True)
+            port = serial.serial_for_url(
+                self.url, baudrate=self.baudrate, timeout=self.read_timeout, write_timeout=0.5, exclusive=True
+            )
         except (*PORT_ERRORS, ValueError) as err:
             self.open_errors += 1
             if self._last_open_error != str(err):

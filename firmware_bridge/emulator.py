@@ -88,8 +88,9 @@ class WiredMatrix(_Switches):
         self.board.wire_shift_registers(rows, cols, latch_gpio=17, load_gpio=20)
         b = self.board
         spi = b.SPI(0, sck=b.Pin(18), mosi=b.Pin(19), miso=b.Pin(16))
-        self._scanner = ShiftRegisterMatrix(spi, b.Pin(17, b.Pin.OUT, value=0), b.Pin(20, b.Pin.OUT, value=1),
-                                            rows, cols)
+        self._scanner = ShiftRegisterMatrix(
+            spi, b.Pin(17, b.Pin.OUT, value=0), b.Pin(20, b.Pin.OUT, value=1), rows, cols
+        )
 
     def _set(self, row: int, col: int, closed: bool) -> None:
         (self.board.keys.add if closed else self.board.keys.discard)((row, col))
@@ -111,9 +112,19 @@ class Emulator:
     at once; what they schedule happens on the emulator's own timeline.
     """
 
-    def __init__(self, rows: int = 24, cols: int = 16, *, debounce_ms: int = DEBOUNCE_MS, mode: int = DEFERRED,
-                 scan_us: int = SCAN_US, heartbeat_ms: int = HEARTBEAT_MS, wiring: str = "model",
-                 seed: int | None = None, start: bool = True):
+    def __init__(
+        self,
+        rows: int = 24,
+        cols: int = 16,
+        *,
+        debounce_ms: int = DEBOUNCE_MS,
+        mode: int = DEFERRED,
+        scan_us: int = SCAN_US,
+        heartbeat_ms: int = HEARTBEAT_MS,
+        wiring: str = "model",
+        seed: int | None = None,
+        start: bool = True,
+    ):
         if wiring not in ("model", "shift-register"):
             raise ValueError("wiring is 'model' or 'shift-register'")
         self.matrix = SwitchMatrix(rows, cols) if wiring == "model" else WiredMatrix(rows, cols)
@@ -244,7 +255,9 @@ class Emulator:
             os.symlink(self.device, tmp)
             os.replace(tmp, self.path)
             self.boots += 1
-            self.firmware = Firmware(self.matrix, self._write, on_reset=self._reset_requested, **self._settings)
+            self.firmware = Firmware(
+                self.matrix, self._write, on_reset=self._reset_requested, **self._settings
+            )
             self.firmware.start(self.ms())
         self._wake()
 
@@ -299,7 +312,11 @@ class Emulator:
     def _scan_at(self, when: float) -> None:
         """One firmware scan stamped with the MCU time of ``when`` (a time.monotonic() value)."""
         with self._lock:
-            if self.firmware is not None and self._master is not None and time.monotonic() >= self._hung_until:
+            if (
+                self.firmware is not None
+                and self._master is not None
+                and time.monotonic() >= self._hung_until
+            ):
                 self._scanned = max(self._scanned, int((when - self._t0) * 1000))  # MCU time never runs back
                 self.firmware.tick(self._scanned)
 
@@ -361,7 +378,9 @@ class Emulator:
                 if self._plan:
                     wait = max(0.0, min(wait, self._plan[0][0] - time.monotonic()))
             try:
-                ready = select.select([self._wake_r] + ([master] if master is not None else []), [], [], wait)[0]
+                ready = select.select(
+                    [self._wake_r] + ([master] if master is not None else []), [], [], wait
+                )[0]
             except OSError as err:  # the cable pulled (its pty closed) between taking master and select
                 if err.errno != errno.EBADF:
                     raise

@@ -54,7 +54,9 @@ class HostLink:
     :meth:`connected` after opening the port and :meth:`lost` when it fails; send what
     :meth:`take_outgoing` returns."""
 
-    def __init__(self, *, heartbeat_timeout: float = 2.0, snapshot_retry: float = 0.25, hello_retry: float = 0.5):
+    def __init__(
+        self, *, heartbeat_timeout: float = 2.0, snapshot_retry: float = 0.25, hello_retry: float = 0.5
+    ):
         self.heartbeat_timeout = heartbeat_timeout
         self.snapshot_retry = snapshot_retry
         self.hello_retry = hello_retry
@@ -68,7 +70,9 @@ class HostLink:
         self.resyncs = 0
         self.contradictions = 0
         self.unexpected = 0
-        self.errors: list[str] = []  # the last ten problems: refused commands, bad snapshots, keys off the matrix
+        self.errors: list[
+            str
+        ] = []  # the last ten problems: refused commands, bad snapshots, keys off the matrix
         self.problems = 0  # how many there were in all
         self.acks = 0
         self.timed_out = False
@@ -186,8 +190,10 @@ class HostLink:
         if kind == p.ACK:
             self.acks += 1
         elif kind == p.ERROR:
-            self._problem("%s refused (code %d): %s" % (p.NAMES.get(msg.command, hex(msg.command)), msg.code,
-                                                        msg.text.decode("ascii", "replace")))
+            self._problem(
+                "%s refused (code %d): %s"
+                % (p.NAMES.get(msg.command, hex(msg.command)), msg.code, msg.text.decode("ascii", "replace"))
+            )
         return []
 
     def _problem(self, text: str) -> None:
@@ -209,8 +215,10 @@ class HostLink:
     def _edge(self, msg: p.Message, now: float) -> list[KeyEvent]:
         if self.hello is not None and (msg.row >= self.hello.rows or msg.col >= self.hello.cols):
             self.contradictions += 1
-            self._problem("EDGE for key (%d, %d), outside the %dx%d matrix the MCU said it scans"
-                          % (msg.row, msg.col, self.hello.rows, self.hello.cols))
+            self._problem(
+                "EDGE for key (%d, %d), outside the %dx%d matrix the MCU said it scans"
+                % (msg.row, msg.col, self.hello.rows, self.hello.cols)
+            )
             return []
         gap = False
         if self.last_seq is not None:
@@ -234,8 +242,10 @@ class HostLink:
                 self._untrusted.discard(key)
                 return [KeyEvent(msg.row, msg.col, True, t, msg.seq, "edge")]
             if explain:  # down, and down again: its release was lost
-                return [KeyEvent(msg.row, msg.col, False, t, msg.seq, "gap"),
-                        KeyEvent(msg.row, msg.col, True, t, msg.seq, "edge")]
+                return [
+                    KeyEvent(msg.row, msg.col, False, t, msg.seq, "gap"),
+                    KeyEvent(msg.row, msg.col, True, t, msg.seq, "edge"),
+                ]
             self.contradictions += 1
             return []
         if key in self.pressed:
@@ -243,8 +253,10 @@ class HostLink:
             return [KeyEvent(msg.row, msg.col, False, t, msg.seq, "edge")]
         self._untrusted.discard(key)
         if explain:  # up, and up again: its press was lost
-            return [KeyEvent(msg.row, msg.col, True, t, msg.seq, "gap"),
-                    KeyEvent(msg.row, msg.col, False, t, msg.seq, "edge")]
+            return [
+                KeyEvent(msg.row, msg.col, True, t, msg.seq, "gap"),
+                KeyEvent(msg.row, msg.col, False, t, msg.seq, "edge"),
+            ]
         self.contradictions += 1
         return []
 
@@ -269,8 +281,9 @@ class HostLink:
         released = sorted(self.pressed - keys)
         pressed = sorted(keys - self.pressed)
         self.pressed = set(keys)
-        return ([KeyEvent(r, c, False, now, msg.seq, "resync") for r, c in released]
-                + [KeyEvent(r, c, True, now, msg.seq, "held" if (r, c) in held else "resync") for r, c in pressed])
+        return [KeyEvent(r, c, False, now, msg.seq, "resync") for r, c in released] + [
+            KeyEvent(r, c, True, now, msg.seq, "held" if (r, c) in held else "resync") for r, c in pressed
+        ]
 
     # -- timers ---------------------------------------------------------------------------------------------
 
@@ -282,7 +295,11 @@ class HostLink:
         if since is not None and now - since > self.heartbeat_timeout:
             self.timed_out = True
             return self.lost(now)
-        if self._want_snapshot and self._snapshot_asked is not None and now - self._snapshot_asked > self.snapshot_retry:
+        if (
+            self._want_snapshot
+            and self._snapshot_asked is not None
+            and now - self._snapshot_asked > self.snapshot_retry
+        ):
             self._ask_snapshot(now)
         if self.hello is None or self.state == CONNECTING:
             if self._hello_asked is not None and now - self._hello_asked > self.hello_retry:
@@ -290,7 +307,11 @@ class HostLink:
         return []
 
     def _ask_snapshot(self, now: float) -> None:
-        if self._want_snapshot and self._snapshot_asked is not None and now - self._snapshot_asked <= self.snapshot_retry:
+        if (
+            self._want_snapshot
+            and self._snapshot_asked is not None
+            and now - self._snapshot_asked <= self.snapshot_retry
+        ):
             return  # already asked, the answer may be on its way
         self._want_snapshot = True
         self._snapshot_asked = now
@@ -309,7 +330,9 @@ class HostLink:
         return {
             "state": self.state,
             "heartbeat_age": None if self.last_frame_at is None else round(now - self.last_frame_at, 3),
-            "firmware": None if hello is None else "%d.%d.%d" % (hello.fw_major, hello.fw_minor, hello.fw_patch),
+            "firmware": None
+            if hello is None
+            else "%d.%d.%d" % (hello.fw_major, hello.fw_minor, hello.fw_patch),
             "protocol": None if hello is None else hello.protocol,
             "matrix": None if hello is None else [hello.rows, hello.cols],
             "frames_ok": self.decoder.good,

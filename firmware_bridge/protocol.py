@@ -64,9 +64,19 @@ FORMATS = {
     GET_HELLO: (">B", ("tag",)),
 }
 TAILS = {SNAPSHOT: "bitmap", ERROR: "text"}
-NAMES = {HELLO: "HELLO", EDGE: "EDGE", HEARTBEAT: "HEARTBEAT", SNAPSHOT: "SNAPSHOT", ACK: "ACK",
-         ERROR: "ERROR", PING: "PING", GET_SNAPSHOT: "GET_SNAPSHOT", CONFIGURE: "CONFIGURE", RESET: "RESET",
-         GET_HELLO: "GET_HELLO"}
+NAMES = {
+    HELLO: "HELLO",
+    EDGE: "EDGE",
+    HEARTBEAT: "HEARTBEAT",
+    SNAPSHOT: "SNAPSHOT",
+    ACK: "ACK",
+    ERROR: "ERROR",
+    PING: "PING",
+    GET_SNAPSHOT: "GET_SNAPSHOT",
+    CONFIGURE: "CONFIGURE",
+    RESET: "RESET",
+    GET_HELLO: "GET_HELLO",
+}
 _SIZES = {}
 for _kind in FORMATS:
     _SIZES[_kind] = struct.calcsize(FORMATS[_kind][0])
@@ -77,6 +87,7 @@ class ProtocolError(ValueError):
 
 
 # -- CRC-16/CCITT-FALSE: poly 0x1021, init 0xFFFF, no reflection, no final xor ("123456789" -> 0x29B1) --
+
 
 def _crc_table():
     table = []
@@ -107,6 +118,7 @@ def crc16(data, crc=0xFFFF):
 
 
 # -- COBS ------------------------------------------------------------------------------------------
+
 
 def cobs_encode(data):
     """COBS-encode ``data``: the result has no zero byte and is at most len/254 + 1 bytes longer."""
@@ -140,7 +152,7 @@ def cobs_decode(data):
         end = i + code
         if end > n:
             raise ProtocolError("COBS: block of %d bytes runs past the end of the frame" % (code - 1))
-        block = data[i + 1:end]
+        block = data[i + 1 : end]
         if 0 in block:
             raise ProtocolError("COBS: zero byte inside a frame")
         out += block
@@ -151,6 +163,7 @@ def cobs_decode(data):
 
 
 # -- messages --------------------------------------------------------------------------------------
+
 
 class Message:
     """One decoded message: ``kind`` (a type constant) and its fields as attributes (``msg.seq``)."""
@@ -170,8 +183,12 @@ class Message:
         return NAMES.get(self.kind, "?")
 
     def __eq__(self, other):
-        return (isinstance(other, Message) and self.kind == other.kind and self.values == other.values
-                and self.tail == other.tail)
+        return (
+            isinstance(other, Message)
+            and self.kind == other.kind
+            and self.values == other.values
+            and self.tail == other.tail
+        )
 
     def __hash__(self):
         return hash((self.kind, self.values, self.tail))
@@ -191,7 +208,12 @@ def body(kind, values, tail=b""):
     fmt = FORMATS[kind][0]
     try:
         payload = struct.pack(fmt, *values)
-    except (struct.error, OverflowError, TypeError, ValueError) as err:  # MicroPython packs out-of-range ints silently
+    except (
+        struct.error,
+        OverflowError,
+        TypeError,
+        ValueError,
+    ) as err:  # MicroPython packs out-of-range ints silently
         raise ProtocolError("%s: %s" % (NAMES[kind], err))
     if kind not in TAILS and tail:
         raise ProtocolError("%s carries no tail" % NAMES[kind])
@@ -230,7 +252,7 @@ def parse(data):
     elif n - 4 != size:
         raise ProtocolError("%s payload of %d bytes, expected %d" % (NAMES[kind], n - 4, size))
     values = struct.unpack_from(spec[0], data, 2)
-    tail = data[2 + size:n - 2] if kind in TAILS else None
+    tail = data[2 + size : n - 2] if kind in TAILS else None
     return Message(kind, values, tail)
 
 
@@ -295,6 +317,7 @@ class Decoder:
 
 # -- builders for each message (the names both ends use) -------------------------------------------
 
+
 def hello(fw_version, rows, cols, seq, ms):
     return encode(HELLO, (fw_version[0], fw_version[1], fw_version[2], VERSION, rows, cols, seq, ms))
 
@@ -341,6 +364,7 @@ def reset(tag=0):
 
 
 # -- the snapshot bitmap: row-major, bit (row * cols + col), least significant bit of byte 0 first -----
+
 
 def bitmap_size(rows, cols):
     return (rows * cols + 7) // 8

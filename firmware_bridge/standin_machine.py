@@ -50,7 +50,7 @@ class Board:
         self.direct_rows = tuple(row_gpios)
         self.direct_cols = tuple(col_gpios)
 
-    def wire_shift_registers(self, rows: int, cols: int, latch_gpio: int, load_gpio: int) -> "ShiftChain":
+    def wire_shift_registers(self, rows: int, cols: int, latch_gpio: int, load_gpio: int) -> ShiftChain:
         """Rows on a 74HC595 chain, columns on a 74HC165 chain, both on the SPI bus (see keymatrix)."""
         self.chain = ShiftChain(self, rows, cols, latch_gpio, load_gpio)
         return self.chain
@@ -197,8 +197,9 @@ class SPI:
     LSB = 1
     _board: Board | None = None
 
-    def __init__(self, id, baudrate=1000000, *, polarity=0, phase=0, bits=8, firstbit=0, sck=None, mosi=None,
-                 miso=None):
+    def __init__(
+        self, id, baudrate=1000000, *, polarity=0, phase=0, bits=8, firstbit=0, sck=None, mosi=None, miso=None
+    ):
         if polarity != 0 or phase != 0 or bits != 8 or firstbit != SPI.MSB:
             raise ValueError("the stand-in SPI models mode 0, 8 bits, MSB first")
         self.id = id
@@ -239,7 +240,9 @@ class _Mem32:
     def __getitem__(self, address: int) -> int:
         if address == SIO_GPIO_IN:
             return self.board.gpio_in()
-        raise ValueError(f"the stand-in mem32 reads only SIO GPIO_IN (0x{SIO_GPIO_IN:08x}), not 0x{address:08x}")
+        raise ValueError(
+            f"the stand-in mem32 reads only SIO GPIO_IN (0x{SIO_GPIO_IN:08x}), not 0x{address:08x}"
+        )
 
 
 class _DefaultMem32(_Mem32):

@@ -11,7 +11,7 @@ picture is ``33 * scale`` wide and ``35 * scale`` high.
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from PIL import Image, ImageChops, ImageDraw, ImageFilter, ImageFont
 
@@ -88,7 +88,18 @@ def draw_board(lit: Mapping[str, RGB], status: Sequence[RGB] = (), scale: int = 
             _disc(draw, status_centre(i, scale, slots), 0.3 * scale, colour)
     font = ImageFont.load_default(size=max(8, round(0.6 * scale)))
     y = status_centre(0, scale)[1]
-    draw.text((status_centre(slots // 2 - 1, scale, slots)[0] + 0.7 * scale, y), "turn", fill=TEXT, font=font,
-              anchor="lm")
-    draw.text((status_centre(slots // 2, scale, slots)[0] - 0.7 * scale, y), "die", fill=TEXT, font=font, anchor="rm")
+    draw.text(
+        (status_centre(slots // 2 - 1, scale, slots)[0] + 0.7 * scale, y),
+        "turn",
+        fill=TEXT,
+        font=font,
+        anchor="lm",
+    )
+    draw.text(
+        (status_centre(slots // 2, scale, slots)[0] - 0.7 * scale, y),
+        "die",
+        fill=TEXT,
+        font=font,
+        anchor="rm",
+    )
     return image

@@ -34,9 +34,10 @@ Loading validates everything; a broken layout raises :class:`LayoutError` naming
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from companion.rules import node as nd
 
@@ -91,6 +92,7 @@ class LedLayout:
 
 # -- geometry ------------------------------------------------------------------------------------
 
+
 def block_index(x: int, y: int, width: int, height: int, first: str, major: str, serpentine: bool) -> int:
     """Index of cell (x, y) inside a ``width`` x ``height`` block wired from corner ``first``.
 
@@ -143,9 +145,10 @@ def rod_cells(depth: int = DEPTH) -> set[Cell]:
 
 # -- loading -------------------------------------------------------------------------------------
 
+
 def shipped_layouts() -> list[str]:
     """Names of the layouts that ship with the program."""
-    return sorted(p.stem[len("led-"):] for p in LAYOUT_DIR.glob("led-*.json"))
+    return sorted(p.stem[len("led-") :] for p in LAYOUT_DIR.glob("led-*.json"))
 
 
 def load_layout(name_or_path: str | Path) -> LedLayout:
@@ -158,7 +161,8 @@ def load_layout(name_or_path: str | Path) -> LedLayout:
         path = Path(text)
         if not path.is_file():
             raise LayoutError(
-                f"no LED layout {text!r}: give a shipped name ({', '.join(shipped_layouts())}) or a path to a layout file")
+                f"no LED layout {text!r}: give a shipped name ({', '.join(shipped_layouts())}) or a path to a layout file"
+            )
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as err:
@@ -194,7 +198,9 @@ def layout_from_dict(data: Any, source: str = "<layout>") -> LedLayout:
 def _keys(obj: dict, allowed: set[str], where: str) -> None:
     unknown = sorted(set(obj) - allowed)
     if unknown:
-        raise LayoutError(f"{where}: unknown key(s) {', '.join(map(repr, unknown))}; allowed: {', '.join(sorted(allowed))}")
+        raise LayoutError(
+            f"{where}: unknown key(s) {', '.join(map(repr, unknown))}; allowed: {', '.join(sorted(allowed))}"
+        )
 
 
 def _int(value: Any, what: str, where: str, low: int = 0, high: int | None = None) -> int:
@@ -244,8 +250,10 @@ def _panels(matrix: dict, size: tuple[int, int], where: str) -> list[dict]:
             panel["x"] = _int(spec.get("x"), f"panels[{i}].x", where, 0, width - 1)
             panel["y"] = _int(spec.get("y"), f"panels[{i}].y", where, 0, height - 1)
             if panel["x"] + panel["width"] > width or panel["y"] + panel["height"] > height:
-                raise LayoutError(f"{where}: panels[{i}] at ({panel['x']}, {panel['y']}) sized "
-                                  f"{panel['width']}x{panel['height']} runs off the {width}x{height} matrix")
+                raise LayoutError(
+                    f"{where}: panels[{i}] at ({panel['x']}, {panel['y']}) sized "
+                    f"{panel['width']}x{panel['height']} runs off the {width}x{height} matrix"
+                )
             panels.append(panel)
         return panels
     panel = _wiring(matrix.get("panel"), "panel", where, sized=True)
@@ -257,14 +265,18 @@ def _panels(matrix: dict, size: tuple[int, int], where: str) -> list[dict]:
     order = {}
     for ty in range(rows):
         for tx in range(columns):
-            order[block_index(tx, ty, columns, rows, tiles["first"], tiles["major"], tiles["serpentine"])] = (tx, ty)
+            order[block_index(tx, ty, columns, rows, tiles["first"], tiles["major"], tiles["serpentine"])] = (
+                tx,
+                ty,
+            )
     panels = []
     for t in range(columns * rows):
         tx, ty = order[t]
         first = panel["first"]
         if tiles["serpentine"]:
             line = block_index(tx, ty, columns, rows, tiles["first"], tiles["major"], False) // (
-                columns if tiles["major"] == "rows" else rows)
+                columns if tiles["major"] == "rows" else rows
+            )
             if line % 2:
                 first = _opposite(first)  # NeoMatrix: zigzag tiles turn alternate lines by 180 degrees
         panels.append({**panel, "first": first, "x": tx * pw, "y": ty * ph})
@@ -293,8 +305,15 @@ def _matrix_layout(data: dict, name: str, description: str, source: str, where: 
                 cell = (panel["x"] + px, panel["y"] + py)
                 if cell in index_of:
                     raise LayoutError(f"{where}: panels overlap at physical cell {cell} (duplicate pixels)")
-                index_of[cell] = base + block_index(px, py, panel["width"], panel["height"],
-                                                    panel["first"], panel["major"], panel["serpentine"])
+                index_of[cell] = base + block_index(
+                    px,
+                    py,
+                    panel["width"],
+                    panel["height"],
+                    panel["first"],
+                    panel["major"],
+                    panel["serpentine"],
+                )
         base += panel["width"] * panel["height"]
     pixel_count = base
 
@@ -304,7 +323,9 @@ def _matrix_layout(data: dict, name: str, description: str, source: str, where: 
             raise LayoutError(f"{where}: {what} at cell ({x}, {y}) is outside the {width}x{height} matrix")
         physical_cell, _ = rotate(cell, (width, height), rotation)
         if physical_cell not in index_of:
-            raise LayoutError(f"{where}: {what} at cell ({x}, {y}) has no LED under it (a hole between panels)")
+            raise LayoutError(
+                f"{where}: {what} at cell ({x}, {y}) has no LED under it (a hole between panels)"
+            )
         return index_of[physical_cell]
 
     origin = data.get("origin", [width // 2, height // 2])
@@ -325,8 +346,8 @@ def _matrix_layout(data: dict, name: str, description: str, source: str, where: 
     for i, cell in enumerate(status_cells):
         if not (isinstance(cell, list) and len(cell) == 2):
             raise LayoutError(f"{where}: status[{i}] must be an [x, y] cell, not {cell!r}")
-        x = _int(cell[0], f"status[{i}] x", where, -10**6)
-        y = _int(cell[1], f"status[{i}] y", where, -10**6)
+        x = _int(cell[0], f"status[{i}] x", where, -(10**6))
+        y = _int(cell[1], f"status[{i}] y", where, -(10**6))
         status.append(pixel_of((x, y), f"status[{i}]"))
     _no_duplicates(nodes, status, where)
 
@@ -336,9 +357,17 @@ def _matrix_layout(data: dict, name: str, description: str, source: str, where: 
         raise LayoutError(f"{where}: 'rods' must be true or false")
     if draw_rods:
         taken = set(status)
-        rods = tuple(sorted(p for p in (pixel_of((ox + x, oy + y), "a rod")
-                                        for x, y in rod_cells() if 0 <= ox + x < width and 0 <= oy + y < height)
-                            if p not in taken))
+        rods = tuple(
+            sorted(
+                p
+                for p in (
+                    pixel_of((ox + x, oy + y), "a rod")
+                    for x, y in rod_cells()
+                    if 0 <= ox + x < width and 0 <= oy + y < height
+                )
+                if p not in taken
+            )
+        )
 
     cells: list[Cell | None] = [None] * pixel_count
     for y in range(height):
@@ -346,7 +375,9 @@ def _matrix_layout(data: dict, name: str, description: str, source: str, where: 
             physical_cell, _ = rotate((x, y), (width, height), rotation)
             if physical_cell in index_of:
                 cells[index_of[physical_cell]] = (x, y)
-    return LedLayout(name, pixel_count, nodes, tuple(status), rods, (width, height), tuple(cells), description, source)
+    return LedLayout(
+        name, pixel_count, nodes, tuple(status), rods, (width, height), tuple(cells), description, source
+    )
 
 
 def _chain_layout(chain: Any, name: str, description: str, source: str, where: str) -> LedLayout:
@@ -363,11 +394,17 @@ def _chain_layout(chain: Any, name: str, description: str, source: str, where: s
         if node_name is None:
             continue  # a chain position left dark (e.g. a spare LED)
         if node_name not in known:
-            raise LayoutError(f"{where}: chain.nodes[{i}] = {node_name!r} is not a node of the standard board")
+            raise LayoutError(
+                f"{where}: chain.nodes[{i}] = {node_name!r} is not a node of the standard board"
+            )
         if node_name in nodes:
-            raise LayoutError(f"{where}: node {node_name} appears twice (chain positions {nodes[node_name]} and {i})")
+            raise LayoutError(
+                f"{where}: node {node_name} appears twice (chain positions {nodes[node_name]} and {i})"
+            )
         if i >= pixel_count:
-            raise LayoutError(f"{where}: node {node_name} at chain position {i} is past the chain's {pixel_count} pixels")
+            raise LayoutError(
+                f"{where}: node {node_name} at chain position {i} is past the chain's {pixel_count} pixels"
+            )
         nodes[node_name] = i
     missing = [n for n in (nd.name(m) for m in nd.nodes(DEPTH)) if n not in nodes]
     if missing:
@@ -382,9 +419,11 @@ def _chain_layout(chain: Any, name: str, description: str, source: str, where: s
     used = set(nodes.values()) | set(status) | spare
     holes = [p for p in range(pixel_count) if p not in used]
     if holes:
-        raise LayoutError(f"{where}: chain position(s) {', '.join(map(str, holes[:8]))}"
-                          f"{' ...' if len(holes) > 8 else ''} light nothing (holes in the chain); "
-                          "shorten 'pixels' or name the node")
+        raise LayoutError(
+            f"{where}: chain position(s) {', '.join(map(str, holes[:8]))}"
+            f"{' ...' if len(holes) > 8 else ''} light nothing (holes in the chain); "
+            "shorten 'pixels' or name the node"
+        )
     return LedLayout(name, pixel_count, nodes, tuple(status), (), None, (), description, source)
 
 
@@ -392,9 +431,13 @@ def _no_duplicates(nodes: dict[str, int], status: list[int], where: str) -> None
     owner = {}
     for node_name, pixel in nodes.items():
         if pixel in owner:
-            raise LayoutError(f"{where}: nodes {owner[pixel]} and {node_name} share pixel {pixel} (duplicate)")
+            raise LayoutError(
+                f"{where}: nodes {owner[pixel]} and {node_name} share pixel {pixel} (duplicate)"
+            )
         owner[pixel] = f"node {node_name}"
     for i, pixel in enumerate(status):
         if pixel in owner:
-            raise LayoutError(f"{where}: status[{i}] uses pixel {pixel}, already used by {owner[pixel]} (duplicate)")
+            raise LayoutError(
+                f"{where}: status[{i}] uses pixel {pixel}, already used by {owner[pixel]} (duplicate)"
+            )
         owner[pixel] = f"status[{i}]"

@@ -27,10 +27,10 @@ import threading
 import time
 from array import array
 from collections import deque
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
 from pathlib import Path
-from typing import Mapping, Sequence
 
 from hardware.led_layout import LedLayout
 
@@ -100,8 +100,15 @@ class Pipeline:
     with the estimated current; it keeps no frame state, so it is safe to call from any thread.
     """
 
-    def __init__(self, layout: LedLayout, strip: str, brightness: float, budget_ma: float,
-                 gamma: float = GAMMA, power: PowerModel = PowerModel()):
+    def __init__(
+        self,
+        layout: LedLayout,
+        strip: str,
+        brightness: float,
+        budget_ma: float,
+        gamma: float = GAMMA,
+        power: PowerModel = PowerModel(),
+    ):
         self.layout = layout
         self.strip = strip
         self.gamma = gamma
@@ -120,8 +127,10 @@ class Pipeline:
 
     def compose(self, nodes: Mapping[str, RGB], status: Sequence[RGB]) -> bytearray:
         if len(status) > len(self._status):
-            raise LedInputError(f"{len(status)} status colours, but layout {self.layout.name} has "
-                                f"{len(self._status)} status pixels")
+            raise LedInputError(
+                f"{len(status)} status colours, but layout {self.layout.name} has "
+                f"{len(self._status)} status pixels"
+            )
         raw = self._nodes_at_once(nodes)
         if raw is None:  # a name or a colour that is not right: node by node, to say which
             raw = bytearray(3 * self.pixels)
@@ -131,10 +140,10 @@ class Pipeline:
                     at = offsets[name]
                 except KeyError:
                     raise LedInputError(f"{name!r} is not a node of layout {self.layout.name}") from None
-                raw[at:at + 3] = _colour(colour, name)
+                raw[at : at + 3] = _colour(colour, name)
         for i, colour in enumerate(status):
             at = self._status[i]
-            raw[at:at + 3] = _colour(colour, f"status[{i}]")
+            raw[at : at + 3] = _colour(colour, f"status[{i}]")
         return raw
 
     def _nodes_at_once(self, nodes: Mapping[str, RGB]) -> bytearray | None:
@@ -149,14 +158,16 @@ class Pipeline:
             raw = bytearray(3 * self.pixels)
             for name, colour in nodes.items():
                 at = offsets[name]
-                raw[at:at + 3] = colour
+                raw[at : at + 3] = colour
         except (TypeError, ValueError):
             return None
         return raw
 
     def check_pixels(self, pixels: Sequence[RGB]) -> bytearray:
         if len(pixels) != self.pixels:
-            raise LedInputError(f"a frame for layout {self.layout.name} has {self.pixels} pixels, not {len(pixels)}")
+            raise LedInputError(
+                f"a frame for layout {self.layout.name} has {self.pixels} pixels, not {len(pixels)}"
+            )
         try:  # fast path: one C-level pass; bytearray() refuses values outside 0..255
             if all(len(colour) == 3 for colour in pixels):
                 return bytearray(chain.from_iterable(pixels))
@@ -204,7 +215,9 @@ class Pipeline:
         big_r, big_g, big_b = spread(r), spread(g), spread(b)
         big_w = smaller(smaller(big_r, big_g), big_b)
         # every lane of r, g, b is >= w: whole-int subtraction never borrows across lanes
-        return tuple(v.to_bytes(2 * n, "big")[1::2] for v in (big_r - big_w, big_g - big_w, big_b - big_w, big_w))
+        return tuple(
+            v.to_bytes(2 * n, "big")[1::2] for v in (big_r - big_w, big_g - big_w, big_b - big_w, big_w)
+        )
 
     def _current(self, r: bytes, g: bytes, b: bytes, w: bytes | None) -> float:
         p = self.power
@@ -227,8 +240,10 @@ class Pipeline:
         if self.strip == "GRB":
             return list(zip(wire[1::3], wire[0::3], wire[2::3]))
         w = wire[3::4]
-        return [(min(255, r + x), min(255, g + x), min(255, b + x))
-                for r, g, b, x in zip(wire[1::4], wire[0::4], wire[2::4], w)]
+        return [
+            (min(255, r + x), min(255, g + x), min(255, b + x))
+            for r, g, b, x in zip(wire[1::4], wire[0::4], wire[2::4], w)
+        ]
 
     def current(self, wire: bytes) -> float:
         if self.strip == "GRB":
@@ -258,12 +273,26 @@ class LedSurface:
 
     driver = "none"
 
-    def __init__(self, layout: LedLayout, *, interface: str = "spi", strip: str = "GRB", brightness: float = 0.5,
-                 budget_ma: float = 4000, fps: float = 30, gamma: float = GAMMA, power: PowerModel = PowerModel()):
+    def __init__(
+        self,
+        layout: LedLayout,
+        *,
+        interface: str = "spi",
+        strip: str = "GRB",
+        brightness: float = 0.5,
+        budget_ma: float = 4000,
+        fps: float = 30,
+        gamma: float = GAMMA,
+        power: PowerModel = PowerModel(),
+    ):
         if not isinstance(layout, LedLayout):
-            raise LedInputError(f"layout must be a LedLayout (see hardware.led_layout.load_layout), not {layout!r}")
+            raise LedInputError(
+                f"layout must be a LedLayout (see hardware.led_layout.load_layout), not {layout!r}"
+            )
         if interface not in INTERFACES:
-            raise LedInputError(f"interface must be 'spi' (GPIO10, recommended) or 'pwm' (GPIO18), not {interface!r}")
+            raise LedInputError(
+                f"interface must be 'spi' (GPIO10, recommended) or 'pwm' (GPIO18), not {interface!r}"
+            )
         if strip not in STRIPS:
             raise LedInputError(f"strip must be 'GRB' (WS2812B) or 'GRBW' (SK6812 RGBW), not {strip!r}")
         if not isinstance(fps, (int, float)) or not 1 <= fps <= 1000:
@@ -355,7 +384,9 @@ class LedSurface:
     def _shown_wire(self) -> bytes:
         with self._lock:
             wire = self._last_wire
-        return wire if wire is not None else bytes((3 if self.strip == "GRB" else 4) * self.layout.pixel_count)
+        return (
+            wire if wire is not None else bytes((3 if self.strip == "GRB" else 4) * self.layout.pixel_count)
+        )
 
     @property
     def frame(self) -> list[RGB]:
@@ -493,8 +524,10 @@ def idle_draw_ma(layout: LedLayout, power: PowerModel | None = None) -> float:
 def _check_budget(budget_ma, layout: LedLayout, power: PowerModel) -> None:
     idle = idle_draw_ma(layout, power)
     if not isinstance(budget_ma, (int, float)) or isinstance(budget_ma, bool) or budget_ma <= idle:
-        raise LedInputError(f"budget_ma {budget_ma!r} does not cover the idle draw of {layout.pixel_count} LEDs "
-                            f"(~{idle:.0f} mA at {power.idle_ma:g} mA each): raise the budget")
+        raise LedInputError(
+            f"budget_ma {budget_ma!r} does not cover the idle draw of {layout.pixel_count} LEDs "
+            f"(~{idle:.0f} mA at {power.idle_ma:g} mA each): raise the budget"
+        )
 
 
 def _check_brightness(value) -> None:
@@ -503,6 +536,7 @@ def _check_brightness(value) -> None:
 
 
 # -- the simulator ---------------------------------------------------------------------------------
+
 
 class SimulatedSurface(LedSurface):
     """The LEDs in memory: keeps the last frame sent and counts frames; draws the board as a PNG.
@@ -516,7 +550,9 @@ class SimulatedSurface(LedSurface):
 
     def __init__(self, layout: LedLayout, **kw):
         super().__init__(layout, **kw)
-        self._wire = bytes((3 if self.strip == "GRB" else 4) * layout.pixel_count)  # dark until the first frame
+        self._wire = bytes(
+            (3 if self.strip == "GRB" else 4) * layout.pixel_count
+        )  # dark until the first frame
 
     def _write(self, wire: bytes) -> None:
         self._wire = wire
@@ -540,6 +576,7 @@ class SimulatedSurface(LedSurface):
 
 
 # -- rpi_ws281x ------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class HardwarePaths:
@@ -597,33 +634,48 @@ def check_platform(interface: str, pixels: int, paths: HardwarePaths = HardwareP
     """
     model = pi_model(paths)
     if model is None:
-        raise LedError("this is not a Raspberry Pi (no Pi model in the device tree or /proc/cpuinfo): the ws281x "
-                       "driver only runs on a Pi; use the simulator (leds.driver = \"sim\")")
+        raise LedError(
+            "this is not a Raspberry Pi (no Pi model in the device tree or /proc/cpuinfo): the ws281x "
+            'driver only runs on a Pi; use the simulator (leds.driver = "sim")'
+        )
     if re.search(r"Raspberry Pi (5|500)\b|Compute Module 5|Pi 5 family", model):
-        raise LedError(f"{model}: rpi_ws281x does not support the Raspberry Pi 5 (its GPIO sits behind the RP1 "
-                       "chip); use a Pi Zero 2 W, 3 or 4 for the LEDs, or the simulator")
+        raise LedError(
+            f"{model}: rpi_ws281x does not support the Raspberry Pi 5 (its GPIO sits behind the RP1 "
+            "chip); use a Pi Zero 2 W, 3 or 4 for the LEDs, or the simulator"
+        )
     if interface == "spi":
-        for dev, fix in ((paths.spidev, "enable SPI: sudo raspi-config nonint do_spi 0 (or dtparam=spi=on in "
-                                        "/boot/firmware/config.txt) and reboot"),
-                         (paths.gpiomem, "/dev/gpiomem is missing: use a current Raspberry Pi OS kernel")):
+        for dev, fix in (
+            (
+                paths.spidev,
+                "enable SPI: sudo raspi-config nonint do_spi 0 (or dtparam=spi=on in "
+                "/boot/firmware/config.txt) and reboot",
+            ),
+            (paths.gpiomem, "/dev/gpiomem is missing: use a current Raspberry Pi OS kernel"),
+        ):
             if not os.path.exists(dev):
                 raise LedError(f"{dev} does not exist: {fix}")
             if not os.access(dev, os.R_OK | os.W_OK):
                 group = "spi" if dev == paths.spidev else "gpio"
-                raise LedError(f"no permission to use {dev}: add the user to the {group} group "
-                               f"(sudo usermod -aG spi,gpio $USER, then log in again)")
+                raise LedError(
+                    f"no permission to use {dev}: add the user to the {group} group "
+                    f"(sudo usermod -aG spi,gpio $USER, then log in again)"
+                )
         need = spi_buffer_bytes(pixels)
         try:
             bufsiz = int(Path(paths.spidev_bufsiz).read_text().strip())
         except (OSError, ValueError):
             bufsiz = SPIDEV_DEFAULT_BUFSIZ
         if bufsiz < need:
-            raise LedError(f"the SPI buffer holds {bufsiz} bytes but {pixels} LEDs need {need}: add "
-                           "spidev.bufsiz=32768 to the one line of /boot/firmware/cmdline.txt and reboot")
+            raise LedError(
+                f"the SPI buffer holds {bufsiz} bytes but {pixels} LEDs need {need}: add "
+                "spidev.bufsiz=32768 to the one line of /boot/firmware/cmdline.txt and reboot"
+            )
     else:
         if not os.access(paths.mem, os.R_OK | os.W_OK):
-            raise LedError(f"PWM on GPIO18 needs {paths.mem}, which only root may open: run as root, or use "
-                           "interface = \"spi\" (GPIO10, no root; recommended)")
+            raise LedError(
+                f"PWM on GPIO18 needs {paths.mem}, which only root may open: run as root, or use "
+                'interface = "spi" (GPIO10, no root; recommended)'
+            )
     return model
 
 
@@ -652,25 +704,47 @@ class Ws281xSurface(LedSurface):
 
     driver = "ws281x"
 
-    def __init__(self, layout: LedLayout, *, interface: str = "spi", strip: str = "GRB", brightness: float = 0.5,
-                 budget_ma: float = 4000, fps: float = 30, paths: HardwarePaths = HardwarePaths(), **kw):
-        super().__init__(layout, interface=interface, strip=strip, brightness=brightness, budget_ma=budget_ma,
-                         fps=fps, **kw)
+    def __init__(
+        self,
+        layout: LedLayout,
+        *,
+        interface: str = "spi",
+        strip: str = "GRB",
+        brightness: float = 0.5,
+        budget_ma: float = 4000,
+        fps: float = 30,
+        paths: HardwarePaths = HardwarePaths(),
+        **kw,
+    ):
+        super().__init__(
+            layout,
+            interface=interface,
+            strip=strip,
+            brightness=brightness,
+            budget_ma=budget_ma,
+            fps=fps,
+            **kw,
+        )
         self.closed = True  # until the strip is up
         self.model = check_platform(interface, layout.pixel_count, paths)
         try:
             import rpi_ws281x
         except ImportError:
-            raise LedError("the rpi_ws281x library is not installed: pip install rpi_ws281x (it builds on a "
-                           "Raspberry Pi only; elsewhere use the simulator)") from None
+            raise LedError(
+                "the rpi_ws281x library is not installed: pip install rpi_ws281x (it builds on a "
+                "Raspberry Pi only; elsewhere use the simulator)"
+            ) from None
         strip_type = rpi_ws281x.ws.WS2811_STRIP_RGB if strip == "GRB" else rpi_ws281x.ws.SK6812_STRIP_RGBW
         # brightness 255 and no gamma in the library: ours are already applied, the bytes pass through.
-        self._strip = rpi_ws281x.PixelStrip(layout.pixel_count, INTERFACES[interface], LED_FREQ_HZ, LED_DMA, False,
-                                            255, 0, strip_type)
+        self._strip = rpi_ws281x.PixelStrip(
+            layout.pixel_count, INTERFACES[interface], LED_FREQ_HZ, LED_DMA, False, 255, 0, strip_type
+        )
         try:
             self._strip.begin()
         except RuntimeError as err:
-            raise LedError(f"rpi_ws281x could not start on GPIO{INTERFACES[interface]} ({self.model}): {err}") from None
+            raise LedError(
+                f"rpi_ws281x could not start on GPIO{INTERFACES[interface]} ({self.model}): {err}"
+            ) from None
         self._words = array("I", bytes(4 * layout.pixel_count))
         self.closed = False
 
@@ -706,4 +780,4 @@ def open_surface(driver: str, layout: LedLayout, **kw) -> LedSurface:
         return SimulatedSurface(layout, **kw)
     if driver == "ws281x":
         return Ws281xSurface(layout, **kw)
-    raise LedInputError(f"unknown LED driver {driver!r}: use \"sim\" or \"ws281x\"")
+    raise LedInputError(f'unknown LED driver {driver!r}: use "sim" or "ws281x"')

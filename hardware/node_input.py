@@ -92,8 +92,14 @@ class SerialNodeInput(NodeInput):
     ``heartbeat_timeout`` seconds without a frame count as a lost link (keys released, reconnect).
     """
 
-    def __init__(self, url: str, layout: ButtonLayout | str | Path | None = None, *,
-                 heartbeat_timeout: float = HEARTBEAT_TIMEOUT, backoff: tuple[float, float] = (0.05, 2.0)):
+    def __init__(
+        self,
+        url: str,
+        layout: ButtonLayout | str | Path | None = None,
+        *,
+        heartbeat_timeout: float = HEARTBEAT_TIMEOUT,
+        backoff: tuple[float, float] = (0.05, 2.0),
+    ):
         self.layout = _layout(layout)
         self.url = url
         self.unmapped_keys: dict[str, int] = {}
@@ -130,14 +136,19 @@ class SerialNodeInput(NodeInput):
                 name = f"{event.row},{event.col}"
                 with self._lock:
                     self.unmapped_keys[name] = self.unmapped_keys.get(name, 0) + 1
-                log.warning("node buttons: key (%d, %d) pressed, but no node sits there (wiring fault?)",
-                            event.row, event.col)
+                log.warning(
+                    "node buttons: key (%d, %d) pressed, but no node sits there (wiring fault?)",
+                    event.row,
+                    event.col,
+                )
             return
         self._emit(NodeEvent(node, event.pressed, event.time))
 
     def pressed_nodes(self) -> frozenset[str]:
         layout = self.layout
-        return frozenset(n for n in (layout.node_at(r, c) for r, c in self._client.pressed()) if n is not None)
+        return frozenset(
+            n for n in (layout.node_at(r, c) for r, c in self._client.pressed()) if n is not None
+        )
 
     def link_status(self) -> dict:
         status = self._client.status()
@@ -145,8 +156,10 @@ class SerialNodeInput(NodeInput):
             status["unmapped_keys"] = dict(self.unmapped_keys)
         matrix = status.get("matrix")
         if matrix is not None and matrix != [self.layout.rows, self.layout.cols]:
-            status["layout_mismatch"] = (f"the MCU scans {matrix[0]}x{matrix[1]} but the button layout is "
-                                         f"{self.layout.rows}x{self.layout.cols}")
+            status["layout_mismatch"] = (
+                f"the MCU scans {matrix[0]}x{matrix[1]} but the button layout is "
+                f"{self.layout.rows}x{self.layout.cols}"
+            )
         return status
 
     def close(self) -> None:
@@ -165,8 +178,14 @@ class SimulatedNodeInput(SerialNodeInput):
     (``debounce_ms``, ``mode``, ``heartbeat_ms``, ``wiring``...) pass through ``emulator_options``.
     """
 
-    def __init__(self, layout: ButtonLayout | str | Path | None = None, *, heartbeat_timeout: float = HEARTBEAT_TIMEOUT,
-                 backoff: tuple[float, float] = (0.05, 2.0), emulator_options: dict | None = None):
+    def __init__(
+        self,
+        layout: ButtonLayout | str | Path | None = None,
+        *,
+        heartbeat_timeout: float = HEARTBEAT_TIMEOUT,
+        backoff: tuple[float, float] = (0.05, 2.0),
+        emulator_options: dict | None = None,
+    ):
         layout = _layout(layout)
         options = dict(debounce_ms=5, mode=DEFERRED)
         options.update(emulator_options or {})

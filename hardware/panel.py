@@ -22,7 +22,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import Callable
+from collections.abc import Callable
 
 log = logging.getLogger(__name__)
 
@@ -97,8 +97,19 @@ class ControlPanel:
     manager; :meth:`close` is idempotent.
     """
 
-    def __init__(self, *, roll: int = 17, ok: int = 27, undo: int = 22, buzzer: int = 13, status_led: int = 6,
-                 hold_time: float = 1.0, bounce_time: float = 0.05, sounds: bool = True, pin_factory=None):
+    def __init__(
+        self,
+        *,
+        roll: int = 17,
+        ok: int = 27,
+        undo: int = 22,
+        buzzer: int = 13,
+        status_led: int = 6,
+        hold_time: float = 1.0,
+        bounce_time: float = 0.05,
+        sounds: bool = True,
+        pin_factory=None,
+    ):
         from gpiozero import LED, Button, TonalBuzzer
         from gpiozero.exc import BadPinFactory
         from gpiozero.tones import Tone
@@ -132,11 +143,15 @@ class ControlPanel:
         self._undo_held = False
         try:
             for name in BUTTONS:
-                button = Button(pins[name], pull_up=True, bounce_time=None, hold_time=hold_time,
-                                pin_factory=pin_factory)
+                button = Button(
+                    pins[name], pull_up=True, bounce_time=None, hold_time=hold_time, pin_factory=pin_factory
+                )
                 self._devices[name] = button
-                debounce = _Debounce(lambda b=button: b.is_pressed, bounce_time,
-                                     lambda pressed, n=name: self._changed(n, pressed))
+                debounce = _Debounce(
+                    lambda b=button: b.is_pressed,
+                    bounce_time,
+                    lambda pressed, n=name: self._changed(n, pressed),
+                )
                 self._debounce[name] = debounce
                 button.when_pressed = lambda d=debounce: d.edge(True)
                 button.when_released = lambda d=debounce: d.edge(False)
@@ -150,10 +165,15 @@ class ControlPanel:
             raise
         except Exception as err:  # gpiozero's own errors: no GPIO here, pin in use, ...
             self.close()
-            hint = (" (no GPIO here: on a Raspberry Pi install python3-lgpio, which install.sh does; elsewhere "
-                    "set panel.driver = \"sim\", or run --sim)" if isinstance(err, BadPinFactory) else "")
-            raise PanelError(f"the control panel's GPIO could not be opened: {type(err).__name__}: {err}{hint}") \
-                from err
+            hint = (
+                " (no GPIO here: on a Raspberry Pi install python3-lgpio, which install.sh does; elsewhere "
+                'set panel.driver = "sim", or run --sim)'
+                if isinstance(err, BadPinFactory)
+                else ""
+            )
+            raise PanelError(
+                f"the control panel's GPIO could not be opened: {type(err).__name__}: {err}{hint}"
+            ) from err
         self._sound_lock = threading.Lock()
         self._sound_wake = threading.Event()
         self._sound_generation = 0
@@ -244,7 +264,7 @@ class ControlPanel:
     # -- status LED ------------------------------------------------------------------------------------
 
     def set_status(self, state: str) -> None:
-        """"ready" (steady on), "busy" (fast blink), "link-down" (slow blink) or "off"."""
+        """ "ready" (steady on), "busy" (fast blink), "link-down" (slow blink) or "off"."""
         if state not in STATUS:
             raise PanelError(f"no status {state!r}: one of {', '.join(STATUS)}")
         if self.closed:
@@ -305,4 +325,4 @@ def open_panel(driver: str, **kw) -> ControlPanel:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", PinFactoryFallback)
             return ControlPanel(**kw)
-    raise PanelError(f"unknown panel driver {driver!r}: use \"sim\" or \"gpio\"")
+    raise PanelError(f'unknown panel driver {driver!r}: use "sim" or "gpio"')

@@ -25,8 +25,8 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
 
 log = logging.getLogger(__name__)
 
@@ -56,33 +56,61 @@ class Report:
 
     @property
     def ok(self) -> bool:
-        return not (self.dead or self.stuck or self.chattering or self.cancelled) \
+        return (
+            not (self.dead or self.stuck or self.chattering or self.cancelled)
             and self.link.get("state", "up") == "up"
+        )
 
     def to_dict(self) -> dict:
-        return {"ok": self.ok, "pixels": self.pixels, "sweep_frames": self.sweep_frames,
-                "pressed": len(self.pressed), "dead": self.dead, "stuck": self.stuck,
-                "chattering": self.chattering, "link": self.link, "seconds": round(self.seconds, 2),
-                "untested": self.untested, "cancelled": self.cancelled}
+        return {
+            "ok": self.ok,
+            "pixels": self.pixels,
+            "sweep_frames": self.sweep_frames,
+            "pressed": len(self.pressed),
+            "dead": self.dead,
+            "stuck": self.stuck,
+            "chattering": self.chattering,
+            "link": self.link,
+            "seconds": round(self.seconds, 2),
+            "untested": self.untested,
+            "cancelled": self.cancelled,
+        }
 
     def text(self) -> str:
-        lines = [f"LEDs: {self.pixels} pixels swept in {self.sweep_frames} frames (look for dark or wrong colours)",
-                 f"nodes: not tested: {self.untested}" if self.untested else
-                 f"nodes: {len(self.pressed)} pressed, {len(self.dead)} dead, {len(self.stuck)} stuck, "
-                 f"{len(self.chattering)} chattering" + (", the rest untested: cancelled" if self.cancelled else "")]
-        for label, names in (("dead (never pressed)", self.dead), ("stuck (down from the start)", self.stuck),
-                             ("chattering", self.chattering)):
+        lines = [
+            f"LEDs: {self.pixels} pixels swept in {self.sweep_frames} frames (look for dark or wrong colours)",
+            f"nodes: not tested: {self.untested}"
+            if self.untested
+            else f"nodes: {len(self.pressed)} pressed, {len(self.dead)} dead, {len(self.stuck)} stuck, "
+            f"{len(self.chattering)} chattering"
+            + (", the rest untested: cancelled" if self.cancelled else ""),
+        ]
+        for label, names in (
+            ("dead (never pressed)", self.dead),
+            ("stuck (down from the start)", self.stuck),
+            ("chattering", self.chattering),
+        ):
             if names:
                 lines.append(f"  {label}: {' '.join(names)}")
         link = self.link
-        lines.append("link: " + ", ".join(f"{k} {v}" for k, v in link.items() if not isinstance(v, (dict, list))))
-        lines.append("result: " + ("cancelled" if self.cancelled else "all good" if self.ok else "faults found"))
+        lines.append(
+            "link: " + ", ".join(f"{k} {v}" for k, v in link.items() if not isinstance(v, (dict, list)))
+        )
+        lines.append(
+            "result: " + ("cancelled" if self.cancelled else "all good" if self.ok else "faults found")
+        )
         return "\n".join(lines)
 
 
-def sweep(surface, colours: Sequence[RGB] = SWEEP_COLOURS, blocks: int = SWEEP_BLOCKS,
-          pause: float = 0.0, sleep: Callable[[float], None] = time.sleep,
-          cancel: threading.Event | None = None, shown: Callable[[int, int], None] | None = None) -> int:
+def sweep(
+    surface,
+    colours: Sequence[RGB] = SWEEP_COLOURS,
+    blocks: int = SWEEP_BLOCKS,
+    pause: float = 0.0,
+    sleep: Callable[[float], None] = time.sleep,
+    cancel: threading.Event | None = None,
+    shown: Callable[[int, int], None] | None = None,
+) -> int:
     """Light the whole surface block by block in each colour; returns the frames shown. ``cancel`` set
     stops it after the frame being shown (the surface is left dark); ``shown(frames, of)`` hears of each."""
     count = surface.layout.pixel_count
@@ -94,7 +122,7 @@ def sweep(surface, colours: Sequence[RGB] = SWEEP_COLOURS, blocks: int = SWEEP_B
             if cancel is not None and cancel.is_set():
                 break
             pixels = [(0, 0, 0)] * count
-            pixels[start:start + size] = [colour] * len(pixels[start:start + size])
+            pixels[start : start + size] = [colour] * len(pixels[start : start + size])
             surface.show_pixels(pixels)
             surface.settle()  # every block reaches the LEDs: the frame-rate cap would drop all but a few
             frames += 1
@@ -106,10 +134,19 @@ def sweep(surface, colours: Sequence[RGB] = SWEEP_COLOURS, blocks: int = SWEEP_B
     return frames + 1
 
 
-def selftest(surface, node_input, nodes: Sequence[str], *, timeout: float = 120.0, pause: float = 0.0,
-             on_ready: Callable[[], None] | None = None, clock: Callable[[], float] = time.monotonic,
-             link_wait: float = 3.0, cancel: threading.Event | None = None,
-             progress: Callable[[dict], None] | None = None) -> Report:
+def selftest(
+    surface,
+    node_input,
+    nodes: Sequence[str],
+    *,
+    timeout: float = 120.0,
+    pause: float = 0.0,
+    on_ready: Callable[[], None] | None = None,
+    clock: Callable[[], float] = time.monotonic,
+    link_wait: float = 3.0,
+    cancel: threading.Event | None = None,
+    progress: Callable[[dict], None] | None = None,
+) -> Report:
     """Run the three steps. ``on_ready`` is called once the board waits for presses (the simulator's
     test presses every node from it); the press step ends when every node was pressed or at ``timeout``.
     A Pico that has not answered ``link_wait`` seconds after the sweep skips the press step: every node
@@ -121,8 +158,12 @@ def selftest(surface, node_input, nodes: Sequence[str], *, timeout: float = 120.
     tell = progress or (lambda step: None)
     started = clock()
     report = Report(pixels=surface.layout.pixel_count)
-    report.sweep_frames = sweep(surface, pause=pause, cancel=cancel,
-                                shown=lambda done, of: tell({"step": "sweep", "done": done, "of": of}))
+    report.sweep_frames = sweep(
+        surface,
+        pause=pause,
+        cancel=cancel,
+        shown=lambda done, of: tell({"step": "sweep", "done": done, "of": of}),
+    )
     tell({"step": "link"})
     waited = clock() + link_wait
     while node_input.link_status().get("state") != "up" and clock() < waited and not cancel.is_set():
@@ -133,10 +174,12 @@ def selftest(surface, node_input, nodes: Sequence[str], *, timeout: float = 120.
         return report
     if link.get("state") != "up":
         report.link = dict(link)
-        report.untested = (f"the node buttons' Pico is not answering on {link.get('url', 'its port')}"
-                           + (f" ({link['last_error']})" if link.get("last_error") else "")
-                           + "; is it plugged in, with its firmware, and is nothing else using the port "
-                             "(sudo systemctl stop gryb-companion)?")
+        report.untested = (
+            f"the node buttons' Pico is not answering on {link.get('url', 'its port')}"
+            + (f" ({link['last_error']})" if link.get("last_error") else "")
+            + "; is it plugged in, with its firmware, and is nothing else using the port "
+            "(sudo systemctl stop gryb-companion)?"
+        )
         report.seconds = clock() - started
         return report
 
@@ -210,8 +253,16 @@ class Run:
     followed while it runs (:meth:`status`), cancelled (:meth:`cancel`), and ``on_end`` called once it has
     let go of the board (the game's picture goes back on the LEDs)."""
 
-    def __init__(self, surface, node_input, nodes: Sequence[str], *, pause: float = 0.05,
-                 on_end: Callable[[], None] | None = None, clock: Callable[[], float] = time.monotonic):
+    def __init__(
+        self,
+        surface,
+        node_input,
+        nodes: Sequence[str],
+        *,
+        pause: float = 0.05,
+        on_end: Callable[[], None] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ):
         self.surface, self.node_input, self.nodes = surface, node_input, list(nodes)
         self.pause, self.on_end, self.clock = pause, on_end, clock
         self._lock = threading.Lock()
@@ -231,8 +282,9 @@ class Run:
                 return False
             self._cancel = threading.Event()
             self._status = {"running": True, "step": "sweep", "nodes": len(self.nodes), "timeout": timeout}
-            self._thread = threading.Thread(target=self._work, args=(timeout, self._cancel), name="gryb-selftest",
-                                            daemon=True)
+            self._thread = threading.Thread(
+                target=self._work, args=(timeout, self._cancel), name="gryb-selftest", daemon=True
+            )
             self._thread.start()
         return True
 
@@ -262,11 +314,25 @@ class Run:
             self._status = {"running": True, "nodes": len(self.nodes), "timeout": timeout, **step}
 
         try:
-            report = selftest(self.surface, self.node_input, self.nodes, timeout=timeout, pause=self.pause,
-                              clock=self.clock, cancel=cancel, progress=progress)
+            report = selftest(
+                self.surface,
+                self.node_input,
+                self.nodes,
+                timeout=timeout,
+                pause=self.pause,
+                clock=self.clock,
+                cancel=cancel,
+                progress=progress,
+            )
             self._status = report.to_dict()
-            log.info("self-test: %s", "cancelled" if report.cancelled else "all good" if report.ok
-                     else f"faults: {report.to_dict()}")
+            log.info(
+                "self-test: %s",
+                "cancelled"
+                if report.cancelled
+                else "all good"
+                if report.ok
+                else f"faults: {report.to_dict()}",
+            )
         except Exception as err:
             log.exception("the self-test failed")
             self._status = {"ok": False, "error": f"{type(err).__name__}: {err}"}

@@ -41,7 +41,9 @@ def make(tmp_path):
     made = []
 
     def factory(config=None, *, die=None, **kwargs):
-        rt = Runtime(config or Config(), Store(tmp_path / "gryb.db"), die=Die(1) if die is None else die, **kwargs)
+        rt = Runtime(
+            config or Config(), Store(tmp_path / "gryb.db"), die=Die(1) if die is None else die, **kwargs
+        )
         rt.start()
         made.append(rt)
         return rt

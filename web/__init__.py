@@ -12,8 +12,9 @@ the Server-Sent Events feed at ``/api/events`` (:mod:`web.events`).
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from flask import Flask
 
@@ -26,8 +27,17 @@ class WebState:
     """What the blueprints share: the runtime, the optional simulator input, status, a stop flag and the
     replayed games kept."""
 
-    def __init__(self, runtime, config, sim_input, state_dir: Path, status_provider, selftest=None,
-                 cancel_selftest=None, leds=None):
+    def __init__(
+        self,
+        runtime,
+        config,
+        sim_input,
+        state_dir: Path,
+        status_provider,
+        selftest=None,
+        cancel_selftest=None,
+        leds=None,
+    ):
         self.runtime = runtime
         self.config = config
         self.sim_input = sim_input
@@ -50,11 +60,16 @@ class WebState:
         return status
 
 
-def create_app(runtime, config, sim_input=None, state_dir: str | Path | None = None,
-               status_provider: Callable[[], dict[str, Any]] | None = None,
-               selftest: Callable[[], bool] | None = None,
-               cancel_selftest: Callable[[], bool] | None = None,
-               leds: Callable[[], dict] | None = None) -> Flask:
+def create_app(
+    runtime,
+    config,
+    sim_input=None,
+    state_dir: str | Path | None = None,
+    status_provider: Callable[[], dict[str, Any]] | None = None,
+    selftest: Callable[[], bool] | None = None,
+    cancel_selftest: Callable[[], bool] | None = None,
+    leds: Callable[[], dict] | None = None,
+) -> Flask:
     """Build the web app around a started :class:`companion.service.runtime.Runtime`.
 
     ``sim_input`` (the simulator) has ``tap(node_name)``: a tap on the virtual board presses that
@@ -68,8 +83,9 @@ def create_app(runtime, config, sim_input=None, state_dir: str | Path | None = N
     """
     app = Flask(__name__)
     state_dir = Path(state_dir) if state_dir is not None else config.state.path()
-    app.extensions["gryb"] = WebState(runtime, config, sim_input, state_dir, status_provider, selftest,
-                                      cancel_selftest, leds)
+    app.extensions["gryb"] = WebState(
+        runtime, config, sim_input, state_dir, status_provider, selftest, cancel_selftest, leds
+    )
 
     from web import board, compose, events, games, history, openapi, pairing, play, security, settings
     from web import leds as lights  # the blueprint (``leds`` is the argument)

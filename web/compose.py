@@ -58,8 +58,11 @@ def export(game_id: str):
     cls = next((c for c in catalogue() if c.id == game_id and getattr(c, "composed", False)), None)
     if cls is None:
         refuse(404, f"no composed game {game_id!r}")
-    return Response(composition.export(cls.base_rules), mimetype="text/plain",
-                    headers={"Content-Disposition": f'attachment; filename="{cls.id}.toml"'})
+    return Response(
+        composition.export(cls.base_rules),
+        mimetype="text/plain",
+        headers={"Content-Disposition": f'attachment; filename="{cls.id}.toml"'},
+    )
 
 
 @bp.post("/api/compositions")
@@ -67,9 +70,8 @@ def export(game_id: str):
 def save():
     data = body("text", "format", "replace")
     text, fmt, replace = data.get("text"), data.get("format", "toml"), data.get("replace", False)
-    if not isinstance(text, str) or fmt not in ("toml", "json") \
-            or not isinstance(replace, bool):
-        refuse(400, "send {\"text\": the composition, \"format\": \"toml\" or \"json\", \"replace\": false}")
+    if not isinstance(text, str) or fmt not in ("toml", "json") or not isinstance(replace, bool):
+        refuse(400, 'send {"text": the composition, "format": "toml" or "json", "replace": false}')
     return jsonify(ok=True, game=_call("compose", text, fmt, replace))
 
 

@@ -66,7 +66,9 @@ def _setup(setup) -> None:
 
 
 def _event(snapshot: dict) -> str:
-    return f"id: {snapshot.get('version', 0)}\ndata: {json.dumps(compact(snapshot), separators=(',', ':'))}\n\n"
+    return (
+        f"id: {snapshot.get('version', 0)}\ndata: {json.dumps(compact(snapshot), separators=(',', ':'))}\n\n"
+    )
 
 
 def stream(state, heartbeat: float = HEARTBEAT_SECONDS, gone=lambda: False):
@@ -107,7 +109,9 @@ def events():
     streams, who = current_app.extensions["gryb-streams"], request.remote_addr or "?"
     full = streams.take(who, int(current_app.config.get("GRYB_MAX_STREAMS", MAX_STREAMS)), PER_CLIENT)
     if full == "client":
-        refuse(429, f"this device has {PER_CLIENT} live feeds open already: close a tab", **{"Retry-After": "2"})
+        refuse(
+            429, f"this device has {PER_CLIENT} live feeds open already: close a tab", **{"Retry-After": "2"}
+        )
     if full:
         refuse(503, "too many live feeds are open: try again in a moment", **{"Retry-After": "2"})
     # waitress (with channel_request_lookahead) says when the client has closed the connection.

@@ -34,8 +34,10 @@ def games() -> list[dict]:
 def listed() -> list[dict]:
     """The catalogue as the page lists it: the games to try first at the top, each with its badge."""
     first = list(FIRST_GAMES)
-    return sorted(({**g, "badge": FIRST_GAMES.get(g["id"])} for g in games()),
-                  key=lambda g: first.index(g["id"]) if g["id"] in first else len(first))
+    return sorted(
+        ({**g, "badge": FIRST_GAMES.get(g["id"])} for g in games()),
+        key=lambda g: first.index(g["id"]) if g["id"] in first else len(first),
+    )
 
 
 def presets() -> list[dict]:
@@ -57,16 +59,26 @@ def _table(snapshot: dict, config) -> list[dict]:
     names, kinds, order = snapshot["table"]["names"], snapshot["seats"], snapshot["order"]
     names, kinds = by_player(names, order), by_player(kinds, order)
     given = set(config.players.names)
-    return [{"name": name if kind == "human" and name not in given else "", "kind": kind}
-            for name, kind in zip(names, kinds)]
+    return [
+        {"name": name if kind == "human" and name not in given else "", "kind": kind}
+        for name, kind in zip(names, kinds)
+    ]
 
 
 @bp.get("/games")
 def choose():
     snapshot = web().runtime.snapshot()
-    return render_template("games.html", games=listed(), presets=presets(), methods=METHODS,
-                           seats=_seats(web().config, snapshot["settings"]["colours"]), current=snapshot["game"]["id"],
-                           table=_table(snapshot, web().config), kinds=KINDS, series=_series_on(snapshot))
+    return render_template(
+        "games.html",
+        games=listed(),
+        presets=presets(),
+        methods=METHODS,
+        seats=_seats(web().config, snapshot["settings"]["colours"]),
+        current=snapshot["game"]["id"],
+        table=_table(snapshot, web().config),
+        kinds=KINDS,
+        series=_series_on(snapshot),
+    )
 
 
 @bp.get("/games/<game_id>/rules")
@@ -86,8 +98,13 @@ def _series_on(snapshot: dict) -> dict | None:
 @bp.get("/api/games")
 def list_games():
     colours = web().runtime.snapshot()["settings"]["colours"]
-    return jsonify(games=games(), presets=presets(), methods=list(METHODS), seats=_seats(web().config, colours),
-                   levels=list(LEVELS))
+    return jsonify(
+        games=games(),
+        presets=presets(),
+        methods=list(METHODS),
+        seats=_seats(web().config, colours),
+        levels=list(LEVELS),
+    )
 
 
 def _refuse_unless_typed(key: str, value, default) -> None:
@@ -110,11 +127,18 @@ def _check_new_game(data: dict):
         refuse(400, "choose a game from /api/games")
     info = by_id[game_id]
     players = data.get("players", info["players"]["min"])
-    if isinstance(players, bool) or not isinstance(players, int) or not (
-            info["players"]["min"] <= players <= info["players"]["max"]):
+    if (
+        isinstance(players, bool)
+        or not isinstance(players, int)
+        or not (info["players"]["min"] <= players <= info["players"]["max"])
+    ):
         low, high = info["players"]["min"], info["players"]["max"]
-        refuse(400, f"{info['name']} is for {low} players" if low == high else
-               f"{info['name']} is for {low} to {high} players")
+        refuse(
+            400,
+            f"{info['name']} is for {low} players"
+            if low == high
+            else f"{info['name']} is for {low} to {high} players",
+        )
     options = data.get("options", {})
     if not isinstance(options, dict):
         refuse(400, "options is an object of option name to value")
@@ -133,8 +157,11 @@ def _check_new_game(data: dict):
     series = data.get("series")
     if series is not None and series != GO_ON:
         if not isinstance(series, dict) or series.get("method") not in METHODS:
-            refuse(400, f"series is null (just this game), \"{GO_ON}\" (go on with the series being played) "
-                        f"or {{\"method\": one of {', '.join(METHODS)}, \"target\": n}}")
+            refuse(
+                400,
+                f'series is null (just this game), "{GO_ON}" (go on with the series being played) '
+                f'or {{"method": one of {", ".join(METHODS)}, "target": n}}',
+            )
         target = series.get("target")
         if isinstance(target, bool) or not isinstance(target, int) or not 1 <= target <= 10000:
             refuse(400, "the series target is a whole number from 1 to 10000")

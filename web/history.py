@@ -30,7 +30,7 @@ from web.security import refuse, web
 
 bp = Blueprint("history", __name__)
 
-SQLITE_MAX = 2 ** 63 - 1  # the largest INTEGER (and so rowid) SQLite can hold
+SQLITE_MAX = 2**63 - 1  # the largest INTEGER (and so rowid) SQLite can hold
 _WHOLE = re.compile(r"[0-9]{1,19}")  # ASCII digits only: int() would take " 5", "+5", "5_0", "٥"
 
 
@@ -85,9 +85,20 @@ def _about(game_id: str) -> tuple[str, str | None, str | None]:
 
 def _row_dict(row) -> dict:
     name, score, hand = _about(row.game)
-    return {"id": row.id, "game": row.game, "name": name, "score": score, "hand": hand, "players": row.players,
-            "options": row.options, "names": row.names,
-            "series_id": row.series_id, "started": row.started, "finished": row.finished, "result": row.result}
+    return {
+        "id": row.id,
+        "game": row.game,
+        "name": name,
+        "score": score,
+        "hand": hand,
+        "players": row.players,
+        "options": row.options,
+        "names": row.names,
+        "series_id": row.series_id,
+        "started": row.started,
+        "finished": row.finished,
+        "result": row.result,
+    }
 
 
 def _replayed(game_id: int):
@@ -100,7 +111,9 @@ def _replayed(game_id: int):
         if row is None:
             refuse(404, f"no game {game_id}")
         try:
-            game = web().replays.replayed((row.id, row.started, store.event_count(row.id)), lambda: store.replay(row))
+            game = web().replays.replayed(
+                (row.id, row.started, store.event_count(row.id)), lambda: store.replay(row)
+            )
         except ValueError as err:
             refuse(409, f"game {game_id} cannot be replayed: {err}")
     return row, game
@@ -111,7 +124,9 @@ def _record(game_id: int):
     they stood at its end), when it began and, once it ended, its result."""
     row, game = _replayed(game_id)
     seats = reader().setting(f"seats:{row.id}") or [HUMAN] * row.players  # kept only once a computer plays
-    record = GameRecord.of(game, row.seed, names=row.names, seats=seats, started=row.started, result=row.result)
+    record = GameRecord.of(
+        game, row.seed, names=row.names, seats=seats, started=row.started, result=row.result
+    )
     return row, record, game.space.depth
 
 
@@ -146,8 +161,12 @@ def history_page():
     current = _series(series["id"]) if series and series.get("id") is not None else None
     if current is not None:  # whether it is over (and who won it) is the runtime's, by its clock
         current |= {"over": series.get("over", False), "winners": series.get("winners", [])}
-    return render_template("history.html", games=[_row_dict(r) for r in reader().finished_games(50)],
-                           series=current, colours=_colours())
+    return render_template(
+        "history.html",
+        games=[_row_dict(r) for r in reader().finished_games(50)],
+        series=current,
+        colours=_colours(),
+    )
 
 
 @bp.get("/history/<int:game_id>")
@@ -173,8 +192,16 @@ def game_record(game_id: int):
         action, by = game.played()[-1]
         step = said(game, action, row.names, by)  # "Ann rolled G"
     board = {"depth": game.space.depth, "headless": game.space.headless}
-    return jsonify(game=_row_dict(row), actions=actions, ply=ply, step=step, state=game.state_dict(),
-                   board=board, colours=by_seat(_colours(), _seating(row)), order=_seating(row))
+    return jsonify(
+        game=_row_dict(row),
+        actions=actions,
+        ply=ply,
+        step=step,
+        state=game.state_dict(),
+        board=board,
+        colours=by_seat(_colours(), _seating(row)),
+        order=_seating(row),
+    )
 
 
 @bp.get("/api/history/<int:game_id>/record.<fmt>")

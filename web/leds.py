@@ -58,9 +58,13 @@ def leds():
         response = current_app.response_class(status=304)
     else:
         hidden = CODE_NODES if withheld else ()
-        response = jsonify(frames=shown["frames"], limited=shown["limited"],
-                           nodes={name: _hex(c) for name, c in shown["nodes"].items() if name not in hidden},
-                           status=[_hex(c) for c in shown["status"]], withheld=list(hidden))
+        response = jsonify(
+            frames=shown["frames"],
+            limited=shown["limited"],
+            nodes={name: _hex(c) for name, c in shown["nodes"].items() if name not in hidden},
+            status=[_hex(c) for c in shown["status"]],
+            withheld=list(hidden),
+        )
     response.set_etag(tag)
     response.headers["Cache-Control"] = "no-cache"  # kept, but asked again each time (If-None-Match)
     return response

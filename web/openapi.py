@@ -23,72 +23,139 @@ from web.compose import EXAMPLE
 
 bp = Blueprint("openapi", __name__)
 
-NODE = {"type": "string", "pattern": "^(0|[GRYB]{1,6})$", "maxLength": 6,
-        "description": "a node in the manuals' notation: 0 for the head node, else the colours of its path"}
+NODE = {
+    "type": "string",
+    "pattern": "^(0|[GRYB]{1,6})$",
+    "maxLength": 6,
+    "description": "a node in the manuals' notation: 0 for the head node, else the colours of its path",
+}
 ERROR = {"type": "object", "required": ["error"], "properties": {"error": {"type": "string"}}}
-STATE = {"type": "object", "description": "the runtime's snapshot without the list of legal actions",
-         "required": ["version", "game", "state", "table", "settings", "colours"],
-         "properties": {
-             "version": {"type": "integer"}, "game_id": {"type": ["integer", "null"]},
-             "game": {"type": "object", "description": "the game's description (id, name, die, hand and score: "
-                                                        "the heads of the columns of stones in hand and of "
-                                                        "points, null where the game has none) and settings"},
-             "board": {"type": "object", "description": "depth, headless, on_cloth"},
-             "players": {"type": "integer"},
-             "ply": {"type": "integer", "description": "the game's actions so far (rolls and passes too)"},
-             "state": {"type": "object", "description": "stones (node -> {player, kind}), to_move, die, scores, "
-                                                          "last, grybs, over, winners, aims (each seat's "
-                                                          "goal where they differ, else null), stash by sizes "
-                                                          "(PyraGRYB: each player's pieces in hand, size by size) ..."},
-             "table": {"type": "object", "description": "picks, targets, chores, message, names, choices "
-                                                          "([{action, label}]: buttons where one press fits "
-                                                          "several actions; send the action to /api/act)"},
-             "seats": {"type": "array", "description": "per seat: human or the computer's level"},
-             "order": {"type": "array", "items": {"type": "integer"},
-                       "description": "per seat: the player sitting there (0 is player 1). Each new game of a "
-                                      "series, and Play again, is begun by the next player along; players keep "
-                                      "their colours and series totals"},
-             "series": {"type": ["object", "null"],
-                        "description": "method, target, games, totals and names (by player, not seat), over, "
-                                       "winners (players), elapsed (seconds)"},
-             "settings": {"$ref": "#/components/schemas/Settings"},
-             "colours": {"type": "array", "items": {"type": "string"}},
-             "feedback": {"type": ["object", "null"]}}}
-CHANGEABLE = {"brightness": {"type": "number", "minimum": 0, "maximum": 1}, "night": {"type": "boolean"},
-              "sounds": {"type": "boolean"},
-              "die": {"enum": ["electronic", "physical"],
-                      "description": "electronic: the companion rolls; physical: you roll a GRYB die and enter it"},
-              "time_scale": {"type": "number", "minimum": TIME_SCALES[0], "maximum": TIME_SCALES[1],
-                             "description": "multiplies the computer players' thinking time (easy 0.05 s, "
-                                            "medium 0.12 s, hard 0.25 s a move on a desktop core; about 8 "
-                                            "on a Raspberry Pi Zero 2 W plays as strong)"},
-              "budget_ma": {"type": "integer", "minimum": 1100, "maximum": 60000,
-                            "description": "the LED power supply's current budget in mA"},
-              "colours": {"type": "array", "minItems": 4, "maxItems": 4,
-                          "items": {"type": "string", "pattern": "^#[0-9A-Fa-f]{6}$"},
-                          "description": "the four players' stone colours (player 1 first): apart from each "
-                                         "other and the board's"}}
+STATE = {
+    "type": "object",
+    "description": "the runtime's snapshot without the list of legal actions",
+    "required": ["version", "game", "state", "table", "settings", "colours"],
+    "properties": {
+        "version": {"type": "integer"},
+        "game_id": {"type": ["integer", "null"]},
+        "game": {
+            "type": "object",
+            "description": "the game's description (id, name, die, hand and score: "
+            "the heads of the columns of stones in hand and of "
+            "points, null where the game has none) and settings",
+        },
+        "board": {"type": "object", "description": "depth, headless, on_cloth"},
+        "players": {"type": "integer"},
+        "ply": {"type": "integer", "description": "the game's actions so far (rolls and passes too)"},
+        "state": {
+            "type": "object",
+            "description": "stones (node -> {player, kind}), to_move, die, scores, "
+            "last, grybs, over, winners, aims (each seat's "
+            "goal where they differ, else null), stash by sizes "
+            "(PyraGRYB: each player's pieces in hand, size by size) ...",
+        },
+        "table": {
+            "type": "object",
+            "description": "picks, targets, chores, message, names, choices "
+            "([{action, label}]: buttons where one press fits "
+            "several actions; send the action to /api/act)",
+        },
+        "seats": {"type": "array", "description": "per seat: human or the computer's level"},
+        "order": {
+            "type": "array",
+            "items": {"type": "integer"},
+            "description": "per seat: the player sitting there (0 is player 1). Each new game of a "
+            "series, and Play again, is begun by the next player along; players keep "
+            "their colours and series totals",
+        },
+        "series": {
+            "type": ["object", "null"],
+            "description": "method, target, games, totals and names (by player, not seat), over, "
+            "winners (players), elapsed (seconds)",
+        },
+        "settings": {"$ref": "#/components/schemas/Settings"},
+        "colours": {"type": "array", "items": {"type": "string"}},
+        "feedback": {"type": ["object", "null"]},
+    },
+}
+CHANGEABLE = {
+    "brightness": {"type": "number", "minimum": 0, "maximum": 1},
+    "night": {"type": "boolean"},
+    "sounds": {"type": "boolean"},
+    "die": {
+        "enum": ["electronic", "physical"],
+        "description": "electronic: the companion rolls; physical: you roll a GRYB die and enter it",
+    },
+    "time_scale": {
+        "type": "number",
+        "minimum": TIME_SCALES[0],
+        "maximum": TIME_SCALES[1],
+        "description": "multiplies the computer players' thinking time (easy 0.05 s, "
+        "medium 0.12 s, hard 0.25 s a move on a desktop core; about 8 "
+        "on a Raspberry Pi Zero 2 W plays as strong)",
+    },
+    "budget_ma": {
+        "type": "integer",
+        "minimum": 1100,
+        "maximum": 60000,
+        "description": "the LED power supply's current budget in mA",
+    },
+    "colours": {
+        "type": "array",
+        "minItems": 4,
+        "maxItems": 4,
+        "items": {"type": "string", "pattern": "^#[0-9A-Fa-f]{6}$"},
+        "description": "the four players' stone colours (player 1 first): apart from each "
+        "other and the board's",
+    },
+}
 SETTINGS = {"type": "object", "properties": CHANGEABLE | {"menu": {"type": "boolean"}}}
-FEEDBACK = {"type": "object", "required": ["ok", "message"],
-            "properties": {"ok": {"type": "boolean", "description": "false: the rules refused it (the reason in "
-                                                                      "message); nothing moved"},
-                           "message": {"type": "string"}, "state": {"oneOf": [STATE, {"type": "null"}]}}}
+FEEDBACK = {
+    "type": "object",
+    "required": ["ok", "message"],
+    "properties": {
+        "ok": {
+            "type": "boolean",
+            "description": "false: the rules refused it (the reason in message); nothing moved",
+        },
+        "message": {"type": "string"},
+        "state": {"oneOf": [STATE, {"type": "null"}]},
+    },
+}
 EMPTY = {"type": "object", "additionalProperties": False, "maxProperties": 0}
-STATUS = {"type": "object", "properties": {
-    "heartbeat_age": {"type": ["number", "null"], "description": "seconds since the board's Pico was last heard"},
-    "selftest": {"type": ["object", "null"],
-                 "description": "while one runs {running: true, step: sweep|link|nodes, nodes, timeout} and how far "
-                                "the step has got (done/of frames; pressed/of nodes and left seconds); then its "
-                                "report (ok, pressed, dead, stuck, chattering, untested, cancelled ...)"},
-    "shown": {"type": "array", "items": {"type": "array", "prefixItems": [{"type": "string"}, {"type": "string"}]},
-              "description": "the settings page's hardware table, [label, text] a row, in words"}}}
+STATUS = {
+    "type": "object",
+    "properties": {
+        "heartbeat_age": {
+            "type": ["number", "null"],
+            "description": "seconds since the board's Pico was last heard",
+        },
+        "selftest": {
+            "type": ["object", "null"],
+            "description": "while one runs {running: true, step: sweep|link|nodes, nodes, timeout} and how far "
+            "the step has got (done/of frames; pressed/of nodes and left seconds); then its "
+            "report (ok, pressed, dead, stuck, chattering, untested, cancelled ...)",
+        },
+        "shown": {
+            "type": "array",
+            "items": {"type": "array", "prefixItems": [{"type": "string"}, {"type": "string"}]},
+            "description": "the settings page's hardware table, [label, text] a row, in words",
+        },
+    },
+}
 # The game a press, move or button is meant for: refused (400) when a new game has begun since.
-GAME = {"type": "integer", "description": "the id of the game the page shows (state.game_id): the command is "
-                                          "refused if a new game has begun since"}
+GAME = {
+    "type": "integer",
+    "description": "the id of the game the page shows (state.game_id): the command is "
+    "refused if a new game has begun since",
+}
 IN_GAME = {"type": "object", "additionalProperties": False, "properties": {"game": GAME}}
-PLY = {"type": "integer", "minimum": 0, "description": "the number of actions of the position the page shows "
-       "(the snapshot's ply): the command is refused (400, nothing done) when the game has moved on since, "
-       "so two phones tapping UNDO at once take back one move, not two"}
+PLY = {
+    "type": "integer",
+    "minimum": 0,
+    "description": "the number of actions of the position the page shows "
+    "(the snapshot's ply): the command is refused (400, nothing done) when the game has moved on since, "
+    "so two phones tapping UNDO at once take back one move, not two",
+}
 AT_PLY = {"type": "object", "additionalProperties": False, "properties": {"game": GAME, "ply": PLY}}
 
 
@@ -97,12 +164,18 @@ def _json(schema: dict) -> dict:
 
 
 def _errors(*codes: int) -> dict:
-    text = {400: "bad request (the error says why)", 401: "not paired", 403: "refused: CSRF token, origin, host "
-            "or wrong pairing code", 404: "no such thing",
-            409: "not now: the record cannot be replayed; a self-test runs already, or none runs to cancel",
-            413: "body too large", 415: "not JSON", 429: "too many codes asked for or tried (Retry-After)",
-            503: "the runtime is busy, or the change could not be stored (a full disk, a locked database): "
-                 "nothing changed"}
+    text = {
+        400: "bad request (the error says why)",
+        401: "not paired",
+        403: "refused: CSRF token, origin, host or wrong pairing code",
+        404: "no such thing",
+        409: "not now: the record cannot be replayed; a self-test runs already, or none runs to cancel",
+        413: "body too large",
+        415: "not JSON",
+        429: "too many codes asked for or tried (Retry-After)",
+        503: "the runtime is busy, or the change could not be stored (a full disk, a locked database): "
+        "nothing changed",
+    }
     return {str(c): {"description": text[c]} | _json({"$ref": "#/components/schemas/Error"}) for c in codes}
 
 
@@ -110,8 +183,11 @@ CHANGE = (400, 401, 403, 413, 415, 503)
 
 
 def _command(summary: str, request_schema: dict | None, response: dict, *extra: int) -> dict:
-    op = {"summary": summary, "security": [{"session": [], "csrf": []}],
-          "responses": {"200": {"description": "done"} | _json(response)} | _errors(*CHANGE, *extra)}
+    op = {
+        "summary": summary,
+        "security": [{"session": [], "csrf": []}],
+        "responses": {"200": {"description": "done"} | _json(response)} | _errors(*CHANGE, *extra),
+    }
     op["requestBody"] = {"required": False, **_json(request_schema or {"$ref": "#/components/schemas/Empty"})}
     return {"post": op}
 
@@ -127,14 +203,26 @@ GAME_ID = {"name": "game_id", "in": "path", "required": True, "schema": {"type":
 COMPOSITION_ID = {"type": "string", "pattern": f"^{composition.ID_PATTERN.pattern}$", "maxLength": 40}
 COMPOSED_ID = {"name": "game_id", "in": "path", "required": True, "schema": COMPOSITION_ID}
 NAMES = "the players' names, player 1 first (a longer one keeps its first 24 characters)"
-SEATS_SAY = ("who each player is: a person, or the computer at a level (one per player). Player 1 begins, unless "
-             "the game goes on with a series: then the player after the one who began the last game does")
-SERIES = {"oneOf": [{"type": "null"}, {"const": "continue"},
-                    {"type": "object", "required": ["method", "target"], "properties": {
-                        "method": {"enum": list(METHODS)},
-                        "target": {"type": "integer", "minimum": 1, "maximum": 10000}}}],
-          "description": "null: just this game (a series being played ends); \"continue\": the game goes on with "
-                         "the series being played (not over, as many players); a method and target: a new series"}
+SEATS_SAY = (
+    "who each player is: a person, or the computer at a level (one per player). Player 1 begins, unless "
+    "the game goes on with a series: then the player after the one who began the last game does"
+)
+SERIES = {
+    "oneOf": [
+        {"type": "null"},
+        {"const": "continue"},
+        {
+            "type": "object",
+            "required": ["method", "target"],
+            "properties": {
+                "method": {"enum": list(METHODS)},
+                "target": {"type": "integer", "minimum": 1, "maximum": 10000},
+            },
+        },
+    ],
+    "description": 'null: just this game (a series being played ends); "continue": the game goes on with '
+    "the series being played (not over, as many players); a method and target: a new series",
+}
 
 
 def _option(option: dict) -> dict:
@@ -146,7 +234,8 @@ def _option(option: dict) -> dict:
         return {"type": "boolean", "default": default}
     if isinstance(default, int):
         return {"type": "integer", "default": default} | {
-            key: option[key] for key in ("minimum", "maximum") if option.get(key) is not None}
+            key: option[key] for key in ("minimum", "maximum") if option.get(key) is not None
+        }
     return {"type": "string", "maxLength": 100, "default": default}
 
 
@@ -156,21 +245,42 @@ def new_game(games: list[dict]) -> dict:
     number of players may be left out for the fewest."""
     variants = []
     for game in games:
-        options = {"type": "object", "additionalProperties": False,
-                   "properties": {o["name"]: _option(o) for o in game["options"]}}
+        options = {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {o["name"]: _option(o) for o in game["options"]},
+        }
         low, high = game["players"]["min"], game["players"]["max"]
         for players in range(low, high + 1):
-            variants.append({
-                "type": "object", "additionalProperties": False,
-                "required": ["game"] if players == low else ["game", "players"],
-                "properties": {
-                    "game": {"const": game["id"]}, "players": {"const": players}, "options": options,
-                    "names": {"type": "array", "maxItems": players, "items": {"type": "string", "maxLength": 24}},
-                    "seats": {"type": "array", "minItems": players, "maxItems": players,
-                              "items": {"enum": list(SEATS)}},
-                    "series": {"$ref": "#/components/schemas/Series"}}})
-    return {"description": f"a game id from /api/games and how it is set up. names: {NAMES}; seats: {SEATS_SAY}; "
-                           "series: as Series says", "oneOf": variants}
+            variants.append(
+                {
+                    "type": "object",
+                    "additionalProperties": False,
+                    "required": ["game"] if players == low else ["game", "players"],
+                    "properties": {
+                        "game": {"const": game["id"]},
+                        "players": {"const": players},
+                        "options": options,
+                        "names": {
+                            "type": "array",
+                            "maxItems": players,
+                            "items": {"type": "string", "maxLength": 24},
+                        },
+                        "seats": {
+                            "type": "array",
+                            "minItems": players,
+                            "maxItems": players,
+                            "items": {"enum": list(SEATS)},
+                        },
+                        "series": {"$ref": "#/components/schemas/Series"},
+                    },
+                }
+            )
+    return {
+        "description": f"a game id from /api/games and how it is set up. names: {NAMES}; seats: {SEATS_SAY}; "
+        "series: as Series says",
+        "oneOf": variants,
+    }
 
 
 # What a composition's text may not hold (composition.UNSHOWN: control characters, bidirectional marks), as
@@ -206,7 +316,12 @@ def _parameter(param: composition.Param) -> dict:
     if kind == "goals":
         return {"type": "array", "minItems": 1, "maxItems": 3, "items": {"enum": list(composition.GOALS)}}
     if kind == "presets":
-        return {"type": "array", "uniqueItems": True, "maxItems": len(PRESETS), "items": {"enum": list(PRESETS)}}
+        return {
+            "type": "array",
+            "uniqueItems": True,
+            "maxItems": len(PRESETS),
+            "items": {"enum": list(PRESETS)},
+        }
     if kind == "node-sets":
         return {"type": "array", "maxItems": 4, "items": {"type": "array", "maxItems": 4, "items": node}}
     raise AssertionError(kind)
@@ -215,159 +330,373 @@ def _parameter(param: composition.Param) -> dict:
 def _composition() -> dict:
     """A composition as a JSON object: its top-level parameters and its sections, each parameter typed."""
     top = {p.key: _parameter(p) | {"description": p.help} for p in composition.SCHEMA if not p.section}
-    sections = {section: {"type": "object", "additionalProperties": False,
-                          "properties": {p.key: _parameter(p) | {"description": p.help}
-                                         for p in composition.SCHEMA if p.section == section}}
-                for section in composition.SECTIONS if section}
-    return {"type": "object", "required": ["id", "name"], "additionalProperties": False,
-            "description": "a game of your own (docs/composer.md): its parameters of play, as the manuals group them",
-            "properties": top | sections, "examples": [tomllib.loads(EXAMPLE)]}
+    sections = {
+        section: {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {
+                p.key: _parameter(p) | {"description": p.help}
+                for p in composition.SCHEMA
+                if p.section == section
+            },
+        }
+        for section in composition.SECTIONS
+        if section
+    }
+    return {
+        "type": "object",
+        "required": ["id", "name"],
+        "additionalProperties": False,
+        "description": "a game of your own (docs/composer.md): its parameters of play, as the manuals group them",
+        "properties": top | sections,
+        "examples": [tomllib.loads(EXAMPLE)],
+    }
 
 
-COMPOSE = {"oneOf": [
-    {"type": "object", "required": ["text", "format"], "additionalProperties": False, "properties": {
-        "text": {"type": "string", "maxLength": 12000, "contentMediaType": "application/json",
-                 "contentSchema": {"$ref": "#/components/schemas/Composition"}},
-        "format": {"const": "json"}, "replace": {"type": "boolean"}}},
-    {"type": "object", "required": ["text"], "additionalProperties": False, "properties": {
-        "text": {"type": "string", "maxLength": 12000, "description": "the composition in TOML",
-                 "examples": [EXAMPLE]},
-        "format": {"const": "toml"}, "replace": {"type": "boolean"}}}],
-    "description": "a composition, as TOML (the default) or JSON text; replace: true saves over one of the same id"}
+COMPOSE = {
+    "oneOf": [
+        {
+            "type": "object",
+            "required": ["text", "format"],
+            "additionalProperties": False,
+            "properties": {
+                "text": {
+                    "type": "string",
+                    "maxLength": 12000,
+                    "contentMediaType": "application/json",
+                    "contentSchema": {"$ref": "#/components/schemas/Composition"},
+                },
+                "format": {"const": "json"},
+                "replace": {"type": "boolean"},
+            },
+        },
+        {
+            "type": "object",
+            "required": ["text"],
+            "additionalProperties": False,
+            "properties": {
+                "text": {
+                    "type": "string",
+                    "maxLength": 12000,
+                    "description": "the composition in TOML",
+                    "examples": [EXAMPLE],
+                },
+                "format": {"const": "toml"},
+                "replace": {"type": "boolean"},
+            },
+        },
+    ],
+    "description": "a composition, as TOML (the default) or JSON text; replace: true saves over one of the same id",
+}
 
 DOCUMENT = {
     "openapi": "3.1.0",
-    "info": {"title": "GRYB Companion", "version": "1",
-             "description": "The JSON API behind the phone web page. GETs are open to anyone on the LAN; "
-                            "POSTs need a paired session cookie and its CSRF token in X-CSRF-Token, a same-origin "
-                            "Origin, and Content-Type application/json when there is a body (at most 16 KiB)."},
+    "info": {
+        "title": "GRYB Companion",
+        "version": "1",
+        "description": "The JSON API behind the phone web page. GETs are open to anyone on the LAN; "
+        "POSTs need a paired session cookie and its CSRF token in X-CSRF-Token, a same-origin "
+        "Origin, and Content-Type application/json when there is a body (at most 16 KiB).",
+    },
     "components": {
-        "securitySchemes": {"session": {"type": "apiKey", "in": "cookie", "name": "gryb_session"},
-                            "csrf": {"type": "apiKey", "in": "header", "name": "X-CSRF-Token"}},
-        "schemas": {"Error": ERROR, "State": STATE, "Settings": SETTINGS, "Feedback": FEEDBACK, "Empty": EMPTY,
-                    "NewGame": new_game([cls.describe() for cls in catalogue()]), "Series": SERIES,
-                    "Composition": _composition()}},
+        "securitySchemes": {
+            "session": {"type": "apiKey", "in": "cookie", "name": "gryb_session"},
+            "csrf": {"type": "apiKey", "in": "header", "name": "X-CSRF-Token"},
+        },
+        "schemas": {
+            "Error": ERROR,
+            "State": STATE,
+            "Settings": SETTINGS,
+            "Feedback": FEEDBACK,
+            "Empty": EMPTY,
+            "NewGame": new_game([cls.describe() for cls in catalogue()]),
+            "Series": SERIES,
+            "Composition": _composition(),
+        },
+    },
     "paths": {
         "/api/state": _get("the newest snapshot", {"$ref": "#/components/schemas/State"}),
-        "/api/legal": _get("the legal actions now, in the notation (at most 400), with the snapshot's version",
-                           {"type": "object", "required": ["version", "legal"],
-                            "properties": {"version": {"type": "integer"},
-                                           "legal": {"type": "array", "items": {"type": "string"}}}}),
-        "/api/events": {"get": {"summary": "Server-Sent Events: one data line of State JSON per change, "
-                                           "': heartbeat' comments every 15 s",
-                                "responses": {"200": {"description": "the stream",
-                                                      "content": {"text/event-stream": {"schema": {
-                                                          "type": "string"}}}}}}},
-        "/api/press": _command("press a node (on the simulator: through the emulated MCU; the outcome "
-                               "arrives on the feed and state is null)",
-                               {"type": "object", "required": ["node"], "additionalProperties": False,
-                                "properties": {"node": NODE, "game": GAME}},
-                               {"$ref": "#/components/schemas/Feedback"}),
+        "/api/legal": _get(
+            "the legal actions now, in the notation (at most 400), with the snapshot's version",
+            {
+                "type": "object",
+                "required": ["version", "legal"],
+                "properties": {
+                    "version": {"type": "integer"},
+                    "legal": {"type": "array", "items": {"type": "string"}},
+                },
+            },
+        ),
+        "/api/events": {
+            "get": {
+                "summary": "Server-Sent Events: one data line of State JSON per change, "
+                "': heartbeat' comments every 15 s",
+                "responses": {
+                    "200": {
+                        "description": "the stream",
+                        "content": {"text/event-stream": {"schema": {"type": "string"}}},
+                    }
+                },
+            }
+        },
+        "/api/press": _command(
+            "press a node (on the simulator: through the emulated MCU; the outcome "
+            "arrives on the feed and state is null)",
+            {
+                "type": "object",
+                "required": ["node"],
+                "additionalProperties": False,
+                "properties": {"node": NODE, "game": GAME},
+            },
+            {"$ref": "#/components/schemas/Feedback"},
+        ),
         "/api/roll": _command("the ROLL button", IN_GAME, {"$ref": "#/components/schemas/Feedback"}),
         "/api/ok": _command("the OK / END TURN button", AT_PLY, {"$ref": "#/components/schemas/Feedback"}),
         "/api/undo": _command("the UNDO button", AT_PLY, {"$ref": "#/components/schemas/Feedback"}),
-        "/api/again": _command("Play again: once a game is over, the same game begun by the next player along "
-                               "(OK at a game's end does the same)", IN_GAME,
-                               {"$ref": "#/components/schemas/Feedback"}),
-        "/api/selftest": _command("start the hardware self-test (LED sweep, every node pressed); its report "
-                                  "appears in /api/status", None, {"type": "object"}, 404, 409),
-        "/api/selftest/cancel": _command("cancel the self-test under way: the board is the game's again once "
-                                         "this answers", None, {"type": "object"}, 404, 409),
-        "/api/hint": _command("ask the computer for a move for the player to move (shown when ready)", None,
-                              {"$ref": "#/components/schemas/Feedback"}),
-        "/api/act": _command("an action in the notation (docs/notation.md), e.g. 0-G",
-                             {"type": "object", "required": ["action"], "additionalProperties": False,
-                              "properties": {"action": {"type": "string", "minLength": 1, "maxLength": 200},
-                                             "game": GAME}},
-                             {"$ref": "#/components/schemas/Feedback"}),
-        "/api/seat": _command("hand a seat over during the game: to the computer at a level, or back to a person "
-                              "(seat as in state.seats; game, the game's id, refuses a change meant for a game "
-                              "since replaced)",
-                              {"type": "object", "required": ["seat", "kind"], "additionalProperties": False,
-                               "properties": {"seat": {"type": "integer", "minimum": 0, "maximum": 3},
-                                              "kind": {"type": "string", "enum": ["human", *LEVELS]},
-                                              "game": GAME}},
-                              {"$ref": "#/components/schemas/Feedback"}),
-        "/api/games": _get("the catalogue: games with their options, series presets and methods, seats",
-                           {"type": "object", "properties": {"games": {"type": "array"}, "presets": {"type": "array"},
-                                                             "methods": {"type": "array"},
-                                                             "seats": {"type": "array"}}}),
-        "/api/games/new": _command("start a game (and optionally a series)", {"$ref": "#/components/schemas/NewGame"},
-                                   {"$ref": "#/components/schemas/Feedback"}),
-        "/api/history": _get("finished games, newest first", {"type": "object"}, 400, params=[
-            {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 500}}]),
-        "/api/history/{game_id}": _get("a game's record and the position after ply actions", {"type": "object"},
-                                       400, 404, 409, params=[GAME_ID, {"name": "ply", "in": "query",
-                                                                        "schema": {"type": "integer",
-                                                                                   "minimum": 0}}]),
-        "/api/history/{game_id}/record.txt": {"get": {"summary": "the record as text notation", "parameters": [GAME_ID],
-                                                      "responses": {"200": {"description": "attachment",
-                                                                            "content": {"text/plain": {}}}}
-                                                      | _errors(404, 409)}},
-        "/api/history/{game_id}/record.json": _get("the record as JSON (companion.session.record format 1)",
-                                                   {"type": "object"}, 404, 409, params=[GAME_ID]),
+        "/api/again": _command(
+            "Play again: once a game is over, the same game begun by the next player along "
+            "(OK at a game's end does the same)",
+            IN_GAME,
+            {"$ref": "#/components/schemas/Feedback"},
+        ),
+        "/api/selftest": _command(
+            "start the hardware self-test (LED sweep, every node pressed); its report appears in /api/status",
+            None,
+            {"type": "object"},
+            404,
+            409,
+        ),
+        "/api/selftest/cancel": _command(
+            "cancel the self-test under way: the board is the game's again once this answers",
+            None,
+            {"type": "object"},
+            404,
+            409,
+        ),
+        "/api/hint": _command(
+            "ask the computer for a move for the player to move (shown when ready)",
+            None,
+            {"$ref": "#/components/schemas/Feedback"},
+        ),
+        "/api/act": _command(
+            "an action in the notation (docs/notation.md), e.g. 0-G",
+            {
+                "type": "object",
+                "required": ["action"],
+                "additionalProperties": False,
+                "properties": {"action": {"type": "string", "minLength": 1, "maxLength": 200}, "game": GAME},
+            },
+            {"$ref": "#/components/schemas/Feedback"},
+        ),
+        "/api/seat": _command(
+            "hand a seat over during the game: to the computer at a level, or back to a person "
+            "(seat as in state.seats; game, the game's id, refuses a change meant for a game "
+            "since replaced)",
+            {
+                "type": "object",
+                "required": ["seat", "kind"],
+                "additionalProperties": False,
+                "properties": {
+                    "seat": {"type": "integer", "minimum": 0, "maximum": 3},
+                    "kind": {"type": "string", "enum": ["human", *LEVELS]},
+                    "game": GAME,
+                },
+            },
+            {"$ref": "#/components/schemas/Feedback"},
+        ),
+        "/api/games": _get(
+            "the catalogue: games with their options, series presets and methods, seats",
+            {
+                "type": "object",
+                "properties": {
+                    "games": {"type": "array"},
+                    "presets": {"type": "array"},
+                    "methods": {"type": "array"},
+                    "seats": {"type": "array"},
+                },
+            },
+        ),
+        "/api/games/new": _command(
+            "start a game (and optionally a series)",
+            {"$ref": "#/components/schemas/NewGame"},
+            {"$ref": "#/components/schemas/Feedback"},
+        ),
+        "/api/history": _get(
+            "finished games, newest first",
+            {"type": "object"},
+            400,
+            params=[
+                {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 500}}
+            ],
+        ),
+        "/api/history/{game_id}": _get(
+            "a game's record and the position after ply actions",
+            {"type": "object"},
+            400,
+            404,
+            409,
+            params=[GAME_ID, {"name": "ply", "in": "query", "schema": {"type": "integer", "minimum": 0}}],
+        ),
+        "/api/history/{game_id}/record.txt": {
+            "get": {
+                "summary": "the record as text notation",
+                "parameters": [GAME_ID],
+                "responses": {"200": {"description": "attachment", "content": {"text/plain": {}}}}
+                | _errors(404, 409),
+            }
+        },
+        "/api/history/{game_id}/record.json": _get(
+            "the record as JSON (companion.session.record format 1)",
+            {"type": "object"},
+            404,
+            409,
+            params=[GAME_ID],
+        ),
         "/api/series": _get("the series being played, with its games", {"type": "object"}),
-        "/api/series/{series_id}": _get("one series", {"type": "object"}, 404, params=[
-            {"name": "series_id", "in": "path", "required": True, "schema": {"type": "integer", "minimum": 0}}]),
+        "/api/series/{series_id}": _get(
+            "one series",
+            {"type": "object"},
+            404,
+            params=[
+                {
+                    "name": "series_id",
+                    "in": "path",
+                    "required": True,
+                    "schema": {"type": "integer", "minimum": 0},
+                }
+            ],
+        ),
         "/api/settings": _get("settings and hardware status", {"type": "object"})
-        | _command("change settings (all or none: a refused request changes nothing)",
-                   {"type": "object", "minProperties": 1, "additionalProperties": False,
-                    "properties": CHANGEABLE},
-                   {"type": "object", "properties": {"ok": {"type": "boolean"},
-                                                     "settings": {"$ref": "#/components/schemas/Settings"}}}),
+        | _command(
+            "change settings (all or none: a refused request changes nothing)",
+            {"type": "object", "minProperties": 1, "additionalProperties": False, "properties": CHANGEABLE},
+            {
+                "type": "object",
+                "properties": {
+                    "ok": {"type": "boolean"},
+                    "settings": {"$ref": "#/components/schemas/Settings"},
+                },
+            },
+        ),
         "/api/status": _get("hardware status: serial link, heartbeat age, LED driver, the self-test", STATUS),
-        "/api/leds": _get("what the LEDs show now (the frame last sent): each lit node of the cloth and the status "
-                          "pixels as the eye sees them, after brightness, gamma and the current limiter. An ETag of "
-                          "the frame: asked with If-None-Match before the LEDs change, a 304. While a pairing code "
-                          "is shown, the top two levels are withheld (but from the simulator's own page)", {
-                              "type": "object", "required": ["frames", "limited", "nodes", "status", "withheld"],
-                              "properties": {
-                                  "frames": {"type": "integer", "description": "frames sent so far: a new count "
-                                                                               "is a new frame"},
-                                  "limited": {"type": "boolean", "description": "the current limiter dimmed it"},
-                                  "nodes": {"type": "object", "description": "node name -> #rrggbb, lit nodes only",
-                                            "additionalProperties": {"type": "string", "pattern": "^#[0-9a-f]{6}$"}},
-                                  "status": {"type": "array", "description": "the status pixels: the first half "
-                                                                             "whose turn, the second the die",
-                                             "items": {"type": "string", "pattern": "^#[0-9a-f]{6}$"}},
-                                  "withheld": {"type": "array", "items": NODE,
-                                               "description": "nodes not told: a pairing code is on the board"}}},
-                          404),
-        "/api/session": _get("whether this browser is paired, and its CSRF token if so", {
-            "type": "object", "properties": {"paired": {"type": "boolean"}, "csrf": {"type": ["string", "null"]}}}),
-        "/api/pair/start": {"post": {"summary": "show a new four-colour code on the board (2 minutes, single use)",
-                                     "requestBody": {"required": False, **_json({"$ref": "#/components/schemas/Empty"})},
-                                     "responses": {"200": {"description": "shown"} | _json({
-                                         "type": "object", "properties": {"shown": {"type": "boolean"},
-                                                                          "expires_in": {"type": "integer"}}})}
-                                     | _errors(400, 403, 413, 415, 429)}},
-        "/api/pair/shown": _get("the simulator only, to the laptop it runs on (its page is the board): the "
-                                "pairing code shown now, whoever asked for it, so a phone can read it there",
-                                {"type": "object", "properties": {"code": {"type": ["string", "null"]}}}, 404),
-        "/api/pair": {"post": {"summary": "pair with the code the board shows: sets the session cookie",
-                               "requestBody": {"required": True, **_json({
-                                   "type": "object", "required": ["code"], "additionalProperties": False,
-                                   "properties": {"code": {"type": "string", "pattern": "^[GRYB]{4}$"}}})},
-                               "responses": {"200": {"description": "paired"} | _json({
-                                   "type": "object", "properties": {"paired": {"const": True},
-                                                                    "csrf": {"type": "string"}}})}
-                               | _errors(400, 403, 413, 415, 429)}},
+        "/api/leds": _get(
+            "what the LEDs show now (the frame last sent): each lit node of the cloth and the status "
+            "pixels as the eye sees them, after brightness, gamma and the current limiter. An ETag of "
+            "the frame: asked with If-None-Match before the LEDs change, a 304. While a pairing code "
+            "is shown, the top two levels are withheld (but from the simulator's own page)",
+            {
+                "type": "object",
+                "required": ["frames", "limited", "nodes", "status", "withheld"],
+                "properties": {
+                    "frames": {
+                        "type": "integer",
+                        "description": "frames sent so far: a new count is a new frame",
+                    },
+                    "limited": {"type": "boolean", "description": "the current limiter dimmed it"},
+                    "nodes": {
+                        "type": "object",
+                        "description": "node name -> #rrggbb, lit nodes only",
+                        "additionalProperties": {"type": "string", "pattern": "^#[0-9a-f]{6}$"},
+                    },
+                    "status": {
+                        "type": "array",
+                        "description": "the status pixels: the first half whose turn, the second the die",
+                        "items": {"type": "string", "pattern": "^#[0-9a-f]{6}$"},
+                    },
+                    "withheld": {
+                        "type": "array",
+                        "items": NODE,
+                        "description": "nodes not told: a pairing code is on the board",
+                    },
+                },
+            },
+            404,
+        ),
+        "/api/session": _get(
+            "whether this browser is paired, and its CSRF token if so",
+            {
+                "type": "object",
+                "properties": {"paired": {"type": "boolean"}, "csrf": {"type": ["string", "null"]}},
+            },
+        ),
+        "/api/pair/start": {
+            "post": {
+                "summary": "show a new four-colour code on the board (2 minutes, single use)",
+                "requestBody": {"required": False, **_json({"$ref": "#/components/schemas/Empty"})},
+                "responses": {
+                    "200": {"description": "shown"}
+                    | _json(
+                        {
+                            "type": "object",
+                            "properties": {"shown": {"type": "boolean"}, "expires_in": {"type": "integer"}},
+                        }
+                    )
+                }
+                | _errors(400, 403, 413, 415, 429),
+            }
+        },
+        "/api/pair/shown": _get(
+            "the simulator only, to the laptop it runs on (its page is the board): the "
+            "pairing code shown now, whoever asked for it, so a phone can read it there",
+            {"type": "object", "properties": {"code": {"type": ["string", "null"]}}},
+            404,
+        ),
+        "/api/pair": {
+            "post": {
+                "summary": "pair with the code the board shows: sets the session cookie",
+                "requestBody": {
+                    "required": True,
+                    **_json(
+                        {
+                            "type": "object",
+                            "required": ["code"],
+                            "additionalProperties": False,
+                            "properties": {"code": {"type": "string", "pattern": "^[GRYB]{4}$"}},
+                        }
+                    ),
+                },
+                "responses": {
+                    "200": {"description": "paired"}
+                    | _json(
+                        {
+                            "type": "object",
+                            "properties": {"paired": {"const": True}, "csrf": {"type": "string"}},
+                        }
+                    )
+                }
+                | _errors(400, 403, 413, 415, 429),
+            }
+        },
         "/api/unpair": _command("forget this phone", None, {"type": "object"}),
         "/api/pair/forget-all": _command("forget every paired phone", None, {"type": "object"}),
-        "/api/compositions": _get("composed games: the saved ones and the companion's own, each {id, name}",
-                                  {"type": "object", "properties": {"saved": {"type": "array"},
-                                                                    "shipped": {"type": "array"}}})
-        | _command("check a composition (docs/composer.md) and save it under its id: it joins the catalogue",
-                   COMPOSE,
-                   {"type": "object", "properties": {"ok": {"type": "boolean"}, "game": {"type": "object"}}}),
-        "/api/compositions/{game_id}.toml": {"get": {
-            "summary": "a composed game in full, every parameter with its meaning (TOML)",
-            "parameters": [COMPOSED_ID],
-            "responses": {"200": {"description": "the composition",
-                                  "content": {"text/plain": {"schema": {"type": "string"}}}}} | _errors(404)}},
-        "/api/compositions/{game_id}/delete": {"post": _command(
-            "delete a saved composition (a game under way keeps its rules)", None, {"type": "object"}, 404)["post"]
-            | {"parameters": [COMPOSED_ID]}},
+        "/api/compositions": _get(
+            "composed games: the saved ones and the companion's own, each {id, name}",
+            {"type": "object", "properties": {"saved": {"type": "array"}, "shipped": {"type": "array"}}},
+        )
+        | _command(
+            "check a composition (docs/composer.md) and save it under its id: it joins the catalogue",
+            COMPOSE,
+            {"type": "object", "properties": {"ok": {"type": "boolean"}, "game": {"type": "object"}}},
+        ),
+        "/api/compositions/{game_id}.toml": {
+            "get": {
+                "summary": "a composed game in full, every parameter with its meaning (TOML)",
+                "parameters": [COMPOSED_ID],
+                "responses": {
+                    "200": {
+                        "description": "the composition",
+                        "content": {"text/plain": {"schema": {"type": "string"}}},
+                    }
+                }
+                | _errors(404),
+            }
+        },
+        "/api/compositions/{game_id}/delete": {
+            "post": _command(
+                "delete a saved composition (a game under way keeps its rules)", None, {"type": "object"}, 404
+            )["post"]
+            | {"parameters": [COMPOSED_ID]}
+        },
         "/api/openapi.json": _get("this document", {"type": "object"}),
     },
 }
@@ -376,7 +705,9 @@ DOCUMENT = {
 def served() -> dict:
     """The document as served now: a composition saved since the start has joined the catalogue, so the games
     a new game may name are the catalogue's as it stands."""
-    schemas = DOCUMENT["components"]["schemas"] | {"NewGame": new_game([cls.describe() for cls in catalogue()])}
+    schemas = DOCUMENT["components"]["schemas"] | {
+        "NewGame": new_game([cls.describe() for cls in catalogue()])
+    }
     return DOCUMENT | {"components": DOCUMENT["components"] | {"schemas": schemas}}
 
 

@@ -155,8 +155,12 @@ def pair_start():
     wait = _code().locked_for()
     if wait:
         minutes = max(1, round(wait / 60))
-        refuse(429, f"too many wrong codes on this board: pairing opens again in {minutes} minute"
-                    f"{'' if minutes == 1 else 's'}", **{"Retry-After": str(int(wait) + 1)})
+        refuse(
+            429,
+            f"too many wrong codes on this board: pairing opens again in {minutes} minute"
+            f"{'' if minutes == 1 else 's'}",
+            **{"Retry-After": str(int(wait) + 1)},
+        )
     code = _code().start()
     answer = {"shown": True, "expires_in": CODE_SECONDS}
     if board_here():
@@ -186,8 +190,11 @@ def pair():
     if not _code().check(guess):
         left = _code().tries_left()
         if not left:  # its third wrong guess, used, or too old: trying it again can only fail
-            refuse(403, "that code is spent (three wrong tries, used, or over two minutes old): tap New code "
-                        "for a new one")
+            refuse(
+                403,
+                "that code is spent (three wrong tries, used, or over two minutes old): tap New code "
+                "for a new one",
+            )
         refuse(403, f"wrong code: try again ({left} more {'try' if left == 1 else 'tries'} with this one)")
     session.clear()
     session.permanent = True

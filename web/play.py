@@ -12,7 +12,9 @@ from web.security import body, paired, refuse, web
 
 bp = Blueprint("play", __name__)
 
-KINDS = [(seat, seat if seat == "human" else f"computer: {seat}") for seat in SEATS]  # as the forms offer them
+KINDS = [
+    (seat, seat if seat == "human" else f"computer: {seat}") for seat in SEATS
+]  # as the forms offer them
 
 
 def compact(snapshot: dict) -> dict:
@@ -46,8 +48,10 @@ def _ply(data: dict) -> tuple[int, ...]:
     if ply is None:
         return ()
     if type(ply) is not int or ply < 0:
-        refuse(400, "ply is the number of actions of the position the page shows (the state's ply), "
-                    "a whole number")
+        refuse(
+            400,
+            "ply is the number of actions of the position the page shows (the state's ply), a whole number",
+        )
     return (ply,)
 
 
@@ -66,8 +70,13 @@ def _answer(feedback) -> dict:
 @bp.get("/")
 def now_playing():
     snapshot = web().runtime.snapshot()
-    return render_template("play.html", board=board_svg(depth_of(snapshot)), snapshot=snapshot, kinds=KINDS,
-                           self_test=web().selftest is not None)
+    return render_template(
+        "play.html",
+        board=board_svg(depth_of(snapshot)),
+        snapshot=snapshot,
+        kinds=KINDS,
+        self_test=web().selftest is not None,
+    )
 
 
 @bp.get("/api/state")
@@ -88,7 +97,7 @@ def press():
     data = body("node", "game")
     name = data.get("node")
     if not isinstance(name, str):
-        refuse(400, "give the node to press, e.g. {\"node\": \"RG\"}")
+        refuse(400, 'give the node to press, e.g. {"node": "RG"}')
     try:
         nd.parse(name, depth_of(web().runtime.snapshot()))
     except nd.NodeError as err:
@@ -143,7 +152,7 @@ def act():
     data = body("action", "game")
     text = data.get("action")
     if not isinstance(text, str) or not 0 < len(text) <= 200:
-        refuse(400, "give the action in the notation, e.g. {\"action\": \"0-G\"}")
+        refuse(400, 'give the action in the notation, e.g. {"action": "0-G"}')
     return _answer(_in_game(data, "act", text))
 
 
@@ -154,6 +163,9 @@ def seat():
     data = body("seat", "kind", "game")
     seat, kind, game = data.get("seat"), data.get("kind"), data.get("game")
     if type(seat) is not int or kind not in SEATS or not (game is None or type(game) is int):
-        refuse(400, f"give the seat (as in state.seats, from 0) and who plays it, one of {', '.join(SEATS)}: "
-                    "e.g. {\"seat\": 1, \"kind\": \"hard\"}")
+        refuse(
+            400,
+            f"give the seat (as in state.seats, from 0) and who plays it, one of {', '.join(SEATS)}: "
+            'e.g. {"seat": 1, "kind": "hard"}',
+        )
     return _answer(_call("seat", seat, kind, game))

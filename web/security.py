@@ -43,8 +43,10 @@ SECRET_FILE = "web-secret.key"
 EPOCH_FILE = "web-pairing.epoch"
 UNSAFE = ("POST", "PUT", "PATCH", "DELETE")
 
-CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
-       "font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+    "font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+)
 HEADERS = {
     "Content-Security-Policy": CSP,
     "X-Content-Type-Options": "nosniff",
@@ -133,7 +135,7 @@ def short(message: str) -> str:
     """An error message fit to send back: each overlong word (say a 15,000-letter node name the request
     sent, quoted in the reason) cut to its first 20 characters and "…", the whole to MAX_MESSAGE."""
     message = re.sub(r"\S{%d,}" % (QUOTE + 1), lambda m: m.group()[:20] + "…", str(message))
-    return message if len(message) <= MAX_MESSAGE else message[:MAX_MESSAGE - 1] + "…"
+    return message if len(message) <= MAX_MESSAGE else message[: MAX_MESSAGE - 1] + "…"
 
 
 def _nesting_ok(data) -> bool:
@@ -184,9 +186,12 @@ def body(*fields: str) -> dict:
 def is_paired() -> bool:
     pairings = current_app.extensions["gryb-pairings"]
     token = session.get("csrf")
-    return (isinstance(token, str) and session.get("epoch") == pairings.epoch
-            and isinstance(session.get("paired_at"), (int, float))
-            and time.time() - session["paired_at"] < SESSION_HOURS * 3600)
+    return (
+        isinstance(token, str)
+        and session.get("epoch") == pairings.epoch
+        and isinstance(session.get("paired_at"), (int, float))
+        and time.time() - session["paired_at"] < SESSION_HOURS * 3600
+    )
 
 
 def csrf_token() -> str | None:
@@ -211,7 +216,7 @@ def paired(view):
 def _host_only(host: str) -> str:
     host = host.strip().lower()
     if host.startswith("["):
-        return host[1:host.find("]")] if "]" in host else host
+        return host[1 : host.find("]")] if "]" in host else host
     return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
 
 
@@ -286,7 +291,11 @@ def init_app(app: Flask, state_dir: Path) -> None:
     @app.errorhandler(ApiError)
     def _api_error(err: ApiError):
         if _a_page():  # a replay of a game there is not (an old link): the page, not bare JSON
-            return render_template("error.html", code=err.status, message=short(err.message)), err.status, err.headers
+            return (
+                render_template("error.html", code=err.status, message=short(err.message)),
+                err.status,
+                err.headers,
+            )
         response = jsonify(error=short(err.message))
         response.status_code = err.status
         response.headers.update(err.headers)
@@ -311,6 +320,9 @@ def init_app(app: Flask, state_dir: Path) -> None:
     def _template_globals():
         from web.pairing import board_here
 
-        return {"paired": is_paired(), "csrf": csrf_token(), "sim": web().sim_input is not None,
-                "board_here": board_here()}
-
+        return {
+            "paired": is_paired(),
+            "csrf": csrf_token(),
+            "sim": web().sim_input is not None,
+            "board_here": board_here(),
+        }

@@ -35,8 +35,11 @@ class _Channel(HTTPChannel):
     def __init__(self, server, sock, addr, adj, map=None):
         super().__init__(server, sock, addr, adj, map)
         host = addr[0] if isinstance(addr, tuple) else addr
-        mine = sum(1 for channel in list(server.active_channels.values())
-                   if isinstance(channel.addr, tuple) and channel.addr[0] == host)
+        mine = sum(
+            1
+            for channel in list(server.active_channels.values())
+            if isinstance(channel.addr, tuple) and channel.addr[0] == host
+        )
         if mine > PER_ADDRESS:  # this one counted
             self.will_close = True
 
@@ -48,13 +51,26 @@ class Server:
         # channel_request_lookahead: waitress keeps reading while a request runs, so it sees a client
         # close its connection and an event stream can end then (environ["waitress.client_disconnected"]).
         try:
-            self._server = create_server(app, host=host, port=port, threads=threads, ident="gryb",
-                                         max_request_body_size=BACKSTOP, clear_untrusted_proxy_headers=True,
-                                         channel_timeout=60, asyncore_use_poll=True, channel_request_lookahead=1)
+            self._server = create_server(
+                app,
+                host=host,
+                port=port,
+                threads=threads,
+                ident="gryb",
+                max_request_body_size=BACKSTOP,
+                clear_untrusted_proxy_headers=True,
+                channel_timeout=60,
+                asyncore_use_poll=True,
+                channel_request_lookahead=1,
+            )
         except ValueError:  # waitress' word for a host that does not resolve (a typo, an empty --host)
             raise OSError(f"the web page cannot listen on {host!r}: no such address") from None
-        except OSError as err:  # the port in use, another machine's address: say which the config or --port chose
-            raise OSError(f"the web page cannot listen on {host} port {port}: {err.strerror or err}") from None
+        except (
+            OSError
+        ) as err:  # the port in use, another machine's address: say which the config or --port chose
+            raise OSError(
+                f"the web page cannot listen on {host} port {port}: {err.strerror or err}"
+            ) from None
         self._server.channel_class = _Channel
         self.host, self.port = self._server.effective_host, int(self._server.effective_port)
         self._thread = threading.Thread(target=self._server.run, name="gryb-web", daemon=True)

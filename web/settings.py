@@ -54,16 +54,25 @@ def _rows(status: dict) -> list[list[str]]:
     """The settings page's hardware table, [label, text] a row: the status as :func:`_shown` words it, but
     what is a table itself (the link's and the LED driver's details, the self-test's report), which the
     API keeps. The page draws it from these when it loads and each time it asks again (/api/status)."""
-    return [[key.replace("_", " "), "—" if value is None else str(value)]
-            for key, value in _shown(status).items() if not isinstance(value, dict)]
+    return [
+        [key.replace("_", " "), "—" if value is None else str(value)]
+        for key, value in _shown(status).items()
+        if not isinstance(value, dict)
+    ]
 
 
 @bp.get("/settings")
 def settings_page():
     # The slider starts at the dimmest the LEDs show colours at: every position below it would look the same.
-    return render_template("settings.html", settings=web().runtime.snapshot()["settings"],
-                           rows=_rows(web().status()), self_test=web().selftest is not None, time_scales=TIME_SCALES,
-                           dimmest=min(BRIGHTNESS_STEPS), least_budget=web().runtime.least_budget_ma)
+    return render_template(
+        "settings.html",
+        settings=web().runtime.snapshot()["settings"],
+        rows=_rows(web().status()),
+        self_test=web().selftest is not None,
+        time_scales=TIME_SCALES,
+        dimmest=min(BRIGHTNESS_STEPS),
+        least_budget=web().runtime.least_budget_ma,
+    )
 
 
 @bp.get("/api/settings")
@@ -84,9 +93,12 @@ def set_settings():
     data = body(*SETTINGS)
     changes = {k: data[k] for k in SETTINGS if k in data}
     if not changes:
-        refuse(400, "settings are brightness (0 to 1), night and sounds (true or false), budget_ma (mA), "
-                    f"colours (four '#RRGGBB'), die (electronic or physical) and time_scale "
-                    f"({TIME_SCALES[0]:g} to {TIME_SCALES[1]:g})")
+        refuse(
+            400,
+            "settings are brightness (0 to 1), night and sounds (true or false), budget_ma (mA), "
+            f"colours (four '#RRGGBB'), die (electronic or physical) and time_scale "
+            f"({TIME_SCALES[0]:g} to {TIME_SCALES[1]:g})",
+        )
     if "brightness" in changes:
         value = changes["brightness"]
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Callable
 from itertools import cycle
-from typing import Callable
 
 from companion.games.engine import catalogue
 
@@ -78,7 +78,9 @@ def page_weight(fetch: Callable[[str], bytes], path: str) -> dict[str, int]:
         body = fetch(asset)
         sizes[asset] = len(body)
         if asset.endswith(".js"):
-            todo += [asset.rsplit("/", 1)[0] + "/" + dep for dep in re.findall(r'from "\./([^"]+)"', body.decode())]
+            todo += [
+                asset.rsplit("/", 1)[0] + "/" + dep for dep in re.findall(r'from "\./([^"]+)"', body.decode())
+            ]
     return sizes
 
 
@@ -88,14 +90,21 @@ def every_page_weight(runtime, fetch: Callable[[str], bytes]) -> dict[str, dict[
     on the runtime: a short game to its end (for the replay), then new games on each board."""
     weights = {}
     replayed = play_to_the_end(runtime, "ez-gryb", 2, {"depth": 6, "turn_limit": 10}, random.Random(6))
-    for label, game, players, depth in (("EZ GRYB, depth 4", "ez-gryb", 2, 4), ("EZ GRYB, depth 5", "ez-gryb", 2, 5),
-                                        ("EZ GRYB, depth 6", "ez-gryb", 2, 6),
-                                        ("Multiverse, 4 players, depth 6", "multiverse", 4, 6)):
+    for label, game, players, depth in (
+        ("EZ GRYB, depth 4", "ez-gryb", 2, 4),
+        ("EZ GRYB, depth 5", "ez-gryb", 2, 5),
+        ("EZ GRYB, depth 6", "ez-gryb", 2, 6),
+        ("Multiverse, 4 players, depth 6", "multiverse", 4, 6),
+    ):
         runtime.call("new_game", game, players, {"depth": depth})
         weights[f"/ Now playing ({label})"] = page_weight(fetch, "/")
-    for label, path in (("/games", "/games"), ("/history", "/history"),
-                        (f"/history/{replayed} (a replay, depth 6)", f"/history/{replayed}"),
-                        ("/settings", "/settings"), ("/compose", "/compose")):
+    for label, path in (
+        ("/games", "/games"),
+        ("/history", "/history"),
+        (f"/history/{replayed} (a replay, depth 6)", f"/history/{replayed}"),
+        ("/settings", "/settings"),
+        ("/compose", "/compose"),
+    ):
         weights[label] = page_weight(fetch, path)
     rules = [page_weight(fetch, f"/games/{cls.id}/rules") for cls in catalogue()]
     longest = max(rules, key=lambda sizes: sum(sizes.values()))

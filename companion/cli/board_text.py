@@ -9,7 +9,9 @@ from __future__ import annotations
 from companion.rules import node as nd
 
 
-def render(depth: int = nd.STANDARD_DEPTH, marks: dict[int, str] | None = None, headless: bool = False) -> str:
+def render(
+    depth: int = nd.STANDARD_DEPTH, marks: dict[int, str] | None = None, headless: bool = False
+) -> str:
     """One line per grid row; ``marks`` overrides the letter drawn at some nodes (e.g. stones). A headless
     board has no head node to draw."""
     half = (1 << depth) - 1

@@ -57,13 +57,20 @@ def _seconds(text: str) -> float:
 
 
 def _board_options(parser: argparse.ArgumentParser, headless: bool = True, periodic: bool = False) -> None:
-    parser.add_argument("--depth", type=_depth, default=nd.STANDARD_DEPTH,
-                        help="levels below the head node: 4 standard (341 nodes), 5 Giant, 6 Super Giant")
+    parser.add_argument(
+        "--depth",
+        type=_depth,
+        default=nd.STANDARD_DEPTH,
+        help="levels below the head node: 4 standard (341 nodes), 5 Giant, 6 Super Giant",
+    )
     if headless:
         parser.add_argument("--headless", action="store_true", help="the board without the head node 0")
     if periodic:
-        parser.add_argument("--periodic", action="store_true",
-                            help="periodic space: up from the top level reaches the bottom level and back")
+        parser.add_argument(
+            "--periodic",
+            action="store_true",
+            help="periodic space: up from the top level reaches the bottom level and back",
+        )
 
 
 def _print_json(value) -> None:
@@ -87,8 +94,12 @@ def _gryb_answer(names: list[str], depth: int, big_endian: bool) -> dict:
     found = gryb.check([nd.parse(n, depth) for n in names])
     if found is None:
         return {"valid": False, "levels": [], "points": 0, "quadrangle": False}
-    return {"valid": True, "levels": list(found.levels), "points": found.points(depth, big_endian),
-            "quadrangle": found.quadrangle}
+    return {
+        "valid": True,
+        "levels": list(found.levels),
+        "points": found.points(depth, big_endian),
+        "quadrangle": found.quadrangle,
+    }
 
 
 def _rules_gryb(args) -> int:
@@ -189,7 +200,9 @@ def _compose(args) -> int:
             _print_json({"id": rules.id, "name": rules.name, "saved": str(library.path(rules.id))})
         elif args.action == "list":
             library = _library(args)
-            _print_json([{"id": r.id, "name": r.name, "path": str(library.path(r.id))} for r in library.all()])
+            _print_json(
+                [{"id": r.id, "name": r.name, "path": str(library.path(r.id))} for r in library.all()]
+            )
         elif args.action == "delete":
             composed.forget(_library(args), args.source)
             _print_json({"id": args.source, "deleted": True})
@@ -317,7 +330,9 @@ def _lines(stream):
         yield number, line
 
 
-def _ai_seats(pairs: list[str], game: engine.Game, time_scale: float, repeatable: bool = False) -> dict[int, ai.Level]:
+def _ai_seats(
+    pairs: list[str], game: engine.Game, time_scale: float, repeatable: bool = False
+) -> dict[int, ai.Level]:
     """--ai SEAT=LEVEL, seats counted from 1 as players call them; --time-scale as the config's
     computer.time_scale (a slower machine searches as long as the levels were measured with)."""
     low, high = config_mod.TIME_SCALES
@@ -395,9 +410,17 @@ def _selftest(args) -> int:
     names = [nd.name(n) for n in nd.nodes()]
     with contextlib.ExitStack() as parts:
         with _cannot_start():
-            surface = parts.enter_context(open_surface(
-                leds.driver, load_layout(leds.layout), interface=leds.interface, strip=leds.strip,
-                brightness=leds.brightness, budget_ma=leds.budget_ma, fps=leds.fps))
+            surface = parts.enter_context(
+                open_surface(
+                    leds.driver,
+                    load_layout(leds.layout),
+                    interface=leds.interface,
+                    strip=leds.strip,
+                    brightness=leds.brightness,
+                    budget_ma=leds.budget_ma,
+                    fps=leds.fps,
+                )
+            )
             node_input = parts.enter_context(open_node_input(config.serial.url))
 
         def press_all() -> None:
@@ -406,13 +429,21 @@ def _selftest(args) -> int:
                 time.sleep(0.003)
 
         def ask() -> None:
-            print(f"Press every node of the board once ({len(names)}); lit nodes are still to press.",
-                  file=sys.stderr)
+            print(
+                f"Press every node of the board once ({len(names)}); lit nodes are still to press.",
+                file=sys.stderr,
+            )
 
         on_ready = (lambda: threading.Thread(target=press_all, daemon=True).start()) if args.auto else ask
         # A person watches the sweep: each block lit for 50 ms (about 3 s in all), as the page's self-test.
-        report = selftest(surface, node_input, names, timeout=args.timeout, on_ready=on_ready,
-                          pause=0 if args.auto else 0.05)
+        report = selftest(
+            surface,
+            node_input,
+            names,
+            timeout=args.timeout,
+            on_ready=on_ready,
+            pause=0 if args.auto else 0.05,
+        )
     if args.json:
         _print_json(report.to_dict())
     else:
@@ -426,8 +457,11 @@ def _state_dir() -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="gryb-companion", description="GRYB Companion: the electronic GRYB "
-                                     "board, its games and its simulator. One subcommand per job.")
+    parser = argparse.ArgumentParser(
+        prog="gryb-companion",
+        description="GRYB Companion: the electronic GRYB "
+        "board, its games and its simulator. One subcommand per job.",
+    )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -444,7 +478,9 @@ def build_parser() -> argparse.ArgumentParser:
     is_gryb.add_argument("nodes", nargs="*", metavar="NODE")
     _board_options(is_gryb, headless=False)
     is_gryb.add_argument("--big-endian", action="store_true", help="score from the bottom level up")
-    is_gryb.add_argument("--stdin", action="store_true", help="read four names a line, answer a JSON line each")
+    is_gryb.add_argument(
+        "--stdin", action="store_true", help="read four names a line, answer a JSON line each"
+    )
     is_gryb.set_defaults(run=_rules_gryb)
 
     count = rules_commands.add_parser("count", help="nodes, quadrangles and GRYBs of a board, as JSON")
@@ -461,27 +497,53 @@ def build_parser() -> argparse.ArgumentParser:
     variants.add_argument("--state", metavar="DIR", help=state_help)
     variants.set_defaults(run=_variants)
 
-    play = commands.add_parser("play", help="play a game at the terminal; from a pipe, a JSON state line per action")
+    play = commands.add_parser(
+        "play", help="play a game at the terminal; from a pipe, a JSON state line per action"
+    )
     play.add_argument("game", metavar="GAME", nargs="?", help="a game id from 'gryb-companion variants'")
-    play.add_argument("--rules", metavar="FILE", help="play a composition (a TOML or JSON file, docs/composer.md)")
+    play.add_argument(
+        "--rules", metavar="FILE", help="play a composition (a TOML or JSON file, docs/composer.md)"
+    )
     play.add_argument("--state", metavar="DIR", help=state_help)
-    play.add_argument("--players", type=int, metavar="N", help="number of players (default: the game's minimum)")
-    play.add_argument("--seed", type=int, metavar="N",
-                      help="seed the die, the random player and the computer players for a repeatable game (the "
-                      "computer players then search a number of steps, not a time)")
+    play.add_argument(
+        "--players", type=int, metavar="N", help="number of players (default: the game's minimum)"
+    )
+    play.add_argument(
+        "--seed",
+        type=int,
+        metavar="N",
+        help="seed the die, the random player and the computer players for a repeatable game (the "
+        "computer players then search a number of steps, not a time)",
+    )
     play.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a game option")
     play.add_argument("--random", type=int, metavar="N", help="play N random legal actions instead of stdin")
-    play.add_argument("--interactive", action=argparse.BooleanOptionalAction, default=None,
-                      help="a person at the keyboard: the board as text and a prompt, mistakes answered and "
-                           "asked again (default: when stdin is a terminal; otherwise a JSON state line per action)")
-    play.add_argument("--ai", action="append", default=[], metavar="SEAT=LEVEL",
-                      help="a computer player in seat SEAT (1..4): easy, medium or hard")
-    play.add_argument("--time-scale", type=float, default=1.0, metavar="F",
-                      help="multiply the computer players' and the hint's time budgets (0.1-20; 8 on a Raspberry "
-                      "Pi Zero 2 W, as the config's computer.time_scale)")
+    play.add_argument(
+        "--interactive",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="a person at the keyboard: the board as text and a prompt, mistakes answered and "
+        "asked again (default: when stdin is a terminal; otherwise a JSON state line per action)",
+    )
+    play.add_argument(
+        "--ai",
+        action="append",
+        default=[],
+        metavar="SEAT=LEVEL",
+        help="a computer player in seat SEAT (1..4): easy, medium or hard",
+    )
+    play.add_argument(
+        "--time-scale",
+        type=float,
+        default=1.0,
+        metavar="F",
+        help="multiply the computer players' and the hint's time budgets (0.1-20; 8 on a Raspberry "
+        "Pi Zero 2 W, as the config's computer.time_scale)",
+    )
     play.set_defaults(run=_play)
 
-    compose = commands.add_parser("compose", help="games of your own from the manuals' parameters (docs/composer.md)")
+    compose = commands.add_parser(
+        "compose", help="games of your own from the manuals' parameters (docs/composer.md)"
+    )
     compose_commands = compose.add_subparsers(dest="action", required=True, metavar="ACTION")
     for name, text, source in (
         ("check", "check a composition file; print the game it makes, as JSON", "FILE"),
@@ -498,36 +560,63 @@ def build_parser() -> argparse.ArgumentParser:
         if name == "export":
             sub.add_argument("--json", action="store_true", help="JSON instead of commented TOML")
         if name == "import":
-            sub.add_argument("--replace", action="store_true", help="replace a saved composition of the same id")
+            sub.add_argument(
+                "--replace", action="store_true", help="replace a saved composition of the same id"
+            )
         sub.set_defaults(run=_compose)
 
     run = commands.add_parser(
-        "run", help="the companion: board, rules, storage and the web page",
+        "run",
+        help="the companion: board, rules, storage and the web page",
         description="The companion: board, rules, storage and the web page. It keeps its state (companion.db: "
         "every game, series and setting; the web page's secret key and pairings; saved compositions) in the "
         "state directory: the config's [state] dir, else $STATE_DIRECTORY (systemd: /var/lib/gryb-companion), "
         f"else $XDG_STATE_HOME/gryb-companion or ~/.local/state/gryb-companion (for you now: {_state_dir()}). "
         "To start afresh, stop the companion and move companion.db (with its -wal and -shm) out of that "
         "directory: the next start begins with a new game and the config's settings. Moving the whole "
-        "directory away also forgets the paired phones and your saved compositions.")
-    run.add_argument("--sim", action="store_true",
-                     help="every part simulated (LEDs, node buttons, control panel): play in the browser")
-    run.add_argument("--config", metavar="PATH",
-                     help=f"the TOML config (default {config_mod.DEFAULT_PATH}; none needed with --sim)")
+        "directory away also forgets the paired phones and your saved compositions.",
+    )
+    run.add_argument(
+        "--sim",
+        action="store_true",
+        help="every part simulated (LEDs, node buttons, control panel): play in the browser",
+    )
+    run.add_argument(
+        "--config",
+        metavar="PATH",
+        help=f"the TOML config (default {config_mod.DEFAULT_PATH}; none needed with --sim)",
+    )
     run.add_argument("--host", help="the web page's address (default: the config's web.host)")
-    run.add_argument("--port", type=int,
-                     help="the web page's port (default: the config's web.port, 8080; 0 picks a free one)")
-    run.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"],
-                     help="info (the default) logs every event, warning or error only problems")
+    run.add_argument(
+        "--port",
+        type=int,
+        help="the web page's port (default: the config's web.port, 8080; 0 picks a free one)",
+    )
+    run.add_argument(
+        "--log-level",
+        default="info",
+        choices=["debug", "info", "warning", "error"],
+        help="info (the default) logs every event, warning or error only problems",
+    )
     run.set_defaults(run=_run)
 
     check = commands.add_parser("selftest", help="light every LED, press every node, check the serial link")
     check.add_argument("--sim", action="store_true", help="test the simulator instead of the hardware")
-    check.add_argument("--config", metavar="PATH", help=f"the TOML config (default {config_mod.DEFAULT_PATH})")
-    check.add_argument("--timeout", type=_seconds, default=300.0, metavar="SECONDS",
-                       help="seconds to wait for every node (default 300)")
-    check.add_argument("--auto", action="store_true",
-                       help="with --sim: press every node through the emulated Pico, as a player would")
+    check.add_argument(
+        "--config", metavar="PATH", help=f"the TOML config (default {config_mod.DEFAULT_PATH})"
+    )
+    check.add_argument(
+        "--timeout",
+        type=_seconds,
+        default=300.0,
+        metavar="SECONDS",
+        help="seconds to wait for every node (default 300)",
+    )
+    check.add_argument(
+        "--auto",
+        action="store_true",
+        help="with --sim: press every node through the emulated Pico, as a player would",
+    )
     check.add_argument("--json", action="store_true", help="print the report as JSON")
     check.set_defaults(run=_selftest)
 

@@ -35,8 +35,10 @@ from companion.session.seating import HUMAN, SEATS, by_player, by_seat, next_alo
 # told from a pawn; every other stone is its player's number.
 FIGURES = {"king": "♔♚", "queen": "♕♛", "rook": "♖♜", "bishop": "♗♝", "knight": "♘♞", "pawn": "♙♟"}
 
-WORDS = ("moves (the legal actions), hint (what a good player would do), undo (back to your last move), "
-         f"seat N {'|'.join(SEATS)} (who plays for Player N), rules (how to play), help, quit")
+WORDS = (
+    "moves (the legal actions), hint (what a good player would do), undo (back to your last move), "
+    f"seat N {'|'.join(SEATS)} (who plays for Player N), rules (how to play), help, quit"
+)
 OVER = "again (the same game once more), undo (back to your last move), seat N KIND (who plays it) or quit"
 
 
@@ -48,8 +50,15 @@ def refusal(text: str, reason: str) -> str:
 
 
 class Console:
-    def __init__(self, game: Game, die: Die, seats: dict[int, ai.Level], rng: random.Random, out: TextIO,
-                 level_of: Callable[[str], ai.Level] | None = None):
+    def __init__(
+        self,
+        game: Game,
+        die: Die,
+        seats: dict[int, ai.Level],
+        rng: random.Random,
+        out: TextIO,
+        level_of: Callable[[str], ai.Level] | None = None,
+    ):
         """``level_of`` makes a level from its name (``play``'s --time-scale and --seed in it) for the
         hint and for a seat handed to the computer."""
         self.game, self.die, self.seats, self.rng, self.out = game, die, seats, rng, out
@@ -105,15 +114,24 @@ class Console:
             self.show()
             return
         if text == "help":
-            self.write(f"the game is over: type {OVER}" if game.over else
-                       f"type an action in the notation (docs/notation.md: R, R-RG, xRG, pass, end), or {WORDS}")
+            self.write(
+                f"the game is over: type {OVER}"
+                if game.over
+                else f"type an action in the notation (docs/notation.md: R, R-RG, xRG, pass, end), or {WORDS}"
+            )
             return
         if text == "rules":
             self.write(howto.as_text(howto.of(type(game))).rstrip("\n"))
             return
         if text in ("moves", "legal", "?"):
-            self.write(textwrap.fill("legal: " + " ".join(str(a) for a in game.legal_actions()), width=100,
-                                     subsequent_indent="  ", break_on_hyphens=False))
+            self.write(
+                textwrap.fill(
+                    "legal: " + " ".join(str(a) for a in game.legal_actions()),
+                    width=100,
+                    subsequent_indent="  ",
+                    break_on_hyphens=False,
+                )
+            )
             return
         if text == "hint":
             self.write(f"hint: {self.words(ai.search(game.copy(), self.hint, self._hint_rng).action)}")
@@ -126,8 +144,11 @@ class Console:
             return
         if text == "roll":  # the electronic die rolls by itself: say so rather than "bad node name"
             die = game.state_dict()["die_shown"]  # as the board's die: none in a turn it has no part in
-            self.write(f"the die is rolled for you: it shows {die}" if die is not None
-                       else "the die is rolled for you when the rules call for a roll")
+            self.write(
+                f"the die is rolled for you: it shows {die}"
+                if die is not None
+                else "the die is rolled for you when the rules call for a roll"
+            )
             return
         try:
             self.act(game.parse(text))
@@ -155,7 +176,12 @@ class Console:
         """``seat N KIND``: Player N is played from now on by a person (human) or the computer at a level;
         a computer to move then plays at once."""
         players = self.game.players
-        if len(words) != 2 or not words[0].isdigit() or not 1 <= int(words[0]) <= players or words[1] not in SEATS:
+        if (
+            len(words) != 2
+            or not words[0].isdigit()
+            or not 1 <= int(words[0]) <= players
+            or words[1] not in SEATS
+        ):
             self.write(f"type seat N {'|'.join(SEATS)}, N from 1 to {players} (e.g. seat {players} hard)")
             return
         player, kind = int(words[0]) - 1, words[1]
@@ -165,7 +191,9 @@ class Console:
             self.levels[player] = self.level_of(kind)
         self.players[player] = self.player_name(player)
         self.seats = {seat: self.levels[p] for seat, p in enumerate(self.order) if p in self.levels}
-        self.write(f"Player {player + 1} is played by " + ("a person" if kind == HUMAN else f"the computer ({kind})"))
+        self.write(
+            f"Player {player + 1} is played by " + ("a person" if kind == HUMAN else f"the computer ({kind})")
+        )
         if not self.game.over:
             self.advance()
             self.show()
@@ -216,9 +244,11 @@ class Console:
         marks = {game.space.parse(name): self.mark(stone) for name, stone in state["stones"].items()}
         self.write(board_text.render(game.space.depth, marks, game.space.headless))
         if any(stone.get("kind") in FIGURES for stone in state["stones"].values()):
-            self.write(f"{''.join(f[0] for f in FIGURES.values())} {self.players[0]}, "
-                       f"{''.join(f[1] for f in FIGURES.values())} {self.players[1]} (king, queen, rook, bishop, "
-                       "knight, pawn)")
+            self.write(
+                f"{''.join(f[0] for f in FIGURES.values())} {self.players[0]}, "
+                f"{''.join(f[1] for f in FIGURES.values())} {self.players[1]} (king, queen, rook, bishop, "
+                "knight, pawn)"
+            )
         # By player (Player 1's first), whoever began; none in a game played win or lose.
         scores = "-".join(map(str, by_player(state["scores"], self.order))) if game.score else None
         if game.over:
@@ -233,7 +263,9 @@ class Console:
         now = (id(game), state["turn"], game.to_move)
         more = " again (the same turn)" if now == self._last_shown else ""
         self._last_shown = now
-        self.write(f"{self.names[game.to_move]} to play{more}{die}" + (f"; scores {scores}" if scores else "") + only)
+        self.write(
+            f"{self.names[game.to_move]} to play{more}{die}" + (f"; scores {scores}" if scores else "") + only
+        )
 
     def say_aims(self) -> None:
         """Where the seats' goals differ (Grim Reaper, Connection), what each is out to do."""
@@ -254,4 +286,3 @@ class Console:
 
     def write(self, text: str) -> None:
         print(text, file=self.out, flush=True)
-

@@ -32,17 +32,42 @@ from companion.rules.action import END, MOVE, PASS, PLACE, REMOVE, Action, nth_m
 from companion.rules.node import Bitboard, Node
 from companion.rules.space import GameSpace, MoveKind, bits
 
-DEPTH = Option("depth", 4, "board depth: 4 standard, 5 Giant GRYB, 6 Super Giant GRYB (the patriots are "
-               "scattered on the bottom level)", minimum=4, maximum=6)
-PATRIOTS = Option("patriots", 32, "patriots each player scatters on the bottom level (000: 32 each)",
-                  minimum=4, maximum=1000)
-MONKEY = Option("monkeybusiness", False, "the optional ancillary rule: military that comes onto an area "
-                "encompassing the node GRYB acquires Private Monkeybusiness and can be captured by a group "
-                "of its own size")
-STALL = Option("stall", 40, "the game is a draw after this many turns each of battle without a squad or "
-               "platoon formed or a capture", minimum=1, maximum=1000)
-TURN_LIMIT = Option("turn_limit", 300, "the game is a draw after this many turns each of battle (the "
-                    "scattering not counted)", minimum=10, maximum=100000)
+DEPTH = Option(
+    "depth",
+    4,
+    "board depth: 4 standard, 5 Giant GRYB, 6 Super Giant GRYB (the patriots are "
+    "scattered on the bottom level)",
+    minimum=4,
+    maximum=6,
+)
+PATRIOTS = Option(
+    "patriots",
+    32,
+    "patriots each player scatters on the bottom level (000: 32 each)",
+    minimum=4,
+    maximum=1000,
+)
+MONKEY = Option(
+    "monkeybusiness",
+    False,
+    "the optional ancillary rule: military that comes onto an area "
+    "encompassing the node GRYB acquires Private Monkeybusiness and can be captured by a group "
+    "of its own size",
+)
+STALL = Option(
+    "stall",
+    40,
+    "the game is a draw after this many turns each of battle without a squad or platoon formed or a capture",
+    minimum=1,
+    maximum=1000,
+)
+TURN_LIMIT = Option(
+    "turn_limit",
+    300,
+    "the game is a draw after this many turns each of battle (the scattering not counted)",
+    minimum=10,
+    maximum=100000,
+)
 
 PLACING, BATTLE = "place", "battle"
 PATRIOT, SERGEANT, LIEUTENANT = "patriot", "sergeant", "lieutenant"
@@ -171,10 +196,12 @@ class Battlefield(Game):
     id = "battlefield"
     name = "Battlefield"
     source = "000 Battlefield; Using Lines; Using Shapes; Get a GRYB"
-    summary = ("The node die scatters 32 patriots each on the bottom level. Four patriots on a quadrangle "
-               "enlist as a squad (a sergeant on the node above), four squads as a platoon (a lieutenant). "
-               "Move sideways or via hyperspace; a larger military group captures a smaller one it lands on. "
-               "Capture the enemy's whole army, or raise two lieutenants.")
+    summary = (
+        "The node die scatters 32 patriots each on the bottom level. Four patriots on a quadrangle "
+        "enlist as a squad (a sergeant on the node above), four squads as a platoon (a lieutenant). "
+        "Move sideways or via hyperspace; a larger military group captures a smaller one it lands on. "
+        "Capture the enemy's whole army, or raise two lieutenants."
+    )
     die = NODE_DIE
     options = (DEPTH, PATRIOTS, MONKEY, STALL, TURN_LIMIT)
     moves_per_turn = 2  # a turn may be two patriot moves; everything else ends it at once
@@ -190,8 +217,10 @@ class Battlefield(Game):
         self.monkeybusiness = self.settings["monkeybusiness"]
         patriots, room = self.settings["patriots"], self.t.bottom.bit_count()
         if 2 * patriots >= room:
-            raise OptionError(f"2 x {patriots} patriots leave no room to move on the {room} nodes of the bottom "
-                              f"level: choose fewer patriots or a deeper board")
+            raise OptionError(
+                f"2 x {patriots} patriots leave no room to move on the {room} nodes of the bottom "
+                f"level: choose fewer patriots or a deeper board"
+            )
         self.phase = PLACING
         self.in_hand = (patriots, patriots)
         self.monkey = 0
@@ -266,8 +295,9 @@ class Battlefield(Game):
 
     # -- moves -----------------------------------------------------------------------------------------
 
-    def _landing(self, player: int, group: Group, shift: Shift,
-                 enemy: list[Group]) -> tuple[Bitboard, Group | None]:
+    def _landing(
+        self, player: int, group: Group, shift: Shift, enemy: list[Group]
+    ) -> tuple[Bitboard, Group | None]:
         """What a military move of ``group`` by ``shift`` captures, and the enemy group that stops it
         (None when it is legal). It lands on an enemy group where it comes onto one of its units, onto its
         platoon's space, or its own platoon's space comes over one."""
@@ -342,7 +372,7 @@ class Battlefield(Game):
     def random_action(self, rng) -> Action:
         t = self.t
         if self.is_chance:  # playouts roll as the players do, again while the node is occupied
-            occupied, first, count = self.occupied, t.first_bottom, 4 ** t.depth
+            occupied, first, count = self.occupied, t.first_bottom, 4**t.depth
             while True:
                 n = first + rng.randrange(count)
                 if not occupied >> n & 1:
@@ -496,8 +526,11 @@ class Battlefield(Game):
             if self.turn - self.start >= self.settings["turn_limit"] * self.players:
                 self.finish((), draw="the turn limit")
             elif self.turn - self.since >= self.settings["stall"] * self.players:
-                self.finish((), draw=f"{self.settings['stall']} turns each of battle without a squad or platoon "
-                            "formed or a capture")
+                self.finish(
+                    (),
+                    draw=f"{self.settings['stall']} turns each of battle without a squad or platoon "
+                    "formed or a capture",
+                )
 
     # -- reasons ---------------------------------------------------------------------------------------
 
@@ -546,27 +579,41 @@ class Battlefield(Game):
         if chosen != units:
             members = ",".join(self.space.names(units))
             if chosen & ~units:
-                return ("that is not one group: a group is 2 or 3 patriots or sergeants linked by one sideways "
-                        "move on a quadrangle, or a lieutenant with the sergeants in its platoon's space")
+                return (
+                    "that is not one group: a group is 2 or 3 patriots or sergeants linked by one sideways "
+                    "move on a quadrangle, or a lieutenant with the sergeants in its platoon's space"
+                )
             if len(sources) > 1:
                 return f"the group is {members}: it moves together"
             if self.moves_left < self.moves_per_turn:
-                return (f"the patriot on {name(sources[0])} is in the group {members}: the second move is a "
-                        f"single patriot's")
+                return (
+                    f"the patriot on {name(sources[0])} is in the group {members}: the second move is a "
+                    f"single patriot's"
+                )
             return f"the {kind} on {name(sources[0])} is in the group {members}: the group moves together"
         wanted = dict(zip(sources, targets))
-        shift = next((s for s in t.shifts(base, nibble, platoon)
-                      if dict(zip(s.action.sources, s.action.targets)) == wanted), None)
+        shift = next(
+            (
+                s
+                for s in t.shifts(base, nibble, platoon)
+                if dict(zip(s.action.sources, s.action.targets)) == wanted
+            ),
+            None,
+        )
         if shift is None:
             if len(sources) == 1:
                 s, n = sources[0], targets[0]
                 stays = "" if nd.LEVEL[n] == nd.LEVEL[s] else f" (a {kind} stays on its level)"
                 return f"{name(s)} to {name(n)} is not one move: a {kind} moves sideways or via hyperspace{stays}"
             if platoon:
-                return ("a platoon moves with its lieutenant: the lieutenant takes one step sideways or via "
-                        "hyperspace and the sergeants in its space keep their places under it")
-            return ("a group moves as a block: each stone one sideways step the same way round its quadrangle, "
-                    "or all the same hyperspace step")
+                return (
+                    "a platoon moves with its lieutenant: the lieutenant takes one step sideways or via "
+                    "hyperspace and the sergeants in its space keep their places under it"
+                )
+            return (
+                "a group moves as a block: each stone one sideways step the same way round its quadrangle, "
+                "or all the same hyperspace step"
+            )
         own = shift.new & self.stones[me] & ~units
         if own:
             n = (own & -own).bit_length() - 1
@@ -574,7 +621,9 @@ class Battlefield(Game):
         if kind == PATRIOT:
             busy = shift.new & self.occupied & ~units
             if busy:
-                return f"{name((busy & -busy).bit_length() - 1)} is occupied: patriots move only to free nodes"
+                return (
+                    f"{name((busy & -busy).bit_length() - 1)} is occupied: patriots move only to free nodes"
+                )
             return "that move is not legal now"
         group = next(g for g in self.army(me) if g[0] == units)
         enemy = self.army(1 - me)
@@ -583,10 +632,14 @@ class Battlefield(Game):
             return "that move is not legal now"
         at = name((blocker[0] & -blocker[0]).bit_length() - 1)
         if blocker[4] == size:
-            return (f"the enemy group at {at} is as strong as yours ({_squads(size)}): groups the same size are "
-                    f"safe from one another")
-        return (f"the enemy group at {at} is {_squads(blocker[4])} strong, yours {size}: only a larger group "
-                f"captures a smaller one")
+            return (
+                f"the enemy group at {at} is as strong as yours ({_squads(size)}): groups the same size are "
+                f"safe from one another"
+            )
+        return (
+            f"the enemy group at {at} is {_squads(blocker[4])} strong, yours {size}: only a larger group "
+            f"captures a smaller one"
+        )
 
     # -- the computer player ---------------------------------------------------------------------------
 
@@ -604,10 +657,13 @@ class Battlefield(Game):
             for n in bits(st & t.bottom):
                 base = (n - 1) >> 2
                 counts[base] = counts.get(base, 0) + 1
-            gathering = sum((k - 1) ** 2 for b, k in counts.items()
-                            if k > 1 and not theirs >> (4 * b + 1) & 15)
+            gathering = sum(
+                (k - 1) ** 2 for b, k in counts.items() if k > 1 and not theirs >> (4 * b + 1) & 15
+            )
             biggest = max((g[4] for g in self.army(player)), default=0)
-            values.append(self.strength(player) + 0.3 * biggest + 0.08 * gathering + self.in_hand[player] / 16)
+            values.append(
+                self.strength(player) + 0.3 * biggest + 0.08 * gathering + self.in_hand[player] / 16
+            )
         top = max(values)
         weights = [math.exp(0.8 * (v - top)) for v in values]
         total = sum(weights)

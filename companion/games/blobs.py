@@ -28,9 +28,17 @@ from companion.rules.space import bits
 
 DEPTH = Option("depth", 4, "board depth: 4 standard, 5 Giant GRYB, 6 Super Giant GRYB", minimum=2, maximum=6)
 HEADLESS = Option("headless", False, "play without the head node (001 'headless')")
-STONES = Option("stones", 15, "pieces each player places in phase one (000: fifteen each)", minimum=4, maximum=200)
-STALL = Option("stall", 40, "the game is a draw after this many turns each without a piece devoured or "
-               "assimilated (the players are unable to gobble one another up)", minimum=1, maximum=1000)
+STONES = Option(
+    "stones", 15, "pieces each player places in phase one (000: fifteen each)", minimum=4, maximum=200
+)
+STALL = Option(
+    "stall",
+    40,
+    "the game is a draw after this many turns each without a piece devoured or "
+    "assimilated (the players are unable to gobble one another up)",
+    minimum=1,
+    maximum=1000,
+)
 
 BLOB = 4  # "four or more nodes": the smallest blob or collective
 PLACING, MOVING = "place", "move"
@@ -58,8 +66,10 @@ class OozeGame(Game):
     def setup(self) -> None:
         stones, room = self.settings["stones"], len(self.space.nodes)
         if stones * self.players > room:
-            raise OptionError(f"{self.players} x {stones} pieces do not fit on a board of {room} nodes: "
-                              f"choose fewer stones or a deeper board")
+            raise OptionError(
+                f"{self.players} x {stones} pieces do not fit on a board of {room} nodes: "
+                f"choose fewer stones or a deeper board"
+            )
         self.phase = PLACING
         self.in_hand = (stones,) * self.players
         self.since = 0
@@ -209,8 +219,10 @@ class OozeGame(Game):
                     return f"{name(t)} is occupied"
             if len(action.sources) > 3 or not board.is_contiguous(action.sources):
                 return "a block move moves a line or shape: 2 or 3 of your pieces on contiguous nodes"
-            return ("a line or shape moves in formation by interjection, excision or via hyperspace, its foci "
-                    "unchanged, and this move does not")
+            return (
+                "a line or shape moves in formation by interjection, excision or via hyperspace, its foci "
+                "unchanged, and this move does not"
+            )
         s, t = action.source, action.target
         if s in in_blob:
             blob = in_blob[s]
@@ -220,8 +232,10 @@ class OozeGame(Game):
             if mine >> t & 1:
                 return f"{name(t)} is occupied"
             if not reach >> t & 1:
-                return (f"a {self.word} oozes: the piece from {name(s)} must land on a node linked up, down or "
-                        f"sideways to the rest of its {self.word}")
+                return (
+                    f"a {self.word} oozes: the piece from {name(s)} must land on a node linked up, down or "
+                    f"sideways to the rest of its {self.word}"
+                )
             if theirs >> t & 1:
                 return self._prey_reason(t, blob.bit_count())
             return None
@@ -271,9 +285,15 @@ class OozeGame(Game):
 
     def end_turn(self) -> None:
         super().end_turn()
-        if not self.over and self.phase == MOVING and self.turn - self.since >= self.settings["stall"] * self.players:
+        if (
+            not self.over
+            and self.phase == MOVING
+            and self.turn - self.since >= self.settings["stall"] * self.players
+        ):
             # Nobody has gobbled anything for `stall` turns each.
-            self.finish((), self.captured, draw=f"{self.settings['stall']} turns each without a piece {self.done}")
+            self.finish(
+                (), self.captured, draw=f"{self.settings['stall']} turns each without a piece {self.done}"
+            )
 
     def _judge(self) -> None:
         """End the game when a player can never win (docs/rules/blobs.md, "Who can still win")."""
@@ -286,8 +306,11 @@ class OozeGame(Game):
             if whole[p] and counts[p] > counts[q]:
                 return self.finish((p,), self.captured)  # q can never build a blob big enough to bite it
         if all(whole) and counts[0] == counts[1]:  # mutually unable to gobble one another up
-            self.finish((), self.captured, draw=f"one {self.word} each, of the same size: neither can {self.verb} "
-                        "the other")
+            self.finish(
+                (),
+                self.captured,
+                draw=f"one {self.word} each, of the same size: neither can {self.verb} the other",
+            )
         elif max(counts) < BLOB:
             self.finish((), self.captured, draw=f"neither player has pieces enough for a {self.word}")
 
@@ -313,9 +336,11 @@ class Blobs(OozeGame):
     id = "blobs"
     name = "Blobs"
     source = "000 Blobs; Using Lines; Using Shapes"
-    summary = ("Place 15 pieces each where the node die says, then move pieces, lines and shapes to build blobs "
-               "of four or more. A blob oozes one piece a turn and devours opponent pieces and smaller blobs; "
-               "leave the opponent unable to win.")
+    summary = (
+        "Place 15 pieces each where the node die says, then move pieces, lines and shapes to build blobs "
+        "of four or more. A blob oozes one piece a turn and devours opponent pieces and smaller blobs; "
+        "leave the opponent unable to win."
+    )
     word, verb, done = "blob", "devour", "devoured"
 
     def _prey(self, size: int, theirs: Bitboard) -> Bitboard:
@@ -329,8 +354,10 @@ class Blobs(OozeGame):
 
     def _prey_reason(self, target: Node, size: int) -> str:
         k = self._group_size(target, 1 - self.to_move)
-        return (f"the piece on {nd.name(target)} is in a blob of {k}, not smaller than yours of {size}: a blob "
-                f"devours only smaller blobs and pieces outside a blob")
+        return (
+            f"the piece on {nd.name(target)} is in a blob of {k}, not smaller than yours of {size}: a blob "
+            f"devours only smaller blobs and pieces outside a blob"
+        )
 
     def _after_ooze(self, target: Node, size: int) -> Bitboard:
         them = 1 - self.to_move
@@ -346,14 +373,18 @@ class Borg(OozeGame):
     id = "the-borg"
     name = "The Borg"
     source = "000 The Borg; Blobs; Using Lines; Using Shapes"
-    summary = ("Place 15 pieces each where the node die says, then move pieces, lines and shapes to build "
-               "collectives of four or more. A collective oozes one piece a turn and assimilates the opponent "
-               "pieces next to where it lands; turn the opponent's pieces into yours.")
+    summary = (
+        "Place 15 pieces each where the node die says, then move pieces, lines and shapes to build "
+        "collectives of four or more. A collective oozes one piece a turn and assimilates the opponent "
+        "pieces next to where it lands; turn the opponent's pieces into yours."
+    )
     word, verb, done = "collective", "assimilate", "assimilated"
 
     def _prey_reason(self, target: Node, size: int) -> str:
-        return (f"{nd.name(target)} is occupied: a collective lands on a free node and assimilates the pieces "
-                f"next to it")
+        return (
+            f"{nd.name(target)} is occupied: a collective lands on a free node and assimilates the pieces "
+            f"next to it"
+        )
 
     def _after_ooze(self, target: Node, size: int) -> Bitboard:
         me, them = self.to_move, 1 - self.to_move

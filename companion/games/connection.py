@@ -11,7 +11,7 @@ Rules decisions: docs/rules/connection.md.
 from __future__ import annotations
 
 import math
-from functools import lru_cache
+from functools import cache
 
 from companion.games.engine import COLOUR_DIE, TURN_LIMIT, Game, Option, register
 from companion.rules import node as nd
@@ -21,8 +21,13 @@ from companion.rules.space import GameSpace, MoveKind, bits
 
 DEPTH = Option("depth", 4, "board depth: 4 standard, 5 Giant GRYB, 6 Super Giant GRYB", minimum=2, maximum=6)
 HEADLESS = Option("headless", False, "play without the head node (001 'headless')")
-STONES = Option("stones", 30, "stones each player has, the two on their corners included (001: 30 each)",
-                minimum=4, maximum=400)
+STONES = Option(
+    "stones",
+    30,
+    "stones each player has, the two on their corners included (001: 30 each)",
+    minimum=4,
+    maximum=400,
+)
 
 KINDS = (MoveKind.UP, MoveKind.DOWN, MoveKind.SIDEWAYS, MoveKind.LIMITED_HYPERSPACE)
 OPPOSITE = {"G": "Y", "Y": "G", "R": "B", "B": "R"}
@@ -36,9 +41,11 @@ class Connection(Game):
     id = "connection"
     name = "Connection"
     source = "000 Connection"
-    summary = ("Choose a pair of opposite corners (GGGG-YYYY or RRRR-BBBB); the opponent takes the other. Roll "
-               "the colour die, enter on the top quadrangle or move up, down, sideways or by limited hyperspace "
-               "onto that colour. First to join their corners with a chain of their own stones wins.")
+    summary = (
+        "Choose a pair of opposite corners (GGGG-YYYY or RRRR-BBBB); the opponent takes the other. Roll "
+        "the colour die, enter on the top quadrangle or move up, down, sideways or by limited hyperspace "
+        "onto that colour. First to join their corners with a chain of their own stones wins."
+    )
     die = COLOUR_DIE
     score = None  # played win or lose: a win scores 1
     options = (DEPTH, HEADLESS, STONES, TURN_LIMIT)
@@ -216,10 +223,12 @@ class Connection(Game):
             return [1.0 / self.players] * self.players
         weights = [math.exp(-AHEAD_SLOPE * m) if m is not None else 0.0 for m in needed]
         total = sum(weights)
-        return [w / total * math.exp(-FINISH_SLOPE * m) if m is not None else 0.0 for w, m in zip(weights, needed)]
+        return [
+            w / total * math.exp(-FINISH_SLOPE * m) if m is not None else 0.0 for w, m in zip(weights, needed)
+        ]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _fill_costs(board: GameSpace) -> tuple[tuple[int, Bitboard], ...]:
     """(moves, nodes) pairs: what bringing a stone from the hand to each node takes (``moves_needed``)."""
     pairs = [(level, board.level_masks[level]) for level in range(1, board.depth + 1)]

@@ -16,9 +16,10 @@ A game subclass sets class metadata, its :class:`Option` s, and overrides the ho
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from operator import attrgetter
-from typing import Any, Callable, ClassVar, Iterable
+from typing import Any, ClassVar
 
 from companion.games import series as series_mod
 from companion.rules import gryb as gryb_mod
@@ -89,11 +90,15 @@ class Option:
             if (self.minimum is not None and value < self.minimum) or (
                 self.maximum is not None and value > self.maximum
             ):
-                raise OptionError(f"option {self.name} must be from {self.minimum} to {self.maximum}, not {value}")
+                raise OptionError(
+                    f"option {self.name} must be from {self.minimum} to {self.maximum}, not {value}"
+                )
         else:
             value = str(value)
         if self.choices is not None and value not in self.choices:
-            raise OptionError(f"option {self.name} is one of {', '.join(map(str, self.choices))}, not {value!r}")
+            raise OptionError(
+                f"option {self.name} is one of {', '.join(map(str, self.choices))}, not {value!r}"
+            )
         return value
 
     def describe(self) -> dict:
@@ -107,8 +112,9 @@ class Option:
         return out
 
 
-TURN_LIMIT = Option("turn_limit", 300, "the game is a draw after this many turns without a winner", minimum=10,
-                    maximum=100000)
+TURN_LIMIT = Option(
+    "turn_limit", 300, "the game is a draw after this many turns without a winner", minimum=10, maximum=100000
+)
 
 
 class Game:
@@ -142,21 +148,43 @@ class Game:
     # (EZ GRYB: best of five, 000). Not options of the game: a series spans games and the runtime keeps it.
     series_presets: ClassVar[tuple[str, ...]] = ()
 
-    _BASE_FIELDS = ("stones", "to_move", "phase", "roll", "in_hand", "captured", "scores", "moves_left",
-                    "over", "winners", "last", "turn", "grybs", "pending", "last_roll", "draw")
+    _BASE_FIELDS = (
+        "stones",
+        "to_move",
+        "phase",
+        "roll",
+        "in_hand",
+        "captured",
+        "scores",
+        "moves_left",
+        "over",
+        "winners",
+        "last",
+        "turn",
+        "grybs",
+        "pending",
+        "last_roll",
+        "draw",
+    )
 
     def __init__(self, players: int = 2, **options: Any):
         if not isinstance(players, int) or not self.min_players <= players <= self.max_players:
-            span = f"{self.min_players}" if self.min_players == self.max_players else \
-                f"{self.min_players} to {self.max_players}"
+            span = (
+                f"{self.min_players}"
+                if self.min_players == self.max_players
+                else f"{self.min_players} to {self.max_players}"
+            )
             raise OptionError(f"{self.name} is for {span} players, not {players}")
         self.players = players
         known = {o.name: o for o in self.options}
         for key in options:
             if key not in known:
-                raise OptionError(f"{self.name} has no option {key!r}; its options: {', '.join(known) or 'none'}")
+                raise OptionError(
+                    f"{self.name} has no option {key!r}; its options: {', '.join(known) or 'none'}"
+                )
         self.settings: dict[str, Any] = {
-            name: (opt.convert(options[name]) if name in options else opt.default) for name, opt in known.items()
+            name: (opt.convert(options[name]) if name in options else opt.default)
+            for name, opt in known.items()
         }
         self.space: GameSpace = self.make_space()
         self.grybs_index = gryb_mod.index(self.space)
@@ -433,7 +461,9 @@ class Game:
                 return f"{self.name} has no die" if type(self).die == NO_DIE else "no die is rolled now"
             if self.legal_actions() == [Action(PASS)]:
                 # A script with its own rolls types the forced pass too: say that it is what comes next.
-                return f"the die has been rolled this turn ({_face_name(self.roll)}) and nothing fits it: pass"
+                return (
+                    f"the die has been rolled this turn ({_face_name(self.roll)}) and nothing fits it: pass"
+                )
             return "the die has been rolled this turn"
         if any(t not in self.space for t in action.targets + action.sources):
             return "that node is not on this board"
@@ -509,7 +539,9 @@ class Game:
         if self.moves_left <= 0 and not self.over:
             self.end_turn()
 
-    def finish(self, winners: Iterable[int], points: Iterable[int] | None = None, draw: str | None = None) -> None:
+    def finish(
+        self, winners: Iterable[int], points: Iterable[int] | None = None, draw: str | None = None
+    ) -> None:
         """End the game. ``points``: each player's score for it, if not the scores as they stand; a game
         played win or lose (``score`` None) gives each winner 1. ``draw``: with no winners, why the game
         is a draw, in a player's words ("the turn limit"); every draw names one (``draw_reason``)."""
@@ -568,8 +600,10 @@ class Game:
             "captured": list(self.captured),
             "scores": list(self.scores),
             "last": [nd.name(n) for n in self.last],
-            "grybs": [{"nodes": g.names(), "levels": list(g.levels), "points": self.gryb_points(g)}
-                      for g in self.grybs],
+            "grybs": [
+                {"nodes": g.names(), "levels": list(g.levels), "points": self.gryb_points(g)}
+                for g in self.grybs
+            ],
             "over": self.over,
             "winner": self.winner,
             "winners": list(self.winners),
@@ -601,8 +635,10 @@ class Game:
             "score": cls.score,
             "grybs": cls.finds_grybs,
             "options": [o.describe() for o in cls.options],
-            "series": {"presets": [series_mod.describe(p) for p in cls.series_presets],
-                       "default": cls.series_presets[0] if cls.series_presets else None},
+            "series": {
+                "presets": [series_mod.describe(p) for p in cls.series_presets],
+                "default": cls.series_presets[0] if cls.series_presets else None,
+            },
         }
 
 

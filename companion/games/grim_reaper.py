@@ -21,7 +21,16 @@ import math
 import re
 from dataclasses import dataclass
 
-from companion.games.engine import NO_DIE, NUMBER_DIE, TURN_LIMIT, DieByPhase, Game, IllegalAction, Option, register
+from companion.games.engine import (
+    NO_DIE,
+    NUMBER_DIE,
+    TURN_LIMIT,
+    DieByPhase,
+    Game,
+    IllegalAction,
+    Option,
+    register,
+)
 from companion.rules import node as nd
 from companion.rules.action import END, MOVE, PASS, PLACE, REMOVE, ROLL, Action
 from companion.rules.node import Bitboard, Node
@@ -36,13 +45,23 @@ FIRST = nd.first_of_level(LEVEL)
 LIFE_SLOTS = nd.count(LEVEL)  # lives are kept in a tuple indexed by node; level-3 nodes are below this
 
 SIZE = Option("size", 8, "board: 8 (the whole level-3 lattice) or 6 (its central 6x6)", choices=(6, 8))
-MALE_LIFE = Option("male_life", 12, "life turns a newborn male gets (the maximum with random life)",
-                   minimum=2, maximum=99)
-FEMALE_LIFE = Option("female_life", 12, "life turns a newborn female gets (the maximum with random life)",
-                     minimum=2, maximum=99)
-RANDOM_LIFE = Option("random_life", False, "newborns get a random life from 2 to their sex's maximum (a die roll)")
+MALE_LIFE = Option(
+    "male_life", 12, "life turns a newborn male gets (the maximum with random life)", minimum=2, maximum=99
+)
+FEMALE_LIFE = Option(
+    "female_life",
+    12,
+    "life turns a newborn female gets (the maximum with random life)",
+    minimum=2,
+    maximum=99,
+)
+RANDOM_LIFE = Option(
+    "random_life", False, "newborns get a random life from 2 to their sex's maximum (a die roll)"
+)
 MOST_RESERVE = 3 * 99  # x3 with both maxima at 99: no reserve is larger
-RESERVE = Option("reserve", 1, "life reserve: 1, 2 or 3 times the average maximum lifespan", choices=(1, 2, 3))
+RESERVE = Option(
+    "reserve", 1, "life reserve: 1, 2 or 3 times the average maximum lifespan", choices=(1, 2, 3)
+)
 
 
 class ReaperAction(Action):
@@ -138,9 +157,19 @@ def _lattice(size: int) -> Lattice:
     def edge(test) -> Bitboard:
         return sum(1 << n for n, fr in square.items() if test(*fr))
 
-    return Lattice(size, sum(1 << n for n in square), square, at, king, orth, lines,
-                   edge(lambda f, r: r == size - 1), edge(lambda f, r: r == 0),
-                   edge(lambda f, r: f == 0), edge(lambda f, r: f == size - 1))
+    return Lattice(
+        size,
+        sum(1 << n for n in square),
+        square,
+        at,
+        king,
+        orth,
+        lines,
+        edge(lambda f, r: r == size - 1),
+        edge(lambda f, r: r == 0),
+        edge(lambda f, r: f == 0),
+        edge(lambda f, r: f == size - 1),
+    )
 
 
 LATTICES = {size: _lattice(size) for size in SIZE.choices}
@@ -189,9 +218,11 @@ class GrimReaper(Game):
     id = "grim-reaper"
     name = "Grim Reaper"
     source = "004 Grim Reaper (W. Stansfeld)"
-    summary = ("Two populations on the level-3 lattice: place pieces of a chosen sex and lifespan from a "
-               "life reserve, move them one or two squares, give birth between a male and a female, age "
-               "and die. Join your two sides (red top-bottom, blue left-right) or outlive the other side.")
+    summary = (
+        "Two populations on the level-3 lattice: place pieces of a chosen sex and lifespan from a "
+        "life reserve, move them one or two squares, give birth between a male and a female, age "
+        "and die. Join your two sides (red top-bottom, blue left-right) or outlive the other side."
+    )
     options = (SIZE, MALE_LIFE, FEMALE_LIFE, RANDOM_LIFE, RESERVE, TURN_LIMIT)
     hand = "Life reserve"  # in_hand: life turns left to give placed pieces
     score = None  # played win or lose: a win scores 1
@@ -425,13 +456,16 @@ class GrimReaper(Game):
             f, r = ord(text[0]) - ord("a"), int(text[1:]) - 1
             node = self.lattice.at.get((f, r))
             if node is None:
-                raise IllegalAction(f"{raw!r}: there is no square {text} on the {self.lattice.size}x"
-                                    f"{self.lattice.size} board")
+                raise IllegalAction(
+                    f"{raw!r}: there is no square {text} on the {self.lattice.size}x{self.lattice.size} board"
+                )
             return node
         if re.fullmatch(r"[a-z]\d+", text):  # a square's name, off this board
             size = self.lattice.size
-            raise IllegalAction(f"{raw!r}: there is no square {text}: on the {size}x{size} board squares run "
-                                f"from a1 to {chr(ord('a') + size - 1)}{size}")
+            raise IllegalAction(
+                f"{raw!r}: there is no square {text}: on the {size}x{size} board squares run "
+                f"from a1 to {chr(ord('a') + size - 1)}{size}"
+            )
         try:
             return nd.parse(text, self.space.depth)
         except nd.NodeError as err:
@@ -457,7 +491,9 @@ class GrimReaper(Game):
             if mothers:
                 ways = " or ".join(f"+{gender}{nd.name(square)}/{nd.name(m)}" for m in mothers)
                 raise IllegalAction(f"two or more females could be the mother: write {ways}")
-            raise IllegalAction(self._birth_reason(square, None) or f"no birth is possible on {nd.name(square)}")
+            raise IllegalAction(
+                self._birth_reason(square, None) or f"no birth is possible on {nd.name(square)}"
+            )
         if re.fullmatch(r"roll:\d+", raw):
             return Action(ROLL, colour=str(int(raw[5:])))
         if "-" in raw and all(_SQUARE.fullmatch(p) for p in raw.split("-", 1)):
@@ -471,12 +507,16 @@ class GrimReaper(Game):
         if action.kind == ROLL and action.colour.isdigit():
             return f"a life of {action.colour} turns"
         if is_birth(action):
-            return (f"{GENDER_NAMES[action.colour[1]]} born on {nd.name(action.targets[0])}, "
-                    f"mother on {nd.name(action.sources[0])}")
+            return (
+                f"{GENDER_NAMES[action.colour[1]]} born on {nd.name(action.targets[0])}, "
+                f"mother on {nd.name(action.sources[0])}"
+            )
         if isinstance(action, ReaperAction):
             life = int(action.colour[1:])
-            return (f"{GENDER_NAMES[action.colour[0]]}, {life} turn{'' if life == 1 else 's'}, "
-                    f"on {nd.name(action.targets[0])}")
+            return (
+                f"{GENDER_NAMES[action.colour[0]]}, {life} turn{'' if life == 1 else 's'}, "
+                f"on {nd.name(action.targets[0])}"
+            )
         return super().say(action)
 
     # -- reasons ------------------------------------------------------------------------------------
@@ -496,8 +536,10 @@ class GrimReaper(Game):
         for n in action.targets + action.sources:
             if not lat.all >> n & 1:
                 if nd.LEVEL[n] != LEVEL:
-                    return (f"{nd.name(n)} is not a square: Grim Reaper is played on the level-3 nodes "
-                            f"(three letters, e.g. GGB)")
+                    return (
+                        f"{nd.name(n)} is not a square: Grim Reaper is played on the level-3 nodes "
+                        f"(three letters, e.g. GGB)"
+                    )
                 return f"{nd.name(n)} is outside the central 6x6 the 6x6 board uses"
         return None
 
@@ -521,8 +563,10 @@ class GrimReaper(Game):
         if self.phase == "birth":
             if is_birth(action):
                 return self._birth_reason(action.target, action.source)
-            return (f"it is {SIDE_NAMES[me]}'s birth phase: give birth (e.g. +F{nd.name(action.targets[0])}) "
-                    "or end it; pieces are placed and moved before it")
+            return (
+                f"it is {SIDE_NAMES[me]}'s birth phase: give birth (e.g. +F{nd.name(action.targets[0])}) "
+                "or end it; pieces are placed and moved before it"
+            )
         if is_birth(action):
             return "births come after both players have placed or moved a piece"
         if action.kind == PLACE:
@@ -577,7 +621,9 @@ class GrimReaper(Game):
             if mother in (a, b):
                 father = b if mother == a else a
                 if not (self.stones[me] & self.males & ~self.newborn) >> father & 1:
-                    return f"a male of yours on {nd.name(father)}, opposite the mother across {name}, is needed"
+                    return (
+                        f"a male of yours on {nd.name(father)}, opposite the mother across {name}, is needed"
+                    )
                 return None
         return f"{name} is not the square between the mother on {mname} and a male two squares from her"
 
@@ -611,13 +657,15 @@ class GrimReaper(Game):
             info = out["stones"][nd.name(n)]
             info["life"] = self.lives[n] if n != self.awaiting else None
             info["square"] = lat.name(n)
-        out.update({
-            "reserve": list(self.in_hand),
-            "newborn": [nd.name(n) for n in bits(self.newborn)],
-            "rip": [nd.name(n) for n in bits(self.rip)],
-            "size": lat.size,
-            "upcoming": self.upcoming(),
-        })
+        out.update(
+            {
+                "reserve": list(self.in_hand),
+                "newborn": [nd.name(n) for n in bits(self.newborn)],
+                "rip": [nd.name(n) for n in bits(self.rip)],
+                "size": lat.size,
+                "upcoming": self.upcoming(),
+            }
+        )
         return out
 
     def evaluate(self) -> list[float]:

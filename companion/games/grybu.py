@@ -20,7 +20,7 @@ aggressive move exists, and the side to move's list is kept until the position c
 from __future__ import annotations
 
 import math
-from functools import lru_cache
+from functools import cache
 
 from companion.games.engine import TURN_LIMIT, Game, Option, register
 from companion.rules import node as nd
@@ -28,15 +28,30 @@ from companion.rules.action import END, MOVE, PASS, PLACE, REMOVE, Action
 from companion.rules.node import COLOURS, Bitboard, Node
 from companion.rules.space import GameSpace, bits, space
 
-DEPTH = Option("depth", 4, "board depth: 4 standard (quadrants three levels deep below their top node), 3 a "
-               "SHŌBU-sized 4x4 bottom level, 5 Giant GRYB, 6 Super Giant GRYB", minimum=3, maximum=6)
-HYPERSPACE = Option("hyperspace", "full", "a hyperspace step varies any locus between the quadrant's and the "
-                    "focus (full) or only the penultimate locus (limited)", choices=("full", "limited"))
-QUIET = Option("quiet_turns", 50, "a draw after this many turns each without a ring pushed off", minimum=5,
-               maximum=1000)
+DEPTH = Option(
+    "depth",
+    4,
+    "board depth: 4 standard (quadrants three levels deep below their top node), 3 a "
+    "SHŌBU-sized 4x4 bottom level, 5 Giant GRYB, 6 Super Giant GRYB",
+    minimum=3,
+    maximum=6,
+)
+HYPERSPACE = Option(
+    "hyperspace",
+    "full",
+    "a hyperspace step varies any locus between the quadrant's and the "
+    "focus (full) or only the penultimate locus (limited)",
+    choices=("full", "limited"),
+)
+QUIET = Option(
+    "quiet_turns", 50, "a draw after this many turns each without a ring pushed off", minimum=5, maximum=1000
+)
 
 UP, DOWN, SIDEWAYS, HYPER = range(4)
-LATERAL_TWO = (2 * SIDEWAYS + 1, 2 * HYPER + 1)  # kind * 2 + count - 1: these go either way round, and push nothing
+LATERAL_TWO = (
+    2 * SIDEWAYS + 1,
+    2 * HYPER + 1,
+)  # kind * 2 + count - 1: these go either way round, and push nothing
 KIND_NAMES = ("up", "down", "sideways", "hyperspace")
 BOARD_NAMES = tuple(f"{c}Q" for c in COLOURS)  # GQ RQ YQ BQ, indexed like COLOURS
 DARK = (0, 3)  # GQ, BQ
@@ -88,7 +103,7 @@ class Tables:
 
         def vary(loci: str, i: int) -> list[Node]:
             k = COLOURS.index(loci[i])
-            return [nd.from_loci(loci[:i] + COLOURS[(k + d) % 4] + loci[i + 1:]) for d in (-1, 1)]
+            return [nd.from_loci(loci[:i] + COLOURS[(k + d) % 4] + loci[i + 1 :]) for d in (-1, 1)]
 
         step: list[list[list[Node]]] = [[[] for _ in range(size)] for _ in range(4)]
         for n in board.nodes:
@@ -110,7 +125,7 @@ class Tables:
                 a, b = nd.NODE_NAMES[n], nd.NODE_NAMES[t]
                 i = next(i for i in range(len(a)) if a[i] != b[i])
                 on = COLOURS[(2 * COLOURS.index(b[i]) - COLOURS.index(a[i])) % 4]
-                return 1 << nd.from_loci(b[:i] + on + b[i + 1:])
+                return 1 << nd.from_loci(b[:i] + on + b[i + 1 :])
             if kind == UP:
                 return 1 << nd.parent(t) if nd.LEVEL[t] >= 2 else 0
             if nd.LEVEL[t] < depth:  # down, straight on: the node under t of t's own colour
@@ -137,7 +152,9 @@ class Tables:
             for t, (kc, passed) in sorted(found.items()):
                 pushes = kc not in LATERAL_TWO
                 path = (passed | 1 << t) if pushes else 0
-                e = Entry((kc, t, 1 << t, passed, path, beyond(kc // 2, n, t) if pushes else 0, Action.move(n, t)))
+                e = Entry(
+                    (kc, t, 1 << t, passed, path, beyond(kc // 2, n, t) if pushes else 0, Action.move(n, t))
+                )
                 mine.append(e)
                 self.pair[n, t] = e
             entries[n] = tuple(mine)
@@ -148,7 +165,7 @@ class Tables:
         self.passive = tuple(tuple((e[0], e[2], e[3], e[6]) for e in es) for es in entries)
 
 
-@lru_cache(maxsize=None)
+@cache
 def tables(depth: int, limited: bool) -> Tables:
     return Tables(space(depth), limited)
 
@@ -170,10 +187,12 @@ class Grybu(Game):
     id = "grybu"
     name = "GRYBU"
     source = "000 GRYBU (patterned on SHŌBU by Smirk & Laughter)"
-    summary = ("The four quadrants are four boards. Each turn: a passive move on one of your home boards, "
-               "then the same kind of move (up, down, sideways or hyperspace; one or two steps) on a board of "
-               "the other colour, where it may push an opponent's ring one step on. Push or pop all four of "
-               "the opponent's rings off one board to win.")
+    summary = (
+        "The four quadrants are four boards. Each turn: a passive move on one of your home boards, "
+        "then the same kind of move (up, down, sideways or hyperspace; one or two steps) on a board of "
+        "the other colour, where it may push an opponent's ring one step on. Push or pop all four of "
+        "the opponent's rings off one board to win."
+    )
     options = (DEPTH, HYPERSPACE, QUIET, TURN_LIMIT)
     hand = None  # every piece starts on the board
     score = None  # played win or lose: a win scores 1
@@ -271,14 +290,19 @@ class Grybu(Game):
         occupied = self.stones[0] | self.stones[1]
         o1, o2 = opposite(board)
         by_kc = self.t.by_kc
-        return [e[6] for s in bits(mine & (self.t.quads[o1] | self.t.quads[o2])) for e in by_kc[s][kc]
-                if _aggressive_ok(e, mine, occupied)]
+        return [
+            e[6]
+            for s in bits(mine & (self.t.quads[o1] | self.t.quads[o2]))
+            for e in by_kc[s][kc]
+            if _aggressive_ok(e, mine, occupied)
+        ]
 
     def _moves(self) -> tuple[Action, ...]:
         key = (self.stones, self.to_move, self.passive)
         if key != self._cache_key:
-            self._cache = tuple(self._passive_moves(self.to_move) if self.passive is None
-                                else self._aggressive_moves())
+            self._cache = tuple(
+                self._passive_moves(self.to_move) if self.passive is None else self._aggressive_moves()
+            )
             self._cache_key = key
         return self._cache
 
@@ -377,16 +401,20 @@ class Grybu(Game):
             pboard, pkc = self.passive
             if board not in opposite(pboard):
                 colour = "light" if pboard in DARK else "dark"
-                return (f"the aggressive move is made on a {colour} board ({_boards_text(opposite(pboard))}), "
-                        f"the other colour from your passive move on {BOARD_NAMES[pboard]}")
+                return (
+                    f"the aggressive move is made on a {colour} board ({_boards_text(opposite(pboard))}), "
+                    f"the other colour from your passive move on {BOARD_NAMES[pboard]}"
+                )
         if s == t:
             return "a move must go somewhere"
         if self.t.quad_of[t] != board:
             return f"rings never leave their board: {nd.name(t)} is not on {where}"
         e = self.t.pair.get((s, t))
         if e is None:
-            return (f"{nd.name(s)} to {nd.name(t)} is not one or two steps of one kind (up, down, sideways or "
-                    f"hyperspace)")
+            return (
+                f"{nd.name(s)} to {nd.name(t)} is not one or two steps of one kind (up, down, sideways or "
+                f"hyperspace)"
+            )
         kc, _, tbit, passed, path, beyond, _ = e
         mine = self.stones[me]
         occupied = self.stones[0] | self.stones[1]
@@ -398,8 +426,10 @@ class Grybu(Game):
             if passed and not passed & ~occupied:
                 return f"the passive move cannot jump or push: {names} occupied"
             o1, o2 = opposite(board)
-            return (f"you would have no aggressive move of {describe(kc)} on {BOARD_NAMES[o1]} or "
-                    f"{BOARD_NAMES[o2]} to go with it")
+            return (
+                f"you would have no aggressive move of {describe(kc)} on {BOARD_NAMES[o1]} or "
+                f"{BOARD_NAMES[o2]} to go with it"
+            )
         pkc = self.passive[1]
         if kc != pkc:
             return f"the aggressive move must be {describe(pkc)} like your passive move"
@@ -415,16 +445,24 @@ class Grybu(Game):
         if hit & (hit - 1):
             return "you cannot push two rings"
         if hit and beyond & occupied:
-            return (f"the ring on {nd.name(hit.bit_length() - 1)} cannot be pushed: "
-                    f"{nd.name(beyond.bit_length() - 1)} behind it is occupied")
+            return (
+                f"the ring on {nd.name(hit.bit_length() - 1)} cannot be pushed: "
+                f"{nd.name(beyond.bit_length() - 1)} behind it is occupied"
+            )
         return None
 
     def state_dict(self) -> dict:
         out = super().state_dict()
         counts = self.rings()
         out["boards"] = {BOARD_NAMES[b]: [counts[0][b], counts[1][b]] for b in range(4)}
-        out["passive"] = None if self.passive is None else {
-            "board": BOARD_NAMES[self.passive[0]], "move": describe(self.passive[1]),
-            "aggressive_boards": [BOARD_NAMES[b] for b in opposite(self.passive[0])]}
+        out["passive"] = (
+            None
+            if self.passive is None
+            else {
+                "board": BOARD_NAMES[self.passive[0]],
+                "move": describe(self.passive[1]),
+                "aggressive_boards": [BOARD_NAMES[b] for b in opposite(self.passive[0])],
+            }
+        )
         out["homes"] = [[BOARD_NAMES[b] for b in HOMES[p]] for p in (0, 1)]
         return out

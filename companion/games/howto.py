@@ -63,11 +63,16 @@ def of(game: type[Game]) -> list[Block]:
         from companion.games.composed.schema import SCHEMA, to_data  # composed games only
 
         data = to_data(rules)
-        items = tuple(f"{p.key.replace('_', ' ')}: {_value(data[p.section][p.key])} — {p.help}"
-                      for p in SCHEMA if p.section)  # the board, tokens, turn, moves, encounters, goal
-        blocks += [Block(HEADING, "Parameters of play"),
-                   Block(PARAGRAPH, "A game made with the composer: these parameters are its rules."),
-                   Block(LIST, items=items)]
+        items = tuple(
+            f"{p.key.replace('_', ' ')}: {_value(data[p.section][p.key])} — {p.help}"
+            for p in SCHEMA
+            if p.section
+        )  # the board, tokens, turn, moves, encounters, goal
+        blocks += [
+            Block(HEADING, "Parameters of play"),
+            Block(PARAGRAPH, "A game made with the composer: these parameters are its rules."),
+            Block(LIST, items=items),
+        ]
     return blocks
 
 
@@ -86,8 +91,12 @@ def as_text(blocks: list[Block], width: int = 78) -> str:
         if block.kind == HEADING:
             out.append(f"{block.text}\n{'-' * len(block.text)}")
         elif block.kind == LIST:
-            out.append("\n".join(textwrap.fill(item, width, initial_indent="- ", subsequent_indent="  ")
-                                 for item in block.items))
+            out.append(
+                "\n".join(
+                    textwrap.fill(item, width, initial_indent="- ", subsequent_indent="  ")
+                    for item in block.items
+                )
+            )
         else:
             out.append(textwrap.fill(block.text, width))
     return "\n\n".join(out) + "\n"

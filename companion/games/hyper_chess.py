@@ -18,7 +18,7 @@ and a playout draws a random move from them without listing them all.
 from __future__ import annotations
 
 import math
-from functools import cached_property, lru_cache
+from functools import cache, cached_property
 
 from companion.games.engine import TURN_LIMIT, Game, Option, register
 from companion.rules import node as nd
@@ -32,19 +32,45 @@ SIDE_NAMES = ("blue", "red")
 
 # The chart of starting nodes (000), per kind in the order above.
 START = (
-    {KING: ("BBBB",), QUEEN: ("BBYB",), KNIGHT: ("BBGB",), ROOK: ("BYBB",), BISHOP: ("BGBB",),
-     PAWN: ("BBB", "BBY", "BBG", "BYB", "BGB")},
-    {KING: ("RRRR",), QUEEN: ("RRGR",), KNIGHT: ("RRYR",), ROOK: ("RGRR",), BISHOP: ("RYRR",),
-     PAWN: ("RRR", "RRG", "RRY", "RGR", "RYR")},
+    {
+        KING: ("BBBB",),
+        QUEEN: ("BBYB",),
+        KNIGHT: ("BBGB",),
+        ROOK: ("BYBB",),
+        BISHOP: ("BGBB",),
+        PAWN: ("BBB", "BBY", "BBG", "BYB", "BGB"),
+    },
+    {
+        KING: ("RRRR",),
+        QUEEN: ("RRGR",),
+        KNIGHT: ("RRYR",),
+        ROOK: ("RGRR",),
+        BISHOP: ("RYRR",),
+        PAWN: ("RRR", "RRG", "RRY", "RGR", "RYR"),
+    },
 )
 
-HYPERSPACE = Option("hyperspace", "limited", "lateral moves vary only the penultimate locus (limited, as "
-                    "the chart says) or any locus above the focus (full)", choices=("limited", "full"))
+HYPERSPACE = Option(
+    "hyperspace",
+    "limited",
+    "lateral moves vary only the penultimate locus (limited, as "
+    "the chart says) or any locus above the focus (full)",
+    choices=("limited", "full"),
+)
 HEADLESS = Option("headless", False, "play without the head node (001 'headless': 340 nodes)")
-FIRST = Option("first", "blue", "who begins (000: 'Chose who begins'): blue (player 0) or red (player 1)",
-               choices=("blue", "red"))
-QUIET = Option("quiet_turns", 50, "a draw after this many turns each without a capture (the fifty-move "
-               "rule)", minimum=10, maximum=1000)
+FIRST = Option(
+    "first",
+    "blue",
+    "who begins (000: 'Chose who begins'): blue (player 0) or red (player 1)",
+    choices=("blue", "red"),
+)
+QUIET = Option(
+    "quiet_turns",
+    50,
+    "a draw after this many turns each without a capture (the fifty-move rule)",
+    minimum=10,
+    maximum=1000,
+)
 
 # Values of the pieces in pawns of chess, from the number of nodes each reaches on an empty board (the
 # Queen's double moves make her worth about the Rook, Bishop and Knight together).
@@ -63,8 +89,10 @@ CHECK_ORDER = 0.5
 # Tables.queen_reach(): answers kept per board (4 MB at most, measured; six searches of 600 iterations
 # ask for about 8,000).
 QUEEN_KEPT = 20_000
-KNIGHT_MOVE = ("one up and two sideways, two sideways and one down, two up and one sideways, or one "
-               "sideways and two down")
+KNIGHT_MOVE = (
+    "one up and two sideways, two sideways and one down, two up and one sideways, or one "
+    "sideways and two down"
+)
 BISHOP_MOVE = "one up or down and one limited-hyperspace step, in either order"
 ROOK_MOVE = "one step up, down, sideways or via limited hyperspace"
 
@@ -95,13 +123,25 @@ class Tables:
                 out.append(m & ~(1 << n))
             return out
 
-        up, down, side, lat = table(MoveKind.UP), table(MoveKind.DOWN), table(MoveKind.SIDEWAYS), table(lateral)
+        up, down, side, lat = (
+            table(MoveKind.UP),
+            table(MoveKind.DOWN),
+            table(MoveKind.SIDEWAYS),
+            table(lateral),
+        )
         opposite = then(side, side)  # two sideways steps: the opposite corner of the quadrangle
         steps = [up[n] | down[n] | side[n] | lat[n] for n in range(size)]
         diagonals = (then(up, lat), then(lat, up), then(down, lat), then(lat, down))
         bishop = [d0 | d1 | d2 | d3 for d0, d1, d2, d3 in zip(*diagonals)]
-        knight = [a | b | c | d for a, b, c, d in zip(then(up, opposite), then(opposite, down),
-                                                      then(then(up, up), side), then(side, then(down, down)))]
+        knight = [
+            a | b | c | d
+            for a, b, c, d in zip(
+                then(up, opposite),
+                then(opposite, down),
+                then(then(up, up), side),
+                then(side, then(down, down)),
+            )
+        ]
         king = [steps[n] | bishop[n] for n in range(size)]
         via: list[dict[Node, Bitboard]] = [{} for _ in range(size)]
         between: dict[int, Bitboard] = {}
@@ -132,7 +172,8 @@ class Tables:
         # from these rather than built.
         self.moves = tuple(
             tuple(tuple((1 << t, t, Action.move(n, t)) for t in bits(forward[n])) for n in range(size))
-            for forward in self.reach)
+            for forward in self.reach
+        )
 
         def reverse(forward) -> tuple[Bitboard, ...]:
             out = [0] * size
@@ -190,7 +231,7 @@ class Tables:
         return tuple(rows)
 
 
-@lru_cache(maxsize=None)
+@cache
 def tables(board: GameSpace, lateral: MoveKind) -> Tables:
     return Tables(board, lateral)
 
@@ -214,9 +255,11 @@ class HyperChess(Game):
     id = "hyper-chess"
     name = "Hyper-Chess"
     source = "000 Chess Variant: Hyper-Chess"
-    summary = ("Chess on the GRYB board: King, Queen, Rook, Bishop, Knight and five Pawns each, moving by "
-               "up, down, sideways and limited-hyperspace steps. Pawns are diplomats: they block but never "
-               "capture or get captured. Checkmate the opponent's King to win.")
+    summary = (
+        "Chess on the GRYB board: King, Queen, Rook, Bishop, Knight and five Pawns each, moving by "
+        "up, down, sideways and limited-hyperspace steps. Pawns are diplomats: they block but never "
+        "capture or get captured. Checkmate the opponent's King to win."
+    )
     options = (HYPERSPACE, HEADLESS, FIRST, QUIET, TURN_LIMIT)
     hand = None  # every piece starts on the board
     score = None  # played win or lose: a win scores 1
@@ -232,7 +275,9 @@ class HyperChess(Game):
     _kept = None  # the last answer of _candidates, with the position it was asked in
 
     def setup(self) -> None:
-        lateral = MoveKind.HYPERSPACE if self.settings["hyperspace"] == "full" else MoveKind.LIMITED_HYPERSPACE
+        lateral = (
+            MoveKind.HYPERSPACE if self.settings["hyperspace"] == "full" else MoveKind.LIMITED_HYPERSPACE
+        )
         self.t = tables(self.space, lateral)
         pieces = []
         for side in START:
@@ -264,27 +309,34 @@ class HyperChess(Game):
         for name, letter in placement.items():
             n = self.space.parse(name)
             if not isinstance(letter, str) or len(letter) != 1 or letter.upper() not in "KQRBNP":
-                raise ValueError(f"{name}: a piece is one of K Q R B N P (capitals blue, small red), not {letter!r}")
+                raise ValueError(
+                    f"{name}: a piece is one of K Q R B N P (capitals blue, small red), not {letter!r}"
+                )
             player = 0 if letter.isupper() else 1
             masks[player]["KQRBNP".index(letter.upper())] |= 1 << n
         for player, side in enumerate(masks):
             for kind in (KING, QUEEN, ROOK, BISHOP, KNIGHT):
                 count = side[kind].bit_count()
                 if count > 1 or (kind == KING and count != 1):
-                    raise ValueError(f"{SIDE_NAMES[player]} needs {'exactly' if kind == KING else 'at most'} "
-                                     f"one {KIND_NAMES[kind]}, not {count}")
+                    raise ValueError(
+                        f"{SIDE_NAMES[player]} needs {'exactly' if kind == KING else 'at most'} "
+                        f"one {KIND_NAMES[kind]}, not {count}"
+                    )
         pieces = tuple(tuple(side) for side in masks)
         occupied = self._union(pieces[0]) | self._union(pieces[1])
         waiting = 1 - to_move
         if self._attacked(_low(pieces[waiting][KING]), pieces[to_move], occupied):
             raise ValueError(f"{SIDE_NAMES[waiting]} is in check but it is {SIDE_NAMES[to_move]}'s move")
-        start = [self.space.parse(START[p][KING][0]) for p in (0, 1)], \
-            [self.space.parse(START[p][ROOK][0]) for p in (0, 1)]
+        start = (
+            [self.space.parse(START[p][KING][0]) for p in (0, 1)],
+            [self.space.parse(START[p][ROOK][0]) for p in (0, 1)],
+        )
         before = self._snapshot()
         self.pieces = pieces
         self.stones = tuple(self._union(p) for p in pieces)
-        self.castle = tuple(bool(pieces[p][KING] >> start[0][p] & 1 and pieces[p][ROOK] >> start[1][p] & 1)
-                            for p in (0, 1))
+        self.castle = tuple(
+            bool(pieces[p][KING] >> start[0][p] & 1 and pieces[p][ROOK] >> start[1][p] & 1) for p in (0, 1)
+        )
         self.to_move = to_move
         self.quiet = 0
         self.seen = (self._position_hash(),)
@@ -307,8 +359,12 @@ class HyperChess(Game):
     def _attacked(self, k: Node, theirs: tuple[Bitboard, ...], occupied: Bitboard) -> bool:
         """Whether the pieces ``theirs`` could capture on ``k`` with ``occupied`` the occupied nodes."""
         att = self.t.attackers
-        if att[KING][k] & theirs[KING] or att[ROOK][k] & theirs[ROOK] or att[BISHOP][k] & theirs[BISHOP] \
-                or att[KNIGHT][k] & theirs[KNIGHT]:
+        if (
+            att[KING][k] & theirs[KING]
+            or att[ROOK][k] & theirs[ROOK]
+            or att[BISHOP][k] & theirs[BISHOP]
+            or att[KNIGHT][k] & theirs[KNIGHT]
+        ):
             return True
         queen = theirs[QUEEN]
         if queen:
@@ -324,8 +380,12 @@ class HyperChess(Game):
         mine, theirs = self.pieces[player], self.pieces[1 - player]
         k = _low(mine[KING])
         occupied = self.occupied
-        return [s for kind in (KING, QUEEN, ROOK, BISHOP, KNIGHT) for s in bits(theirs[kind])
-                if self._reach(kind, s, occupied) >> k & 1]
+        return [
+            s
+            for kind in (KING, QUEEN, ROOK, BISHOP, KNIGHT)
+            for s in bits(theirs[kind])
+            if self._reach(kind, s, occupied) >> k & 1
+        ]
 
     def _reach(self, kind: int, s: Node, occupied: Bitboard) -> Bitboard:
         """Nodes a piece of ``kind`` on ``s`` reaches now (the Queen's double moves need the node between
@@ -370,8 +430,12 @@ class HyperChess(Game):
         king_bit = mine[KING]
         k = _low(king_bit)
         att = t.attackers
-        checkers = (att[KING][k] & theirs[KING] | att[ROOK][k] & theirs[ROOK] | att[BISHOP][k] & theirs[BISHOP]
-                    | att[KNIGHT][k] & theirs[KNIGHT])
+        checkers = (
+            att[KING][k] & theirs[KING]
+            | att[ROOK][k] & theirs[ROOK]
+            | att[BISHOP][k] & theirs[BISHOP]
+            | att[KNIGHT][k] & theirs[KNIGHT]
+        )
         allowed = -1  # the targets a piece other than the King may take, as far as the fixed steps go
         if checkers:
             allowed = 0 if checkers & (checkers - 1) else checkers  # two checkers: only the King moves
@@ -560,7 +624,9 @@ class HyperChess(Game):
                 s = _low(m)
                 worth = VALUES[kind]
                 # Mobility, and closeness to the opponent's King (the hunt).
-                value += worth + w_mobility * math.sqrt((self._reach(kind, s, occupied) & ~barred).bit_count())
+                value += worth + w_mobility * math.sqrt(
+                    (self._reach(kind, s, occupied) & ~barred).bit_count()
+                )
                 value -= w_hunt * distance[s]
                 if their_attacks >> s & 1 and not mine_attacks >> s & 1:
                     # Hanging: as good as lost when the opponent is to move.
@@ -594,7 +660,11 @@ class HyperChess(Game):
             worth = VALUES[kind]
             checks = 0 if kind == KING or kind == PAWN else reach_into[kind][king]
             for s in bits(mine[kind]):
-                sources[s] = (worth, worth if their_attacks >> s & 1 and not my_attacks >> s & 1 else 0.0, checks)
+                sources[s] = (
+                    worth,
+                    worth if their_attacks >> s & 1 and not my_attacks >> s & 1 else 0.0,
+                    checks,
+                )
         prey = {s: VALUES[kind] for kind in (QUEEN, ROOK, BISHOP, KNIGHT) for s in bits(theirs[kind])}
         out = []
         for action in actions:
@@ -625,7 +695,9 @@ class HyperChess(Game):
         beyond &= open_nodes & ~ring & ~(1 << k)
         w_room, w_beyond, w_near, w_check, w_scale = HUNT_WEIGHTS
         distance = t.distance[k]
-        near = sum(distance[s] for kind in (KING, QUEEN, ROOK, BISHOP, KNIGHT) for s in bits(pieces[hunter][kind]))
+        near = sum(
+            distance[s] for kind in (KING, QUEEN, ROOK, BISHOP, KNIGHT) for s in bits(pieces[hunter][kind])
+        )
         x = w_room * ring.bit_count() + w_beyond * beyond.bit_count() + w_near * near
         if attacks >> k & 1:
             x -= w_check
@@ -660,9 +732,14 @@ class HyperChess(Game):
                 return "you may not castle out of check"
             return f"castling would put your King in check on {nd.name(target)}"
         if not self.t.reach[kind][s] >> target & 1:
-            how = {KING: f"{ROOK_MOVE}, or like a Bishop ({BISHOP_MOVE})",
-                   QUEEN: "like a Rook or a Bishop, once or twice the same way",
-                   ROOK: ROOK_MOVE, BISHOP: BISHOP_MOVE, KNIGHT: KNIGHT_MOVE, PAWN: ROOK_MOVE}[kind]
+            how = {
+                KING: f"{ROOK_MOVE}, or like a Bishop ({BISHOP_MOVE})",
+                QUEEN: "like a Rook or a Bishop, once or twice the same way",
+                ROOK: ROOK_MOVE,
+                BISHOP: BISHOP_MOVE,
+                KNIGHT: KNIGHT_MOVE,
+                PAWN: ROOK_MOVE,
+            }[kind]
             return f"{piece} moves {how}; {nd.name(target)} is not one such move away"
         there = self.kind_at(target)
         if there is not None:

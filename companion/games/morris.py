@@ -60,7 +60,9 @@ class FormationMorris(MorrisGame):
                 triples.add((a, b, c) if b < c else (a, c, b) if a < c else (c, a, b))
         return sorted(triples)
 
-    def _formation_moves(self, block: tuple[Node, ...]) -> tuple[Bitboard, tuple[tuple[Action, Bitboard], ...]]:
+    def _formation_moves(
+        self, block: tuple[Node, ...]
+    ) -> tuple[Bitboard, tuple[tuple[Action, Bitboard], ...]]:
         """The nodes of ``block`` and its moves in formation on an empty board (action, target mask)."""
         key = (self.space, block)
         found = _FORMATION_MOVES.get(key)
@@ -69,8 +71,11 @@ class FormationMorris(MorrisGame):
             own = 0
             for n in block:
                 own |= 1 << n
-            moves = tuple((Action.block(block, targets), mask)
-                          for targets, mask in block_targets(self.space.depth, block, False) if not mask & ~board)
+            moves = tuple(
+                (Action.block(block, targets), mask)
+                for targets, mask in block_targets(self.space.depth, block, False)
+                if not mask & ~board
+            )
             found = _FORMATION_MOVES[key] = (own, moves)
         return found
 
@@ -105,8 +110,9 @@ class FormationMorris(MorrisGame):
     def _can_move(self, player: int) -> bool:
         mine = self.stones[player]
         free = self.space.all & ~(self.stones[0] | self.stones[1])
-        return any(self._single_reach(s, mine) & free for s in self.pieces[player]) or \
-            bool(self._block_moves(player, first_only=True))
+        return any(self._single_reach(s, mine) & free for s in self.pieces[player]) or bool(
+            self._block_moves(player, first_only=True)
+        )
 
     def _random_move(self, rng) -> Action:
         # Uniform over the legal moves without building an action for every single-man move.
@@ -124,14 +130,16 @@ class FormationMorris(MorrisGame):
             s, t = action.source, action.target
             if not any(s in block for block in self._formations(self.to_move)):
                 return f"the man on {nd.name(s)} is in no {what} of yours: men move only as {what}s"
-            return (f"{nd.name(s)} to {nd.name(t)} does not change a {what}: " + self._change_rule())
+            return f"{nd.name(s)} to {nd.name(t)} does not change a {what}: " + self._change_rule()
         if len(action.sources) != self.size or not self.space.is_contiguous(action.sources):
             return f"a {what} is {self.size} of your men on contiguous nodes"
-        return (f"a {what} moves in formation by interjection, excision or via hyperspace, its foci unchanged, "
-                "and this move does not")
+        return (
+            f"a {what} moves in formation by interjection, excision or via hyperspace, its foci unchanged, "
+            "and this move does not"
+        )
 
     def _change_rule(self) -> str:
-        return ("an end man moves to a free node contiguous to the middle man, or hops past the far end")
+        return "an end man moves to a free node contiguous to the middle man, or hops past the far end"
 
 
 @register
@@ -139,9 +147,11 @@ class ShapesMorris(FormationMorris):
     id = "shapes-morris"
     name = "Shapes Morris"
     source = "000 Shapes Morris; Using Shapes; 25 Men's GRYB"
-    summary = ("25 Men's GRYB where men move only as shapes (three contiguous men): the shape moves as a block, "
-               "or an end man moves round the middle one or hops past the far end. GRYBs remove 1-4 men by "
-               "level; reduce your opponent to three men to win.")
+    summary = (
+        "25 Men's GRYB where men move only as shapes (three contiguous men): the shape moves as a block, "
+        "or an end man moves round the middle one or hops past the far end. GRYBs remove 1-4 men by "
+        "level; reduce your opponent to three men to win."
+    )
 
 
 @register
@@ -149,9 +159,11 @@ class LinesMorris(FormationMorris):
     id = "lines-morris"
     name = "Lines Morris"
     source = "000 Lines Morris; Using Lines; 25 Men's GRYB"
-    summary = ("25 Men's GRYB where men move only as lines (two contiguous men): the line moves as a block, or "
-               "one end moves to a node contiguous to the other. GRYBs remove 1-4 men by level; reduce your "
-               "opponent to three men to win.")
+    summary = (
+        "25 Men's GRYB where men move only as lines (two contiguous men): the line moves as a block, or "
+        "one end moves to a node contiguous to the other. GRYBs remove 1-4 men by level; reduce your "
+        "opponent to three men to win."
+    )
     size = 2
     formation = "line"
 

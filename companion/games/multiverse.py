@@ -22,19 +22,42 @@ the last mover): :meth:`Multiverse.shown_stones` and ``state_dict()`` say what i
 from __future__ import annotations
 
 import math
-from functools import lru_cache
+from functools import cache
 
-from companion.games.engine import COLOUR_DIE, COLOUR_NAMES, NODE_DIE, TURN_LIMIT, DieByPhase, Game, IllegalAction, Option, OptionError, register
+from companion.games.engine import (
+    COLOUR_DIE,
+    COLOUR_NAMES,
+    NODE_DIE,
+    TURN_LIMIT,
+    DieByPhase,
+    Game,
+    IllegalAction,
+    Option,
+    OptionError,
+    register,
+)
 from companion.rules import node as nd
 from companion.rules.action import END, MOVE, PASS, PLACE, REMOVE, Action, nth_move
 from companion.rules.node import COLOURS, HEAD, Bitboard, Node
 from companion.rules.space import MoveKind, bits, space
 
-DEPTH = Option("depth", 4, "board depth: 4 standard, 5 Giant GRYB, 6 Super Giant GRYB (one board each)",
-               minimum=2, maximum=6)
-RINGS = Option("rings", 20, "rings each player places in phase one (000: twenty each)", minimum=1, maximum=200)
-STALL = Option("stall", 100, "the game ends after this many turns each without a capture (a draw among the "
-               "players still in)", minimum=1, maximum=10000)
+DEPTH = Option(
+    "depth",
+    4,
+    "board depth: 4 standard, 5 Giant GRYB, 6 Super Giant GRYB (one board each)",
+    minimum=2,
+    maximum=6,
+)
+RINGS = Option(
+    "rings", 20, "rings each player places in phase one (000: twenty each)", minimum=1, maximum=200
+)
+STALL = Option(
+    "stall",
+    100,
+    "the game ends after this many turns each without a capture (a draw among the players still in)",
+    minimum=1,
+    maximum=10000,
+)
 
 PLACING, MOVING = "place", "move"
 CONDUIT = "conduit"
@@ -81,15 +104,18 @@ class Multispace:
         self.board = board
         self.all = board.all
         # reach[colour][s]: nodes of that colour one sideways/up/down/hyperspace move from s.
-        self.reach = {c: tuple(board.moves_mask(KINDS, s) & board.focus_masks[c] for s in range(board.size))
-                      for c in COLOURS}
+        self.reach = {
+            c: tuple(board.moves_mask(KINDS, s) & board.focus_masks[c] for s in range(board.size))
+            for c in COLOURS
+        }
         firsts = [nd.first_of_level(lvl) for lvl in range(depth + 2)]
         # Per conduit k and level L: (first node of level L, width mask, first node of k's block at L+1).
         self.spans: dict[int, tuple[tuple[int, int, int], ...]] = {}
         for k in TOP.values():
             j = k - 1
-            self.spans[k] = tuple((firsts[lvl], (1 << 4**lvl) - 1, firsts[lvl + 1] + j * 4**lvl)
-                                  for lvl in range(depth))
+            self.spans[k] = tuple(
+                (firsts[lvl], (1 << 4**lvl) - 1, firsts[lvl + 1] + j * 4**lvl) for lvl in range(depth)
+            )
         self.prefix_node: dict[int, tuple[Bitboard, ...]] = {HEAD: tuple(1 << x for x in range(board.size))}
         self.strip_node: dict[int, tuple[Bitboard, ...]] = {HEAD: self.prefix_node[HEAD]}
         for colour, k in TOP.items():
@@ -125,7 +151,7 @@ class Multispace:
         return self.strip_node[c_from][x] | self.prefix_node[c_to][x]
 
 
-@lru_cache(maxsize=None)
+@cache
 def multispace(depth: int) -> Multispace:
     return Multispace(depth)
 
@@ -135,10 +161,12 @@ class Multiverse(Game):
     id = "multiverse"
     name = "Multiverse"
     source = "000 Multiverse; Conduits"
-    summary = ("One board each, linked by conduit markers into simultaneous space. Place 20 rings each where "
-               "GRYB Dice II says, then roll the colour die and move a ring (sideways, up, down, hyperspace) "
-               "or your conduit marker to a top-level node; a ring that comes into an opponent's space "
-               "captures it. Eliminate the opponents' rings.")
+    summary = (
+        "One board each, linked by conduit markers into simultaneous space. Place 20 rings each where "
+        "GRYB Dice II says, then roll the colour die and move a ring (sideways, up, down, hyperspace) "
+        "or your conduit marker to a top-level node; a ring that comes into an opponent's space "
+        "captures it. Eliminate the opponents' rings."
+    )
     min_players, max_players = 2, 4
     die = DieByPhase(NODE_DIE, lambda g: NODE_DIE if g.phase == PLACING else COLOUR_DIE)
     options = (DEPTH, RINGS, STALL, TURN_LIMIT)
@@ -154,8 +182,9 @@ class Multiverse(Game):
     def setup(self) -> None:
         rings, room = self.settings["rings"], len(self.space.nodes)
         if rings > room:
-            raise OptionError(f"{rings} rings do not fit on a board of {room} nodes: choose fewer rings or a "
-                              f"deeper board")
+            raise OptionError(
+                f"{rings} rings do not fit on a board of {room} nodes: choose fewer rings or a deeper board"
+            )
         self.multi = multispace(self.space.depth)
         self.phase = PLACING
         self.in_hand = (rings,) * self.players
@@ -259,7 +288,7 @@ class Multiverse(Game):
     def parse(self, text: str) -> Action:
         raw = text.strip()
         if raw.startswith(CONDUIT + ":"):
-            where = raw[len(CONDUIT) + 1:]
+            where = raw[len(CONDUIT) + 1 :]
             try:
                 return conduit(nd.parse(where, self.space.depth))
             except nd.NodeError as err:
@@ -328,8 +357,10 @@ class Multiverse(Game):
             return f"every player places {rings} rings first: place yours on {name(self.roll)}"
         colour = COLOUR_NAMES[self.roll]
         if action.kind == PLACE:
-            return (f"every ring is placed: move a ring onto a {colour} node (FROM-TO) or your conduit marker "
-                    f"(conduit:{self.roll})")
+            return (
+                f"every ring is placed: move a ring onto a {colour} node (FROM-TO) or your conduit marker "
+                f"(conduit:{self.roll})"
+            )
         if action.kind == CONDUIT:
             t = action.target
             if nd.LEVEL[t] != 1:
@@ -419,7 +450,11 @@ class Multiverse(Game):
         stalled = self.phase == MOVING and self.turn - self.since >= quiet
         if self.turn >= limit or stalled:
             alive = self.players_in()
-            why = "the turn limit" if self.turn >= limit else f"{self.settings['stall']} turns each without a capture"
+            why = (
+                "the turn limit"
+                if self.turn >= limit
+                else f"{self.settings['stall']} turns each without a capture"
+            )
             self.finish(() if len(alive) == self.players else alive, draw=why)
             return
         for step in range(1, self.players + 1):
@@ -462,7 +497,13 @@ class Multiverse(Game):
         out["last_move"] = {"board": self.moved_last, "nodes": [name(n) for n in self.last]}
         out["shown_board"] = b
         out["conduits"] = [name(self.conduits[q]) if q == b else nd.HEAD_NAME for q in range(self.players)]
-        out["boards"] = [{"rings": [name(n) for n in bits(self.stones[q])], "conduit": name(self.conduits[q]),
-                          "in_hand": self.in_hand[q], "out": not self.in_play(q)}
-                         for q in range(self.players)]
+        out["boards"] = [
+            {
+                "rings": [name(n) for n in bits(self.stones[q])],
+                "conduit": name(self.conduits[q]),
+                "in_hand": self.in_hand[q],
+                "out": not self.in_play(q),
+            }
+            for q in range(self.players)
+        ]
         return out

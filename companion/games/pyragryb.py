@@ -30,13 +30,17 @@ HORIZON = 10
 # ROLLED[r][a]: the chance that r rolls of the colour die show exactly the colours of set a.
 ROLLED: list[list[float]] = [[1.0] + [0.0] * 15]
 for _ in range(HORIZON):
-    ROLLED.append([sum(ROLLED[-1][before] / 4 for before in range(16) for c in range(4)
-                       if before | 1 << c == shown) for shown in range(16)])
+    ROLLED.append(
+        [
+            sum(ROLLED[-1][before] / 4 for before in range(16) for c in range(4) if before | 1 << c == shown)
+            for shown in range(16)
+        ]
+    )
 # COVERS[m]: the colour sets that include m, as a 16-bit mask over sets.
 COVERS = [sum(1 << a for a in range(16) if a & m == m) for m in range(16)]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _covered(sets: int, rolls: int) -> float:
     """The chance that ``rolls`` rolls of the colour die show every colour of at least one of ``sets``
     (a mask over colour sets, as COVERS makes); at most HORIZON rolls."""
@@ -45,8 +49,9 @@ def _covered(sets: int, rolls: int) -> float:
     return sum(chance for shown, chance in enumerate(ROLLED[rolls]) if sets >> shown & 1)
 
 
-PIECES = Option("pieces", 5, "pyramids of each size per player (003: 5 large, 5 medium, 5 small)",
-                minimum=1, maximum=16)
+PIECES = Option(
+    "pieces", 5, "pyramids of each size per player (003: 5 large, 5 medium, 5 small)", minimum=1, maximum=16
+)
 
 
 @register
@@ -54,9 +59,11 @@ class PyraGryb(Game):
     id = "pyragryb"
     name = "PyraGRYB"
     source = "003 PyraGRYB"
-    summary = ("Roll the colour die and enter a large pyramid on the top quadrangle, build under your own "
-               "unbroken line of pieces, or slide onto a neighbouring opponent (lethal encounter). First to "
-               "fill a quadrangle with their own pieces wins 1, 2, 4 or 8 points.")
+    summary = (
+        "Roll the colour die and enter a large pyramid on the top quadrangle, build under your own "
+        "unbroken line of pieces, or slide onto a neighbouring opponent (lethal encounter). First to "
+        "fill a quadrangle with their own pieces wins 1, 2, 4 or 8 points."
+    )
     min_players, max_players = 2, 4
     die = COLOUR_DIE
     options = (PIECES, TURN_LIMIT)
@@ -128,8 +135,10 @@ class PyraGryb(Game):
             wanted[delay] = wanted.get(delay, 0) | COVERS[lacking]
         if not alive & board.top and board.top & ~self.occupied:
             wanted[1] = wanted.get(1, 0) | COVERS[0b1111]  # enter first, then the quadrangle beneath
-        return [max((_covered(sets, t - delay) for delay, sets in wanted.items()), default=0.0)
-                for t in range(HORIZON + 1)]
+        return [
+            max((_covered(sets, t - delay) for delay, sets in wanted.items()), default=0.0)
+            for t in range(HORIZON + 1)
+        ]
 
     # -- geometry of the lifeline --------------------------------------------------------------------
 
@@ -168,8 +177,11 @@ class PyraGryb(Game):
         for p in bits(self._alive(player) & ~board.bottom):
             room |= 0b1111 << (4 * p + 1)
         room &= ~self.occupied
-        return {SIZE_OF_LEVEL[lvl] for lvl in range(1, DEPTH + 1)
-                if room & board.level_masks[lvl] and not stash[SIZE_OF_LEVEL[lvl]]}
+        return {
+            SIZE_OF_LEVEL[lvl]
+            for lvl in range(1, DEPTH + 1)
+            if room & board.level_masks[lvl] and not stash[SIZE_OF_LEVEL[lvl]]
+        }
 
     def _size_mask(self, size: int) -> Bitboard:
         levels = self.space.level_masks
@@ -215,11 +227,15 @@ class PyraGryb(Game):
                     up = nd.parent(up)
                 broken = [p for p in reversed(line) if not self.stones[me] >> p & 1]
                 if broken:
-                    return (f"you may only build under your own pieces: the lifeline to {nd.name(t)} is broken "
-                            f"at {nd.name(broken[0])}")
+                    return (
+                        f"you may only build under your own pieces: the lifeline to {nd.name(t)} is broken "
+                        f"at {nd.name(broken[0])}"
+                    )
             if not self.stash[me][size]:
-                return (f"you have no {SIZE_NAMES[size]} pyramids left: take one back from the board "
-                        f"(reincarnation) to use next turn")
+                return (
+                    f"you have no {SIZE_NAMES[size]} pyramids left: take one back from the board "
+                    f"(reincarnation) to use next turn"
+                )
         if action.kind == MOVE:
             if len(action.sources) != 1:
                 return "one piece moves at a time"
@@ -227,15 +243,21 @@ class PyraGryb(Game):
             if self.owner(s) != me:
                 return None
             if not self.space.target_mask(MoveKind.SIDEWAYS, s) >> t & 1:
-                return (f"a piece only slides to a node beside it on its quadrangle, and {nd.name(t)} is not "
-                        f"beside {nd.name(s)}")
+                return (
+                    f"a piece only slides to a node beside it on its quadrangle, and {nd.name(t)} is not "
+                    f"beside {nd.name(s)}"
+                )
             if self.owner(t) is None:
-                return "a piece only slides onto an opponent's piece (a lethal encounter); build to go elsewhere"
+                return (
+                    "a piece only slides onto an opponent's piece (a lethal encounter); build to go elsewhere"
+                )
             if self.owner(t) == me:
                 return f"{nd.name(t)} is your own piece"
             if nd.focus(t) != self.roll:
-                return (f"you rolled {self.roll}: a lethal encounter needs the colour the opponent sits on, "
-                        f"{COLOUR_NAMES[nd.focus(t)]}")
+                return (
+                    f"you rolled {self.roll}: a lethal encounter needs the colour the opponent sits on, "
+                    f"{COLOUR_NAMES[nd.focus(t)]}"
+                )
         if action.kind == REMOVE:
             t = action.target
             if self.owner(t) is None:

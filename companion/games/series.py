@@ -25,8 +25,13 @@ PRESETS = {
     for p in (
         Preset("ez-best-of-five", "EZ GRYB: most points out of five games", GAMES, 5, "000 EZ GRYB"),
         Preset("ez-first-to-21", "EZ GRYB: first to 21 points", POINTS, 21, "000 EZ GRYB"),
-        Preset("quick-best-of-three", "Quick & Easy: most points out of three games", GAMES, 3,
-               "001 Quick & Easy GRYB"),
+        Preset(
+            "quick-best-of-three",
+            "Quick & Easy: most points out of three games",
+            GAMES,
+            3,
+            "001 Quick & Easy GRYB",
+        ),
         Preset("quick-first-to-8", "Quick & Easy: first to 8 points", POINTS, 8, "001 Quick & Easy GRYB"),
     )
 }
@@ -35,8 +40,14 @@ PRESETS = {
 def describe(preset_id: str) -> dict:
     """A preset as the catalogue lists it; ``short`` is its name without its game ("first to 21 points")."""
     p = PRESETS[preset_id]
-    return {"id": p.id, "name": p.name, "short": p.name.split(": ", 1)[-1], "method": p.method,
-            "target": p.target, "source": p.source}
+    return {
+        "id": p.id,
+        "name": p.name,
+        "short": p.name.split(": ", 1)[-1],
+        "method": p.method,
+        "target": p.target,
+        "source": p.source,
+    }
 
 
 class SeriesError(ValueError):
@@ -123,15 +134,22 @@ class Series:
         return self.leaders() if self.over(now) and max(self.totals()) > 0 else ()
 
     def to_dict(self) -> dict:
-        return {"players": self.players, "method": self.method, "target": self.target,
-                "games": [{"scores": list(g.scores), "winners": list(g.winners), "ended_at": g.ended_at,
-                           "game": g.game} for g in self.games],
-                "totals": list(self.totals())}
+        return {
+            "players": self.players,
+            "method": self.method,
+            "target": self.target,
+            "games": [
+                {"scores": list(g.scores), "winners": list(g.winners), "ended_at": g.ended_at, "game": g.game}
+                for g in self.games
+            ],
+            "totals": list(self.totals()),
+        }
 
     @classmethod
     def from_dict(cls, data: dict) -> Series:
         series = cls(data["players"], data["method"], data["target"])
         for g in data.get("games", []):
-            series.games.append(GameResult(tuple(g["scores"]), tuple(g["winners"]), float(g["ended_at"]),
-                                           g.get("game")))
+            series.games.append(
+                GameResult(tuple(g["scores"]), tuple(g["winners"]), float(g["ended_at"]), g.get("game"))
+            )
         return series

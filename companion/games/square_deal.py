@@ -21,11 +21,22 @@ DEPTH = Option("depth", 4, "board depth: 4 standard, 5 Giant GRYB, 6 Super Giant
 HEADLESS = Option("headless", False, "play without the head node (001 'headless': 340 nodes)")
 STONES = Option("stones", 20, "stones each player places in phase one", minimum=2, maximum=200)
 EASY = Option("easy", False, "the easier version: moves only up, down, sideways and via hyperspace")
-STALL = Option("stall", 20, "the last pieces are conceded (the game ends) after this many turns each "
-               "without a GRYB", minimum=1, maximum=1000)
+STALL = Option(
+    "stall",
+    20,
+    "the last pieces are conceded (the game ends) after this many turns each without a GRYB",
+    minimum=1,
+    maximum=1000,
+)
 
-FULL_KINDS = (MoveKind.UP, MoveKind.DOWN, MoveKind.SIDEWAYS, MoveKind.HYPERSPACE, MoveKind.INTERJECTION,
-              MoveKind.EXCISION)
+FULL_KINDS = (
+    MoveKind.UP,
+    MoveKind.DOWN,
+    MoveKind.SIDEWAYS,
+    MoveKind.HYPERSPACE,
+    MoveKind.INTERJECTION,
+    MoveKind.EXCISION,
+)
 EASY_KINDS = FULL_KINDS[:4]
 
 _FACES = tuple(Action.roll_node(n) for n in range(nd.count(nd.MAX_DEPTH)))
@@ -36,8 +47,10 @@ class SquareDeal(Game):
     id = "square-deal"
     name = "Square Deal"
     source = "000 Square Deal; Using Lines; Using Shapes"
-    summary = ("Place 20 stones each where the node die says, then move a stone, line or shape a turn. "
-               "Completing any GRYB, of either player's stones, captures it whole; most opponent stones wins.")
+    summary = (
+        "Place 20 stones each where the node die says, then move a stone, line or shape a turn. "
+        "Completing any GRYB, of either player's stones, captures it whole; most opponent stones wins."
+    )
     die = NODE_DIE
     options = (DEPTH, HEADLESS, STONES, EASY, STALL, TURN_LIMIT)
     finds_grybs = True
@@ -121,8 +134,9 @@ class SquareDeal(Game):
                 return f"{nd.name(t)} is occupied"
         if len(action.sources) == 1:
             kinds = ", ".join(k.value for k in self.kinds)
-            return (f"{nd.name(action.source)} to {nd.name(action.target)} is not one move ({kinds})"
-                    + ("" if self.settings["easy"] else " nor a change of a line or shape"))
+            return f"{nd.name(action.source)} to {nd.name(action.target)} is not one move ({kinds})" + (
+                "" if self.settings["easy"] else " nor a change of a line or shape"
+            )
         if len(action.sources) not in BLOCK_SIZES or not self.space.is_contiguous(action.sources):
             return "a block move moves a line or shape: 2 or 3 of your stones on contiguous nodes"
         how = "via hyperspace" if self.settings["easy"] else "by interjection, excision or via hyperspace"
@@ -171,11 +185,19 @@ class SquareDeal(Game):
     def end_turn(self) -> None:
         super().end_turn()
         # Nobody has found a GRYB for `stall` turns each: the last pieces are conceded.
-        if not self.over and self.phase == "move" and self.turn - self.since > self.settings["stall"] * self.players:
+        if (
+            not self.over
+            and self.phase == "move"
+            and self.turn - self.since > self.settings["stall"] * self.players
+        ):
             self._finish_by_piles(f"{self.settings['stall']} turns each without a GRYB")
 
     def _finish_by_piles(self, why: str) -> None:
         """The bigger capture pile wins; equal piles are a draw, for ``why`` the game ended."""
         best = max(self.captured)
         winners = [p for p, c in enumerate(self.captured) if c == best]
-        self.finish(winners if len(winners) == 1 else (), self.captured, draw=f"{why}, and the capture piles are equal")
+        self.finish(
+            winners if len(winners) == 1 else (),
+            self.captured,
+            draw=f"{why}, and the capture piles are equal",
+        )

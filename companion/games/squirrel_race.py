@@ -13,7 +13,16 @@ from __future__ import annotations
 
 import math
 
-from companion.games.engine import COLOUR_DIE, NO_DIE, NODE_DIE, TURN_LIMIT, DieByPhase, Game, Option, register
+from companion.games.engine import (
+    COLOUR_DIE,
+    NO_DIE,
+    NODE_DIE,
+    TURN_LIMIT,
+    DieByPhase,
+    Game,
+    Option,
+    register,
+)
 from companion.rules import node as nd
 from companion.rules.action import MOVE, PLACE, Action
 from companion.rules.node import COLOURS, Bitboard, Node
@@ -21,10 +30,19 @@ from companion.rules.space import GameSpace, MoveKind, bits, space
 
 DEPTH = 4  # squirrels on the third level, nuts on the fourth: the standard board
 SQUIRREL_LEVEL = 3
-NUTS = Option("nuts", 60, "nuts placed in phase one, in turn, each player placing their own colour (000: 60)",
-              minimum=2, maximum=256)
-DICE_MOVES = Option("dice_moves", False, "roll the colour die for every squirrel move too: a move must end on the "
-                    "colour rolled (000 names the die only for where the squirrel starts)")
+NUTS = Option(
+    "nuts",
+    60,
+    "nuts placed in phase one, in turn, each player placing their own colour (000: 60)",
+    minimum=2,
+    maximum=256,
+)
+DICE_MOVES = Option(
+    "dice_moves",
+    False,
+    "roll the colour die for every squirrel move too: a move must end on the "
+    "colour rolled (000 names the die only for where the squirrel starts)",
+)
 
 NUTTING, ENTERING, RACING = "nuts", "squirrels", "race"
 KINDS = (MoveKind.SIDEWAYS, MoveKind.HYPERSPACE)
@@ -42,13 +60,23 @@ class SquirrelRace(Game):
     id = "squirrel-race"
     name = "Squirrel Race"
     source = "000 Squirrel Race"
-    summary = ("Place 60 nuts where the node die picks, then roll the colour die to put your squirrel on the third "
-               "level and move it sideways or via hyperspace, gathering the nuts beneath: 2 points for your "
-               "colour, 1 for the other. Most points when the nuts are gone wins.")
+    summary = (
+        "Place 60 nuts where the node die picks, then roll the colour die to put your squirrel on the third "
+        "level and move it sideways or via hyperspace, gathering the nuts beneath: 2 points for your "
+        "colour, 1 for the other. Most points when the nuts are gone wins."
+    )
     # GRYB Dice II while the nuts are placed, the colour die while the squirrels enter (and for every move
     # with dice_moves), none for the free moves of the race; "node" in the catalogue.
-    die = DieByPhase(NODE_DIE, lambda g: NODE_DIE if g.phase == NUTTING else
-                     NO_DIE if g.phase == RACING and not g.settings["dice_moves"] else COLOUR_DIE)
+    die = DieByPhase(
+        NODE_DIE,
+        lambda g: (
+            NODE_DIE
+            if g.phase == NUTTING
+            else NO_DIE
+            if g.phase == RACING and not g.settings["dice_moves"]
+            else COLOUR_DIE
+        ),
+    )
     options = (NUTS, DICE_MOVES, TURN_LIMIT)
     # squirrels: each player's squirrel node, None before it is on the board.
     extra_fields = ("squirrels",)
@@ -132,8 +160,10 @@ class SquirrelRace(Game):
         if s != self.squirrels[self.to_move]:
             return None  # the base class names the missing or foreign stone
         if not self.space.moves_mask(KINDS, s) >> t & 1:
-            return (f"{nd.name(s)} to {nd.name(t)} is neither a sideways nor a hyperspace move: squirrels stay "
-                    f"on the third level")
+            return (
+                f"{nd.name(s)} to {nd.name(t)} is neither a sideways nor a hyperspace move: squirrels stay "
+                f"on the third level"
+            )
         return None
 
     # -- applying -------------------------------------------------------------------------------------
@@ -205,8 +235,10 @@ class SquirrelRace(Game):
                 free = board.level_masks[SQUIRREL_LEVEL] & ~self.occupied
                 for t in bits(board.moves_mask(KINDS, s) & free):
                     under = _under(t)
-                    gain = sum((self.stones[q] & under).bit_count() * (OWN_NUT if q == p else OTHER_NUT)
-                               for q in range(self.players))
+                    gain = sum(
+                        (self.stones[q] & under).bit_count() * (OWN_NUT if q == p else OTHER_NUT)
+                        for q in range(self.players)
+                    )
                     haul = max(haul, gain)
             expected.append(self.scores[p] + share + 0.5 * haul)
         spread = 1.0 + math.sqrt(sum(left) * OWN_NUT)

@@ -24,12 +24,25 @@ from companion.rules.space import GameSpace, MoveKind, bits
 
 DEPTH = Option("depth", 4, "board depth: 4 standard, 5 Giant GRYB, 6 Super Giant GRYB", minimum=3, maximum=6)
 HEADLESS = Option("headless", False, "play without the head node (001 'headless': 340 nodes)")
-STONES = Option("stones", 25, "men each player brings into play in phase one (002: first tested with 16, "
-                "expanded to 25)", minimum=4, maximum=400)
-BLOCKED = Option("blocked", "loses", "a player who cannot move in phase two loses (as in Nine Men's Morris) "
-                 "or passes", choices=("loses", "passes"))
-HYPERSPACE = Option("hyperspace", "full", "side-steps on any level (full, 002) or only on the penultimate "
-                    "locus (limited)", choices=("full", "limited"))
+STONES = Option(
+    "stones",
+    25,
+    "men each player brings into play in phase one (002: first tested with 16, expanded to 25)",
+    minimum=4,
+    maximum=400,
+)
+BLOCKED = Option(
+    "blocked",
+    "loses",
+    "a player who cannot move in phase two loses (as in Nine Men's Morris) or passes",
+    choices=("loses", "passes"),
+)
+HYPERSPACE = Option(
+    "hyperspace",
+    "full",
+    "side-steps on any level (full, 002) or only on the penultimate locus (limited)",
+    choices=("full", "limited"),
+)
 
 PLACING, MOVING = "place", "move"
 LOSING_MEN = 3  # a player reduced to three men or fewer has lost
@@ -114,7 +127,9 @@ class MorrisGame(Game):
     def _reason(self, action: Action) -> str | None:
         me = self.to_move
         if self.pending:
-            many = f"{self.pending} of your opponent's men" if self.pending > 1 else "one of your opponent's men"
+            many = (
+                f"{self.pending} of your opponent's men" if self.pending > 1 else "one of your opponent's men"
+            )
             if action.kind != REMOVE:
                 return f"you formed a GRYB: first remove {many} (xNODE)"
             if self.owner(action.target) == me:
@@ -149,8 +164,9 @@ class MorrisGame(Game):
         if kind == PLACE:
             t = targets[0]
             after = before | 1 << t
-            self.in_hand = (self.in_hand[0] - 1, self.in_hand[1]) if me == 0 else \
-                (self.in_hand[0], self.in_hand[1] - 1)
+            self.in_hand = (
+                (self.in_hand[0] - 1, self.in_hand[1]) if me == 0 else (self.in_hand[0], self.in_hand[1] - 1)
+            )
             insort(mine, t)
         else:
             after = before
@@ -313,14 +329,18 @@ _MOVES: dict[tuple, tuple] = {}
 class TwentyFiveMensGryb(MorrisGame):
     id = "25-mens-gryb"
     name = "25 Men's GRYB"
-    summary = ("Nine Men's Morris on the GRYB board: place 25 men each, then move one a turn up, down, sideways "
-               "or via hyperspace. A GRYB (a quadrangle of your men) removes 1-4 of your opponent's men by its "
-               "level; reduce your opponent to three men to win.")
+    summary = (
+        "Nine Men's Morris on the GRYB board: place 25 men each, then move one a turn up, down, sideways "
+        "or via hyperspace. A GRYB (a quadrangle of your men) removes 1-4 of your opponent's men by its "
+        "level; reduce your opponent to three men to win."
+    )
     options = (DEPTH, HEADLESS, STONES, HYPERSPACE, BLOCKED, TURN_LIMIT)
 
     def setup(self) -> None:
         super().setup()
-        side_step = MoveKind.HYPERSPACE if self.settings["hyperspace"] == "full" else MoveKind.LIMITED_HYPERSPACE
+        side_step = (
+            MoveKind.HYPERSPACE if self.settings["hyperspace"] == "full" else MoveKind.LIMITED_HYPERSPACE
+        )
         self.kinds = (MoveKind.UP, MoveKind.DOWN, MoveKind.SIDEWAYS, side_step)
         key = (self.space, self.kinds)
         tables = _MOVES.get(key)
@@ -334,7 +354,12 @@ class TwentyFiveMensGryb(MorrisGame):
     def _move_actions(self, player: int) -> list[Action]:
         occupied = self.stones[0] | self.stones[1]
         targets, table = self.targets, self.move_table
-        return [table[s][j] for s in self.pieces[player] for j, t in enumerate(targets[s]) if not occupied >> t & 1]
+        return [
+            table[s][j]
+            for s in self.pieces[player]
+            for j, t in enumerate(targets[s])
+            if not occupied >> t & 1
+        ]
 
     def _can_move(self, player: int) -> bool:
         free = self.space.all & ~(self.stones[0] | self.stones[1])

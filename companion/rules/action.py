@@ -24,8 +24,8 @@ from companion.rules import node as nd
 from companion.rules.node import COLOURS, Node, NodeError
 
 PLACE, MOVE, REMOVE, PASS, END, ROLL = "place", "move", "remove", "pass", "end", "roll"
-_PLACES: dict[Node, "Action"] = {}
-_MOVES: dict[int, "Action"] = {}
+_PLACES: dict[Node, Action] = {}
+_MOVES: dict[int, Action] = {}
 
 
 class NotationError(ValueError):
@@ -109,7 +109,9 @@ class Action:
         """Read one action; raise NotationError (a ValueError) with the reason."""
         raw = text.strip()
         if not raw:
-            raise NotationError("empty action: write a node to place, FROM-TO to move, xNODE to remove, or pass")
+            raise NotationError(
+                "empty action: write a node to place, FROM-TO to move, xNODE to remove, or pass"
+            )
 
         def node(name: str) -> Node:
             try:
@@ -136,8 +138,10 @@ class Action:
             targets = tuple(node(n) for n in right.split(","))
             if len(sources) != len(targets):
                 n, m = len(sources), len(targets)
-                raise NotationError(f"{raw!r}: {n} {'stone moves' if n == 1 else 'stones move'} but {m} "
-                                    f"{'target is' if m == 1 else 'targets are'} given")
+                raise NotationError(
+                    f"{raw!r}: {n} {'stone moves' if n == 1 else 'stones move'} but {m} "
+                    f"{'target is' if m == 1 else 'targets are'} given"
+                )
             if len(set(sources)) != len(sources):
                 raise NotationError(f"{raw!r}: a stone is named twice")
             if len(sources) > 1:  # a line or shape may be written in any order: its stones lowest first

@@ -32,9 +32,9 @@ def block_targets(depth: int, block: tuple[Node, ...], easy: bool):
     # one of those loci moves all of them alike and keeps the formation.
     for i in range(shortest - 1):
         for step in (1, -1):
-            results.append([s[:i] + COLOURS[(COLOURS.index(s[i]) + step) % 4] + s[i + 1:] for s in loci])
+            results.append([s[:i] + COLOURS[(COLOURS.index(s[i]) + step) % 4] + s[i + 1 :] for s in loci])
         if not easy:
-            results.append([s[:i] + s[i + 1:] for s in loci])
+            results.append([s[:i] + s[i + 1 :] for s in loci])
     if not easy and longest < depth:
         # The head node's colour is arbitrary: a block with it moves down by a first locus put before every
         # stone (000 "Moving Shapes": [0, G, R] to [G, GG, GR] ... "or interject Y or B as the first locus").
@@ -42,7 +42,9 @@ def block_targets(depth: int, block: tuple[Node, ...], easy: bool):
             for c in COLOURS:
                 results.append([s[:i] + c + s[i:] for s in loci])
     if not easy and shortest == 1 and len({s[0] for s in loci}) == 1:
-        results.append([s[1:] for s in loci])  # and back up: the shared first locus excised, onto the head node
+        results.append(
+            [s[1:] for s in loci]
+        )  # and back up: the shared first locus excised, onto the head node
     out, seen = [], set()
     for names in results:
         targets = tuple(nd.from_loci(s) for s in names)

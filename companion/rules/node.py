@@ -99,7 +99,9 @@ def parse(text: str, depth: int = STANDARD_DEPTH, headless: bool = False) -> Nod
     if not isinstance(text, str):
         raise NodeError(f"a node name must be text, not {type(text).__name__}")
     if text == "":
-        raise NodeError("empty node name: name a node by its colours, e.g. G, RG, GGBY, or 0 for the head node")
+        raise NodeError(
+            "empty node name: name a node by its colours, e.g. G, RG, GGBY, or 0 for the head node"
+        )
     if text == HEAD_NAME:
         if headless:
             raise NodeError("the head node 0 is not on a headless board")
@@ -111,8 +113,10 @@ def parse(text: str, depth: int = STANDARD_DEPTH, headless: bool = False) -> Nod
             hint = " (node names are capital letters)" if letter.upper() in COLOURS else ""
             raise NodeError(f"bad node name {shown!r}: {letter!r} is not one of the colours G, R, Y, B{hint}")
     if len(text) > depth:
-        raise NodeError(f"node {shown} has {len(text)} loci but this board is only {depth} "
-                        f"level{'s' if depth != 1 else ''} deep")
+        raise NodeError(
+            f"node {shown} has {len(text)} loci but this board is only {depth} "
+            f"level{'s' if depth != 1 else ''} deep"
+        )
     return _INDEX[text]
 
 

@@ -11,7 +11,7 @@ are silent, the decisions are written in docs/rules/game-space.md.
 from __future__ import annotations
 
 from enum import Enum
-from functools import lru_cache
+from functools import cache
 
 from companion.rules import node as nd
 from companion.rules.node import COLOURS, HEAD, Bitboard, Node, NodeError
@@ -156,7 +156,9 @@ class GameSpace:
         )
 
     def __repr__(self) -> str:
-        flags = "".join([", headless=True" if self.headless else "", ", periodic=True" if self.periodic else ""])
+        flags = "".join(
+            [", headless=True" if self.headless else "", ", periodic=True" if self.periodic else ""]
+        )
         return f"GameSpace(depth={self.depth}{flags})"
 
     # -- construction -------------------------------------------------------------------------
@@ -233,7 +235,9 @@ class GameSpace:
         try:
             return self._masks[kind][node]
         except KeyError:
-            raise ValueError(f"unknown move kind {kind!r}; one of {', '.join(k.value for k in MoveKind)}") from None
+            raise ValueError(
+                f"unknown move kind {kind!r}; one of {', '.join(k.value for k in MoveKind)}"
+            ) from None
 
     def moves_mask(self, kinds, node: Node) -> Bitboard:
         """Union of several move kinds' targets (a game's set of legal move kinds)."""
@@ -282,7 +286,7 @@ class GameSpace:
         return self.group((within & -within).bit_length() - 1, within, hyperspace) == within
 
 
-@lru_cache(maxsize=None)
+@cache
 def space(depth: int = nd.STANDARD_DEPTH, headless: bool = False, periodic: bool = False) -> GameSpace:
     """The shared board for these parameters; its tables are built once per process."""
     return GameSpace(depth, headless, periodic)

@@ -49,7 +49,7 @@ def _rgb(text: str) -> tuple[int, int, int]:
     if not (isinstance(text, str) and len(text) == 7 and text[0] == "#"):
         raise ValueError(f"a colour is written #RRGGBB, not {text!r}")
     try:
-        return tuple(int(text[i:i + 2], 16) for i in (1, 3, 5))  # type: ignore[return-value]
+        return tuple(int(text[i : i + 2], 16) for i in (1, 3, 5))  # type: ignore[return-value]
     except ValueError:
         raise ValueError(f"a colour is written #RRGGBB, not {text!r}") from None
 
@@ -78,7 +78,9 @@ class Leds:
         _span("leds.budget_ma", self.budget_ma, 100, 60000)
         _span("leds.fps", self.fps, 1, 120)
         if self.night_brightness > self.brightness:
-            raise ConfigError("leds.night_brightness is brighter than leds.brightness: night mode would dazzle")
+            raise ConfigError(
+                "leds.night_brightness is brighter than leds.brightness: night mode would dazzle"
+            )
         self._check_layout()
 
     def least_budget_ma(self) -> int:
@@ -101,9 +103,11 @@ class Leds:
             raise ConfigError(f"leds.layout: {err}") from None
         idle_ma, idle = PowerModel().idle_ma, idle_draw_ma(layout)
         if self.budget_ma <= idle:
-            raise ConfigError(f"leds.budget_ma: {self.budget_ma} mA does not cover the idle draw of the "
-                              f"{layout.pixel_count} LEDs of layout {layout.name} (~{idle:.0f} mA at {idle_ma:g} mA "
-                              f"each): raise it")
+            raise ConfigError(
+                f"leds.budget_ma: {self.budget_ma} mA does not cover the idle draw of the "
+                f"{layout.pixel_count} LEDs of layout {layout.name} (~{idle:.0f} mA at {idle_ma:g} mA "
+                f"each): raise it"
+            )
 
 
 @dataclass(frozen=True)
@@ -176,10 +180,14 @@ class Players:
                     raise ConfigError(f"players.colours[{i}] {text} is too close to players.colours[{j}]")
             for letter, board in BOARD_COLOURS.items():
                 if _near_board(rgb, board):
-                    raise ConfigError(f"players.colours[{i}] {text} is too close to the board's {letter} nodes")
+                    raise ConfigError(
+                        f"players.colours[{i}] {text} is too close to the board's {letter} nodes"
+                    )
             if max(rgb) < MIN_GLOW:
-                raise ConfigError(f"players.colours[{i}] {text} is too dark: its stones would hardly show on the "
-                                  f"board (a colour needs one of its red, green or blue at {MIN_GLOW:02X} or more)")
+                raise ConfigError(
+                    f"players.colours[{i}] {text} is too dark: its stones would hardly show on the "
+                    f"board (a colour needs one of its red, green or blue at {MIN_GLOW:02X} or more)"
+                )
             seen[rgb] = i
 
     def rgb(self, seat: int) -> tuple[int, int, int]:
@@ -265,7 +273,9 @@ def _section(cls, name: str, data: Any):
         elif expected is float and isinstance(value, int) and not isinstance(value, bool):
             value = float(value)
         elif not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
-            raise ConfigError(f"{name}.{key} must be {expected.__name__}, not {type(value).__name__} {value!r}")
+            raise ConfigError(
+                f"{name}.{key} must be {expected.__name__}, not {type(value).__name__} {value!r}"
+            )
         values[key] = value
     return cls(**values)
 
@@ -294,7 +304,7 @@ def load(path: str | os.PathLike | None, sim: bool = False) -> Config:
     except OSError as err:
         raise ConfigError(f"cannot read {path}: {err.strerror}") from None
     except UnicodeDecodeError as err:  # saved in another encoding (Latin-1, UTF-16) or not a text file
-        line = err.object[:err.start].count(b"\n") + 1
+        line = err.object[: err.start].count(b"\n") + 1
         raise ConfigError(f"{path} is not UTF-8 text (line {line}): save it as UTF-8") from None
     try:
         data = tomllib.loads(text)
@@ -311,5 +321,9 @@ def load(path: str | os.PathLike | None, sim: bool = False) -> Config:
 
 def simulated(config: Config) -> Config:
     """Every backend the simulator, whatever the file says about hardware."""
-    return replace(config, leds=replace(config.leds, driver="sim"), serial=replace(config.serial, url="sim"),
-                   panel=replace(config.panel, driver="sim"))
+    return replace(
+        config,
+        leds=replace(config.leds, driver="sim"),
+        serial=replace(config.serial, url="sim"),
+        panel=replace(config.panel, driver="sim"),
+    )

@@ -21,10 +21,11 @@ import queue
 import sqlite3
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from itertools import islice
-from typing import Any, Callable
+from typing import Any
 
 from companion import ai
 from companion.games.composed import interpreter as composed
@@ -83,12 +84,20 @@ class _Command:
 
 
 class Runtime:
-    def __init__(self, config: Config, store: Store, *, die: Die | None = None,
-                 frame_sink: Callable[[Picture], None] | None = None,
-                 sound: Callable[[str], None] | None = None,
-                 clock: Callable[[], float] = time.monotonic, wall: Callable[[], float] = time.time,
-                 watchdog: Callable[[], Any] | None = None, watchdog_every: float | None = None,
-                 settle: Callable[[], None] | None = None):
+    def __init__(
+        self,
+        config: Config,
+        store: Store,
+        *,
+        die: Die | None = None,
+        frame_sink: Callable[[Picture], None] | None = None,
+        sound: Callable[[str], None] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        wall: Callable[[], float] = time.time,
+        watchdog: Callable[[], Any] | None = None,
+        watchdog_every: float | None = None,
+        settle: Callable[[], None] | None = None,
+    ):
         self.config = config
         self.store = store
         self.die = die or Die()
@@ -138,9 +147,15 @@ class Runtime:
         """The settings the page changed (kept in the store), else the config's; a stored value that no
         longer passes the page's own checks is ignored with a log line."""
         config = self.config
-        defaults = {"colours": None, "sounds": config.panel.sounds, "budget_ma": config.leds.budget_ma,
-                    "die": "electronic", "time_scale": config.computer.time_scale,
-                    "brightness": config.leds.brightness, "night": config.leds.night}
+        defaults = {
+            "colours": None,
+            "sounds": config.panel.sounds,
+            "budget_ma": config.leds.budget_ma,
+            "die": "electronic",
+            "time_scale": config.computer.time_scale,
+            "brightness": config.leds.brightness,
+            "night": config.leds.night,
+        }
         values = {}
         for key, default in defaults.items():
             try:
@@ -149,8 +164,11 @@ class Runtime:
             except ValueError as err:  # a CommandError, or a value that is not JSON
                 log.warning("saved setting %s ignored: %s", key, err)
                 values[key] = default
-        self.colours = ([config.players.rgb(i) for i in range(4)] if values["colours"] is None
-                        else _player_colours(config, values["colours"]))
+        self.colours = (
+            [config.players.rgb(i) for i in range(4)]
+            if values["colours"] is None
+            else _player_colours(config, values["colours"])
+        )
         self.sounds = bool(values["sounds"])
         self.budget_ma = int(values["budget_ma"])
         self.die_mode = values["die"]
@@ -180,13 +198,18 @@ class Runtime:
             return
         self.game_id = row.id
         names = row.names
-        if not (isinstance(names, list) and len(names) == game.players and all(isinstance(n, str) for n in names)):
+        if not (
+            isinstance(names, list) and len(names) == game.players and all(isinstance(n, str) for n in names)
+        ):
             log.error("game %s: stored names %r do not read; the players are numbered", row.id, names)
             names = []
         self.table = Hands(game, list(names), physical_die=self.die_mode == "physical")
         self.seats = self._game_setting(f"seats:{row.id}", [HUMAN] * game.players)
-        if not (isinstance(self.seats, list) and len(self.seats) == game.players and
-                all(s in SEATS for s in self.seats)):
+        if not (
+            isinstance(self.seats, list)
+            and len(self.seats) == game.players
+            and all(s in SEATS for s in self.seats)
+        ):
             log.error("game %s: stored seats %r do not read; every seat a person's", row.id, self.seats)
             self.seats = [HUMAN] * game.players
         self.order = seating(self._game_setting(f"order:{row.id}"), game.players)
@@ -198,8 +221,12 @@ class Runtime:
                 data = self.store.series(row.series_id)
                 series = None if data is None else Series.from_dict(data)
             except (KeyError, TypeError, ValueError) as err:  # a SeriesError, or not JSON
-                log.error("game %s: its series %s does not read (%s); the game goes on in none", row.id,
-                          row.series_id, err)
+                log.error(
+                    "game %s: its series %s does not read (%s); the game goes on in none",
+                    row.id,
+                    row.series_id,
+                    err,
+                )
                 series = None
             if series is not None:
                 self.series, self.series_id = series, row.series_id
@@ -282,7 +309,9 @@ class Runtime:
         while True:
             # Draw again when the picture next changes (a blink's next half, a dim pulse's next step), no
             # sooner than the LEDs' frame rate, and at least once a second (the tick: a timed series' end).
-            timeout = 1.0 if picture.redraw is None else min(1.0, max(frame_period, picture.redraw - self.clock()))
+            timeout = (
+                1.0 if picture.redraw is None else min(1.0, max(frame_period, picture.redraw - self.clock()))
+            )
             if self.watchdog_every:
                 timeout = min(timeout, max(0.0, next_ping - self.clock()))
             try:
@@ -426,8 +455,13 @@ class Runtime:
     def _do_cloth(self, node_name: str) -> Feedback:
         """A press on the cloth (from the node buttons)."""
         if not self.on_cloth():
-            return self._after(Feedback(False, f"this {self.table.game.space.depth}-level board does not fit the "
-                                               "cloth: press on the phone's board"))
+            return self._after(
+                Feedback(
+                    False,
+                    f"this {self.table.game.space.depth}-level board does not fit the "
+                    "cloth: press on the phone's board",
+                )
+            )
         return self._do_press(node_name)
 
     def _do_press(self, node_name: str) -> Feedback:
@@ -487,8 +521,16 @@ class Runtime:
         again = None if series is None else GO_ON
         if series is not None and series.players == game.players and series.over(self._series_elapsed()):
             again = {"method": series.method, "target": series.target}
-        self._new_game(game.id, game.players, dict(game.settings), by_player(self.table.names, self.order), again,
-                       by_player(self.seats, self.order), turn=True, cls=type(game))
+        self._new_game(
+            game.id,
+            game.players,
+            dict(game.settings),
+            by_player(self.table.names, self.order),
+            again,
+            by_player(self.seats, self.order),
+            turn=True,
+            cls=type(game),
+        )
         first = self.table.names[0]
         new_series = ", a new series" if isinstance(again, dict) else ""
         feedback = Feedback(True, f"{game.name} again{new_series}: {first} begins")
@@ -526,8 +568,12 @@ class Runtime:
     def _do_menu(self) -> Feedback:
         self.menu = not self.menu
         self._publish()
-        return Feedback(True, "menu open: ROLL dims the board step by step down to night mode, OK closes"
-                        if self.menu else "menu closed")
+        return Feedback(
+            True,
+            "menu open: ROLL dims the board step by step down to night mode, OK closes"
+            if self.menu
+            else "menu closed",
+        )
 
     # -- compositions (docs/composer.md): the runtime owns the catalogue, so it adds and removes ----------
 
@@ -567,15 +613,29 @@ class Runtime:
             return self._after(Feedback(False, thinking))
         return self._after(self.table.act(action, pressed=action.sources + action.targets))
 
-    def _do_new_game(self, game_id: str, players: int = 2, options: dict | None = None,
-                     names: list[str] | None = None, series: dict | None = None,
-                     seats: list[str] | None = None) -> dict:
+    def _do_new_game(
+        self,
+        game_id: str,
+        players: int = 2,
+        options: dict | None = None,
+        names: list[str] | None = None,
+        series: dict | None = None,
+        seats: list[str] | None = None,
+    ) -> dict:
         self._new_game(game_id, players, options, names, series, seats)
         return self._publish()
 
-    def _new_game(self, game_id: str, players: int, options: dict | None, names: list[str] | None,
-                  series: dict | str | None, seats: list[str] | None, turn: bool = False,
-                  cls: type[Game] | None = None) -> None:
+    def _new_game(
+        self,
+        game_id: str,
+        players: int,
+        options: dict | None,
+        names: list[str] | None,
+        series: dict | str | None,
+        seats: list[str] | None,
+        turn: bool = False,
+        cls: type[Game] | None = None,
+    ) -> None:
         """Check a new game's choices and start it (the caller publishes it). ``series``: a dict starts a
         new one; ``GO_ON`` goes on with the series being played (not over, for as many players); None is
         just this game, and a series being played ends with the game before.
@@ -597,8 +657,10 @@ class Runtime:
             if self.series.over(self._series_elapsed()):
                 raise CommandError("the series is over: start a new one, or play just this game")
             if self.series.players != players:
-                raise CommandError(f"the series being played is for {self.series.players} players: "
-                                   f"choose {self.series.players}, or play just this game")
+                raise CommandError(
+                    f"the series being played is for {self.series.players} players: "
+                    f"choose {self.series.players}, or play just this game"
+                )
             turn = True
         elif isinstance(series, dict):
             try:
@@ -635,7 +697,7 @@ class Runtime:
             return Feedback(True, f"{names[seat]} plays on as before")
         if names[seat] == self._given_name(self.order[seat], was):
             names[seat] = self._given_name(self.order[seat], kind)
-        self.seats = self.seats[:seat] + [kind] + self.seats[seat + 1:]
+        self.seats = self.seats[:seat] + [kind] + self.seats[seat + 1 :]
         self.store.set_setting(f"seats:{self.game_id}", self.seats)
         self._warm()
         if names != self.table.names:
@@ -646,8 +708,11 @@ class Runtime:
         if seat == game.to_move and not game.over:
             table.drop()  # before the proposal goes: a stone lifted for it is to be put back
             table.proposal, table.hint, table.choices = None, None, ()
-        table.message = (f"a person plays for {names[seat]} now" if kind == HUMAN else
-                         f"the computer ({kind}) plays for {before} now")
+        table.message = (
+            f"a person plays for {names[seat]} now"
+            if kind == HUMAN
+            else f"the computer ({kind}) plays for {before} now"
+        )
         log.info("game %s: seat %d now %s", self.game_id, seat + 1, kind)
         self._publish(Feedback(True, table.message))
         return Feedback(True, table.message)
@@ -691,13 +756,20 @@ class Runtime:
             return ["#%02X%02X%02X" % c for c in _player_colours(self.config, value)]
         if key == "die":
             if value not in DIE_MODES:
-                raise CommandError("die is electronic (the companion rolls) or physical (you roll a GRYB die)")
+                raise CommandError(
+                    "die is electronic (the companion rolls) or physical (you roll a GRYB die)"
+                )
             return value
         if key == "time_scale":
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or \
-                    not TIME_SCALES[0] <= value <= TIME_SCALES[1]:
-                raise CommandError(f"time_scale multiplies the computer players' thinking time, "
-                                   f"{TIME_SCALES[0]:g} to {TIME_SCALES[1]:g}")
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, (int, float))
+                or not TIME_SCALES[0] <= value <= TIME_SCALES[1]
+            ):
+                raise CommandError(
+                    f"time_scale multiplies the computer players' thinking time, "
+                    f"{TIME_SCALES[0]:g} to {TIME_SCALES[1]:g}"
+                )
             return float(value)
         raise CommandError(f"no setting {key!r}")
 
@@ -734,7 +806,9 @@ class Runtime:
         # The hint says how to make the move from nothing selected, so a stone picked meanwhile is put down.
         self.table.drop()
         self.table.hint = hint
-        first = self.table.chore_reason() + " · " if self.table.chores else ""  # a stone lifted goes back first
+        first = (
+            self.table.chore_reason() + " · " if self.table.chores else ""
+        )  # a stone lifted goes back first
         self.table.message = f"{first}hint: {self.table.game.say(hint)} ({self.table.say_how(hint)})"
         self._publish(Feedback(True, self.table.message))
         return None
@@ -762,8 +836,13 @@ class Runtime:
         move is not proposed yet (None when not so). Chores and the die (a physical one rolled for it)
         are still the players' to do."""
         table, game = self.table, self.table.game
-        if game.over or game.is_chance or table.chores or table.proposal is not None or \
-                self.seats[game.to_move] == HUMAN:
+        if (
+            game.over
+            or game.is_chance
+            or table.chores
+            or table.proposal is not None
+            or self.seats[game.to_move] == HUMAN
+        ):
             return None
         return f"{table.names[game.to_move]} is thinking: wait for its move"
 
@@ -819,13 +898,23 @@ class Runtime:
 
     # -- internals --------------------------------------------------------------------------------
 
-    def _start_game(self, cls: type[Game], players: int, options: dict, names, series_id,
-                    seats: list[str] | None = None, order: list[int] | None = None) -> None:
+    def _start_game(
+        self,
+        cls: type[Game],
+        players: int,
+        options: dict,
+        names,
+        series_id,
+        seats: list[str] | None = None,
+        order: list[int] | None = None,
+    ) -> None:
         """``names`` and ``seats`` are the players', in their order; ``order`` says who sits where."""
         game = cls(players, **options)
         kinds = list(seats or [HUMAN] * players)
-        names = [names[p] if names and p < len(names) and names[p] else self._given_name(p, kinds[p])
-                 for p in range(players)]
+        names = [
+            names[p] if names and p < len(names) and names[p] else self._given_name(p, kinds[p])
+            for p in range(players)
+        ]
         self.order = list(order or range(players))
         self.seats, names = by_seat(kinds, self.order), by_seat(names, self.order)
         self.game_id = self.store.new_game(game, names, self.die.seed, series_id, self.wall())
@@ -836,7 +925,9 @@ class Runtime:
         self.table = Hands(game, names, physical_die=self.die_mode == "physical")
         self._logged = 0
         self._grybs_seen = game.grybs
-        self.effects = Effects(night=self.effects.night, code=self.effects.code)  # a pairing under way stays shown
+        self.effects = Effects(
+            night=self.effects.night, code=self.effects.code
+        )  # a pairing under way stays shown
         log.info("game %s: new %s for %d players", self.game_id, game.id, players)
         self._warm()
 
@@ -869,8 +960,11 @@ class Runtime:
                 self._settled.add(kind)
                 began = time.perf_counter()
                 self._settle()
-                log.info("%s: its tables settled in %.1f ms (no garbage collection walks them again)",
-                         board.name, (time.perf_counter() - began) * 1000)
+                log.info(
+                    "%s: its tables settled in %.1f ms (no garbage collection walks them again)",
+                    board.name,
+                    (time.perf_counter() - began) * 1000,
+                )
 
         threading.Thread(target=work, name="gryb-warm", daemon=True).start()
 
@@ -881,7 +975,7 @@ class Runtime:
     def _after(self, feedback: Feedback) -> Feedback:
         """Persist what the engine accepted, then sound, effects and the change feed."""
         game = self.table.game
-        new = [a for a, _ in game.history[self._logged:]]
+        new = [a for a, _ in game.history[self._logged :]]
         for action in new:
             self.store.append(self.game_id, ACTION, str(action), self.wall())
         self._logged = len(game.history)
@@ -914,9 +1008,15 @@ class Runtime:
         if series is not None and series.accepts() and all(g.game != self.game_id for g in series.games):
             elapsed = self._series_elapsed()
             # The series counts by player, whichever seat they had in this game.
-            series.add(by_player(game.scores, self.order), sorted(self.order[w] for w in game.winners),
-                       ended_at=elapsed, game=self.game_id)
-            self.store.save_series(self.series_id, series.to_dict(), self.wall() if series.over(elapsed) else None)
+            series.add(
+                by_player(game.scores, self.order),
+                sorted(self.order[w] for w in game.winners),
+                ended_at=elapsed,
+                game=self.game_id,
+            )
+            self.store.save_series(
+                self.series_id, series.to_dict(), self.wall() if series.over(elapsed) else None
+            )
         result = {"winners": list(game.winners), "scores": list(game.scores)}
         self.store.finish_game(self.game_id, result, self.wall())
         log.info("game %s over: winners %s, scores %s", self.game_id, list(game.winners), list(game.scores))
@@ -928,14 +1028,18 @@ class Runtime:
 
     def _seat_colours(self) -> list[tuple[int, int, int]]:
         """The stone colour of each seat: its player's (then the unused players')."""
-        return by_seat(self.colours, self.order) + self.colours[len(self.order):]
+        return by_seat(self.colours, self.order) + self.colours[len(self.order) :]
 
     def _series_dict(self) -> dict:
         """The series for the snapshot: its games and totals, whether it is over and who won it."""
         elapsed = self._series_elapsed()
-        return self.series.to_dict() | {"id": self.series_id, "over": self.series.over(elapsed),
-                                        "names": by_player(self.table.names, self.order),
-                                        "winners": list(self.series.winners(elapsed)), "elapsed": round(elapsed, 1)}
+        return self.series.to_dict() | {
+            "id": self.series_id,
+            "over": self.series.over(elapsed),
+            "names": by_player(self.table.names, self.order),
+            "winners": list(self.series.winners(elapsed)),
+            "elapsed": round(elapsed, 1),
+        }
 
     def _reopen_game(self) -> None:
         """UNDO took back a finished game's last move (or a restart found it so): it is in play again, and
@@ -977,7 +1081,11 @@ class Runtime:
             "version": self._version,
             "game_id": self.game_id,
             "game": game.describe() | {"settings": game.settings},
-            "board": {"depth": game.space.depth, "headless": game.space.headless, "on_cloth": self.on_cloth()},
+            "board": {
+                "depth": game.space.depth,
+                "headless": game.space.headless,
+                "on_cloth": self.on_cloth(),
+            },
             "players": game.players,
             "ply": len(game.history),  # the actions so far: UNDO and OK from a page carry it (_same_ply)
             "state": game.state_dict(),
@@ -986,10 +1094,16 @@ class Runtime:
             "seats": self.seats,
             "order": self.order,
             "series": None if self.series is None else self._series_dict(),
-            "settings": {"brightness": self.brightness, "night": self.effects.night, "menu": self.menu,
-                         "sounds": self.sounds, "budget_ma": self.budget_ma, "die": self.die_mode,
-                         "time_scale": self.time_scale,
-                         "colours": ["#%02X%02X%02X" % c for c in self.colours]},
+            "settings": {
+                "brightness": self.brightness,
+                "night": self.effects.night,
+                "menu": self.menu,
+                "sounds": self.sounds,
+                "budget_ma": self.budget_ma,
+                "die": self.die_mode,
+                "time_scale": self.time_scale,
+                "colours": ["#%02X%02X%02X" % c for c in self.colours],
+            },
             "colours": ["#%02x%02x%02x" % c for c in self._seat_colours()[: game.players]],
             "feedback": None if feedback is None else {"ok": feedback.ok, "message": feedback.message},
         }
@@ -1014,4 +1128,3 @@ class Runtime:
                     q.put_nowait(snapshot)
                 except (queue.Empty, queue.Full):
                     pass
-

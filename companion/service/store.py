@@ -54,6 +54,7 @@ def _mend(value: Any) -> Any:
         return {_mend(k): _mend(v) for k, v in value.items()}
     return value
 
+
 SCHEMA_VERSION = 1
 ACTION, UNDO, REDO = "action", "undo", "redo"
 
@@ -94,13 +95,21 @@ class _Unusable(sqlite3.DatabaseError):
 # damaged, or unreadable or unwritable for this user (mode 000, another user's file, its -wal of mode 000,
 # a directory in its place). Busy, locked or full are not among them: the file is sound, and a new one
 # beside it would not help.
-_FILE_ERRORS = ("SQLITE_CORRUPT", "SQLITE_NOTADB", "SQLITE_CANTOPEN", "SQLITE_PERM", "SQLITE_READONLY",
-                "SQLITE_IOERR")
+_FILE_ERRORS = (
+    "SQLITE_CORRUPT",
+    "SQLITE_NOTADB",
+    "SQLITE_CANTOPEN",
+    "SQLITE_PERM",
+    "SQLITE_READONLY",
+    "SQLITE_IOERR",
+)
 
 
 def _unusable(err: sqlite3.DatabaseError) -> bool:
     """Whether an error on opening is the file's own (so moving it aside and starting anew is the cure)."""
-    name = getattr(err, "sqlite_errorname", "")  # extended names: SQLITE_READONLY_DIRECTORY, SQLITE_IOERR_READ...
+    name = getattr(
+        err, "sqlite_errorname", ""
+    )  # extended names: SQLITE_READONLY_DIRECTORY, SQLITE_IOERR_READ...
     return isinstance(err, _Unusable) or any(name == e or name.startswith(e + "_") for e in _FILE_ERRORS)
 
 
@@ -150,15 +159,21 @@ class Store:
         try:
             aside = self._move_aside()
         except OSError as move:
-            raise StoreUnavailable(f"cannot open the database {self.path} ({why}) nor move it aside to start a "
-                                   f"new one: {move.strerror or move} (the state directory {self.path.parent} "
-                                   "must be writable by this program's user)") from None
-        log.error("database %s cannot be used (%s): moved aside to %s, starting a new one", self.path, why, aside)
+            raise StoreUnavailable(
+                f"cannot open the database {self.path} ({why}) nor move it aside to start a "
+                f"new one: {move.strerror or move} (the state directory {self.path.parent} "
+                "must be writable by this program's user)"
+            ) from None
+        log.error(
+            "database %s cannot be used (%s): moved aside to %s, starting a new one", self.path, why, aside
+        )
         try:
             return self._open()
         except sqlite3.DatabaseError as again:
-            raise StoreUnavailable(f"the database {self.path} could not be used ({err}) and was moved aside to "
-                                   f"{aside}, but a new one cannot be made there either: {again}") from None
+            raise StoreUnavailable(
+                f"the database {self.path} could not be used ({err}) and was moved aside to "
+                f"{aside}, but a new one cannot be made there either: {again}"
+            ) from None
 
     def _open(self) -> sqlite3.Connection:
         db = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None, check_same_thread=False)
@@ -174,8 +189,10 @@ class Store:
                 raise _Unusable(f"schema version {version[0]!r}")
             if version is not None and int(version[0]) != SCHEMA_VERSION:
                 # Put back under its own name, that version reads it again.
-                raise _Unusable(f"it was written by another version of GRYB Companion (schema {version[0]}; "
-                                f"this one reads {SCHEMA_VERSION})")
+                raise _Unusable(
+                    f"it was written by another version of GRYB Companion (schema {version[0]}; "
+                    f"this one reads {SCHEMA_VERSION})"
+                )
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=FULL")
             db.execute("PRAGMA foreign_keys=ON")
@@ -232,7 +249,9 @@ class Store:
 
     # -- games and their events ---------------------------------------------------------------
 
-    def new_game(self, game: Game, names: list[str], seed: int | None, series_id: int | None, now: float) -> int:
+    def new_game(
+        self, game: Game, names: list[str], seed: int | None, series_id: int | None, now: float
+    ) -> int:
         cur = self.db.execute(
             "INSERT INTO games (game, players, options, names, seed, series_id, started) VALUES (?,?,?,?,?,?,?)",
             (game.id, game.players, json.dumps(game.settings), json.dumps(names), seed, series_id, now),
@@ -245,21 +264,29 @@ class Store:
 
     def append(self, game_id: int, kind: str, action: str | None, now: float) -> int:
         """Append one event and commit it (durable when this returns)."""
-        row = self.db.execute("SELECT COALESCE(MAX(seq), 0) FROM events WHERE game_id=?", (game_id,)).fetchone()
+        row = self.db.execute(
+            "SELECT COALESCE(MAX(seq), 0) FROM events WHERE game_id=?", (game_id,)
+        ).fetchone()
         seq = row[0] + 1
         self.db.execute("INSERT INTO events VALUES (?,?,?,?,?)", (game_id, seq, kind, action, now))
         return seq
 
     def events(self, game_id: int) -> list[tuple[str, str | None]]:
-        return [(k, a) for k, a in self.db.execute(
-            "SELECT kind, action FROM events WHERE game_id=? ORDER BY seq", (game_id,))]
+        return [
+            (k, a)
+            for k, a in self.db.execute(
+                "SELECT kind, action FROM events WHERE game_id=? ORDER BY seq", (game_id,)
+            )
+        ]
 
     def event_count(self, game_id: int) -> int:
         """How many events the game's log holds: the log only grows, so a replay of it is as new as this."""
         return self.db.execute("SELECT COUNT(*) FROM events WHERE game_id=?", (game_id,)).fetchone()[0]
 
     def finish_game(self, game_id: int, result: dict, now: float) -> None:
-        self.db.execute("UPDATE games SET finished=?, result=? WHERE id=?", (now, json.dumps(result), game_id))
+        self.db.execute(
+            "UPDATE games SET finished=?, result=? WHERE id=?", (now, json.dumps(result), game_id)
+        )
 
     def rename(self, game_id: int, names: list[str]) -> None:
         """The players' names by seat, changed during the game (a seat handed to the computer or back)."""
@@ -271,8 +298,18 @@ class Store:
 
     def _row(self, r) -> GameRow:
         try:
-            return GameRow(r[0], r[1], r[2], _loads(r[3]), _loads(r[4]), r[5], r[6], r[7], r[8],
-                           _loads(r[9]) if r[9] else None)
+            return GameRow(
+                r[0],
+                r[1],
+                r[2],
+                _loads(r[3]),
+                _loads(r[4]),
+                r[5],
+                r[6],
+                r[7],
+                r[8],
+                _loads(r[9]) if r[9] else None,
+            )
         except ValueError as err:
             raise StoreError(f"game {r[0]}: its stored row does not read: {err}") from None
 
@@ -289,11 +326,14 @@ class Store:
 
     def finished_games(self, limit: int = 50) -> list[GameRow]:
         rows = self.db.execute(
-            f"SELECT {self._COLUMNS} FROM games WHERE finished IS NOT NULL ORDER BY id DESC LIMIT ?", (limit,))
+            f"SELECT {self._COLUMNS} FROM games WHERE finished IS NOT NULL ORDER BY id DESC LIMIT ?", (limit,)
+        )
         return [self._row(r) for r in rows]
 
     def games_of_series(self, series_id: int) -> list[GameRow]:
-        rows = self.db.execute(f"SELECT {self._COLUMNS} FROM games WHERE series_id=? ORDER BY id", (series_id,))
+        rows = self.db.execute(
+            f"SELECT {self._COLUMNS} FROM games WHERE series_id=? ORDER BY id", (series_id,)
+        )
         return [self._row(r) for r in rows]
 
     def game_class(self, row: GameRow) -> type[Game]:
@@ -323,11 +363,16 @@ class Store:
     # -- series and settings ------------------------------------------------------------------------
 
     def new_series(self, data: dict, now: float) -> int:
-        return int(self.db.execute("INSERT INTO series (data, created) VALUES (?, ?)",
-                                   (json.dumps(data), now)).lastrowid)
+        return int(
+            self.db.execute(
+                "INSERT INTO series (data, created) VALUES (?, ?)", (json.dumps(data), now)
+            ).lastrowid
+        )
 
     def save_series(self, series_id: int, data: dict, finished: float | None = None) -> None:
-        self.db.execute("UPDATE series SET data=?, finished=? WHERE id=?", (json.dumps(data), finished, series_id))
+        self.db.execute(
+            "UPDATE series SET data=?, finished=? WHERE id=?", (json.dumps(data), finished, series_id)
+        )
 
     def series(self, series_id: int) -> dict | None:
         r = self.db.execute("SELECT data FROM series WHERE id=?", (series_id,)).fetchone()
@@ -348,8 +393,10 @@ class Store:
         return _loads(r[0]) if r else default
 
     def set_setting(self, key: str, value: Any) -> None:
-        self.db.execute("INSERT INTO settings VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value",
-                        (key, json.dumps(value)))
+        self.db.execute(
+            "INSERT INTO settings VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+            (key, json.dumps(value)),
+        )
 
     def settings(self) -> dict:
         return {k: _loads(v) for k, v in self.db.execute("SELECT key, value FROM settings")}

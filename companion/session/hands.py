@@ -91,7 +91,9 @@ class Hands:
     message: str = ""
     proposal: Action | None = None  # a computer player's move, waiting for a human to carry it out
     hint: Action | None = None  # a suggested move for the human to move (shown, not binding)
-    choices: tuple[Action, ...] = ()  # presses that fit several actions (Grim Reaper's sex and life): pick one
+    choices: tuple[
+        Action, ...
+    ] = ()  # presses that fit several actions (Grim Reaper's sex and life): pick one
     physical_die: bool = False  # the players roll a real GRYB die and tell the companion what it shows
 
     def __post_init__(self):
@@ -149,8 +151,10 @@ class Hands:
             # The presses fit several actions (a placement with a sex and a lifespan): never guess, ask. A
             # legal press, so no refusal's buzz and flash: the page shows a button for each way.
             self.picks, self.choices = (), tuple(complete)
-            return self._ok(f"{nd.name(node)} can be played {len(complete)} ways: choose one with the buttons "
-                            "below the board")
+            return self._ok(
+                f"{nd.name(node)} can be played {len(complete)} ways: choose one with the buttons "
+                "below the board"
+            )
         if complete and not (mine and len(picks) == 1 and partial):
             return self.act(complete[0], pressed=picks)
         if partial:
@@ -239,9 +243,14 @@ class Hands:
         if self.proposal.kind == MOVE:
             lift, put = _lift_put(self.proposal)
             if len(self.picks) < len(lift):
-                return "lift its stone from " + ", ".join(nd.name(n) for n in lift if n not in self.picks) + \
-                    " and press there"
-            return "put it on " + ", ".join(nd.name(n) for n in put if n not in self.picks) + " and press there"
+                return (
+                    "lift its stone from "
+                    + ", ".join(nd.name(n) for n in lift if n not in self.picks)
+                    + " and press there"
+                )
+            return (
+                "put it on " + ", ".join(nd.name(n) for n in put if n not in self.picks) + " and press there"
+            )
         if len(self.picks) == len(seq):  # a press that selected a stone of its own: OK makes the move
             return "press OK"
         return f"press {nd.name(seq[len(self.picks)])}"
@@ -255,7 +264,9 @@ class Hands:
         if self.chores:
             return self._refuse(self.chore_reason())
         if not self.game.is_chance:
-            return self._refuse("no roll now" if not self.game.over else "the game is over: OK plays it again")
+            return self._refuse(
+                "no roll now" if not self.game.over else "the game is over: OK plays it again"
+            )
         if self.physical_die:
             faces = self.game.roll_faces()
             whose = "your GRYB die" if computer is None else f"the GRYB die for {computer}"
@@ -265,8 +276,9 @@ class Hands:
             dice = "GRYB Dice II" if computer is None else f"GRYB Dice II for {computer}"
             return self._ok(f"roll {dice}, then press the node it shows")
         feedback = self.act(die.roll(self.game), pressed=())
-        return Feedback(feedback.ok, feedback.message, action=feedback.action, rolled=True,
-                        passed=feedback.passed)
+        return Feedback(
+            feedback.ok, feedback.message, action=feedback.action, rolled=True, passed=feedback.passed
+        )
 
     def ok(self) -> Feedback:
         if self.chores:
@@ -308,7 +320,9 @@ class Hands:
         table), taking back the computer's replies after it too, so it is that person's turn again (the
         roll before the move stands). Nothing when none of them has moved yet: taking back a computer's
         opening would only let it choose again. With no computer seats this is :meth:`undo`."""
-        theirs = [i for i, (a, p) in enumerate(self.game.played()) if p in people and a.kind not in (ROLL, PASS)]
+        theirs = [
+            i for i, (a, p) in enumerate(self.game.played()) if p in people and a.kind not in (ROLL, PASS)
+        ]
         if not theirs:
             moved = any(a.kind not in (ROLL, PASS) for a, _ in self.game.history)
             self.message = "nothing to take back" + (": no move of yours yet" if moved else "")
@@ -379,7 +393,9 @@ class Hands:
         stones = self.game.stones
         if not self.picks:
             return stones
-        move = next((a for a in self._legal() if a.kind == MOVE and _matches(self.picks, a, complete=False)), None)
+        move = next(
+            (a for a in self._legal() if a.kind == MOVE and _matches(self.picks, a, complete=False)), None
+        )
         if move is None:  # a stone selected for an action of one press: it stays where it is
             return stones
         k = len(_lift_put(move)[0])
@@ -403,7 +419,12 @@ class Hands:
         self.legal()  # the position's key (_legal_for), with a computer's move waiting too
         legal = self._legal()
         seen = self._targets_for  # the page's list and the LEDs' scene both ask after every change
-        if seen is not None and seen[0] is self._legal_for and seen[1] == self.picks and seen[2] is self.proposal:
+        if (
+            seen is not None
+            and seen[0] is self._legal_for
+            and seen[1] == self.picks
+            and seen[2] is self.proposal
+        ):
             return seen[3]
         mask = 0
         picks = self.picks
@@ -423,7 +444,7 @@ class Hands:
                 if n < len(lift):
                     mask |= _mask(s for s in lift if s not in picks)
                 elif n < len(lift) + len(put):
-                    mask |= _mask(t for t in put if t not in picks[len(lift):])
+                    mask |= _mask(t for t in put if t not in picks[len(lift) :])
         self._targets_for = (self._legal_for, picks, self.proposal, mask)
         return mask
 
@@ -446,8 +467,16 @@ class Hands:
         return {
             "picks": [nd.name(n) for n in self.picks],
             "targets": [nd.NODE_NAMES[n] for n in bits(self.targets())],
-            "chores": [{"node": nd.name(c.node), "kind": c.kind, "before": c.before, "after": c.after,
-                        "text": c.describe(self.names)} for c in self.chores],
+            "chores": [
+                {
+                    "node": nd.name(c.node),
+                    "kind": c.kind,
+                    "before": c.before,
+                    "after": c.after,
+                    "text": c.describe(self.names),
+                }
+                for c in self.chores
+            ],
             "message": self.message,
             "names": self.names,
             "proposal": None if self.proposal is None else str(self.proposal),
@@ -466,7 +495,8 @@ class Hands:
                     self.message = self.chore_reason()
                 else:  # a game that ended with stones to lift says its result again once they are
                     self.message = "board and game agree again" + (
-                        f": {outcome(self.game, self.names)}" if self.game.over else "")
+                        f": {outcome(self.game, self.names)}" if self.game.over else ""
+                    )
                 return self._ok(self.message)
         return self._refuse(self.chore_reason(), node)
 
@@ -509,8 +539,10 @@ def _lift_put(action: Action) -> tuple[tuple[Node, ...], tuple[Node, ...]]:
     (``GR,GRY-GRY,GRYY``) leaves a stone where one arrives: that node is neither lifted nor put."""
     if len(action.sources) == 1:
         return action.sources, action.targets
-    return (tuple(n for n in action.sources if n not in action.targets),
-            tuple(n for n in action.targets if n not in action.sources))
+    return (
+        tuple(n for n in action.sources if n not in action.targets),
+        tuple(n for n in action.targets if n not in action.sources),
+    )
 
 
 def _words(action: Action) -> str:

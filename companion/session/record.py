@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from companion.games.composed import interpreter as composed
 from companion.games.composed import schema as composition
@@ -43,24 +43,48 @@ class GameRecord:
     result: dict | None = None  # {"winners": [players, from 0], "scores": [points per player]} once it ended
 
     @classmethod
-    def of(cls, game: Game, seed: int | None = None, *, names: list[str] | None = None,
-           seats: list[str] | None = None, started: float | None = None,
-           result: dict | None = None) -> GameRecord:
+    def of(
+        cls,
+        game: Game,
+        seed: int | None = None,
+        *,
+        names: list[str] | None = None,
+        seats: list[str] | None = None,
+        started: float | None = None,
+        result: dict | None = None,
+    ) -> GameRecord:
         """The record of ``game``; a stored game adds its players' names and kinds, its start (seconds since
         the epoch) and its result."""
         options = {k: v for k, v in game.settings.items()}
-        rules = composition.to_data(game.base_rules) if getattr(game, "composed", False) and not game.shipped \
+        rules = (
+            composition.to_data(game.base_rules)
+            if getattr(game, "composed", False) and not game.shipped
             else None
-        date = None if started is None else datetime.fromtimestamp(started, timezone.utc).strftime(DATE)
-        result = None if result is None else {"winners": list(result["winners"]), "scores": list(result["scores"])}
-        return cls(game.id, game.players, options, seed, [str(a) for a, _ in game.history], rules,
-                   None if names is None else list(names), None if seats is None else list(seats), date, result)
+        )
+        date = None if started is None else datetime.fromtimestamp(started, UTC).strftime(DATE)
+        result = (
+            None if result is None else {"winners": list(result["winners"]), "scores": list(result["scores"])}
+        )
+        return cls(
+            game.id,
+            game.players,
+            options,
+            seed,
+            [str(a) for a, _ in game.history],
+            rules,
+            None if names is None else list(names),
+            None if seats is None else list(seats),
+            date,
+            result,
+        )
 
     def new_game(self) -> Game:
         if self.rules is None:
             return find(self.game)(self.players, **self.options)
         try:
-            return composed.game_class(composition.parse(self.rules, played=True))(self.players, **self.options)
+            return composed.game_class(composition.parse(self.rules, played=True))(
+                self.players, **self.options
+            )
         except composition.CompositionError as err:
             raise RecordError(f"the record's composition does not read: {err}") from None
 
@@ -90,9 +114,18 @@ class GameRecord:
             rules = data.get("rules")
             if rules is not None and not isinstance(rules, dict):
                 raise RecordError("not a game record: its rules are not a table of parameters")
-            record = cls(str(data["game"]), int(data["players"]), dict(data.get("options", {})),
-                         data.get("seed"), [str(a) for a in data.get("actions", [])], rules,
-                         data.get("names"), data.get("seats"), data.get("date"), data.get("result"))
+            record = cls(
+                str(data["game"]),
+                int(data["players"]),
+                dict(data.get("options", {})),
+                data.get("seed"),
+                [str(a) for a in data.get("actions", [])],
+                rules,
+                data.get("names"),
+                data.get("seats"),
+                data.get("date"),
+                data.get("result"),
+            )
         except (KeyError, TypeError, AttributeError, json.JSONDecodeError) as err:
             raise RecordError(f"not a game record: {err}") from None
         return record._checked()
@@ -101,24 +134,36 @@ class GameRecord:
         """This record, if who played, when and the result are what a record holds; else RecordError."""
         for key in ("names", "seats"):
             value = getattr(self, key)
-            if value is not None and (not isinstance(value, list) or len(value) != self.players
-                                      or not all(isinstance(v, str) for v in value)):
-                raise RecordError(f"not a game record: its {key} are not one text for each of its {self.players} "
-                                  "players")
+            if value is not None and (
+                not isinstance(value, list)
+                or len(value) != self.players
+                or not all(isinstance(v, str) for v in value)
+            ):
+                raise RecordError(
+                    f"not a game record: its {key} are not one text for each of its {self.players} players"
+                )
         if self.date is not None:
             try:
                 datetime.strptime(self.date, DATE)
             except (TypeError, ValueError):
-                raise RecordError(f"not a game record: its date {self.date!r} is not as {DATE} writes one") \
-                    from None
+                raise RecordError(
+                    f"not a game record: its date {self.date!r} is not as {DATE} writes one"
+                ) from None
         result = self.result
         if result is not None:
-            winners, scores = (result.get("winners"), result.get("scores")) if isinstance(result, dict) else (0, 0)
-            if not (isinstance(winners, list) and isinstance(scores, list) and len(scores) == self.players
-                    and all(type(w) is int and 0 <= w < self.players for w in winners)
-                    and all(type(p) in (int, float) for p in scores)):
-                raise RecordError("not a game record: its result is not {winners: players, scores: points "
-                                  "per player}")
+            winners, scores = (
+                (result.get("winners"), result.get("scores")) if isinstance(result, dict) else (0, 0)
+            )
+            if not (
+                isinstance(winners, list)
+                and isinstance(scores, list)
+                and len(scores) == self.players
+                and all(type(w) is int and 0 <= w < self.players for w in winners)
+                and all(type(p) in (int, float) for p in scores)
+            ):
+                raise RecordError(
+                    "not a game record: its result is not {winners: players, scores: points per player}"
+                )
         return self
 
     def to_text(self) -> str:
@@ -166,7 +211,9 @@ class GameRecord:
                 continue
             numbered, _, action = line.partition(". ")
             if numbered != str(len(actions) + 1) or not action.strip():
-                raise RecordError(f"line {number}: not a header line or action {len(actions) + 1} ({line[:40]!r})")
+                raise RecordError(
+                    f"line {number}: not a header line or action {len(actions) + 1} ({line[:40]!r})"
+                )
             actions.append(action.strip())
         if "Game" not in tags or not tags.get("Players", "").isdigit():
             raise RecordError("not a game record: it names no [Game] or no number of [Players]")
@@ -174,8 +221,18 @@ class GameRecord:
         names = [tags[f"Name{n}"] for n in range(1, players + 1) if f"Name{n}" in tags] or None
         seats = tags["Seats"].split() if "Seats" in tags else None
         seed = int(tags["Seed"]) if tags.get("Seed", "").lstrip("-").isdigit() else None
-        record = cls(tags["Game"], players, _typed(tags["Game"], options), seed, actions, None, names, seats,
-                     tags.get("Date"), _result(tags) if "Winners" in tags or "Points" in tags else None)
+        record = cls(
+            tags["Game"],
+            players,
+            _typed(tags["Game"], options),
+            seed,
+            actions,
+            None,
+            names,
+            seats,
+            tags.get("Date"),
+            _result(tags) if "Winners" in tags or "Points" in tags else None,
+        )
         return record._checked()
 
 
@@ -206,7 +263,9 @@ def _typed(game_id: str, pairs: list[str]) -> dict:
 def _result(tags: dict[str, str]) -> dict:
     """[Winners "1 3"] (players from 1; "none": a draw) and [Points "15 3"] as the stored result."""
     try:
-        winners = [] if tags.get("Winners") == "none" else [int(w) - 1 for w in tags.get("Winners", "").split()]
+        winners = (
+            [] if tags.get("Winners") == "none" else [int(w) - 1 for w in tags.get("Winners", "").split()]
+        )
         scores = [float(p) if "." in p else int(p) for p in tags.get("Points", "").split()]
     except ValueError:
         raise RecordError("not a game record: [Winners] and [Points] are numbers") from None

@@ -84,8 +84,10 @@ class Picture:
         return self.redraw is not None
 
     def to_dict(self) -> dict:
-        return {"nodes": {nd.name(n): "#%02x%02x%02x" % c for n, c in self.nodes.items()},
-                "status": ["#%02x%02x%02x" % c for c in self.status]}
+        return {
+            "nodes": {nd.name(n): "#%02x%02x%02x" % c for n, c in self.nodes.items()},
+            "status": ["#%02x%02x%02x" % c for c in self.status],
+        }
 
 
 def scale(colour: RGB, factor: float) -> RGB:
@@ -150,7 +152,16 @@ def _scene(game: Game, table: Hands, colours: list[RGB], code: tuple[str, ...] |
     global _kept
     # Everything the scene is made of: the game and its position (the state fields, which also make its
     # legal actions), the table's selection, proposal, hint and chores, the colours, the code.
-    key = (game, game.state_key(), table.picks, table.proposal, table.hint, table.chores, tuple(colours), code)
+    key = (
+        game,
+        game.state_key(),
+        table.picks,
+        table.proposal,
+        table.hint,
+        table.chores,
+        tuple(colours),
+        code,
+    )
     kept = _kept
     if kept is None or kept.key != key:
         kept = _kept = _make_scene(key, game, table, colours, code)
@@ -177,8 +188,17 @@ def _make_scene(key: tuple, game: Game, table: Hands, colours: list[RGB], code) 
     lift, fill = table.proposed()
     hint = () if table.hint is None else table.hint.sources + table.hint.targets
     chores = tuple((c.node, colours[c.before if c.kind == LIFT else c.after]) for c in table.chores)
-    return _Scene(key, still, colours[game.to_move], table.picks, tuple(bits(table.targets() | fill)),
-                  tuple(bits(lift)), hint, chores, code_picture(code) if code else {})
+    return _Scene(
+        key,
+        still,
+        colours[game.to_move],
+        table.picks,
+        tuple(bits(table.targets() | fill)),
+        tuple(bits(lift)),
+        hint,
+        chores,
+        code_picture(code) if code else {},
+    )
 
 
 def render(game: Game, table: Hands, colours: list[RGB], effects: Effects, now: float) -> Picture:
@@ -222,7 +242,9 @@ def render(game: Game, table: Hands, colours: list[RGB], effects: Effects, now: 
     if scene.code:
         picture.code = dict(scene.code)
         lit.update(scene.code)
-    picture.status = _gryb_row(game, colours, formed, frame) if flashing else _status(game, colours, effects, frame)
+    picture.status = (
+        _gryb_row(game, colours, formed, frame) if flashing else _status(game, colours, effects, frame)
+    )
     if game.over and game.winners and effects.ended is not None:
         _sweep(game, lit, colours[game.winners[0]], effects.ended, frame)
     picture.redraw = frame.next

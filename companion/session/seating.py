@@ -16,7 +16,11 @@ SEATS = (HUMAN, *LEVELS)  # a seat is a person, or the computer at a level
 
 def seating(value: Any, players: int) -> list[int]:
     """A stored seating, or the players in their order where it is missing or broken."""
-    if isinstance(value, list) and all(type(v) is int for v in value) and sorted(value) == list(range(players)):
+    if (
+        isinstance(value, list)
+        and all(type(v) is int for v in value)
+        and sorted(value) == list(range(players))
+    ):
         return value
     return list(range(players))
 

@@ -50,7 +50,9 @@ def main(argv: list[str]) -> int:
         nodes, status = frame()
         surface.show_nodes(nodes, status)
         surface.render_png(out, scale=16)
-        print(f"{out}: {len(surface.node_colours())} nodes lit, {surface.status()['last_frame_ma']} mA estimated")
+        print(
+            f"{out}: {len(surface.node_colours())} nodes lit, {surface.status()['last_frame_ma']} mA estimated"
+        )
     return 0
 
 

@@ -48,8 +48,15 @@ def build_matrix():
         for g in DIRECT_COL_GPIOS:
             machine.Pin(g, machine.Pin.IN, machine.Pin.PULL_UP)
         return DirectMatrix(rows, DIRECT_COL_GPIOS, machine.mem32)
-    spi = machine.SPI(SPI_ID, baudrate=SPI_BAUD, polarity=0, phase=0, sck=machine.Pin(SCK_GPIO),
-                      mosi=machine.Pin(MOSI_GPIO), miso=machine.Pin(MISO_GPIO))
+    spi = machine.SPI(
+        SPI_ID,
+        baudrate=SPI_BAUD,
+        polarity=0,
+        phase=0,
+        sck=machine.Pin(SCK_GPIO),
+        mosi=machine.Pin(MOSI_GPIO),
+        miso=machine.Pin(MISO_GPIO),
+    )
     latch = machine.Pin(LATCH_GPIO, machine.Pin.OUT, value=0)
     load = machine.Pin(LOAD_GPIO, machine.Pin.OUT, value=1)
     return ShiftRegisterMatrix(spi, latch, load, ROWS, COLS)

@@ -35,8 +35,16 @@ class Firmware:
     the Pico).
     """
 
-    def __init__(self, matrix, write, debounce_ms=DEBOUNCE_MS, mode=DEFERRED, scan_us=SCAN_US,
-                 heartbeat_ms=HEARTBEAT_MS, on_reset=None):
+    def __init__(
+        self,
+        matrix,
+        write,
+        debounce_ms=DEBOUNCE_MS,
+        mode=DEFERRED,
+        scan_us=SCAN_US,
+        heartbeat_ms=HEARTBEAT_MS,
+        on_reset=None,
+    ):
         self.matrix = matrix
         self.write = write
         self.rows = matrix.rows
@@ -88,8 +96,11 @@ class Firmware:
         if kind == protocol.PING:
             self.write(protocol.ack(msg.tag, kind))
         elif kind == protocol.GET_SNAPSHOT:
-            self.write(protocol.snapshot(self.seq, now, self.rows, self.cols,
-                                         protocol.pack_bitmap(self.debouncer.state, self.cols)))
+            self.write(
+                protocol.snapshot(
+                    self.seq, now, self.rows, self.cols, protocol.pack_bitmap(self.debouncer.state, self.cols)
+                )
+            )
         elif kind == protocol.GET_HELLO:
             self._hello(now)
         elif kind == protocol.CONFIGURE:

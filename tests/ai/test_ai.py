@@ -63,8 +63,13 @@ def test_a_search_leaves_nothing_for_the_garbage_collector():
     some later move (docs/performance.md, "Garbage collection while the computer plays"). In a process of
     its own: in this one, threads other tests left (a computer's search finishing for a runtime long
     stopped) drop garbage of their own, which the collector cannot tell from the search's."""
-    done = subprocess.run([sys.executable, "-c", _LEFTOVERS], capture_output=True, text=True, timeout=300,
-                          cwd=Path(__file__).resolve().parents[2])
+    done = subprocess.run(
+        [sys.executable, "-c", _LEFTOVERS],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=Path(__file__).resolve().parents[2],
+    )
     assert done.returncode == 0, done.stderr
     found = [json.loads(line) for line in done.stdout.splitlines()]
     assert [f["game"] for f in found] == sorted(c.id for c in catalogue())
@@ -87,8 +92,9 @@ def test_stop_ends_a_search_early_with_the_best_so_far(more):
         asked.append(None)
         return len(asked) > after
 
-    result = ai.search(game, ai.Level("test", iterations=5_000, seconds=60.0, playout=4), random.Random(3),
-                       stop=stop)
+    result = ai.search(
+        game, ai.Level("test", iterations=5_000, seconds=60.0, playout=4), random.Random(3), stop=stop
+    )
     legal = game.legal_actions()
     assert result.action in legal and result.how == "search"
     if more < 0:  # stopped in the first look, after as many actions as it was let look at
@@ -185,7 +191,9 @@ def test_chance_nodes_branch_on_the_die():
         assert {face for face, _ in outcomes} == set(node.children)
         drawn = sum(child.visits for child in node.children.values())
         assert drawn == node.visits - 1  # the first visit only reached the chance node
-        chi2 = sum((node.children[face].visits - drawn * share) ** 2 / (drawn * share) for face, share in outcomes)
+        chi2 = sum(
+            (node.children[face].visits - drawn * share) ** 2 / (drawn * share) for face, share in outcomes
+        )
         assert chi2 < 16.27, {str(f): c.visits for f, c in node.children.items()}
         assert all(child.mover is None and not child.chance for child in node.children.values())
 
@@ -194,8 +202,19 @@ def test_a_game_that_orders_its_moves_gets_them_tried_best_first_and_widened_by_
     # Hyper-Chess ranks its moves (action_order): taking the undefended Knight (GGGG-GGGR) and the
     # attacked Bishop's escapes rank 4, the Queen stepping beside the red Rook (YYYY-YRY) -9.
     game = find("hyper-chess")()
-    game.set_position({"BBBB": "K", "RRRR": "k", "GGGG": "R", "GGGR": "n", "YYYY": "Q", "YRYR": "r",
-                       "YRYY": "B", "RRR": "p", "RRG": "p"})
+    game.set_position(
+        {
+            "BBBB": "K",
+            "RRRR": "k",
+            "GGGG": "R",
+            "GGGR": "n",
+            "YYYY": "Q",
+            "YRYR": "r",
+            "YRYY": "B",
+            "RRR": "p",
+            "RRG": "p",
+        }
+    )
     legal = game.legal_actions()
     order = dict(zip(legal, game.action_order(legal)))
     best = {a for a, v in order.items() if v == max(order.values())}
@@ -270,7 +289,9 @@ def test_every_game_level_override_names_a_game_a_level_and_a_budget_it_changes(
         for name, changes in levels.items():
             assert changes and set(changes) <= fields
             assert ai.level(name, game=game_id) != ai.LEVELS[name]
-            if name == "hard":  # never held back: its time and iterations stay, only how it searches may change
+            if (
+                name == "hard"
+            ):  # never held back: its time and iterations stay, only how it searches may change
                 assert set(changes) <= {"playout", "exploration"}
 
 
@@ -423,7 +444,9 @@ def test_the_first_look_ranks_the_moves_of_a_game_that_ranks_nothing(monkeypatch
             now = [0.0]
             iterate = ai._iterate
             patch.setattr(ai, "_iterate", lambda *args: (iterate(*args), now.__setitem__(0, now[0] + 0.25)))
-            short = ai.search(game, ai.Level("short", 10**6, 1.0, 8), random.Random(seed), clock=lambda: now[0])
+            short = ai.search(
+                game, ai.Level("short", 10**6, 1.0, 8), random.Random(seed), clock=lambda: now[0]
+            )
         assert short.iterations == 3 and "YYY-YY" in short.visits
         assert sorted(values[a] for a in short.visits) == sorted(values.values())[-3:]
         # A level capped at three iterations (a beginner's few) tries three moves at random, as before: the
@@ -473,7 +496,9 @@ def test_other_games_try_every_root_move_before_any_twice():
 def counting_builds(monkeypatch) -> list:
     """The nodes whose GRYB lists are built from now on, in order."""
     built, build = [], gryb.GrybIndex._build
-    monkeypatch.setattr(gryb.GrybIndex, "_build", lambda self, node: (built.append(node), build(self, node))[1])
+    monkeypatch.setattr(
+        gryb.GrybIndex, "_build", lambda self, node: (built.append(node), build(self, node))[1]
+    )
     return built
 
 
@@ -523,8 +548,13 @@ def test_warming_builds_no_board_too_big_to_build_ahead(monkeypatch):
 
 
 def run(*args, stdin=""):
-    return subprocess.run([sys.executable, "-m", "companion.cli", *args], input=stdin, capture_output=True,
-                          text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "companion.cli", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def test_cli_computer_seat_answers_each_human_move():
@@ -543,18 +573,35 @@ def test_cli_computer_plays_a_whole_game_against_random():
 def test_cli_every_game_against_the_computer_to_its_end(cls):
     """Every game of the catalogue, seat 2 the computer, the rest random, from the first move to the end
     (the shortest turn limit keeps it quick)."""
-    done = run("play", cls.id, "--players", str(cls.min_players), "--ai", "2=easy", "--seed", "5",
-               "--random", "100000", "--option", "turn_limit=10")
+    done = run(
+        "play",
+        cls.id,
+        "--players",
+        str(cls.min_players),
+        "--ai",
+        "2=easy",
+        "--seed",
+        "5",
+        "--random",
+        "100000",
+        "--option",
+        "turn_limit=10",
+    )
     assert done.returncode == 0, done.stderr
     states = [json.loads(line) for line in done.stdout.splitlines()]
     assert states[-1]["over"]
-    movers = [before["to_move"] for before, after in zip(states, states[1:])
-              if not after["action"].startswith("roll") and after["action"] != "pass"]
+    movers = [
+        before["to_move"]
+        for before, after in zip(states, states[1:])
+        if not after["action"].startswith("roll") and after["action"] != "pass"
+    ]
     assert 1 in movers and 0 in movers  # the computer and the random player both acted
 
 
-@pytest.mark.parametrize("bad, message", [("3=easy", "SEAT from 1 to 2"), ("1=godlike", "no level 'godlike'"),
-                                          ("easy", "SEAT=LEVEL")])
+@pytest.mark.parametrize(
+    "bad, message",
+    [("3=easy", "SEAT from 1 to 2"), ("1=godlike", "no level 'godlike'"), ("easy", "SEAT=LEVEL")],
+)
 def test_cli_bad_ai_option(bad, message):
     done = run("play", "drangles", "--ai", bad)
     assert done.returncode == 2 and message in done.stderr
@@ -569,7 +616,9 @@ def test_cli_time_scale_stretches_the_computers_budget_and_is_checked():
     done = run("play", "drangles", "--ai", "2=easy", "--time-scale", "50")
     assert done.returncode == 2 and "--time-scale is from 0.1 to 20, not 50" in done.stderr
     done = run("play", "drangles", "--ai", "2=easy", "--time-scale", "0.5", "--seed", "3", stdin="0\n0-G\n")
-    assert done.returncode == 0 and len(done.stdout.splitlines()) == 4  # the human's two moves, the computer's
+    assert (
+        done.returncode == 0 and len(done.stdout.splitlines()) == 4
+    )  # the human's two moves, the computer's
 
 
 def test_cli_time_scale_stretches_the_hint_at_the_terminal_too(searched, monkeypatch, capsys):

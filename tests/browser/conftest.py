@@ -25,27 +25,52 @@ from companion.service import config as config_mod
 # Debian's and Raspberry Pi OS's package; GRYB_CHROMIUM names another build (Ubuntu's is a snap:
 # /snap/bin/chromium), which is then used as it is and never installed.
 CHROMIUM = os.environ.get("GRYB_CHROMIUM") or "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
-INSTALL_HINT = ("run .ci/bootstrap --tests (it installs Debian's chromium with apt-get, through sudo when not root), "
-                "or: sudo apt-get install chromium")
+INSTALL_HINT = (
+    "run .ci/bootstrap --tests (it installs Debian's chromium with apt-get, through sudo when not root), "
+    "or: sudo apt-get install chromium"
+)
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="session")
 def chromium_path():
-    if not os.path.exists(CHROMIUM) and not os.environ.get("GRYB_CHROMIUM") and os.geteuid() == 0 and shutil.which("apt-get"):
+    if (
+        not os.path.exists(CHROMIUM)
+        and not os.environ.get("GRYB_CHROMIUM")
+        and os.geteuid() == 0
+        and shutil.which("apt-get")
+    ):
         env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-        result = subprocess.run("apt-get update -qq && apt-get install -y -qq chromium", shell=True, env=env,
-                                capture_output=True, text=True, timeout=900)
+        result = subprocess.run(
+            "apt-get update -qq && apt-get install -y -qq chromium",
+            shell=True,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
         if result.returncode != 0:
-            pytest.fail(f"installing Debian's chromium failed (exit {result.returncode}): "
-                        f"{result.stderr.strip()[-2000:]}", pytrace=False)
+            pytest.fail(
+                f"installing Debian's chromium failed (exit {result.returncode}): "
+                f"{result.stderr.strip()[-2000:]}",
+                pytrace=False,
+            )
     if not os.access(CHROMIUM, os.X_OK):
-        pytest.fail(f"the browser tests need Chromium at {CHROMIUM}, and it is missing: {INSTALL_HINT}",
-                    pytrace=False)
+        pytest.fail(
+            f"the browser tests need Chromium at {CHROMIUM}, and it is missing: {INSTALL_HINT}", pytrace=False
+        )
     return CHROMIUM
 
 
@@ -54,8 +79,11 @@ def browser(chromium_path):
     try:
         from playwright import sync_api
     except ImportError as err:
-        pytest.fail(f"the browser tests need Playwright for Python ({err}): run .ci/bootstrap --tests, or "
-                    f".venv/bin/python -m pip install -e '.[test]'", pytrace=False)
+        pytest.fail(
+            f"the browser tests need Playwright for Python ({err}): run .ci/bootstrap --tests, or "
+            f".venv/bin/python -m pip install -e '.[test]'",
+            pytrace=False,
+        )
     os.environ.setdefault("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")
     with sync_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium_path, args=ARGS, headless=True)

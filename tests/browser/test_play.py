@@ -51,19 +51,24 @@ def after(page, action):
 def marked(page, selector: str) -> list[str]:
     """The nodes (by name, sorted) of the board's marks that match ``selector``: a mark is a circle centred
     on its node."""
-    return sorted(page.evaluate(f"""(() => {{
+    return sorted(
+        page.evaluate(f"""(() => {{
         const at = {{}};
         document.querySelectorAll('#board circle.n').forEach((n) => {{ at[+n.getAttribute('cx') + ',' + +n.getAttribute('cy')] = n.dataset.n; }});
         return [...document.querySelectorAll('#board .marks {selector}')]
-            .map((m) => at[+m.getAttribute('cx') + ',' + +m.getAttribute('cy')]); }})()"""))
+            .map((m) => at[+m.getAttribute('cx') + ',' + +m.getAttribute('cy')]); }})()""")
+    )
 
 
 def pair(page, runtime):
     page.locator("#watching [data-pair]").click()
     # On the laptop's simulator the page is the board: the pairing sheet shows the code as well. An
     # earlier, abandoned start (a tap on ROLL while watching) may answer late; its code must not show.
-    until(page, "!document.querySelector('#pair-shown').hidden && "
-                "document.querySelector('#pair-shown .codeview').textContent.length === 4")
+    until(
+        page,
+        "!document.querySelector('#pair-shown').hidden && "
+        "document.querySelector('#pair-shown .codeview').textContent.length === 4",
+    )
     code = page.locator("#pair-shown .codeview").text_content()
     assert code == "".join(runtime.effects.code)  # the code the board shows: the test sits at the table
     assert page.locator("#pair-shown").is_visible()
@@ -101,8 +106,11 @@ def test_pair_choose_play_to_a_gryb_undo_and_reload(browser, site, artifacts):
     # The chosen game's form opens under its card (not below the whole list), and only that one.
     assert form.evaluate("f => f.previousElementSibling.querySelector('input').value") == "ez-gryb"
     assert page.locator("form.newgame:not([hidden])").count() == 1
-    until(page, "(() => { const r = document.querySelector(\"label.gamecard:has(input[value='ez-gryb'])\")"
-                ".getBoundingClientRect(); return r.top >= 60 && r.top < 200; })()")
+    until(
+        page,
+        "(() => { const r = document.querySelector(\"label.gamecard:has(input[value='ez-gryb'])\")"
+        ".getBoundingClientRect(); return r.top >= 60 && r.top < 200; })()",
+    )
     form.locator("input[name='name0']").fill("Ann")
     form.locator("input[name='name1']").fill("Bo")
     levels = form.locator("select[name='kind1'] option").evaluate_all("os => os.map(o => o.value)")
@@ -127,7 +135,10 @@ def test_pair_choose_play_to_a_gryb_undo_and_reload(browser, site, artifacts):
     assert page.locator("#board .gryb").count() == 1
     assert page.locator("#board .stone").count() == 4
     # The game's end scrolls Play again into view, smoothly: the picture is of the board, taken once still.
-    until(page, "(() => { const y = window.scrollY, was = window.lastY; window.lastY = y; return y === was && y > 0; })()")
+    until(
+        page,
+        "(() => { const y = window.scrollY, was = window.lastY; window.lastY = y; return y === was && y > 0; })()",
+    )
     page.evaluate("window.scrollTo(0, 0)")
     # A tap gives the board the focus, but only the keyboard's focus is outlined (a phone drew its own ring).
     assert page.evaluate("getComputedStyle(document.getElementById('board')).outlineStyle") == "none"
@@ -180,8 +191,9 @@ def test_other_pages_render_without_errors_or_csp_violations(browser, site, arti
         pair(page, site.runtime)
     for path in ["/", "/games", "/history", "/settings", "/compose"]:
         page.goto(url + path)
-        page.wait_for_load_state("networkidle") if path != "/" else until(page, 
-            "document.body.dataset.version > 0")
+        page.wait_for_load_state("networkidle") if path != "/" else until(
+            page, "document.body.dataset.version > 0"
+        )
         overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
         assert overflow <= 0, (path, overflow)  # nothing sticks out sideways at 360 px, nor at 320
         small = page.evaluate("""[...document.querySelectorAll('button:not(.linkish), .button, nav a')]
@@ -223,7 +235,11 @@ def test_every_players_board_never_covers_the_buttons(browser, site, viewport):
     until(page, "document.body.dataset.version > 0 && !document.getElementById('boards').hidden")
     assert page.locator("#boards figure").count() == 4
     assert page.locator("#boards figcaption").all_text_contents() == [
-        "Player 1: 1 ring", "Player 2: 0 rings", "Player 3: 0 rings", "Player 4: 0 rings"]
+        "Player 1: 1 ring",
+        "Player 2: 0 rings",
+        "Player 3: 0 rings",
+        "Player 4: 0 rings",
+    ]
     # The first screen has the cloth's board and the buttons: on a phone the four boards come after them.
     roll = page.locator("#roll").bounding_box()
     assert roll["y"] + roll["height"] <= viewport["height"], roll
@@ -248,8 +264,11 @@ def test_rings_of_several_players_in_one_space_are_drawn_in_slices(browser, site
     deadline = time.monotonic() + 60
     while True:
         s = rt.call("snapshot")
-        shared = {name: stone["players"] for name, stone in s["state"]["stones"].items()
-                  if len(stone.get("players", ())) > 1}
+        shared = {
+            name: stone["players"]
+            for name, stone in s["state"]["stones"].items()
+            if len(stone.get("players", ())) > 1
+        }
         if shared:
             break
         assert time.monotonic() < deadline and not s["state"]["over"], "no shared space came up"
@@ -302,8 +321,11 @@ def test_player_numbers_on_the_stones_for_telling_the_colours_apart(browser, sit
     # The next game begins with Player 2 in seat 1: the numbers follow the players, as their colours do.
     finish(rt, rng, "pyragryb", 3)
     rt.call("again")
-    until(page, "document.querySelectorAll('#scores .chip text.num').length === 3 && "
-                "document.getElementById('turn-num').textContent === '2'")
+    until(
+        page,
+        "document.querySelectorAll('#scores .chip text.num').length === 3 && "
+        "document.getElementById('turn-num').textContent === '2'",
+    )
     assert page.locator("#scores .chip text.num").all_text_contents() == ["2", "3", "1"]
     page.locator("#numbers").uncheck()
     until(page, "document.querySelectorAll('#board text.num, #scores .chip text.num').length === 0")
@@ -337,7 +359,9 @@ def test_colour_letters_on_the_nodes_for_telling_the_printed_colours_apart(brows
     assert len(drawn) == 340 and all(name[-1] == letter for name, letter, _ in drawn)
     assert min(ratio for _, _, ratio in drawn) >= 4.5
     # Under the stones and the marks, not over them; a tap on the letter is a tap on its node.
-    assert page.evaluate("document.querySelector('#board .letters').nextElementSibling.classList.contains('marks')")
+    assert page.evaluate(
+        "document.querySelector('#board .letters').nextElementSibling.classList.contains('marks')"
+    )
     page.evaluate("window.scrollTo(0, 0)")  # back up from the box ticked below the board
     box = page.locator("#board text.letter").first.bounding_box()
     name = drawn[0][0]
@@ -347,8 +371,11 @@ def test_colour_letters_on_the_nodes_for_telling_the_printed_colours_apart(brows
     until(page, "document.body.dataset.version > 0")
     assert page.locator("#letters").is_checked() and len(page.evaluate(letters)) == 340
     rt.call("new_game", "25-mens-gryb", 2, {"depth": 5}, None, None, None)  # the Giant board, fetched anew
-    until(page, "document.getElementById('board').dataset.depth === '5' && "
-                "document.querySelectorAll('#board text.letter').length === 1364")
+    until(
+        page,
+        "document.getElementById('board').dataset.depth === '5' && "
+        "document.querySelectorAll('#board text.letter').length === 1364",
+    )
     page.locator("#letters").uncheck()
     until(page, "document.querySelectorAll('#board text.letter, #board .letters').length === 0")
     page.context.close()
@@ -379,8 +406,11 @@ def test_pieces_of_different_kinds_are_told_apart_and_a_game_without_a_die_has_n
     assert float(page.evaluate(head)) == 1
     v = version(page)
     site.runtime.call("new_game", "ez-gryb", 2, {}, None, None, None)
-    until(page, f"+document.body.dataset.version > {v} && document.querySelectorAll('#board .stone').length === 0"
-                " && document.querySelector('#board').classList.contains('headless')")
+    until(
+        page,
+        f"+document.body.dataset.version > {v} && document.querySelectorAll('#board .stone').length === 0"
+        " && document.querySelector('#board').classList.contains('headless')",
+    )
     assert float(page.evaluate(head)) < 0.5
     assert page.locator("#roll").is_visible() and page.locator("#die").is_visible()
     assert page.locator("#board text.kind").count() == 0
@@ -456,9 +486,13 @@ def test_a_game_against_the_computer_from_the_phone(browser, site):
         stone, _, to = proposal.partition("-")
         if to:
             moves += 1
-            assert marked(page, ".proposal:not(.to)") == [stone] and marked(page, ".proposal.to") == [to], proposal
+            assert marked(page, ".proposal:not(.to)") == [stone] and marked(page, ".proposal.to") == [to], (
+                proposal
+            )
         else:  # its stone entering at the head node: the node it fills pulses
-            assert marked(page, ".proposal:not(.to)") == [] and marked(page, ".proposal.to") == [stone], proposal
+            assert marked(page, ".proposal:not(.to)") == [] and marked(page, ".proposal.to") == [stone], (
+                proposal
+            )
         # A tap's answer on the simulator is only "pressed <node>" (the outcome comes on the feed): it must
         # never overwrite the newer words the feed drew, here the computer's proposal.
         message = page.locator("#message").inner_text()
@@ -579,7 +613,10 @@ def test_the_live_feed_reconnects_by_itself(browser, site):
         # A change made elsewhere (ROLL at the table, not on this page) arrives over the feed.
         v = version(page)
         runtime.call("roll")
-        until(page, f"+document.body.dataset.version > {v} && document.getElementById('die').textContent === 'G'")
+        until(
+            page,
+            f"+document.body.dataset.version > {v} && document.getElementById('die').textContent === 'G'",
+        )
 
         cable.cut()  # the Wi-Fi drops
         companion.node_input.tap("G")  # meanwhile a stone is placed on the cloth (the emulated Pico)
@@ -601,7 +638,10 @@ def test_the_live_feed_reconnects_by_itself(browser, site):
         # And the new stream goes on following the board.
         v = version(page)
         runtime.call("roll")
-        until(page, f"+document.body.dataset.version > {v} && document.getElementById('die').textContent === 'R'")
+        until(
+            page,
+            f"+document.body.dataset.version > {v} && document.getElementById('die').textContent === 'R'",
+        )
     finally:
         ctx.close()
         cable.close()
@@ -617,10 +657,16 @@ def test_a_press_that_fits_several_moves_offers_them_in_words(browser, site):
     pair(page, site.runtime)
     after(page, lambda: page.locator("#board circle.n[data-n='GGG']").click())
     buttons = page.locator("#choices button")
-    labels = buttons.evaluate_all("bs => bs.map(b => b.getAttribute('aria-label'))")  # whole, for a screen reader
-    assert len(labels) == 24 and labels[0] == "male, 1 turn, on GGG" and labels[-1] == "female, 12 turns, on GGG"
+    labels = buttons.evaluate_all(
+        "bs => bs.map(b => b.getAttribute('aria-label'))"
+    )  # whole, for a screen reader
+    assert (
+        len(labels) == 24 and labels[0] == "male, 1 turn, on GGG" and labels[-1] == "female, 12 turns, on GGG"
+    )
     assert "choose one with the buttons below the board" in page.locator("#message").inner_text()
-    assert "refused" not in page.locator("#message").get_attribute("class")  # a legal press: asked, not refused
+    assert "refused" not in page.locator("#message").get_attribute(
+        "class"
+    )  # a legal press: asked, not refused
     # On the screen, grouped by sex with the node said once by the message: the 24 fit in a phone's screen
     # (one button a line, they ran 1,200 px down it).
     assert page.locator("#choices .choice-head").all_text_contents() == ["male", "female"]
@@ -682,7 +728,10 @@ def test_a_finished_game_replays_step_by_step_with_its_own_columns(browser, site
     assert page.locator("#scores tbody tr").first.locator("td").count() == 3
     assert page.locator("#board .stone").count() == len(s["state"]["stones"])
     page.locator("[data-step='first']").click()
-    until(page, "document.getElementById('plyno').textContent === '0' && !document.querySelector('#board .stone')")
+    until(
+        page,
+        "document.getElementById('plyno').textContent === '0' && !document.querySelector('#board .stone')",
+    )
     assert page.locator("#action").inner_text() == "· start"
     page.locator("[data-step='next']").click()
     until(page, "document.getElementById('plyno').textContent === '1'")
@@ -698,7 +747,8 @@ def test_a_finished_game_replays_step_by_step_with_its_own_columns(browser, site
     until(page, "document.querySelectorAll('#boards figure').length === 3")
     assert page.locator("#boards figcaption").all_text_contents() == [
         f"Player {i + 1}{' (out)' if b['out'] else ''}: {len(b['rings'])} ring{'' if len(b['rings']) == 1 else 's'}"
-        for i, b in enumerate(s["state"]["boards"])]
+        for i, b in enumerate(s["state"]["boards"])
+    ]
     assert not problems, problems
     page.context.close()
 
@@ -708,8 +758,16 @@ def test_play_again_starts_the_same_game_with_the_same_players(browser, site, ar
     level too), begun by the next player along (here the computer), and the series that is still on
     goes on."""
     rt, rng = site.runtime, random.Random(3)
-    first = finish(rt, rng, "grim-reaper", 2, {"turn_limit": 50, "reserve": 2}, ["Ann", "Bo"],
-                   {"method": "games", "target": 3}, ["human", "easy"])
+    first = finish(
+        rt,
+        rng,
+        "grim-reaper",
+        2,
+        {"turn_limit": 50, "reserve": 2},
+        ["Ann", "Bo"],
+        {"method": "games", "target": 3},
+        ["human", "easy"],
+    )
     page = browser.new_context(viewport=PHONE).new_page()
     page.goto(site.url + "/")
     until(page, "document.body.dataset.version > 0")
@@ -775,23 +833,39 @@ def test_the_one_form_is_set_for_each_game_chosen_and_keeps_the_names_typed(brow
 
     # The game being played, with who plays it: three players, going on with its series.
     multiverse = shown()
-    assert multiverse == {"game": "multiverse", "title": "Multiverse", "howto": "/games/multiverse/rules",
-                          "start": "Start Multiverse", "players": ["2", "3", "4"], "count": "3", "seats": 3,
-                          "options": ["depth", "rings", "stall", "turn_limit"], "series": "continue",
-                          "presets": []}
+    assert multiverse == {
+        "game": "multiverse",
+        "title": "Multiverse",
+        "howto": "/games/multiverse/rules",
+        "start": "Start Multiverse",
+        "players": ["2", "3", "4"],
+        "count": "3",
+        "seats": 3,
+        "options": ["depth", "rings", "stall", "turn_limit"],
+        "series": "continue",
+        "presets": [],
+    }
     choose("ez-gryb")
     ez = shown()
     assert (ez["game"], ez["players"], ez["count"], ez["seats"]) == ("ez-gryb", ["2"], "2", 2)
     # Not the game being played: the manuals' own default series, 000's five games.
     assert ez["options"] == ["depth", "stones", "turn_limit"] and ez["series"] == "preset:games:5"
-    assert ez["presets"] == ["EZ GRYB: most points out of five games", "EZ GRYB: first to 21 points",
-                             "Quick & Easy: most points out of three games", "Quick & Easy: first to 8 points"]
+    assert ez["presets"] == [
+        "EZ GRYB: most points out of five games",
+        "EZ GRYB: first to 21 points",
+        "Quick & Easy: most points out of three games",
+        "Quick & Easy: first to 8 points",
+    ]
     form.locator("input[name='name0']").fill("Di")
     form.locator("input[name='opt-stones']").fill("12")
     choose("hyper-chess")
     chess = shown()
     assert chess["options"] == ["hyperspace", "headless", "first", "quiet_turns", "turn_limit"]
-    assert chess["presets"] == [] and chess["series"] == "" and form.locator("input[name='name0']").input_value() == "Di"
+    assert (
+        chess["presets"] == []
+        and chess["series"] == ""
+        and form.locator("input[name='name0']").input_value() == "Di"
+    )
     choose("ez-gryb")  # its options as they first were: a game's options are its own
     assert form.locator("input[name='opt-stones']").input_value() == "30"
     choose("multiverse")
@@ -834,8 +908,9 @@ def test_a_series_that_is_over_says_who_won_it(browser, site):
     line = page.locator("#series").inner_text()
     winners = s["series"]["winners"]
     assert s["series"]["over"] and line.startswith("Series (most points after 1 game): Ann ")
-    assert line.endswith(" · series won by " + " & ".join(["Ann", "Bo"][w] for w in winners) if winners
-                         else " · series over"), line
+    assert line.endswith(
+        " · series won by " + " & ".join(["Ann", "Bo"][w] for w in winners) if winners else " · series over"
+    ), line
     # The return match: the button at the end now starts the series again, as it was played.
     pair(page, rt)
     assert page.locator("#again").inner_text() == "New series"
@@ -846,8 +921,14 @@ def test_a_series_that_is_over_says_who_won_it(browser, site):
     assert (snap["series"]["method"], snap["series"]["target"]) == ("games", 1)
     assert page.locator("#series").inner_text() == "Series (most points after 1 game): Ann 0 · Bo 0"
     # Begun by the next player along, in her own colour; the series line keeps the players' order.
-    assert snap["table"]["names"] == ["Bo", "Ann"] and page.locator("#turn-name").inner_text().startswith("Bo to ")
-    assert page.locator("#turn-chip").get_attribute("fill") == site.runtime.snapshot()["colours"][0] != s["colours"][0]
+    assert snap["table"]["names"] == ["Bo", "Ann"] and page.locator("#turn-name").inner_text().startswith(
+        "Bo to "
+    )
+    assert (
+        page.locator("#turn-chip").get_attribute("fill")
+        == site.runtime.snapshot()["colours"][0]
+        != s["colours"][0]
+    )
     page.context.close()
 
 
@@ -876,7 +957,9 @@ def test_every_game_of_the_catalogue_is_drawn_as_it_stands(browser, site):
         s = rt.call("snapshot")
         until(page, f"+document.body.dataset.version >= {s['version']}")
         assert page.locator("#board").count() == 1
-        assert int(page.evaluate("+document.querySelector('#board').dataset.depth")) == s["board"]["depth"], cls.id
+        assert int(page.evaluate("+document.querySelector('#board').dataset.depth")) == s["board"]["depth"], (
+            cls.id
+        )
         assert page.locator("#board .stone").count() == len(s["state"]["stones"]), cls.id
     assert not problems, problems
     page.context.close()
@@ -886,8 +969,10 @@ def cloth_expected(depth: int) -> tuple[list, list]:
     """The board's nodes as companion.rules.node places them (name, x, y, radius, colour class), leaves first as the
     page lays them (the inner nodes' larger rims on top), and its rods: each quadrangle, then its corners'
     rods to its parent."""
-    circles = [(nd.name(n), *nd.position(n, depth), 0.6 if nd.level(n) == depth else 0.74, nd.focus(n) or "H")
-               for n in sorted(nd.nodes(depth), key=lambda n: -nd.level(n))]
+    circles = [
+        (nd.name(n), *nd.position(n, depth), 0.6 if nd.level(n) == depth else 0.74, nd.focus(n) or "H")
+        for n in sorted(nd.nodes(depth), key=lambda n: -nd.level(n))
+    ]
     rods = []
     for n in nd.nodes(depth - 1):
         corners = [nd.position(k, depth) for k in nd.children(n)]
@@ -927,7 +1012,10 @@ def test_the_page_draws_every_board_from_the_shared_geometry(browser, site):
     page.locator("#board").focus()
     page.keyboard.press("R")
     assert page.evaluate("document.getElementById('board').dataset.at") == "R"
-    assert page.get_attribute("#board", "role") == "application" and page.get_attribute("#board", "tabindex") == "0"
+    assert (
+        page.get_attribute("#board", "role") == "application"
+        and page.get_attribute("#board", "tabindex") == "0"
+    )
     assert not problems, problems
     page.context.close()
 
@@ -950,18 +1038,30 @@ def test_the_simulators_page_shows_what_the_leds_show_while_asked_to(browser, si
     until(page, "document.body.dataset.version > 0")
     pair(page, rt)
     page.wait_for_timeout(600)
-    assert asked == [] and page.locator("#board .leds").count() == 0 and page.evaluate(LEDS_SHOWN)["pixels"] is None
+    assert (
+        asked == []
+        and page.locator("#board .leds").count() == 0
+        and page.evaluate(LEDS_SHOWN)["pixels"] is None
+    )
     rt.call("set", "brightness", 1.0)  # the LEDs' colours as set (at 0.5 they glow half as bright)
     colours = rt.snapshot()["colours"]
     page.get_by_label("LEDs:").check()
-    until(page, f"(() => {{ const p = {LEDS_SHOWN}.pixels; "  # player 1 to roll
-                f"return p?.length === 8 && p.slice(0, 4).every((c) => c === '{colours[0]}'); }})()")
+    until(
+        page,
+        f"(() => {{ const p = {LEDS_SHOWN}.pixels; "  # player 1 to roll
+        f"return p?.length === 8 && p.slice(0, 4).every((c) => c === '{colours[0]}'); }})()",
+    )
     rt.call("roll")
     target = rt.snapshot()["table"]["targets"][0]
-    after(page, lambda: page.locator(f"#board circle.n[data-n='{target}']").click())  # through the emulated Pico
+    after(
+        page, lambda: page.locator(f"#board circle.n[data-n='{target}']").click()
+    )  # through the emulated Pico
     assert site.pressed == [target]
-    until(page, f"(() => {{ const s = {LEDS_SHOWN}; return s.glows['{target}'] === '{colours[0]}' "
-                f"&& s.pixels[0] === '{colours[1]}'; }})()")
+    until(
+        page,
+        f"(() => {{ const s = {LEDS_SHOWN}; return s.glows['{target}'] === '{colours[0]}' "
+        f"&& s.pixels[0] === '{colours[1]}'; }})()",
+    )
     page.screenshot(path=artifacts / "web-leds-laptop.png")
     deadline = time.monotonic() + 5
     while True:  # what the API says the LEDs show, and nothing else (an animation may be a frame apart)
@@ -1018,13 +1118,19 @@ def test_a_refused_setting_goes_back_to_the_value_in_force_in_plain_words(browse
     colour = page.locator("input[name='colour0']")
     colour.evaluate("(el) => { el.value = '#00a03c'; el.dispatchEvent(new Event('change')); }")
     until(page, "document.querySelector('#settings .message').textContent.startsWith(\"Player 1's colour\")")
-    until(page, f"document.querySelector(\"input[name='colour0']\").value === "
-                f"'{site.runtime.snapshot()['settings']['colours'][0].lower()}'")
+    until(
+        page,
+        f"document.querySelector(\"input[name='colour0']\").value === "
+        f"'{site.runtime.snapshot()['settings']['colours'][0].lower()}'",
+    )
     # Two players' colours too alike: both named as the form names them, not as the API does (colours[0]).
-    page.locator("input[name='colour1']").evaluate("(el) => { el.value = '#ffffff'; el.dispatchEvent(new Event('change')); }")
+    page.locator("input[name='colour1']").evaluate(
+        "(el) => { el.value = '#ffffff'; el.dispatchEvent(new Event('change')); }"
+    )
     until(page, "document.querySelector('#settings .message').textContent.startsWith(\"Player 2's colour\")")
     assert page.locator("#settings .message").inner_text() == (
-        "Player 2's colour #FFFFFF is too close to Player 1's colour (not saved)")
+        "Player 2's colour #FFFFFF is too close to Player 1's colour (not saved)"
+    )
     assert site.runtime.snapshot()["settings"]["time_scale"] == 1.0
     page.context.close()
 
@@ -1052,7 +1158,9 @@ def test_a_refusal_is_not_shown_again_on_reload_and_a_series_lists_its_games_by_
     page.locator("#again").click()  # the second game, begun by Bo
     until(page, "!document.querySelector('#again').offsetParent")
     if not rt.snapshot()["state"]["awaiting_roll"]:
-        pytest.skip("the first player has no roll to make")  # never for EZ GRYB, whose turns start with a roll
+        pytest.skip(
+            "the first player has no roll to make"
+        )  # never for EZ GRYB, whose turns start with a roll
     page.locator("#ok").click()  # not now: roll first
     until(page, "document.querySelector('#message').classList.contains('refused')")
     page.reload()
@@ -1062,7 +1170,10 @@ def test_a_refusal_is_not_shown_again_on_reload_and_a_series_lists_its_games_by_
     first = page.locator("ol.plain li").first.inner_text()
     scores = s["state"]["scores"]
     assert first == f"#{s['game_id']} EZ GRYB Ann {scores[0]} – Bo {scores[1]} · " + (
-        " & ".join(["Ann", "Bo"][w] for w in s["state"]["winners"]) + " won" if s["state"]["winners"] else "draw")
+        " & ".join(["Ann", "Bo"][w] for w in s["state"]["winners"]) + " won"
+        if s["state"]["winners"]
+        else "draw"
+    )
     page.context.close()
 
 
@@ -1075,16 +1186,21 @@ def test_the_laptops_page_shows_the_code_a_phone_asked_for(browser, site):
     page.goto(site.url + "/")
     until(page, "document.body.dataset.version > 0")
     assert page.locator("#pair-banner").is_hidden()
-    request = urllib.request.Request(site.url + "/api/pair/start", data=b"{}", method="POST",
-                                     headers={"Content-Type": "application/json"})
+    request = urllib.request.Request(
+        site.url + "/api/pair/start", data=b"{}", method="POST", headers={"Content-Type": "application/json"}
+    )
     with urllib.request.urlopen(request, timeout=10) as answer:  # as a phone would (here from the laptop too)
         assert json.load(answer)["shown"]
     until(page, "!document.querySelector('#pair-banner').hidden", timeout=10)
     code = "".join(site.runtime.effects.code)
     assert page.locator("#pair-banner .codeview").inner_text().replace("\n", "") == code
     # Once the phone has paired the code no longer applies: the banner goes (the page asks every 2 s).
-    request = urllib.request.Request(site.url + "/api/pair", data=json.dumps({"code": code}).encode(), method="POST",
-                                     headers={"Content-Type": "application/json"})
+    request = urllib.request.Request(
+        site.url + "/api/pair",
+        data=json.dumps({"code": code}).encode(),
+        method="POST",
+        headers={"Content-Type": "application/json"},
+    )
     with urllib.request.urlopen(request, timeout=10) as answer:
         assert json.load(answer)["paired"]
     until(page, "document.querySelector('#pair-banner').hidden", timeout=5)
@@ -1114,8 +1230,11 @@ def test_the_laptops_sheet_says_its_code_is_spent_after_three_wrong_tries_and_of
     assert page.locator("#pair-msg").inner_text().startswith("that code is spent")
     assert page.locator("#pair-again").evaluate("b => b.classList.contains('attention')")
     page.locator("#pair-again").click()
-    until(page, "!document.querySelector('#pair-shown').hidden && "
-                "!document.querySelector('#pair-shown').classList.contains('spent')")
+    until(
+        page,
+        "!document.querySelector('#pair-shown').hidden && "
+        "!document.querySelector('#pair-shown').classList.contains('spent')",
+    )
     assert page.locator("#pair-shown").inner_text().startswith("The board shows")
     assert page.locator("#pair-shown .codeview").text_content() == "".join(site.runtime.effects.code)
     assert not page.locator("#pair-again").evaluate("b => b.classList.contains('attention')")
@@ -1166,7 +1285,10 @@ def test_a_seat_is_handed_to_the_computer_from_the_page_and_it_plays_on(browser,
     snap = site.runtime.snapshot()
     assert snap["seats"] == ["human", "easy"] and snap["table"]["proposal"]
     assert snap["table"]["names"] == ["Ann", "Computer (easy)"]
-    until(page, "document.querySelector('#seat-list .seat-row:nth-child(2) span').textContent === 'Computer (easy)'")
+    until(
+        page,
+        "document.querySelector('#seat-list .seat-row:nth-child(2) span').textContent === 'Computer (easy)'",
+    )
     assert page.locator("#seat-list select[data-seat='0']").input_value() == "human"
     page.context.close()
 
@@ -1267,15 +1389,31 @@ def test_the_board_is_played_from_the_keyboard_and_says_what_is_under_its_ring(b
     assert page.locator("#board-keys").is_visible()  # how the keys work, while the board has the keyboard
     # ... laid over the board: nothing under it moves (a click that took the keyboard away would miss).
     assert page.locator("#roll").bounding_box() == roll
-    for key, node in (("r", "R"), ("g", "RG"), ("y", "RGY"), ("b", "RGYB"), ("g", "G"), ("Backspace", "0"),
-                      ("b", "B"), ("0", "0")):
+    for key, node in (
+        ("r", "R"),
+        ("g", "RG"),
+        ("y", "RGY"),
+        ("b", "RGYB"),
+        ("g", "G"),
+        ("Backspace", "0"),
+        ("b", "B"),
+        ("0", "0"),
+    ):
         page.keyboard.press(key)
         assert page.evaluate(at) == node, (key, node)
     assert page.evaluate(said) == "head node: empty"
-    nodes = {n["n"]: (n["x"], n["y"]) for n in page.locator("#board circle.n").evaluate_all(
-        "cs => cs.map(c => ({ n: c.dataset.n, x: +c.getAttribute('cx'), y: +c.getAttribute('cy') }))")}
-    for key, ahead in (("ArrowRight", lambda p: p[0] > 0), ("ArrowLeft", lambda p: p[0] < 0),
-                       ("ArrowUp", lambda p: p[1] < 0), ("ArrowDown", lambda p: p[1] > 0)):
+    nodes = {
+        n["n"]: (n["x"], n["y"])
+        for n in page.locator("#board circle.n").evaluate_all(
+            "cs => cs.map(c => ({ n: c.dataset.n, x: +c.getAttribute('cx'), y: +c.getAttribute('cy') }))"
+        )
+    }
+    for key, ahead in (
+        ("ArrowRight", lambda p: p[0] > 0),
+        ("ArrowLeft", lambda p: p[0] < 0),
+        ("ArrowUp", lambda p: p[1] < 0),
+        ("ArrowDown", lambda p: p[1] > 0),
+    ):
         page.keyboard.press("0")
         page.keyboard.press(key)
         assert ahead(nodes[page.evaluate(at)]), (key, page.evaluate(at))
@@ -1307,7 +1445,9 @@ def test_a_narrow_phone_zooms_the_board_and_the_zoomed_board_follows_the_play(br
     keyboard's ring; the choice is this phone's and outlives a reload."""
     rt = site.runtime
     rt.call("new_game", "25-mens-gryb", 2, {}, ["Ann", "Bo"], None, None)
-    page = browser.new_context(viewport=NARROW, device_scale_factor=2, is_mobile=True, has_touch=True).new_page()
+    page = browser.new_context(
+        viewport=NARROW, device_scale_factor=2, is_mobile=True, has_touch=True
+    ).new_page()
     page.goto(site.url + "/")
     pair(page, rt)
     until(page, "document.body.dataset.version > 0")
@@ -1369,7 +1509,9 @@ def settled(page):
 def zoomed_phone(browser, site, game_id: str, seats=None):
     """A new game of Ann and Bo, and a narrow phone's page on it, paired and zoomed."""
     site.runtime.call("new_game", game_id, 2, {}, ["Ann", "Bo"], None, seats)
-    page = browser.new_context(viewport=NARROW, device_scale_factor=2, is_mobile=True, has_touch=True).new_page()
+    page = browser.new_context(
+        viewport=NARROW, device_scale_factor=2, is_mobile=True, has_touch=True
+    ).new_page()
     page.goto(site.url + "/")
     pair(page, site.runtime)
     until(page, "document.body.dataset.version > 0")
@@ -1459,7 +1601,9 @@ def test_nothing_scrolls_the_zoomed_box_from_under_a_finger_and_a_drag_presses_n
     x, y = view["x"] + view["width"] / 2, view["y"] + view["height"] / 2
     touch.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]})
     for step in range(1, 9):  # her finger drags the board 40 px to the right, and stays on it
-        touch.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": x + 5 * step, "y": y}]})
+        touch.send(
+            "Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": x + 5 * step, "y": y}]}
+        )
         time.sleep(0.02)
     settled(page)
     dragged = page.evaluate(SCROLLED)
@@ -1486,7 +1630,9 @@ def test_a_replay_zooms_and_its_zoomed_box_follows_each_step(browser, site):
     rt = site.runtime
     s = finish(rt, random.Random(5), "25-mens-gryb", 2, names=["Ann", "Bo"])
     actions = [a for _, a in rt.store.events(s["game_id"])]
-    page = browser.new_context(viewport=NARROW, device_scale_factor=2, is_mobile=True, has_touch=True).new_page()
+    page = browser.new_context(
+        viewport=NARROW, device_scale_factor=2, is_mobile=True, has_touch=True
+    ).new_page()
     page.goto(f"{site.url}/history/{s['game_id']}")
     until(page, f"document.getElementById('plyno').textContent === '{len(actions)}'")
     whole = page.evaluate(TARGET, "GGGG")
@@ -1517,7 +1663,9 @@ def test_a_replay_zooms_and_its_zoomed_box_follows_each_step(browser, site):
 
 
 @pytest.mark.die("GGRGYGBG")  # Ann enters G, R, Y, B; Bo's rolls of G find nothing to do
-def test_a_screen_reader_hears_whose_turn_it_is_and_the_points_and_not_the_figures_on_the_board(browser, site):
+def test_a_screen_reader_hears_whose_turn_it_is_and_the_points_and_not_the_figures_on_the_board(
+    browser, site
+):
     """Whose turn it is is a live region, written only when it changes (words written again are read out
     again); points are said as they change (the move's message, "Ann: B", does not give them, and a GRYB's
     outline is for the eye); the board, a control, reads as its name, not as the figures drawn on it."""
@@ -1548,20 +1696,26 @@ def test_a_screen_reader_hears_whose_turn_it_is_and_the_points_and_not_the_figur
     assert [text for region, text in heard if region == "points-say"] == ["Ann: 1 point"]
     v = version(page)
     rt.call("new_game", "hyper-chess", 2, {}, ["Ann", "Bo"], None, None)
-    until(page, f"+document.body.dataset.version > {v} && document.querySelectorAll('#board text.kind').length === 20")
+    until(
+        page,
+        f"+document.body.dataset.version > {v} && document.querySelectorAll('#board text.kind').length === 20",
+    )
     assert page.locator("#board").aria_snapshot() == '- application "GRYB board"'
     page.context.close()
 
 
 def contrast(page, selector: str) -> float:
     """WCAG's contrast ratio of an element's text colour against its background."""
-    return page.evaluate("""(selector) => {
+    return page.evaluate(
+        """(selector) => {
         const style = getComputedStyle(document.querySelector(selector));
         const lum = (c) => c.match(/[\\d.]+/g).slice(0, 3).map((v) => { v /= 255;
             return v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; })
             .reduce((sum, v, i) => sum + v * [0.2126, 0.7152, 0.0722][i], 0);
         const [a, b] = [lum(style.color), lum(style.backgroundColor)];
-        return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05); }""", selector)
+        return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05); }""",
+        selector,
+    )
 
 
 @pytest.mark.die("GRYB")
@@ -1592,12 +1746,17 @@ def test_the_letters_on_the_four_colours_can_be_read(browser, site):
             assert contrast(page, f"#pair-panel .slots span.{colour}") >= 4.5, colour
         # Its key also shows the corner of a quadrangle where the colour sits, which the board lights white
         # beside the code's colour (renderer.code_picture): the code read without telling colours apart.
-        dot, square = (page.locator(f"#pair-panel .key.{colour} .corner {part}").bounding_box() for part in (".on", ""))
+        dot, square = (
+            page.locator(f"#pair-panel .key.{colour} .corner {part}").bounding_box() for part in (".on", "")
+        )
         middle = lambda box: (box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
         (x, y), (cx, cy) = middle(dot), middle(square)
         assert ((x > cx) - (x < cx), (y > cy) - (y < cy)) == nd.CORNER[colour], colour
     page.locator("#pair-corners summary").click()
-    assert "top-left is G, top-right R, bottom-right Y, bottom-left B" in page.locator("#pair-corners").inner_text()
+    assert (
+        "top-left is G, top-right R, bottom-right Y, bottom-left B"
+        in page.locator("#pair-corners").inner_text()
+    )
     page.context.close()
 
 
@@ -1643,13 +1802,22 @@ def test_the_settings_pages_hardware_status_is_live(browser, site):
     page.goto(site.url + "/settings")
     until(page, "document.querySelector('#status') !== null")
     page.evaluate("window.loadedOnce = true")  # gone with the page, were it reloaded
-    until(page, "[...document.querySelectorAll('#status td')].some(td => td.textContent.endsWith('the board answers'))")
+    until(
+        page,
+        "[...document.querySelectorAll('#status td')].some(td => td.textContent.endsWith('the board answers'))",
+    )
     site.companion.node_input.unplug(6)  # the emulated Pico's cable pulled for six seconds
-    until(page, "[...document.querySelectorAll('#status td')].some(td => td.textContent.endsWith('no word from the board'))",
-          timeout=8)
+    until(
+        page,
+        "[...document.querySelectorAll('#status td')].some(td => td.textContent.endsWith('no word from the board'))",
+        timeout=8,
+    )
     assert heartbeat_row(page).endswith("s ago: no word from the board")
-    until(page, "[...document.querySelectorAll('#status td')].some(td => td.textContent.endsWith('the board answers'))",
-          timeout=15)
+    until(
+        page,
+        "[...document.querySelectorAll('#status td')].some(td => td.textContent.endsWith('the board answers'))",
+        timeout=15,
+    )
     assert page.evaluate("window.loadedOnce === true")
     page.context.close()
 
@@ -1662,9 +1830,15 @@ def test_now_playing_shows_a_running_self_test_and_cancels_it(browser, site):
     assert page.locator("#selftest-bar").is_hidden()
     assert site.companion.start_selftest()
     until(page, "!document.querySelector('#selftest-bar').hidden", timeout=5)
-    until(page, "document.querySelector('#selftest-says').textContent.startsWith('Self-test: press every lit node')",
-          timeout=15)
-    until(page, "/^0 of 341 pressed, [45]:\\d\\d left$/.test(document.querySelector('#selftest-how-far').textContent)")
+    until(
+        page,
+        "document.querySelector('#selftest-says').textContent.startsWith('Self-test: press every lit node')",
+        timeout=15,
+    )
+    until(
+        page,
+        "/^0 of 341 pressed, [45]:\\d\\d left$/.test(document.querySelector('#selftest-how-far').textContent)",
+    )
     version = version_before = site.runtime.snapshot()["version"]
     page.locator("#board circle.n[data-n='G']").click()  # through the emulated Pico: the self-test's press
     until(page, "document.querySelector('#selftest-how-far').textContent.startsWith('1 of 341 pressed')")

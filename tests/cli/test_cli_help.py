@@ -39,8 +39,11 @@ def test_every_option_says_what_it_does():
 def test_every_option_is_documented_beside_its_command():
     """In a paragraph that names its command ("rules" for the board options every rules question takes)."""
     paragraphs = _paragraphs()
-    missing = [f"{' '.join(c)} {o}" for c, o, _ in _options(build_parser())
-               if not any(o in p and any(word in p for word in c) for p in paragraphs)]
+    missing = [
+        f"{' '.join(c)} {o}"
+        for c, o, _ in _options(build_parser())
+        if not any(o in p and any(word in p for word in c) for p in paragraphs)
+    ]
     assert not missing, f"in --help only, in no paragraph of README.md or docs/ naming the command: {missing}"
 
 

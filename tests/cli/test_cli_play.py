@@ -7,8 +7,13 @@ from concurrent.futures import ThreadPoolExecutor
 
 
 def run(*args, stdin=""):
-    return subprocess.run([sys.executable, "-m", "companion.cli", *args], input=stdin, capture_output=True,
-                          text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "companion.cli", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def lines(done):
@@ -27,8 +32,12 @@ def test_variants_lists_every_game_with_its_metadata():
         presets = [p["id"] for p in g["series"]["presets"]]
         assert g["series"]["default"] == (presets[0] if presets else None), g["id"]
     series = next(g["series"] for g in games if g["id"] == "ez-gryb")
-    assert [p["id"] for p in series["presets"]] == ["ez-best-of-five", "ez-first-to-21", "quick-best-of-three",
-                                                    "quick-first-to-8"]
+    assert [p["id"] for p in series["presets"]] == [
+        "ez-best-of-five",
+        "ez-first-to-21",
+        "quick-best-of-three",
+        "quick-first-to-8",
+    ]
     assert series["default"] == "ez-best-of-five" and series["presets"][0]["target"] == 5
 
 
@@ -53,7 +62,12 @@ def test_a_move_line_names_the_last_roll_as_the_die():
     assert done.returncode == 0, done.stderr
     rolled, moved, next_roll = lines(done)
     assert rolled["die"] == rolled["die_shown"] == "R"
-    assert moved["action"] == "R" and moved["awaiting_roll"] and moved["die"] == "R" and moved["die_shown"] is None
+    assert (
+        moved["action"] == "R"
+        and moved["awaiting_roll"]
+        and moved["die"] == "R"
+        and moved["die_shown"] is None
+    )
     assert next_roll["die"] == next_roll["die_shown"] == "B"
     first = lines(run("play", "drangles", stdin="0\n"))[0]
     assert first["die"] is None and first["die_shown"] is None  # a game without a die never rolls
@@ -64,11 +78,14 @@ def test_a_script_with_its_own_rolls_is_told_to_pass_when_nothing_fits():
     Player 2 rolled R with R taken and nothing else to do."""
     done = run("play", "ez-gryb", stdin="roll:R\nR\nroll:R\nroll:G\n")
     assert done.returncode == 2 and len(lines(done)) == 3
-    assert done.stderr == ("gryb-companion: line 4: roll:G: the die has been rolled this turn (R) and nothing "
-                           "fits it: pass\n")
+    assert done.stderr == (
+        "gryb-companion: line 4: roll:G: the die has been rolled this turn (R) and nothing fits it: pass\n"
+    )
     done = run("play", "ez-gryb", stdin="roll:R\nR\nroll:R\npass\nroll:G\nG\n")
-    assert done.returncode == 0 and lines(done)[-1]["stones"] == {"R": {"player": 0, "kind": "stone"},
-                                                                   "G": {"player": 0, "kind": "stone"}}
+    assert done.returncode == 0 and lines(done)[-1]["stones"] == {
+        "R": {"player": 0, "kind": "stone"},
+        "G": {"player": 0, "kind": "stone"},
+    }
     done = run("play", "ez-gryb", stdin="roll:R\nroll:G\n")  # something fits: the plain reason
     assert done.stderr.endswith("roll:G: the die has been rolled this turn\n")
 
@@ -153,7 +170,9 @@ def test_every_game_plays_to_its_end_with_random_actions():
 
 
 def test_options_and_players():
-    done = run("play", "ez-gryb", "--option", "depth=5", "--option", "stones=4", "--random", "3", "--seed", "1")
+    done = run(
+        "play", "ez-gryb", "--option", "depth=5", "--option", "stones=4", "--random", "3", "--seed", "1"
+    )
     assert done.returncode == 0 and lines(done)[-1]["in_hand"][0] <= 4
 
 
@@ -181,9 +200,16 @@ def test_a_game_of_computer_seats_only_plays_through_from_an_empty_pipe():
 
 def test_input_that_is_not_utf8_text_is_named_not_a_traceback():
     for args in (["play", "ez-gryb"], ["rules", "gryb", "--stdin"]):
-        done = subprocess.run([sys.executable, "-m", "companion.cli", *args], input=b"G R Y \xffB\n",
-                              capture_output=True, timeout=60, env={"PYTHONIOENCODING": "utf-8:strict", "PATH": ""})
-        assert done.returncode == 2 and done.stderr == b"gryb-companion: line 1: not UTF-8 text\n", done.stderr
+        done = subprocess.run(
+            [sys.executable, "-m", "companion.cli", *args],
+            input=b"G R Y \xffB\n",
+            capture_output=True,
+            timeout=60,
+            env={"PYTHONIOENCODING": "utf-8:strict", "PATH": ""},
+        )
+        assert done.returncode == 2 and done.stderr == b"gryb-companion: line 1: not UTF-8 text\n", (
+            done.stderr
+        )
 
 
 def test_a_blank_line_asks_rules_gryb_nothing():
@@ -198,9 +224,13 @@ def test_ctrl_c_stops_quietly_with_130():
     # Ctrl-C as at a terminal: a shell without job control starts a background job (a CI run started
     # with `&`) with SIGINT ignored, which its children inherit, and Python then raises no
     # KeyboardInterrupt; the play would end at the end of its input instead, with 0.
-    proc = subprocess.Popen([sys.executable, "-m", "companion.cli", "play", "ez-gryb", "--interactive"],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "companion.cli", "play", "ez-gryb", "--interactive"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     assert proc.stdout.readline().startswith(b"EZ GRYB: type an action")  # started: at the prompt soon
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=30)
@@ -217,7 +247,11 @@ def test_saving_where_no_folder_can_be_made_exits_2_with_the_reason(tmp_path):
     assert done.stderr == f"gryb-companion: cannot save in {blocker}/compositions: Not a directory\n"
     # Saved in a state folder of its own, it is played and listed from there.
     assert run("compose", "import", str(mine), "--state", str(tmp_path / "state")).returncode == 0
-    assert "my-game" in {g["id"] for g in json.loads(run("variants", "--state", str(tmp_path / "state")).stdout)}
+    assert "my-game" in {
+        g["id"] for g in json.loads(run("variants", "--state", str(tmp_path / "state")).stdout)
+    }
     assert run("play", "my-game", "--state", str(tmp_path / "state"), "--random", "3").returncode == 0
-    assert json.loads(run("compose", "delete", "my-game", "--state", str(tmp_path / "state")).stdout) == \
-        {"id": "my-game", "deleted": True}
+    assert json.loads(run("compose", "delete", "my-game", "--state", str(tmp_path / "state")).stdout) == {
+        "id": "my-game",
+        "deleted": True,
+    }

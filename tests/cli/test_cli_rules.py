@@ -14,7 +14,11 @@ ENTRY_POINT = Path(sys.executable).parent / "gryb-companion"
 
 def run(*args, stdin=None):
     return subprocess.run(
-        [sys.executable, "-m", "companion.cli", *args], input=stdin, capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "companion.cli", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
 
 
@@ -45,8 +49,20 @@ def test_moves_with_board_options():
     assert giant["GGGG"] == ["GGGGB", "GGGGG", "GGGGR", "GGGGY"]
 
 
-@pytest.mark.parametrize("kind", ["sideways", "hyperspace", "limited-hyperspace", "interjection",
-                                  "limited-interjection", "excision", "limited-excision", "up", "down"])
+@pytest.mark.parametrize(
+    "kind",
+    [
+        "sideways",
+        "hyperspace",
+        "limited-hyperspace",
+        "interjection",
+        "limited-interjection",
+        "excision",
+        "limited-excision",
+        "up",
+        "down",
+    ],
+)
 def test_every_kind_is_accepted(kind):
     assert run("rules", "moves", "--kind", kind, "RGY").returncode == 0
 
@@ -54,7 +70,12 @@ def test_every_kind_is_accepted(kind):
 def test_gryb_answers_and_exit_codes():
     done = run("rules", "gryb", "GRYR", "RGBG", "YBGB", "BYRY")
     assert done.returncode == 0
-    assert json.loads(done.stdout) == {"valid": True, "levels": [1, 2, 3, 4], "points": 15, "quadrangle": False}
+    assert json.loads(done.stdout) == {
+        "valid": True,
+        "levels": [1, 2, 3, 4],
+        "points": 15,
+        "quadrangle": False,
+    }
     done = run("rules", "gryb", "RG", "RR", "RY", "RB", "--big-endian")
     assert json.loads(done.stdout) == {"valid": True, "levels": [2], "points": 4, "quadrangle": True}
     done = run("rules", "gryb", "RBGG", "RBRB", "RBYB", "RBBR")
@@ -95,12 +116,15 @@ def test_gryb_stdin_keeps_lines_aligned_after_bad_input():
     assert "line 2" in done.stderr
 
 
-@pytest.mark.parametrize("args, expected", [
-    ([], {"nodes": 341, "quadrangles": 85, "grybs": 2785}),
-    (["--headless"], {"nodes": 340, "quadrangles": 85, "grybs": 2785}),
-    (["--depth", "5"], {"nodes": 1365, "quadrangles": 341, "grybs": 33761}),
-    (["--depth", "6"], {"nodes": 5461, "quadrangles": 1365, "grybs": 406497}),
-])
+@pytest.mark.parametrize(
+    "args, expected",
+    [
+        ([], {"nodes": 341, "quadrangles": 85, "grybs": 2785}),
+        (["--headless"], {"nodes": 340, "quadrangles": 85, "grybs": 2785}),
+        (["--depth", "5"], {"nodes": 1365, "quadrangles": 341, "grybs": 33761}),
+        (["--depth", "6"], {"nodes": 5461, "quadrangles": 1365, "grybs": 406497}),
+    ],
+)
 def test_count(args, expected):
     assert json.loads(run("rules", "count", *args).stdout) == expected
 
@@ -134,7 +158,10 @@ def test_gryb_on_a_giant_board_takes_its_depth_for_names_and_points():
     done = run("rules", "gryb", *nodes, "--depth", "5", "--big-endian")
     assert json.loads(done.stdout)["points"] == 1
     # The top quadrangle on Super Giant big-endian: 2**(6-1).
-    assert json.loads(run("rules", "gryb", "G", "R", "Y", "B", "--depth", "6", "--big-endian").stdout)["points"] == 32
+    assert (
+        json.loads(run("rules", "gryb", "G", "R", "Y", "B", "--depth", "6", "--big-endian").stdout)["points"]
+        == 32
+    )
     done = run("rules", "gryb", "GGGGGG", "GGGGGR", "GGGGGY", "GGGGGB", "--depth", "5")
     assert done.returncode == 2 and "only 5 levels deep" in done.stderr
 

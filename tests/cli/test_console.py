@@ -70,11 +70,13 @@ def test_a_whole_game_against_the_computer_to_its_end():
     assert c.play(typed()) == 0
     text = out.getvalue()
     assert game.over and "game over: " in text
-    assert ("Player 1 won" in text) == (list(game.winners) == [0]) and ("a draw" in text) == (not game.winners)
+    assert ("Player 1 won" in text) == (list(game.winners) == [0]) and ("a draw" in text) == (
+        not game.winners
+    )
     # The last board shown: each stone is its player's number at its node's point of the grid.
     lines = text.split("\ngame over")[0].splitlines()
     half = (1 << game.space.depth) - 1
-    board = lines[-(2 * half + 1):]
+    board = lines[-(2 * half + 1) :]
     stones = game.state_dict()["stones"]
     assert stones
     for name, stone in stones.items():
@@ -114,8 +116,13 @@ def test_play_at_a_terminal_is_the_console_and_a_pipe_stays_json():
     """`play` asks for a terminal's person by itself: stdin on a pseudo-terminal gets the board and a
     prompt; the same command reading a pipe prints JSON (the test_cli_play tests)."""
     master, slave = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "companion.cli", "play", "drangles"], stdin=slave,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=os.getcwd())
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "companion.cli", "play", "drangles"],
+        stdin=slave,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=os.getcwd(),
+    )
     os.close(slave)
     try:
         seen = b""
@@ -132,7 +139,9 @@ def test_play_at_a_terminal_is_the_console_and_a_pipe_stays_json():
         if proc.poll() is None:
             proc.kill()
     assert proc.returncode == 0, err
-    assert rest.startswith(b"Player 1: 0\n") and b"1" in rest.split(b"\n")[1 + 15]  # the stone on the head node
+    assert (
+        rest.startswith(b"Player 1: 0\n") and b"1" in rest.split(b"\n")[1 + 15]
+    )  # the stone on the head node
     assert rest.endswith(b"> ")
 
 
@@ -143,7 +152,10 @@ def test_a_headless_board_is_drawn_without_its_head_node():
     c.game.apply("G")
     c.show()
     board = out.getvalue().splitlines()[:31]
-    assert sum(ch in "GRYB" for line in board for ch in line) == 339 and sum(line.count("1") for line in board) == 1
+    assert (
+        sum(ch in "GRYB" for line in board for ch in line) == 339
+        and sum(line.count("1") for line in board) == 1
+    )
     assert "0" not in "".join(board)
     x, y = nd.position(nd.parse("G"))
     assert board[y + 15][2 * (x + 15)] == "1"
@@ -164,8 +176,9 @@ def test_points_are_shown_only_for_a_game_that_keeps_them():
     gives none."""
     c, out = console("ez-gryb")
     c.play(iter(["quit"]))
-    assert "\nPlayer 1 to play, die " in out.getvalue() and re.search(r"; scores 0-0(; the only move: \w+)?\n",
-                                                                      out.getvalue())
+    assert "\nPlayer 1 to play, die " in out.getvalue() and re.search(
+        r"; scores 0-0(; the only move: \w+)?\n", out.getvalue()
+    )
     c, out = console("hyper-chess")
     c.play(iter(["quit"]))
     assert "Player 1 to play\n" in out.getvalue() and "scores" not in out.getvalue()
@@ -190,7 +203,9 @@ def test_undo_before_the_persons_first_move_leaves_the_computers_opening_alone()
     assert opening and c.game.to_move == 1
     text = out.getvalue()
     assert text.count("nothing to take back: no move of yours yet") == 2
-    assert [line.split(": ", 1)[1] for line in text.splitlines() if line.startswith("Player 1 (computer")] == opening
+    assert [
+        line.split(": ", 1)[1] for line in text.splitlines() if line.startswith("Player 1 (computer")
+    ] == opening
 
 
 def test_at_the_end_undo_takes_the_last_move_back_and_again_plays_the_same_game_once_more():
@@ -224,8 +239,10 @@ def test_at_the_end_undo_takes_the_last_move_back_and_again_plays_the_same_game_
     assert c.play(typed()) == 0
     text = out.getvalue()
     assert seen["undone"] < seen["end"]
-    assert ("the game is over: type again (the same game once more), undo (back to your last move), "
-            "seat N KIND (who plays it) or quit") in text
+    assert (
+        "the game is over: type again (the same game once more), undo (back to your last move), "
+        "seat N KIND (who plays it) or quit"
+    ) in text
     assert "took back " in text and "EZ GRYB again: Player 2 (computer, easy) begins" in text
     assert text.count("game over: ") == 2 and text.rstrip().endswith("Player 1>")
     # The computer's stone (seat 0 in this game) is shown as Player 2's.
@@ -233,7 +250,7 @@ def test_at_the_end_undo_takes_the_last_move_back_and_again_plays_the_same_game_
     stone = next(iter(second.state_dict()["stones"]))
     x, y = nd.position(second.space.parse(stone), second.space.depth)
     half = (1 << second.space.depth) - 1
-    board = text.split("EZ GRYB again")[1].split(" to play")[0].splitlines()[-(2 * half + 2):-1]
+    board = text.split("EZ GRYB again")[1].split(" to play")[0].splitlines()[-(2 * half + 2) : -1]
     assert board[y + half][2 * (x + half)] == "2"
 
 
@@ -256,7 +273,9 @@ def test_a_seat_handed_over_once_the_game_is_over_plays_the_next_one():
     text = out.getvalue()
     assert "Player 1 is played by the computer (easy)" in text
     assert "the game is over: type" not in text
-    assert c.order == [1, 0] and c.seats == {1: c.levels[0]}  # Player 2 begins; Player 1, the computer, second
+    assert c.order == [1, 0] and c.seats == {
+        1: c.levels[0]
+    }  # Player 2 begins; Player 1, the computer, second
     assert c.names == ["Player 2", "Player 1 (computer, easy)"]
 
 
@@ -299,9 +318,15 @@ def test_chess_pieces_are_drawn_as_chess_figures_so_a_king_is_told_from_a_pawn()
 
 
 def test_a_terminal_that_is_not_utf8_gets_question_marks_not_a_traceback():
-    done = subprocess.run([sys.executable, "-m", "companion.cli", "play", "hyper-chess", "--interactive"],
-                          input="rules\nquit\n", capture_output=True, text=True, encoding="ascii", timeout=60,
-                          env=dict(os.environ, PYTHONIOENCODING="ascii"))
+    done = subprocess.run(
+        [sys.executable, "-m", "companion.cli", "play", "hyper-chess", "--interactive"],
+        input="rules\nquit\n",
+        capture_output=True,
+        text=True,
+        encoding="ascii",
+        timeout=60,
+        env=dict(os.environ, PYTHONIOENCODING="ascii"),
+    )
     assert done.returncode == 0 and done.stderr == "", done.stderr
     assert "\n?????? Player 1, ?????? Player 2 (king, queen, rook, bishop, knight, pawn)\n" in done.stdout
     assert done.stdout.endswith("Player 1> ")
@@ -312,8 +337,12 @@ def test_the_second_move_of_a_turn_is_said_to_be_the_same_turn():
     c.play(iter(["0", "0-G", "0", "undo", "quit"]))
     lines = [line for line in out.getvalue().splitlines() if line.startswith("Player") and " to play" in line]
     assert [line.split(";")[0] for line in lines] == [
-        "Player 1 to play", "Player 1 to play again (the same turn)", "Player 2 to play",
-        "Player 2 to play again (the same turn)", "Player 2 to play"]  # after undo: the turn's start again
+        "Player 1 to play",
+        "Player 1 to play again (the same turn)",
+        "Player 2 to play",
+        "Player 2 to play again (the same turn)",
+        "Player 2 to play",
+    ]  # after undo: the turn's start again
 
 
 def test_a_node_several_players_rings_share_in_multiverse_is_drawn_as_a_star():

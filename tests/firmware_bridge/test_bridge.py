@@ -412,12 +412,18 @@ def test_line_noise_and_spoilt_frames_make_no_press(emulator):
         time.sleep(0.3)
         assert {(e.row, e.col) for e in got.events} == {(6, 6), (7, 7)}
         # Its press comes back from the release across the gap, or from the snapshot the gap asked for.
-        assert [e.source for e in got.events if (e.row, e.col) == (6, 6)] in (["gap", "edge"], ["resync", "edge"])
+        assert [e.source for e in got.events if (e.row, e.col) == (6, 6)] in (
+            ["gap", "edge"],
+            ["resync", "edge"],
+        )
         assert client.status()["frames_bad"] >= 2
 
 
 def test_spoilt_frames_are_logged_not_only_counted(emulator, caplog):
-    with caplog.at_level(logging.WARNING, logger="firmware_bridge.client"), BridgeClient(emulator.path) as client:
+    with (
+        caplog.at_level(logging.WARNING, logger="firmware_bridge.client"),
+        BridgeClient(emulator.path) as client,
+    ):
         assert wait_for(lambda: client.state == UP)
         emulator.noise(data=b"\x09junk\x00")
         assert wait_for(lambda: "1 spoilt frame(s)" in caplog.text and "runs past the end" in caplog.text)
@@ -426,7 +432,10 @@ def test_spoilt_frames_are_logged_not_only_counted(emulator, caplog):
 
 def test_an_edge_off_the_matrix_is_logged_and_changes_nothing(emulator, caplog):
     got = Recorder()
-    with caplog.at_level(logging.WARNING, logger="firmware_bridge.client"), BridgeClient(emulator.path, got) as client:
+    with (
+        caplog.at_level(logging.WARNING, logger="firmware_bridge.client"),
+        BridgeClient(emulator.path, got) as client,
+    ):
         assert wait_for(lambda: client.state == UP)
         emulator.noise(data=p.edge(1, 0, 30, 3, True))  # row 30 of a 24x16 matrix, in a good frame
         assert wait_for(lambda: "EDGE for key (30, 3), outside the 24x16 matrix" in caplog.text)
@@ -450,7 +459,10 @@ def test_a_lost_last_edge_is_recovered_by_the_next_heartbeat(emulator):
 
 def test_a_hung_mcu_is_noticed_and_the_link_comes_back():
     got = Recorder()
-    with Emulator(heartbeat_ms=50) as emulator, BridgeClient(emulator.path, got, heartbeat_timeout=0.4) as client:
+    with (
+        Emulator(heartbeat_ms=50) as emulator,
+        BridgeClient(emulator.path, got, heartbeat_timeout=0.4) as client,
+    ):
         assert wait_for(lambda: client.state == UP)
         emulator.press(0, 1)
         assert wait_for(lambda: client.pressed() == {(0, 1)})
@@ -465,8 +477,10 @@ def test_a_silent_device_is_logged_once_and_named_in_the_status(caplog):
     master, slave = os.openpty()
     try:
         tty.setraw(slave)
-        with caplog.at_level(logging.WARNING, logger="firmware_bridge.client"), \
-                BridgeClient(os.ttyname(slave), heartbeat_timeout=0.2) as client:
+        with (
+            caplog.at_level(logging.WARNING, logger="firmware_bridge.client"),
+            BridgeClient(os.ttyname(slave), heartbeat_timeout=0.2) as client,
+        ):
             assert wait_for(lambda: client.reconnects >= 4)
             assert client.state != UP and "no frame from the MCU" in client.status()["last_error"]
         assert len([r for r in caplog.records if "no frame" in r.getMessage()]) == 1
@@ -540,7 +554,10 @@ def test_the_client_lives_on_whatever_a_vanishing_port_raises_while_it_opens():
     OSError): it killed the client's thread in a CI run, and the board's buttons were gone until a restart."""
     got = Recorder()
     pauses = random.Random(5)
-    with Emulator(heartbeat_ms=100) as emulator, BridgeClient(emulator.path, got, backoff=(0.001, 0.002)) as client:
+    with (
+        Emulator(heartbeat_ms=100) as emulator,
+        BridgeClient(emulator.path, got, backoff=(0.001, 0.002)) as client,
+    ):
         for _ in range(300):
             emulator.unplug()
             time.sleep(pauses.uniform(0, 0.002))
@@ -578,7 +595,7 @@ def test_reopening_backs_off_by_doubling_up_to_its_cap_and_starts_again_after_a_
             before = len(waits.waits)
             emulator.unplug()
             assert wait_for(lambda: len(waits.waits) >= before + 3)
-            assert waits.waits[before:before + 3] == [0.02, 0.04, 0.08]  # a link that came up resets it
+            assert waits.waits[before : before + 3] == [0.02, 0.04, 0.08]  # a link that came up resets it
         finally:
             client.close()
 
@@ -593,8 +610,10 @@ def test_a_bad_url_or_setting_is_refused():
 def test_the_emulator_can_scan_through_simulated_shift_registers_and_swallows_bounce():
     got = Recorder()
     # 20 ms of debounce, so a busy CI machine stretching the 3 ms of chatter cannot split it.
-    with Emulator(heartbeat_ms=100, debounce_ms=20, wiring="shift-register") as emulator, \
-            BridgeClient(emulator.path, got) as client:
+    with (
+        Emulator(heartbeat_ms=100, debounce_ms=20, wiring="shift-register") as emulator,
+        BridgeClient(emulator.path, got) as client,
+    ):
         assert wait_for(lambda: client.state == UP)
         emulator.bounce(20, 13, closed=True, flips=6, every=0.0005)
         assert wait_for(lambda: client.pressed() == {(20, 13)})

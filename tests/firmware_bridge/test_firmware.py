@@ -93,8 +93,9 @@ def shift_register_matrix(rows=24, cols=16):
     board = standin_machine.Board()
     board.wire_shift_registers(rows, cols, latch_gpio=17, load_gpio=20)
     spi = board.SPI(0, sck=board.Pin(18), mosi=board.Pin(19), miso=board.Pin(16))
-    matrix = ShiftRegisterMatrix(spi, board.Pin(17, board.Pin.OUT, value=0), board.Pin(20, board.Pin.OUT, value=1),
-                                 rows, cols)
+    matrix = ShiftRegisterMatrix(
+        spi, board.Pin(17, board.Pin.OUT, value=0), board.Pin(20, board.Pin.OUT, value=1), rows, cols
+    )
     return board, matrix
 
 
@@ -187,8 +188,13 @@ def test_hello_at_start_then_numbered_edges_and_heartbeats_carrying_the_last_num
     fw, matrix, wire, _ = firmware(debounce_ms=5, heartbeat_ms=100)
     fw.start(0)
     [hello] = wire.take()
-    assert (hello.kind, (hello.fw_major, hello.fw_minor, hello.fw_patch), hello.rows, hello.cols, hello.seq) == (
-        p.HELLO, FW_VERSION, 24, 16, 0)
+    assert (
+        hello.kind,
+        (hello.fw_major, hello.fw_minor, hello.fw_patch),
+        hello.rows,
+        hello.cols,
+        hello.seq,
+    ) == (p.HELLO, FW_VERSION, 24, 16, 0)
     matrix.set(3, 4, True)
     for now in range(1, 10):
         fw.tick(now)
@@ -198,7 +204,10 @@ def test_hello_at_start_then_numbered_edges_and_heartbeats_carrying_the_last_num
         fw.tick(now)
     edges = [m for m in wire.take() if m.kind == p.EDGE]
     assert [(e.seq, e.row, e.col, e.pressed, e.ms) for e in edges] == [
-        (1, 3, 4, 1, 1), (2, 3, 4, 0, 10), (3, 5, 6, 1, 10)]  # one scan's edges go out in key order
+        (1, 3, 4, 1, 1),
+        (2, 3, 4, 0, 10),
+        (3, 5, 6, 1, 10),
+    ]  # one scan's edges go out in key order
     fw.tick(250)
     [beat] = wire.take()
     assert (beat.kind, beat.seq, beat.ms) == (p.HEARTBEAT, 3, 250)
@@ -236,12 +245,15 @@ def test_configure_changes_debounce_scan_and_heartbeat():
     assert fw.heartbeat_ms == 250 and fw.debouncer.mode == DEFERRED
 
 
-@pytest.mark.parametrize("args, problem", [
-    ((200, DEFERRED, 1000, 0), b"debounce"),
-    ((5, 7, 1000, 0), b"mode"),
-    ((5, DEFERRED, 10, 0), b"scan"),
-    ((5, DEFERRED, 1000, 20), b"heartbeat"),
-])
+@pytest.mark.parametrize(
+    "args, problem",
+    [
+        ((200, DEFERRED, 1000, 0), b"debounce"),
+        ((5, 7, 1000, 0), b"mode"),
+        ((5, DEFERRED, 10, 0), b"scan"),
+        ((5, DEFERRED, 1000, 20), b"heartbeat"),
+    ],
+)
 def test_a_bad_configure_is_refused_and_changes_nothing(args, problem):
     fw, _, wire, _ = firmware()
     before = (fw.debouncer.ms, fw.debouncer.mode, fw.scan_us, fw.heartbeat_ms)

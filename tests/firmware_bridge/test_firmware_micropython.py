@@ -17,8 +17,10 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-FIRMWARE = [ROOT / "firmware_bridge" / "protocol.py",
-            *sorted((ROOT / "firmware_bridge" / "firmware").glob("[!_]*.py"))]
+FIRMWARE = [
+    ROOT / "firmware_bridge" / "protocol.py",
+    *sorted((ROOT / "firmware_bridge" / "firmware").glob("[!_]*.py")),
+]
 SCRIPT = Path(__file__).parent / "micropython" / "drive_firmware.py"
 MICROPYTHON = Path(sys.executable).parent / "micropython"
 # The test extra installs the Unix port where PyPI has a wheel for it (pyproject.toml); CI is such a
@@ -36,7 +38,9 @@ def flashed(tmp_path):
 
 
 def run(interpreter, flashed):
-    done = subprocess.run([*interpreter, SCRIPT.name], cwd=flashed, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [*interpreter, SCRIPT.name], cwd=flashed, capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, f"{interpreter[0]} failed:\n{done.stderr}"
     return done.stdout
 
@@ -71,6 +75,12 @@ def test_the_driving_script_fails_on_what_micropython_lacks(flashed):
     # int.bit_count() is CPython 3.10+ and not in MicroPython.
     mcu.write_text(text.replace(marker, marker + "\n_ONES = (255).bit_count()", 1))
     run([sys.executable, "-S"], flashed)
-    done = subprocess.run([str(MICROPYTHON), SCRIPT.name], cwd=flashed, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [str(MICROPYTHON), SCRIPT.name], cwd=flashed, capture_output=True, text=True, timeout=120
+    )
     # (MicroPython's Unix port prints the traceback on stdout.)
-    assert done.returncode != 0 and "AttributeError" in done.stdout + done.stderr and "bit_count" in done.stdout + done.stderr
+    assert (
+        done.returncode != 0
+        and "AttributeError" in done.stdout + done.stderr
+        and "bit_count" in done.stdout + done.stderr
+    )

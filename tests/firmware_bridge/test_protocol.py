@@ -14,7 +14,9 @@ from hypothesis import strategies as st
 from firmware_bridge import protocol as p
 
 ROOT = Path(__file__).resolve().parents[2]
-PICO_FILES = [ROOT / "firmware_bridge" / "protocol.py"] + sorted((ROOT / "firmware_bridge" / "firmware").glob("*.py"))
+PICO_FILES = [ROOT / "firmware_bridge" / "protocol.py"] + sorted(
+    (ROOT / "firmware_bridge" / "firmware").glob("*.py")
+)
 
 
 def test_crc_is_ccitt_false():
@@ -69,7 +71,14 @@ def test_fields_come_back_by_name():
     msg = p.decode(p.edge(300, 70000, 3, 4, True))
     assert (msg.kind, msg.seq, msg.ms, msg.row, msg.col, msg.pressed) == (p.EDGE, 300, 70000, 3, 4, 1)
     hello = p.decode(p.hello((1, 0, 7), 24, 16, 0, 5))
-    assert (hello.fw_major, hello.fw_minor, hello.fw_patch, hello.protocol, hello.rows, hello.cols) == (1, 0, 7, p.VERSION, 24, 16)
+    assert (hello.fw_major, hello.fw_minor, hello.fw_patch, hello.protocol, hello.rows, hello.cols) == (
+        1,
+        0,
+        7,
+        p.VERSION,
+        24,
+        16,
+    )
     snap = p.decode(p.snapshot(3, 4, 24, 16, p.pack_bitmap([0, 0b101] + [0] * 22, 16)))
     assert p.unpack_bitmap(snap.bitmap, snap.rows, snap.cols) == {(1, 0), (1, 2)}
     err = p.decode(p.error(7, p.CONFIGURE, p.E_BAD_VALUE, b"x" * 200))  # a long text is cut to fit a frame
@@ -89,12 +98,15 @@ def test_bitmap_of_the_wrong_size_is_refused():
         p.unpack_bitmap(bytes(47), 24, 16)
 
 
-@pytest.mark.parametrize("build, problem", [
-    (lambda: p.edge(70000, 0, 0, 0, True), "EDGE"),
-    (lambda: p.encode(0x7F, ()), "unknown message type"),
-    (lambda: p.encode(p.PING, (1,), b"tail"), "no tail"),
-    (lambda: p.snapshot(1, 1, 32, 40, bytes(160)), "longer than"),
-])
+@pytest.mark.parametrize(
+    "build, problem",
+    [
+        (lambda: p.edge(70000, 0, 0, 0, True), "EDGE"),
+        (lambda: p.encode(0x7F, ()), "unknown message type"),
+        (lambda: p.encode(p.PING, (1,), b"tail"), "no tail"),
+        (lambda: p.snapshot(1, 1, 32, 40, bytes(160)), "longer than"),
+    ],
+)
 def test_bad_values_are_refused_when_encoding(build, problem):
     with pytest.raises(p.ProtocolError, match=problem):
         build()
@@ -104,13 +116,16 @@ def _reframe(body: bytes) -> bytes:
     return p.cobs_encode(body) + b"\x00"
 
 
-@pytest.mark.parametrize("spoil, problem", [
-    (lambda b: b[:-1] + bytes([b[-1] ^ 1]), "CRC"),
-    (lambda b: _with_crc(bytes([2]) + b[1:-2]), "version 2"),
-    (lambda b: _with_crc(b[:1] + bytes([0x7E]) + b[2:-2]), "unknown message type"),
-    (lambda b: _with_crc(b[:-2] + b"\x01"), "payload of 10 bytes, expected 9"),
-    (lambda b: b[:3], "too short"),
-])
+@pytest.mark.parametrize(
+    "spoil, problem",
+    [
+        (lambda b: b[:-1] + bytes([b[-1] ^ 1]), "CRC"),
+        (lambda b: _with_crc(bytes([2]) + b[1:-2]), "version 2"),
+        (lambda b: _with_crc(b[:1] + bytes([0x7E]) + b[2:-2]), "unknown message type"),
+        (lambda b: _with_crc(b[:-2] + b"\x01"), "payload of 10 bytes, expected 9"),
+        (lambda b: b[:3], "too short"),
+    ],
+)
 def test_a_spoilt_frame_names_its_fault(spoil, problem):
     good = p.cobs_decode(p.edge(1, 2, 3, 4, True)[:-1])
     with pytest.raises(p.ProtocolError, match=problem):
@@ -171,9 +186,23 @@ def test_a_truncated_frame_merged_with_the_next_is_dropped_and_the_one_after_sur
 
 # -- the Pico's files stay in MicroPython's subset ----------------------------------------------------
 
-ALLOWED_IMPORTS = {"struct", "binascii", "sys", "machine", "time", "select", "micropython", "firmware_bridge",
-                   "firmware_bridge.firmware.debounce", "firmware_bridge.firmware.keymatrix",
-                   "firmware_bridge.firmware.mcu", "protocol", "debounce", "keymatrix", "mcu"}
+ALLOWED_IMPORTS = {
+    "struct",
+    "binascii",
+    "sys",
+    "machine",
+    "time",
+    "select",
+    "micropython",
+    "firmware_bridge",
+    "firmware_bridge.firmware.debounce",
+    "firmware_bridge.firmware.keymatrix",
+    "firmware_bridge.firmware.mcu",
+    "protocol",
+    "debounce",
+    "keymatrix",
+    "mcu",
+}
 
 
 @pytest.mark.parametrize("path", PICO_FILES, ids=lambda path: path.name)
@@ -182,13 +211,16 @@ def test_pico_files_use_only_the_micropython_subset(path):
     for node in ast.walk(tree):
         where = f"{path.name}:{getattr(node, 'lineno', '?')}"
         assert not isinstance(node, ast.JoinedStr), f"{where}: f-string"
-        assert not isinstance(node, (ast.AnnAssign, ast.NamedExpr, ast.Match)), f"{where}: {type(node).__name__}"
+        assert not isinstance(node, (ast.AnnAssign, ast.NamedExpr, ast.Match)), (
+            f"{where}: {type(node).__name__}"
+        )
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             args = node.args.args + node.args.kwonlyargs
             assert node.returns is None and all(a.annotation is None for a in args), f"{where}: annotations"
             assert not node.decorator_list or all(
                 isinstance(d, ast.Name) and d.id in ("property", "staticmethod", "classmethod")
-                for d in node.decorator_list), f"{where}: decorator"
+                for d in node.decorator_list
+            ), f"{where}: decorator"
         if isinstance(node, ast.Import):
             for alias in node.names:
                 assert alias.name in ALLOWED_IMPORTS, f"{where}: import {alias.name}"

@@ -62,7 +62,8 @@ def test_the_composition_replays_the_hand_written_games(game_id):
                 mark = len(marks) - 1
                 assert mark < len(recorded["marks"]) and marks[mark] == recorded["marks"][mark], (
                     f"seed {recorded['seed']} options {recorded['options']}: differs before ply "
-                    f"{len(game.history)}; last actions {[str(a) for a, _ in game.history[-every:]]}")
+                    f"{len(game.history)}; last actions {[str(a) for a, _ in game.history[-every:]]}"
+                )
             game.apply(rng.choice(sorted(map(str, game.legal_actions()))))
         assert len(game.history) == recorded["plies"]
         assert chain.hexdigest()[:10] == recorded["end"]

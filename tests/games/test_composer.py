@@ -44,77 +44,141 @@ def place(g: ComposedGame, *per_player: list[str], hand: int | None = None) -> C
 # -- the file and its checks ------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("toml, message", [
-    ("", "players"),  # nothing wrong: the test below replaces this row
-    ('[board]\ndepth = 9', "board.depth is from 2 to 6, not 9"),
-    ('[board]\nheight = 3', "[board] has no parameter 'height'"),
-    ('[colours]\nx = 1', "unknown section [colours]"),
-    ('gravity = true', "unknown parameter 'gravity' (it belongs in [moves])"),
-    ('players = 5', "players: from 2 to 4"),
-    ('players = [3, 2]', "players: from 2 to 4 (a number, or [fewest, most]), not [3, 2]"),
-    ('players = [5, 5]', "players: from 2 to 4 (a number, or [fewest, most]), not 5"),
-    ('[moves]\ngravity = "yes"', "moves.gravity is true or false, not 'yes'"),
-    ('[tokens]\nenter = "middle"', "tokens.enter is one of head, top, bottom, anywhere, none, not 'middle'"),
-    ('[goal]\nwin = []', "goal.win: a game needs at least one way to win"),
-    ('[goal]\nwin = ["checkmate"]', "'checkmate' is not a goal"),
-    ('[encounters]\nlethal = ["teleport"]', "'teleport' is not a kind of move"),
-    ('series = ["best-of-99"]', "series: 'best-of-99' is not a series preset; presets: ez-best-of-five, "),
-    ('series = [5]', "series: 5 is not a series preset"),
-    ('series = ["quick-first-to-8", "quick-first-to-8"]', "series names a preset twice"),
-    ('series = "quick-first-to-8"', "series is a list, not 'quick-first-to-8'"),
-    ('[options]\nseries = true', "[options] series: a list parameter cannot be an option"),
-    ('teams = true\nplayers = 2', "teams: two teams of two need players = 4"),
-    ('[board]\nheadless = true\n[tokens]\nenter = "head"', "tokens.enter = 'head' but board.headless"),
-    ('[board]\nheadless = true\n[moves]\nreincarnation = true', "reincarnation moves to the head node"),
-    ('[tokens]\nrolled = true', "the node die places stones in a first phase"),
-    ('[tokens]\nenter = "none"', "no stone can ever be on the board"),
-    ('[turn]\nthrough = true', "turn.through needs turn.moves of 2 or more"),
-    ('[moves]\nexit = true\ngravity = false\nlateral = true', "moves.exit leaves the board down (gravity) or up"),
-    ('[moves]\nhop_captures = true\nhopping = "own"', "hop_captures needs moves.hopping over opponents"),
-    ('[encounters]\nlanding = "lethal"\nlethal = ["up"]', "encounters.lethal names 'up', a kind of move the game"),
-    ('[encounters]\ncapture_only = ["down"]', "with landing = 'stymie' no move can land on an opponent"),
-    ('[encounters]\npush = true\npop = true', "push and pop together"),
-    ('[tokens]\nenter = "bottom"\n[encounters]\npush = true', "leaves nowhere to push them"),
-    ('[goal]\nwin = ["vacate"]', "goal 'vacate': stones must be able to leave the board"),
-    ('[goal]\nwin = ["capture"]', "goal 'capture' but nothing captures"),
-    ('[goal]\nwin = ["arrangement"]', "needs goal.arrangement"),
-    ('[goal]\nwin = ["arrangement"]\narrangement = [["G", "GX"]]', "goal.arrangement: bad node name 'GX'"),
-    ('[goal]\nwin = ["connection"]\nconnect = [["GGGG", "YYYY"]]', "two nodes for each of the 2 seats"),
-    ('[goal]\nwin = ["race"]\nrace = "middle"', "goal.race: bad node name 'middle'"),
-    ('[tokens]\nenter = "bottom"\n[moves]\ngravity = false\nlevity = true\n[goal]\nwin = ["race"]\nrace = "bottom"',
-     "goal.race = 'bottom' is where tokens.enter brings stones in: the first stone entered would win"),
-    ('[goal]\nlevels = [5]', "goal.levels names only levels below the bottom of a board of depth 4"),
-    ('[tokens]\nresidents = [["G"], ["G"]]', "tokens.residents: G is given to seat 1 and seat 2"),
-    ('[tokens]\nresidents = [["G"]]', "one list of nodes for each of the 2 seats"),
-    ('[board]\nheadless = true\n[tokens]\nresidents = [["G"], ["R"], ["0"]]', "tokens.residents: one list of nodes "
-     "for each of the 2 seats, not 3"),
-    ('[moves]\nlateral_levels = [1]', "moves.lateral_levels limits lateral moves, but moves.lateral is false"),
-    # Parameters that could never take effect, refused like lateral_levels without lateral moves.
-    ('[tokens]\nenter = "anywhere"\n[moves]\ngravity = false\nhopping = "any"', "moves.hopping = 'any' hops by the "
-     "same kind of move twice, but no kind of move the game allows goes twice on this board (moves allowed: none)"),
-    ('[board]\ndepth = 2\n[tokens]\nenter = "bottom"\n[moves]\ngravity = false\nexcision = true\nhopping = "own"',
-     "goes twice on this board (moves allowed: excision)"),  # two levels: an excision cannot follow one
-    ('[turn]\ncolour_of = "source"', "turn.colour_of = 'source' makes the colour rolled the node moved from, but "
-     "turn.die = 'none' rolls no colour: set turn.die = 'colour'"),
-    ('[moves]\ngravity = false\nlateral = true\nreincarnation = true', "moves.reincarnation moves a stone from the "
-     "bottom level, but no stone can ever get there: moves.gravity is false"),
-    ('[goal]\nwin = ["race"]\nintegrated = true', "goal.integrated is set, but 'gryb' is not among goal.win"),
-    ('[goal]\nwin = ["race"]\nendian = "big"', "goal.endian is set, but 'gryb' is not among goal.win"),
-    ('[goal]\nrace = "top"', "goal.race is set, but 'race' is not among goal.win: it would change nothing"),
-    ('[encounters]\nlanding = "lethal"\n[goal]\ncapture = 3', "goal.capture is set, but 'capture' is not among"),
-    ('[goal]\narrangement = [["G", "R"]]', "goal.arrangement is set, but 'arrangement' is not among goal.win"),
-    ('[goal]\nconnect = [["GGGG", "YYYY"], ["RRRR", "BBBB"]]', "goal.connect is set, but 'connection' is not"),
-    ('[encounters]\ncaptured = "returned"', "encounters.captured = 'returned' gives captured stones back, but nothing "
-     "captures: encounters.landing is 'stymie' and no hop_captures, push or pop"),
-    ('[board]\ndepth = 3\n[tokens]\nenter = "bottom"\n[moves]\ngravity = false\nexcision = true\nhopping = "any"'
-     '\n[options]\ndepth = [2, 4]', "[options] depth = 2 (an end of its range): moves.hopping"),
-    ('[encounters]\nlanding = "lethal"\n[goal]\nwin = ["capture"]\ncapture = 21',
-     "goal.capture = 21, but captured stones leave the game and an opponent has only 20"),
-    ('[tokens]\nstones = 3\nrolled = true\nphase = "first"', "tokens.phase = 'first' enters every stone before any "
-     "moves, but 2 players' tokens.stones = 3 need 6 free nodes and tokens.enter = 'top' has 4"),
-    ('[tokens]\nstones = 2\nphase = "first"\nresidents = [["G"], ["R"]]', "need 4 free nodes and tokens.enter = "
-     "'top' has 2"),
-])
+@pytest.mark.parametrize(
+    "toml, message",
+    [
+        ("", "players"),  # nothing wrong: the test below replaces this row
+        ("[board]\ndepth = 9", "board.depth is from 2 to 6, not 9"),
+        ("[board]\nheight = 3", "[board] has no parameter 'height'"),
+        ("[colours]\nx = 1", "unknown section [colours]"),
+        ("gravity = true", "unknown parameter 'gravity' (it belongs in [moves])"),
+        ("players = 5", "players: from 2 to 4"),
+        ("players = [3, 2]", "players: from 2 to 4 (a number, or [fewest, most]), not [3, 2]"),
+        ("players = [5, 5]", "players: from 2 to 4 (a number, or [fewest, most]), not 5"),
+        ('[moves]\ngravity = "yes"', "moves.gravity is true or false, not 'yes'"),
+        (
+            '[tokens]\nenter = "middle"',
+            "tokens.enter is one of head, top, bottom, anywhere, none, not 'middle'",
+        ),
+        ("[goal]\nwin = []", "goal.win: a game needs at least one way to win"),
+        ('[goal]\nwin = ["checkmate"]', "'checkmate' is not a goal"),
+        ('[encounters]\nlethal = ["teleport"]', "'teleport' is not a kind of move"),
+        (
+            'series = ["best-of-99"]',
+            "series: 'best-of-99' is not a series preset; presets: ez-best-of-five, ",
+        ),
+        ("series = [5]", "series: 5 is not a series preset"),
+        ('series = ["quick-first-to-8", "quick-first-to-8"]', "series names a preset twice"),
+        ('series = "quick-first-to-8"', "series is a list, not 'quick-first-to-8'"),
+        ("[options]\nseries = true", "[options] series: a list parameter cannot be an option"),
+        ("teams = true\nplayers = 2", "teams: two teams of two need players = 4"),
+        ('[board]\nheadless = true\n[tokens]\nenter = "head"', "tokens.enter = 'head' but board.headless"),
+        ("[board]\nheadless = true\n[moves]\nreincarnation = true", "reincarnation moves to the head node"),
+        ("[tokens]\nrolled = true", "the node die places stones in a first phase"),
+        ('[tokens]\nenter = "none"', "no stone can ever be on the board"),
+        ("[turn]\nthrough = true", "turn.through needs turn.moves of 2 or more"),
+        (
+            "[moves]\nexit = true\ngravity = false\nlateral = true",
+            "moves.exit leaves the board down (gravity) or up",
+        ),
+        ('[moves]\nhop_captures = true\nhopping = "own"', "hop_captures needs moves.hopping over opponents"),
+        (
+            '[encounters]\nlanding = "lethal"\nlethal = ["up"]',
+            "encounters.lethal names 'up', a kind of move the game",
+        ),
+        ('[encounters]\ncapture_only = ["down"]', "with landing = 'stymie' no move can land on an opponent"),
+        ("[encounters]\npush = true\npop = true", "push and pop together"),
+        ('[tokens]\nenter = "bottom"\n[encounters]\npush = true', "leaves nowhere to push them"),
+        ('[goal]\nwin = ["vacate"]', "goal 'vacate': stones must be able to leave the board"),
+        ('[goal]\nwin = ["capture"]', "goal 'capture' but nothing captures"),
+        ('[goal]\nwin = ["arrangement"]', "needs goal.arrangement"),
+        (
+            '[goal]\nwin = ["arrangement"]\narrangement = [["G", "GX"]]',
+            "goal.arrangement: bad node name 'GX'",
+        ),
+        ('[goal]\nwin = ["connection"]\nconnect = [["GGGG", "YYYY"]]', "two nodes for each of the 2 seats"),
+        ('[goal]\nwin = ["race"]\nrace = "middle"', "goal.race: bad node name 'middle'"),
+        (
+            '[tokens]\nenter = "bottom"\n[moves]\ngravity = false\nlevity = true\n[goal]\nwin = ["race"]\nrace = "bottom"',
+            "goal.race = 'bottom' is where tokens.enter brings stones in: the first stone entered would win",
+        ),
+        ("[goal]\nlevels = [5]", "goal.levels names only levels below the bottom of a board of depth 4"),
+        ('[tokens]\nresidents = [["G"], ["G"]]', "tokens.residents: G is given to seat 1 and seat 2"),
+        ('[tokens]\nresidents = [["G"]]', "one list of nodes for each of the 2 seats"),
+        (
+            '[board]\nheadless = true\n[tokens]\nresidents = [["G"], ["R"], ["0"]]',
+            "tokens.residents: one list of nodes for each of the 2 seats, not 3",
+        ),
+        (
+            "[moves]\nlateral_levels = [1]",
+            "moves.lateral_levels limits lateral moves, but moves.lateral is false",
+        ),
+        # Parameters that could never take effect, refused like lateral_levels without lateral moves.
+        (
+            '[tokens]\nenter = "anywhere"\n[moves]\ngravity = false\nhopping = "any"',
+            "moves.hopping = 'any' hops by the "
+            "same kind of move twice, but no kind of move the game allows goes twice on this board (moves allowed: none)",
+        ),
+        (
+            '[board]\ndepth = 2\n[tokens]\nenter = "bottom"\n[moves]\ngravity = false\nexcision = true\nhopping = "own"',
+            "goes twice on this board (moves allowed: excision)",
+        ),  # two levels: an excision cannot follow one
+        (
+            '[turn]\ncolour_of = "source"',
+            "turn.colour_of = 'source' makes the colour rolled the node moved from, but "
+            "turn.die = 'none' rolls no colour: set turn.die = 'colour'",
+        ),
+        (
+            "[moves]\ngravity = false\nlateral = true\nreincarnation = true",
+            "moves.reincarnation moves a stone from the "
+            "bottom level, but no stone can ever get there: moves.gravity is false",
+        ),
+        (
+            '[goal]\nwin = ["race"]\nintegrated = true',
+            "goal.integrated is set, but 'gryb' is not among goal.win",
+        ),
+        ('[goal]\nwin = ["race"]\nendian = "big"', "goal.endian is set, but 'gryb' is not among goal.win"),
+        (
+            '[goal]\nrace = "top"',
+            "goal.race is set, but 'race' is not among goal.win: it would change nothing",
+        ),
+        (
+            '[encounters]\nlanding = "lethal"\n[goal]\ncapture = 3',
+            "goal.capture is set, but 'capture' is not among",
+        ),
+        (
+            '[goal]\narrangement = [["G", "R"]]',
+            "goal.arrangement is set, but 'arrangement' is not among goal.win",
+        ),
+        (
+            '[goal]\nconnect = [["GGGG", "YYYY"], ["RRRR", "BBBB"]]',
+            "goal.connect is set, but 'connection' is not",
+        ),
+        (
+            '[encounters]\ncaptured = "returned"',
+            "encounters.captured = 'returned' gives captured stones back, but nothing "
+            "captures: encounters.landing is 'stymie' and no hop_captures, push or pop",
+        ),
+        (
+            '[board]\ndepth = 3\n[tokens]\nenter = "bottom"\n[moves]\ngravity = false\nexcision = true\nhopping = "any"'
+            "\n[options]\ndepth = [2, 4]",
+            "[options] depth = 2 (an end of its range): moves.hopping",
+        ),
+        (
+            '[encounters]\nlanding = "lethal"\n[goal]\nwin = ["capture"]\ncapture = 21',
+            "goal.capture = 21, but captured stones leave the game and an opponent has only 20",
+        ),
+        (
+            '[tokens]\nstones = 3\nrolled = true\nphase = "first"',
+            "tokens.phase = 'first' enters every stone before any "
+            "moves, but 2 players' tokens.stones = 3 need 6 free nodes and tokens.enter = 'top' has 4",
+        ),
+        (
+            '[tokens]\nstones = 2\nphase = "first"\nresidents = [["G"], ["R"]]',
+            "need 4 free nodes and tokens.enter = 'top' has 2",
+        ),
+    ],
+)
 def test_every_mistake_gets_a_message_that_names_the_key(toml, message):
     if not toml:
         assert rules("").players == (2, 2)  # the defaults alone make a game
@@ -137,17 +201,20 @@ def test_a_composition_names_the_series_its_manuals_suggest_and_the_catalogue_li
     assert find("ez-gryb").describe()["series"]["default"] == "ez-best-of-five"
 
 
-@pytest.mark.parametrize("toml", [
-    '[tokens]\nenter = "bottom"\n[moves]\ngravity = false\nlateral = true\nreincarnation = true',  # entered there
-    '[moves]\ngravity = false\ninterjection = true\nreincarnation = true',  # an interjection goes a level down
-    '[board]\nperiodic = true\n[moves]\ngravity = false\nlevity = true\nreincarnation = true',  # up wraps to it
-    '[tokens]\nresidents = [["GGGG"], ["YYYY"]]\n[moves]\ngravity = false\nlateral = true\nreincarnation = true',
-    '[tokens]\nstones = 2\n[encounters]\npush = true\n[moves]\ngravity = false\nreincarnation = true',  # pushed
-    '[tokens]\nenter = "anywhere"\n[moves]\ngravity = false\nlateral = true\nhopping = "any"',
-    '[turn]\ndie = "colour"\ncolour_of = "source"',
-    '[encounters]\nlanding = "lethal"\ncaptured = "returned"',
-    '[moves]\nhopping = "opponents"\nhop_captures = true\n[encounters]\ncaptured = "returned"',
-])
+@pytest.mark.parametrize(
+    "toml",
+    [
+        '[tokens]\nenter = "bottom"\n[moves]\ngravity = false\nlateral = true\nreincarnation = true',  # entered there
+        "[moves]\ngravity = false\ninterjection = true\nreincarnation = true",  # an interjection goes a level down
+        "[board]\nperiodic = true\n[moves]\ngravity = false\nlevity = true\nreincarnation = true",  # up wraps to it
+        '[tokens]\nresidents = [["GGGG"], ["YYYY"]]\n[moves]\ngravity = false\nlateral = true\nreincarnation = true',
+        "[tokens]\nstones = 2\n[encounters]\npush = true\n[moves]\ngravity = false\nreincarnation = true",  # pushed
+        '[tokens]\nenter = "anywhere"\n[moves]\ngravity = false\nlateral = true\nhopping = "any"',
+        '[turn]\ndie = "colour"\ncolour_of = "source"',
+        '[encounters]\nlanding = "lethal"\ncaptured = "returned"',
+        '[moves]\nhopping = "opponents"\nhop_captures = true\n[encounters]\ncaptured = "returned"',
+    ],
+)
 def test_parameters_that_can_take_effect_after_all_are_accepted(toml):
     """The dead-parameter checks refuse only what can never happen: a stone reaches the bottom level to be
     reborn by entering there, an interjection, a periodic move up, as a resident or pushed; a hop has a
@@ -165,8 +232,11 @@ def test_on_three_levels_or_more_every_kind_of_move_can_be_made_twice_in_a_row()
             for periodic in (False, True):
                 board = space(depth, headless, periodic)
                 for kind in composition.MOVE_KEYS.values():
-                    assert any(board.target_mask(kind, m) & ~(1 << n) for n in board.nodes
-                               for m in board.targets(kind, n)), (depth, headless, periodic, kind)
+                    assert any(
+                        board.target_mask(kind, m) & ~(1 << n)
+                        for n in board.nodes
+                        for m in board.targets(kind, n)
+                    ), (depth, headless, periodic, kind)
 
 
 def test_bad_text_and_missing_names():
@@ -174,11 +244,16 @@ def test_bad_text_and_missing_names():
         composition.loads("id = ")
     with pytest.raises(CompositionError, match="not valid JSON"):
         composition.loads("{", "json")
-    for fmt, deep in (("toml", HEAD + "summary = " + "[" * 5000 + "]" * 5000),
-                      ("json", '{"summary": ' + "[" * 5000 + "]" * 5000 + "}")):
+    for fmt, deep in (
+        ("toml", HEAD + "summary = " + "[" * 5000 + "]" * 5000),
+        ("json", '{"summary": ' + "[" * 5000 + "]" * 5000 + "}"),
+    ):
         with pytest.raises(CompositionError, match="nested too deep"):
             composition.loads(deep, fmt)
-    for fmt, long in (("toml", HEAD + "[tokens]\nstones = " + "9" * 5000), ("json", '{"players": ' + "9" * 5000 + "}")):
+    for fmt, long in (
+        ("toml", HEAD + "[tokens]\nstones = " + "9" * 5000),
+        ("json", '{"players": ' + "9" * 5000 + "}"),
+    ):
         with pytest.raises(CompositionError, match="a number with too many digits"):
             composition.loads(long, fmt)
     with pytest.raises(CompositionError, match="name is missing"):
@@ -186,7 +261,7 @@ def test_bad_text_and_missing_names():
     with pytest.raises(CompositionError, match="id 'X'"):
         composition.loads('id = "X"\nname = "x"')
     with pytest.raises(CompositionError, match=r"\[options\] id: not a parameter"):
-        composition.loads(HEAD + '[options]\nid = true')
+        composition.loads(HEAD + "[options]\nid = true")
     with pytest.raises(CompositionError, match=r"\[options\] depth: write true, \[min, max\]"):
         composition.loads(HEAD + '[options]\ndepth = "deep"')
 
@@ -195,15 +270,19 @@ def test_a_name_summary_or_source_has_no_control_characters_or_bidi_overrides():
     # Each is shown on every phone in a line of other text: an override in the name turned a history line,
     # players' names and scores, round; a lone surrogate (from JSON) could not even be saved.
     for fmt, text, reason in [
-            ("toml", HEAD.replace('"Test"', '"Evil \\u202eEvil"'), "name: no control characters, bidirectional "
-                                                                  "overrides or half characters (U+202E at character 6)"),
-            ("toml", HEAD + 'summary = "ring\\u0007ring"', "summary: no control characters"),
-            ("toml", HEAD + 'source = "\\u2067ours"', "source: no control characters"),
-            ("json", '{"id": "test-game", "name": "Te\\ud800st"}', "name: no control characters")]:
+        (
+            "toml",
+            HEAD.replace('"Test"', '"Evil \\u202eEvil"'),
+            "name: no control characters, bidirectional overrides or half characters (U+202E at character 6)",
+        ),
+        ("toml", HEAD + 'summary = "ring\\u0007ring"', "summary: no control characters"),
+        ("toml", HEAD + 'source = "\\u2067ours"', "source: no control characters"),
+        ("json", '{"id": "test-game", "name": "Te\\ud800st"}', "name: no control characters"),
+    ]:
         with pytest.raises(CompositionError) as err:
             composition.loads(text, fmt)
         assert reason in str(err.value), text
-    assert composition.loads(HEAD.replace('"Test"', '"زيد \U0001F600"'), "toml").name == "زيد \U0001F600"
+    assert composition.loads(HEAD.replace('"Test"', '"زيد \U0001f600"'), "toml").name == "زيد \U0001f600"
 
 
 SHIPPED = sorted((cls for cls in catalogue() if getattr(cls, "composed", False)), key=lambda c: c.id)
@@ -220,22 +299,36 @@ def test_export_reads_back_to_the_same_rules_as_toml_and_json(cls):
 
 def test_options_are_parameters_and_are_checked_with_the_rest():
     # Both ends of a number's range must make a game: a depth of 2 or 3 leaves a resident off the board.
-    with pytest.raises(CompositionError, match=r"^\[options\] depth = 2 \(an end of its range\): tokens.residents: "
-                       "node GGGG has 4 loci but this board is only 2 levels deep"):
+    with pytest.raises(
+        CompositionError,
+        match=r"^\[options\] depth = 2 \(an end of its range\): tokens.residents: "
+        "node GGGG has 4 loci but this board is only 2 levels deep",
+    ):
         rules('[tokens]\nresidents = [["GGGG"], ["YYYY"]]\n[options]\ndepth = [2, 6]')
     # A range past what the parameter takes is refused, not cut down to it.
-    with pytest.raises(CompositionError, match=r"^\[options\] depth: \[4, 9\] goes outside what board.depth "
-                       "takes, 2 to 6"):
-        rules('[options]\ndepth = [4, 9]')
+    with pytest.raises(
+        CompositionError,
+        match=r"^\[options\] depth: \[4, 9\] goes outside what board.depth "
+        "takes, 2 to 6",
+    ):
+        rules("[options]\ndepth = [4, 9]")
     # So must every one of a list of choices: a value the parameter takes, making a game with the rest.
-    with pytest.raises(CompositionError, match=r"^\[options\] enter = 'bogus' \(one of its choices\): tokens.enter "
-                       "is one of head, top, bottom, anywhere, none, not 'bogus'"):
+    with pytest.raises(
+        CompositionError,
+        match=r"^\[options\] enter = 'bogus' \(one of its choices\): tokens.enter "
+        "is one of head, top, bottom, anywhere, none, not 'bogus'",
+    ):
         rules('[options]\nenter = ["top", "bogus"]')
-    with pytest.raises(CompositionError, match=r"^\[options\] enter = 'head' \(one of its choices\): tokens.enter = "
-                       "'head' but board.headless removes the head node"):
+    with pytest.raises(
+        CompositionError,
+        match=r"^\[options\] enter = 'head' \(one of its choices\): tokens.enter = "
+        "'head' but board.headless removes the head node",
+    ):
         rules('[board]\nheadless = true\n[options]\nenter = ["top", "head"]')
     assert game_class(rules('[options]\nenter = ["top", "head"]'))(2, enter="head").t.entry_nodes == (0,)
-    cls = game_class(rules('[tokens]\nresidents = [["GGGG"], ["YYYY"]]\n[options]\ndepth = [4, 6]\nstones = true'))
+    cls = game_class(
+        rules('[tokens]\nresidents = [["GGGG"], ["YYYY"]]\n[options]\ndepth = [4, 6]\nstones = true')
+    )
     assert [o.name for o in cls.options] == ["depth", "stones", "turn_limit"]
     assert cls(2, depth=5).space.depth == 5
     with pytest.raises(OptionError, match="option depth must be from 4 to 6"):
@@ -245,26 +338,51 @@ def test_options_are_parameters_and_are_checked_with_the_rest():
     with pytest.raises(OptionError, match="has no option 'gravity'"):
         cls(2, gravity=False)  # not offered by this composition
     # What 0 means is said only where the range offers 0 (Leapfrog's and Samsara's captures run 1 to 8).
-    helps = {lo: next(o for o in game_class(rules(f'[encounters]\nlanding = "lethal"\n[goal]\nwin = ["capture"]\n'
-                                                  f'capture = 1\n[options]\ncapture = [{lo}, 8]')).options
-                      if o.name == "capture").help for lo in (0, 1)}
-    assert helps == {0: "capture: stones to capture to win (0: all of the opponents' stones)",
-                     1: "capture: stones to capture to win"}
+    helps = {
+        lo: next(
+            o
+            for o in game_class(
+                rules(
+                    f'[encounters]\nlanding = "lethal"\n[goal]\nwin = ["capture"]\n'
+                    f"capture = 1\n[options]\ncapture = [{lo}, 8]"
+                )
+            ).options
+            if o.name == "capture"
+        ).help
+        for lo in (0, 1)
+    }
+    assert helps == {
+        0: "capture: stones to capture to win (0: all of the opponents' stones)",
+        1: "capture: stones to capture to win",
+    }
 
 
 def test_a_capture_goal_never_asks_for_more_stones_than_the_opponents_have():
     # Captured stones that go back to their owner's supply can be taken again: any number will do.
-    assert rules('[encounters]\nlanding = "lethal"\ncaptured = "returned"\n[goal]\nwin = ["capture"]\n'
-                 'capture = 50').capture == 50
+    assert (
+        rules(
+            '[encounters]\nlanding = "lethal"\ncaptured = "returned"\n[goal]\nwin = ["capture"]\ncapture = 50'
+        ).capture
+        == 50
+    )
     # Residents count, and with several players the fewest opponents any seat can have.
-    assert rules('players = [2, 4]\n[tokens]\nstones = 3\nresidents = [["G"], ["R", "Y"], [], []]\n'
-                 '[encounters]\nlanding = "lethal"\n[goal]\nwin = ["capture"]\ncapture = 4').capture == 4
+    assert (
+        rules(
+            'players = [2, 4]\n[tokens]\nstones = 3\nresidents = [["G"], ["R", "Y"], [], []]\n'
+            '[encounters]\nlanding = "lethal"\n[goal]\nwin = ["capture"]\ncapture = 4'
+        ).capture
+        == 4
+    )
     with pytest.raises(CompositionError, match="an opponent has only 4"):
-        rules('players = [2, 4]\n[tokens]\nstones = 3\nresidents = [["G"], ["R", "Y"], [], []]\n'
-              '[encounters]\nlanding = "lethal"\n[goal]\nwin = ["capture"]\ncapture = 5')
+        rules(
+            'players = [2, 4]\n[tokens]\nstones = 3\nresidents = [["G"], ["R", "Y"], [], []]\n'
+            '[encounters]\nlanding = "lethal"\n[goal]\nwin = ["capture"]\ncapture = 5'
+        )
     # Samsara's stones leave the game: 8 captures out of 7 stones is refused when the game starts.
-    with pytest.raises(OptionError, match="goal.capture = 8, but captured stones leave the game and an opponent "
-                       "has only 7 stones"):
+    with pytest.raises(
+        OptionError,
+        match="goal.capture = 8, but captured stones leave the game and an opponent has only 7 stones",
+    ):
         find("samsara")(2, capture=8, stones=7)
     assert find("samsara")(2, capture=8).rules.capture == 8
 
@@ -274,7 +392,9 @@ def test_the_library_saves_exports_imports_and_deletes(tmp_path):
     assert library.ids() == []
     mine = rules('summary = "mine"')
     path = library.save(mine)
-    assert path.name == "test-game.toml" and library.ids() == ["test-game"] and library.get("test-game") == mine
+    assert (
+        path.name == "test-game.toml" and library.ids() == ["test-game"] and library.get("test-game") == mine
+    )
     assert not list(path.parent.glob("*.tmp"))  # written whole, then renamed
     with pytest.raises(CompositionError, match="already saved"):
         library.save(mine)
@@ -297,12 +417,17 @@ def test_a_saved_file_is_named_by_its_id(tmp_path):
     library = Library(tmp_path / "compositions")
     library.save(rules('summary = "mine"'))
     (library.folder / "test-game.toml").rename(library.folder / "other-name.toml")
-    with pytest.raises(CompositionError, match=r"other-name.toml holds the composition 'test-game': a saved "
-                       r"composition's file is named by its id \(test-game.toml\)"):
+    with pytest.raises(
+        CompositionError,
+        match=r"other-name.toml holds the composition 'test-game': a saved "
+        r"composition's file is named by its id \(test-game.toml\)",
+    ):
         library.get("other-name")
     assert library.all() == []
-    assert install_library(library.folder) == ["other-name.toml holds the composition 'test-game': a saved "
-                                               "composition's file is named by its id (test-game.toml)"]
+    assert install_library(library.folder) == [
+        "other-name.toml holds the composition 'test-game': a saved "
+        "composition's file is named by its id (test-game.toml)"
+    ]
 
 
 def test_a_saved_composition_is_on_the_card_before_it_takes_its_id(tmp_path, monkeypatch):
@@ -332,7 +457,7 @@ def test_a_saved_composition_joins_the_catalogue_but_cannot_take_a_shipped_id():
 
 
 def test_a_record_of_a_saved_composition_carries_its_rules():
-    cls = game_class(rules('[tokens]\nstones = 4\n[moves]\nlateral = true'))
+    cls = game_class(rules("[tokens]\nstones = 4\n[moves]\nlateral = true"))
     g = cls(2)
     rng = random.Random(1)
     while not g.over and len(g.history) < 30:
@@ -363,15 +488,23 @@ def test_the_store_keeps_the_rules_a_game_was_played_by(tmp_path):
 
 
 def cli(*args, stdin="", cwd=None):
-    return subprocess.run([sys.executable, "-m", "companion.cli", *args], input=stdin, capture_output=True,
-                          text=True, cwd=cwd, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "companion.cli", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=120,
+    )
 
 
 def test_compose_commands_and_play_rules(tmp_path):
     file = tmp_path / "race.toml"
-    file.write_text(HEAD.replace('"test-game"', '"cli-race"') + '[tokens]\nstones = 3\nenter = "bottom"\n[moves]\n'
-                    'gravity = false\nlevity = true\nlateral = true\n[goal]\nwin = ["race"]\nrace = "top"\n',
-                    encoding="utf-8")
+    file.write_text(
+        HEAD.replace('"test-game"', '"cli-race"') + '[tokens]\nstones = 3\nenter = "bottom"\n[moves]\n'
+        'gravity = false\nlevity = true\nlateral = true\n[goal]\nwin = ["race"]\nrace = "top"\n',
+        encoding="utf-8",
+    )
     state = ["--state", str(tmp_path)]
     checked = cli("compose", "check", str(file))
     assert checked.returncode == 0 and json.loads(checked.stdout)["id"] == "cli-race"
@@ -383,11 +516,16 @@ def test_compose_commands_and_play_rules(tmp_path):
     assert again.returncode == 2 and "already saved" in again.stderr and not again.stdout
     exported = cli("compose", "export", "cli-race", *state)
     assert composition.loads(exported.stdout) == composition.load(file)
-    assert composition.loads(cli("compose", "export", "ez-gryb", "--json").stdout, "json") == find("ez-gryb").base_rules
+    assert (
+        composition.loads(cli("compose", "export", "ez-gryb", "--json").stdout, "json")
+        == find("ez-gryb").base_rules
+    )
     assert cli("compose", "export", "hyper-chess").returncode == 2  # written in Python
     assert cli("compose", "delete", "cli-race", *state).returncode == 0
     assert json.loads(cli("compose", "list", *state).stdout) == []
-    file.write_text('id = "x1"\nname = "x"\n[board]\nheadless = true\n[tokens]\nenter = "head"\n', encoding="utf-8")
+    file.write_text(
+        'id = "x1"\nname = "x"\n[board]\nheadless = true\n[tokens]\nenter = "head"\n', encoding="utf-8"
+    )
     bad = cli("compose", "check", str(file))
     assert bad.returncode == 2 and "tokens.enter = 'head' but board.headless" in bad.stderr and not bad.stdout
     assert cli("play", "ez-gryb", "--rules", str(file)).returncode == 2
@@ -397,16 +535,21 @@ def test_compose_commands_and_play_rules(tmp_path):
 
 
 def test_board_depth_headless_and_periodic():
-    g = game('[board]\nheadless = true\n[moves]\nlevity = true\n')
+    g = game("[board]\nheadless = true\n[moves]\nlevity = true\n")
     assert len(g.space.nodes) == 340 and "0" not in names(g.legal_actions())
-    periodic = place(game('[board]\nperiodic = true\n[moves]\ngravity = false\nlevity = true\n'), ["R"], ["G"])
+    periodic = place(
+        game("[board]\nperiodic = true\n[moves]\ngravity = false\nlevity = true\n"), ["R"], ["G"]
+    )
     # Up from the top level: the head node, and (periodic) every node of the bottom level.
     assert len({str(a) for a in periodic.legal_actions()}) == 1 + 256
 
 
 def test_gravity_levity_lateral_and_the_levels_lateral_moves_keep_to():
-    g = place(game('[moves]\ngravity = false\nlevity = true\nlateral = true\nlateral_levels = [2, 3, 4]\n'),
-              ["R", "RG"], ["BBBB"])
+    g = place(
+        game("[moves]\ngravity = false\nlevity = true\nlateral = true\nlateral_levels = [2, 3, 4]\n"),
+        ["R", "RG"],
+        ["BBBB"],
+    )
     assert names(g.legal_actions()) == {"RG-RR", "RG-RB", "R-0"}  # R holds the player's own stone
     with pytest.raises(IllegalAction, match="sideways moves are not permitted on the top level"):
         g.apply("R-G")
@@ -414,11 +557,25 @@ def test_gravity_levity_lateral_and_the_levels_lateral_moves_keep_to():
 
 def test_multi_level_moves_are_hyperspace_and_reincarnation_goes_home():
     # Stones enter on the bottom level: without gravity nothing else could bring one there to be reborn.
-    g = place(game('[tokens]\nenter = "bottom"\n[moves]\ngravity = false\nmulti_level = true\nreincarnation = true\n'),
-              ["GGGG"], ["YYYY"])
-    assert names(g.legal_actions()) == {"GGGG-RGGG", "GGGG-BGGG", "GGGG-GRGG", "GGGG-GBGG", "GGGG-GGRG",
-                                        "GGGG-GGBG", "GGGG-0"}
-    with pytest.raises(IllegalAction, match="GGGG to GGGR is not one move .via hyperspace or by reincarnation."):
+    g = place(
+        game(
+            '[tokens]\nenter = "bottom"\n[moves]\ngravity = false\nmulti_level = true\nreincarnation = true\n'
+        ),
+        ["GGGG"],
+        ["YYYY"],
+    )
+    assert names(g.legal_actions()) == {
+        "GGGG-RGGG",
+        "GGGG-BGGG",
+        "GGGG-GRGG",
+        "GGGG-GBGG",
+        "GGGG-GGRG",
+        "GGGG-GGBG",
+        "GGGG-0",
+    }
+    with pytest.raises(
+        IllegalAction, match="GGGG to GGGR is not one move .via hyperspace or by reincarnation."
+    ):
         g.apply("GGGG-GGGR")
 
 
@@ -435,8 +592,10 @@ def test_entering_where_the_tokens_say_and_running_out():
 
 
 def test_residents_and_a_first_phase():
-    g = game('[tokens]\nstones = 2\nenter = "anywhere"\nphase = "first"\nresidents = [["GGGG"], ["YYYY"]]\n'
-             '[moves]\nlateral = true\n')
+    g = game(
+        '[tokens]\nstones = 2\nenter = "anywhere"\nphase = "first"\nresidents = [["GGGG"], ["YYYY"]]\n'
+        "[moves]\nlateral = true\n"
+    )
     assert g.owner(g.space.parse("GGGG")) == 0 and g.owner(g.space.parse("YYYY")) == 1
     assert g.phase == "place" and all(a.kind == "place" for a in g.legal_actions())
     with pytest.raises(IllegalAction, match="every stone enters before any stone moves"):
@@ -450,17 +609,24 @@ def test_prescribed_moves_by_the_colour_of_the_target_or_of_the_source():
     to = place(game('[turn]\ndie = "colour"\n[moves]\nlateral = true\n'), ["G"], ["BBBB"])
     to.apply("roll:R")
     assert names(to.legal_actions()) == {"G-R", "G-GR"}
-    source = place(game('[turn]\ndie = "colour"\ncolour_of = "source"\n[moves]\nlateral = true\n'),
-                   ["G", "GR"], ["BBBB"])
+    source = place(
+        game('[turn]\ndie = "colour"\ncolour_of = "source"\n[moves]\nlateral = true\n'), ["G", "GR"], ["BBBB"]
+    )
     source.apply("roll:R")  # GR stands on a red node, G on a green one
-    assert {str(a) for a in source.legal_actions() if a.kind == "move"} == {"GR-GG", "GR-GY", "GR-GRG", "GR-GRR",
-                                                                              "GR-GRY", "GR-GRB"}
+    assert {str(a) for a in source.legal_actions() if a.kind == "move"} == {
+        "GR-GG",
+        "GR-GY",
+        "GR-GRG",
+        "GR-GRR",
+        "GR-GRY",
+        "GR-GRB",
+    }
     with pytest.raises(IllegalAction, match="you rolled R: move a stone that stands on a red node"):
         source.apply("G-GG")
 
 
 def test_several_moves_a_turn():
-    g = place(game('[turn]\nmoves = 2\n'), ["G"], ["YYYY"])
+    g = place(game("[turn]\nmoves = 2\n"), ["G"], ["YYYY"])
     g.apply("G-GG")
     assert g.to_move == 0 and g.moves_left == 1
     g.apply("GG-GGG")
@@ -468,16 +634,25 @@ def test_several_moves_a_turn():
 
 
 def test_stymie_lethal_kinds_capture_only_and_where_captured_stones_go():
-    stymie = place(game('[moves]\nlateral = true\n'), ["G"], ["R"])
+    stymie = place(game("[moves]\nlateral = true\n"), ["G"], ["R"])
     with pytest.raises(IllegalAction, match="R is occupied"):
         stymie.apply("G-R")
-    lethal = place(game('[moves]\nlateral = true\n[encounters]\nlanding = "lethal"\nlethal = ["sideways"]\n'
-                        'capture_only = ["sideways"]\ncaptured = "returned"\n'), ["G"], ["R", "GG"], hand=3)
+    lethal = place(
+        game(
+            '[moves]\nlateral = true\n[encounters]\nlanding = "lethal"\nlethal = ["sideways"]\n'
+            'capture_only = ["sideways"]\ncaptured = "returned"\n'
+        ),
+        ["G"],
+        ["R", "GG"],
+        hand=3,
+    )
     assert "G-GG" not in names(lethal.legal_actions())  # down is not lethal here
     with pytest.raises(IllegalAction, match="sideways moves are only to capture an opponent's stone"):
         lethal.apply("G-B")
     lethal.apply("G-R")
-    assert lethal.owner(lethal.space.parse("R")) == 0 and lethal.captured == (1, 0) and lethal.in_hand == (3, 4)
+    assert (
+        lethal.owner(lethal.space.parse("R")) == 0 and lethal.captured == (1, 0) and lethal.in_hand == (3, 4)
+    )
     out = place(game('[moves]\nlateral = true\n[encounters]\nlanding = "lethal"\n'), ["G"], ["R"], hand=3)
     out.apply("G-R")
     assert out.in_hand == (3, 3)  # "out": a captured stone leaves the game
@@ -528,7 +703,7 @@ def test_exits_and_the_vacate_goal():
 
 
 def test_chain_moves_build_on_an_unbroken_chain():
-    g = place(game('[moves]\ngravity = false\nlateral = true\nchain = true\n'), ["G", "GR"], ["Y"], hand=5)
+    g = place(game("[moves]\ngravity = false\nlateral = true\nchain = true\n"), ["G", "GR"], ["Y"], hand=5)
     entries = {str(a) for a in g.legal_actions() if a.kind == "place"}
     assert entries == {"R", "B", "GG", "GY", "GB", "GRG", "GRR", "GRY", "GRB"}
     with pytest.raises(IllegalAction, match="the chain to YGR is broken at Y$"):
@@ -536,22 +711,40 @@ def test_chain_moves_build_on_an_unbroken_chain():
 
 
 def test_pop_drives_a_chain_up_and_off_the_top():
-    g = place(game('[tokens]\nenter = "bottom"\n[moves]\ngravity = false\nlevity = true\n'
-                   '[encounters]\npop = true\n'), ["R"], ["GGGG", "GGG", "GG", "G"], hand=4)
+    g = place(
+        game(
+            '[tokens]\nenter = "bottom"\n[moves]\ngravity = false\nlevity = true\n[encounters]\npop = true\n'
+        ),
+        ["R"],
+        ["GGGG", "GGG", "GG", "G"],
+        hand=4,
+    )
     assert "GGGG" in names(g.legal_actions())
     g.apply("GGGG")  # player 0 enters on player 1's stone: the whole column goes up a node, the top one off
     assert g.owner(g.space.parse("GGGG")) == 0
     assert [g.owner(g.space.parse(n)) for n in ("GGG", "GG", "G", "0")] == [1, 1, 1, 1]
     assert g.captured == (0, 0)  # popped onto the head node, not off the board
-    g2 = place(game('[board]\nheadless = true\n[tokens]\nenter = "bottom"\n[moves]\ngravity = false\n'
-                    'levity = true\n[encounters]\npop = true\n'), ["R"], ["GGGG", "GGG", "GG", "G"], hand=4)
+    g2 = place(
+        game(
+            '[board]\nheadless = true\n[tokens]\nenter = "bottom"\n[moves]\ngravity = false\n'
+            "levity = true\n[encounters]\npop = true\n"
+        ),
+        ["R"],
+        ["GGGG", "GGG", "GG", "G"],
+        hand=4,
+    )
     g2.apply("GGGG")
     assert g2.stones[1].bit_count() == 3 and g2.captured == (1, 0)  # headless: G popped off the top
 
 
 def test_a_push_onto_a_third_players_stone_pushes_that_stone_on():
-    g = place(game('players = 3\n[tokens]\nenter = "top"\n[encounters]\npush = true\n', players=3),
-              [], ["G"], ["GG"], hand=5)
+    g = place(
+        game('players = 3\n[tokens]\nenter = "top"\n[encounters]\npush = true\n', players=3),
+        [],
+        ["G"],
+        ["GG"],
+        hand=5,
+    )
     g.apply("G-GG")  # seat 1 enters on seat 2's G; that stone goes down onto seat 3's GG
     assert g.owner(g.space.parse("GG")) == 1 and g.pushing is not None
     g.apply("GG-GGR")  # seat 3's stone is pushed on: every player keeps the stones they had
@@ -565,8 +758,9 @@ def test_a_push_is_offered_only_where_its_chain_can_end():
     rules = '[encounters]\npush = true\nlanding = "lethal"\n[goal]\nwin = ["capture"]\n'
     g = place(game(rules), ["GGG", "GGR", "GGY", "GGB"], ["G", "GG"], hand=5)
     assert {a for a in names(g.legal_actions()) if a.startswith("G-")} == {"G-GR", "G-GY", "G-GB"}
-    assert g.why_illegal(g.parse("G-GG")) == ("the stone on GG could be pushed no further: every way down "
-                                             "from it ends on your own stones")
+    assert g.why_illegal(g.parse("G-GG")) == (
+        "the stone on GG could be pushed no further: every way down from it ends on your own stones"
+    )
     # One way out under GG, and the push onto it is offered, its second step only that way.
     g = place(game(rules), ["GGG", "GGR", "GGY"], ["G", "GG"], hand=5)
     g.apply("G-GG")
@@ -579,76 +773,126 @@ def test_a_refused_entry_onto_an_opponent_names_a_push_that_is_offered():
     """Entering anywhere with push: a stone on the bottom level has no node under it, so it cannot be
     entered on (the refusal once suggested GGGG-GGGGG, a node deeper than the board); elsewhere the
     example push is one the game offers."""
-    g = place(game('[tokens]\nenter = "anywhere"\n[encounters]\npush = true\n'), ["GGG"], ["GGGG", "GG"], hand=5)
+    g = place(
+        game('[tokens]\nenter = "anywhere"\n[encounters]\npush = true\n'), ["GGG"], ["GGGG", "GG"], hand=5
+    )
     assert not {a for a in names(g.legal_actions()) if a.startswith("GGGG")}
-    assert g.why_illegal(g.parse("GGGG")) == ("GGGG is occupied, and a stone on the bottom level has no node "
-                                              "under it to be pushed to")
+    assert g.why_illegal(g.parse("GGGG")) == (
+        "GGGG is occupied, and a stone on the bottom level has no node under it to be pushed to"
+    )
     example = g.why_illegal(g.parse("GG")).rsplit("e.g. ", 1)[1].rstrip(")")
     assert example != "GG-GGG" and example in names(g.legal_actions())  # not onto the mover's own GGG
 
 
 def test_teams_win_together_and_spare_each_other():
-    g = place(game('players = 4\nteams = true\n[moves]\nlateral = true\n[encounters]\nlanding = "lethal"\n'
-                   '[goal]\nwin = ["gryb"]\n', players=4), ["G", "GG", "GR"], ["YYYY"], ["GY"], ["BBBB"])
+    g = place(
+        game(
+            'players = 4\nteams = true\n[moves]\nlateral = true\n[encounters]\nlanding = "lethal"\n'
+            '[goal]\nwin = ["gryb"]\n',
+            players=4,
+        ),
+        ["G", "GG", "GR"],
+        ["YYYY"],
+        ["GY"],
+        ["BBBB"],
+    )
     assert "GR-GY" not in names(g.legal_actions())  # a partner's stone is not captured
     g.apply("G-GB")  # seat 1 completes GG GR GY GB with seat 3's GY: the team's quadrangle
     assert g.over and g.winners == (0, 2) and g.scores == (2, 0, 2, 0)
 
 
 def test_goals_capture_race_arrangement_connection_surround_corner():
-    capture = place(game('[moves]\nlateral = true\n[encounters]\nlanding = "lethal"\n[goal]\nwin = ["capture"]\n'
-                         'capture = 1\n'), ["G"], ["R", "Y"])
+    capture = place(
+        game(
+            '[moves]\nlateral = true\n[encounters]\nlanding = "lethal"\n[goal]\nwin = ["capture"]\n'
+            "capture = 1\n"
+        ),
+        ["G"],
+        ["R", "Y"],
+    )
     capture.apply("G-R")
     assert capture.winners == (0,)
-    everything = place(game('[moves]\nlateral = true\n[encounters]\nlanding = "lethal"\n[goal]\nwin = '
-                            '["capture"]\n'), ["G"], ["R", "Y"])
+    everything = place(
+        game('[moves]\nlateral = true\n[encounters]\nlanding = "lethal"\n[goal]\nwin = ["capture"]\n'),
+        ["G"],
+        ["R", "Y"],
+    )
     everything.apply("G-R")
     assert not everything.over  # Y is left
     race = place(game('[goal]\nwin = ["race"]\nrace = "RRRR"\n'), ["RRR"], ["Y"])
     race.apply("RRR-RRRR")
     assert race.winners == (0,)
-    arrangement = place(game('[moves]\nlateral = true\n[goal]\nwin = ["arrangement"]\narrangement = [["G", "GG", '
-                             '"GGG"]]\n'), ["G", "GG", "GGR"], ["Y"])
+    arrangement = place(
+        game('[moves]\nlateral = true\n[goal]\nwin = ["arrangement"]\narrangement = [["G", "GG", "GGG"]]\n'),
+        ["G", "GG", "GGR"],
+        ["Y"],
+    )
     arrangement.apply("GGR-GGG")
     assert arrangement.winners == (0,)
-    connection = place(game('[moves]\nlevity = true\nlateral = true\n[goal]\nwin = ["connection"]\nconnect = '
-                            '[["GG", "RR"], ["YY", "BB"]]\n'), ["GG", "G", "R", "RY"], ["YY"])
+    connection = place(
+        game(
+            '[moves]\nlevity = true\nlateral = true\n[goal]\nwin = ["connection"]\nconnect = '
+            '[["GG", "RR"], ["YY", "BB"]]\n'
+        ),
+        ["GG", "G", "R", "RY"],
+        ["YY"],
+    )
     connection.apply("RY-RR")  # GG - G (up), G - R (beside), R - RR (down): joined
     assert connection.winners == (0,)
     # GGR's neighbours: GG above, GGG and GGY beside, GGRG GGRR GGRY GGRB below; GGB-GGY closes the ring.
-    surround = place(game('[moves]\nlateral = true\n[goal]\nwin = ["surround"]\n'),
-                     ["GG", "GGG", "GGB", "GGRG", "GGRR", "GGRY", "GGRB"], ["GGR", "YYYY"])
+    surround = place(
+        game('[moves]\nlateral = true\n[goal]\nwin = ["surround"]\n'),
+        ["GG", "GGG", "GGB", "GGRG", "GGRR", "GGRY", "GGRB"],
+        ["GGR", "YYYY"],
+    )
     surround.apply("GGB-GGY")
     assert surround.winners == (0,)
-    corner = place(game('[moves]\ngravity = false\nlateral = true\n[goal]\nwin = ["corner"]\n'),
-                   ["GGGR", "BBBB"], ["GGGG", "YYYY"])
+    corner = place(
+        game('[moves]\ngravity = false\nlateral = true\n[goal]\nwin = ["corner"]\n'),
+        ["GGGR", "BBBB"],
+        ["GGGG", "YYYY"],
+    )
     corner.apply("BBBB-BBBG")  # GGGG can still go to GGGB
     assert not corner.over
-    corner2 = place(game('[moves]\ngravity = false\nlateral = true\n[goal]\nwin = ["corner"]\n'),
-                    ["GGGR", "GGGY"], ["GGGG", "YYYY"])
+    corner2 = place(
+        game('[moves]\ngravity = false\nlateral = true\n[goal]\nwin = ["corner"]\n'),
+        ["GGGR", "GGGY"],
+        ["GGGG", "YYYY"],
+    )
     corner2.apply("GGGY-GGGB")  # GGGG's neighbours GGGR and GGGB are now both player 0's
     assert corner2.winners == (0,)
 
 
 def test_a_ring_the_mover_walks_into_wins_for_the_side_that_closed_it_at_once():
     # GGG's neighbours are GG above and GGR, GGB beside: player 1 holds all three, and player 0 enters there.
-    surround = place(game('[board]\ndepth = 3\n[tokens]\nenter = "anywhere"\n[moves]\nlevity = true\n'
-                          'lateral = true\n[goal]\nwin = ["surround"]\n'), ["YYY"], ["GG", "GGR", "GGB"], hand=3)
+    surround = place(
+        game(
+            '[board]\ndepth = 3\n[tokens]\nenter = "anywhere"\n[moves]\nlevity = true\n'
+            'lateral = true\n[goal]\nwin = ["surround"]\n'
+        ),
+        ["YYY"],
+        ["GG", "GGR", "GGB"],
+        hand=3,
+    )
     surround.apply("GGG")
     assert surround.winners == (1,)
     # Player 0 moves GGG down to GGGY, where it can go nowhere: player 1 has cornered it.
-    corner = place(game('[moves]\nlateral = true\n[goal]\nwin = ["corner"]\n'),
-                   ["GGG", "YYYY"], ["GGGR", "GGGB", "BBBB"])
+    corner = place(
+        game('[moves]\nlateral = true\n[goal]\nwin = ["corner"]\n'), ["GGG", "YYYY"], ["GGGR", "GGGB", "BBBB"]
+    )
     corner.apply("GGG-GGGY")
     assert corner.winners == (1,)
 
 
 def test_a_gryb_on_the_levels_that_count_scored_big_endian():
-    g = place(game('[moves]\nlateral = true\n[goal]\nendian = "big"\nlevels = [2]\n'),
-              ["GG", "GR", "GY", "G"], ["YYYY"])
+    g = place(
+        game('[moves]\nlateral = true\n[goal]\nendian = "big"\nlevels = [2]\n'),
+        ["GG", "GR", "GY", "G"],
+        ["YYYY"],
+    )
     g.apply("G-GB")
     assert g.winners == (0,) and g.scores == (4, 0)  # a level-2 GRYB: 2 points little endian, 4 big endian
-    top = place(game('[moves]\nlateral = true\n[goal]\nlevels = [2]\n'), ["G", "R", "Y", "0"], ["YYYY"])
+    top = place(game("[moves]\nlateral = true\n[goal]\nlevels = [2]\n"), ["G", "R", "Y", "0"], ["YYYY"])
     top.apply("0-B")
     assert not top.over  # the top quadrangle does not count
 
@@ -685,16 +929,22 @@ def _gryb_race_by_quadrangle(g: ComposedGame) -> list[float]:
             if q & occupied & ~mine:
                 continue
             missing = q & empty
-            helpers = sum(1 for s in range(g.space.size) if mine >> s & 1 and not q >> s & 1
-                          and t.free[s] & missing)
+            helpers = sum(
+                1 for s in range(g.space.size) if mine >> s & 1 and not q >> s & 1 and t.free[s] & missing
+            )
             top = max(top, (q & mine).bit_count() + 0.5 * min(helpers, missing.bit_count()))
         best.append(top)
     weights = [math.exp(1.5 * b) for b in best]
     return [w / sum(weights) for w in weights]
 
 
-GRYB_GOALS = [c for c in SHIPPED if "gryb" in c.base_rules.win] + [game_class(rules(
-    '[moves]\nlateral = true\n[goal]\nwin = ["arrangement"]\narrangement = [["G", "GG", "GGG"], ["R", "RR", "RRR", "RRRR", "Y"]]\n'))]
+GRYB_GOALS = [c for c in SHIPPED if "gryb" in c.base_rules.win] + [
+    game_class(
+        rules(
+            '[moves]\nlateral = true\n[goal]\nwin = ["arrangement"]\narrangement = [["G", "GG", "GGG"], ["R", "RR", "RRR", "RRRR", "Y"]]\n'
+        )
+    )
+]
 
 
 @pytest.mark.parametrize("cls", GRYB_GOALS, ids=lambda c: c.id if c.id != "test-game" else "arrangements")
@@ -730,7 +980,7 @@ def test_a_game_played_by_rules_now_refused_as_dead_still_replays(tmp_path):
     nothing in play, and no accepted move may be lost. Any other contradiction is still refused."""
     from companion.service.store import Store
 
-    data = composition.to_data(rules('[tokens]\nstones = 4\n[moves]\nlateral = true'))
+    data = composition.to_data(rules("[tokens]\nstones = 4\n[moves]\nlateral = true"))
     data.setdefault("turn", {})["colour_of"] = "source"  # as an older companion saved it
     with pytest.raises(CompositionError, match="colour_of"):
         composition.parse(data)

@@ -51,8 +51,9 @@ def test_options_are_checked_and_converted():
         find("ez-gryb")(5)
     # A true-or-false option takes the words a command line gives it.
     deal = find("square-deal")
-    assert [deal(easy=w).settings["easy"] for w in ("yes", "on", "true", "1", "no", "off", "false", "0")] == \
-        [True] * 4 + [False] * 4
+    assert [deal(easy=w).settings["easy"] for w in ("yes", "on", "true", "1", "no", "off", "false", "0")] == [
+        True
+    ] * 4 + [False] * 4
     with pytest.raises(OptionError, match="option easy is true or false, not 'maybe'"):
         deal(easy="maybe")
 
@@ -68,15 +69,18 @@ def test_registry():
         assert described["id"] == cls.id and described["summary"], cls.id
 
 
-@pytest.mark.parametrize("text, reason", [
-    ("", "empty action: write a node to place, FROM-TO to move, xNODE to remove, or pass"),
-    ("x", "'x': a removal names the node it empties: xNODE, e.g. xGG"),
-    ("roll:Q", "'roll:Q': a colour die shows G, R, Y or B (a node die: roll:@NODE)"),
-    ("GX", "'GX': bad node name 'GX': 'X' is not one of the colours G, R, Y, B"),
-    ("G,R-B", "'G,R-B': 2 stones move but 1 target is given"),
-    ("G-R,B", "'G-R,B': 1 stone moves but 2 targets are given"),
-    ("G,G-R,B", "'G,G-R,B': a stone is named twice"),
-])
+@pytest.mark.parametrize(
+    "text, reason",
+    [
+        ("", "empty action: write a node to place, FROM-TO to move, xNODE to remove, or pass"),
+        ("x", "'x': a removal names the node it empties: xNODE, e.g. xGG"),
+        ("roll:Q", "'roll:Q': a colour die shows G, R, Y or B (a node die: roll:@NODE)"),
+        ("GX", "'GX': bad node name 'GX': 'X' is not one of the colours G, R, Y, B"),
+        ("G,R-B", "'G,R-B': 2 stones move but 1 target is given"),
+        ("G-R,B", "'G-R,B': 1 stone moves but 2 targets are given"),
+        ("G,G-R,B", "'G,G-R,B': a stone is named twice"),
+    ],
+)
 def test_notation_that_does_not_read_says_what_is_wrong(text, reason):
     with pytest.raises(ValueError) as err:
         Action.parse(text)
@@ -185,7 +189,9 @@ def test_the_gryb_the_last_action_formed_and_none_after_the_next():
         game.apply(text)
         assert game.formed() == ()
     game.apply("B")  # Player 1's men cover the top quadrangle
-    assert game.formed() == game.grybs and [game.space.name(n) for n in game.formed()[0].nodes] == list("GRYB")
+    assert game.formed() == game.grybs and [game.space.name(n) for n in game.formed()[0].nodes] == list(
+        "GRYB"
+    )
     game.apply(game.legal_actions()[0])  # the man it removes
     assert game.grybs and game.formed() == ()
     game.undo()

@@ -126,8 +126,16 @@ def test_the_die_a_game_names_is_the_die_it_rolls(cls):
             while not game.over:
                 if game.is_chance:
                     faces = game.roll_faces()
-                    kinds = {"colour" if f.colour is not None and f.colour in COLOURS else "node" if f.targets
-                             else "number" if f.colour is not None and f.colour.isdigit() else "other" for f in faces}
+                    kinds = {
+                        "colour"
+                        if f.colour is not None and f.colour in COLOURS
+                        else "node"
+                        if f.targets
+                        else "number"
+                        if f.colour is not None and f.colour.isdigit()
+                        else "other"
+                        for f in faces
+                    }
                     assert kinds == {game.die}, (options, game.phase, game.die, sorted(map(str, faces))[:4])
                 game.push_legal(game.random_action(rng))
 
@@ -212,7 +220,9 @@ def option_variants(cls):
             values = [c for c in option.choices if c != default]
         elif isinstance(default, int) and option.name == "depth":
             smallest = next((d for d in range(option.minimum, default) if _accepts(cls, {"depth": d})), None)
-            values = [d for d in (smallest, default + 1) if d is not None and d <= min(option.maximum, MAX_DEPTH)]
+            values = [
+                d for d in (smallest, default + 1) if d is not None and d <= min(option.maximum, MAX_DEPTH)
+            ]
         elif isinstance(default, int):
             values = [max(option.minimum or 1, default // 4)]
         else:
@@ -280,7 +290,9 @@ def check_undo_redo_replay(cls, game, keys, rng, label):
     for point in reversed(points[:-1]):
         game.goto(point)
         assert game.state_key() == keys[point], f"{label}: undo to ply {point}"
-        assert sorted(map(str, game.legal_actions())) == legal[point], f"{label}: legal actions at ply {point}"
+        assert sorted(map(str, game.legal_actions())) == legal[point], (
+            f"{label}: legal actions at ply {point}"
+        )
     assert not game.history
 
 
@@ -341,7 +353,9 @@ def test_a_thousand_random_games_in_every_phase_undo_replay_and_end(cls):
         if checked:
             check_undo_redo_replay(cls, game, keys, rng, label)
     assert players_seen == set(range(cls.min_players, cls.max_players + 1))
-    for variant, (_, full_phases), short_phases, left, count in zip(variants, calibrated, seen, left_start, played):
+    for variant, (_, full_phases), short_phases, left, count in zip(
+        variants, calibrated, seen, left_start, played
+    ):
         # Every variant is played; its short games reach every phase a full game goes through, and most
         # of them get past the first.
         assert count >= 50, (cls.id, variant, count)
@@ -398,4 +412,6 @@ def test_every_game_ends_by_its_own_rules_in_seeded_games_at_its_default_options
         if sum(n for how, n in endings.items() if how != LIMIT) >= OWN_ENDINGS:
             break
     own = sum(n for how, n in endings.items() if how != LIMIT)
-    assert own >= OWN_ENDINGS, f"{cls.id}: {own} of {sum(endings.values())} games ended by its own rules: {endings}"
+    assert own >= OWN_ENDINGS, (
+        f"{cls.id}: {own} of {sum(endings.values())} games ended by its own rules: {endings}"
+    )

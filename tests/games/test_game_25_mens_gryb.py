@@ -48,7 +48,9 @@ def test_a_top_gryb_removes_one_man_of_the_players_choice_and_the_turn_then_pass
     assert game.men(1) == 24  # removed men stay out of the game: 2 on the board, 22 still to place
 
 
-@pytest.mark.parametrize("quad, removed", [("GG GR GY GB", 2), ("GGG GGR GGY GGB", 3), ("GGGG GGGR GGGY GGGB", 4)])
+@pytest.mark.parametrize(
+    "quad, removed", [("GG GR GY GB", 2), ("GGG GGR GGY GGB", 3), ("GGGG GGGR GGGY GGGB", 4)]
+)
 def test_deeper_grybs_remove_as_many_men_as_their_level(quad, removed):
     mine = ["BBBB", "BBBY"] + quad.split()
     theirs = "RRRR RRRY RRRG YYYY YYYR".split()
@@ -73,7 +75,9 @@ def test_a_bottom_gryb_removes_as_many_men_as_its_level_on_any_depth(depth):
 
 def test_removals_stop_when_the_opponent_has_no_man_on_the_board():
     game = MENS()
-    play("GGGG RRRR GGGR RRRY GGGY RRRG GGGB", game)  # a bottom GRYB is worth 4, the opponent has 3 on the board
+    play(
+        "GGGG RRRR GGGR RRRY GGGY RRRG GGGB", game
+    )  # a bottom GRYB is worth 4, the opponent has 3 on the board
     assert game.pending == 3
     play("xRRRR xRRRY xRRRG", game)
     assert game.pending == 0 and game.to_move == 1 and game.stones[1] == 0 and game.men(1) == 22
@@ -87,7 +91,13 @@ def test_a_repeated_gryb_in_phase_two_reduces_the_opponent_to_three_men_and_wins
     play("xGGGG", game)
     assert game.men(1) == 4 and not game.over
     play("RRRR-RRRG B-BG YYYY-YYYR BG-B xRRRG", game)
-    assert game.over and game.winner == 0 and game.men(1) == 3 and game.captured == (3, 0) and game.scores == (1, 0)
+    assert (
+        game.over
+        and game.winner == 0
+        and game.men(1) == 3
+        and game.captured == (3, 0)
+        and game.scores == (1, 0)
+    )
     assert game.legal_actions() == []
 
 
@@ -95,8 +105,9 @@ def test_the_side_step_moves_of_002_and_up_down_sideways():
     # From GRYY: up to GRY, sideways to GRYR or GRYB, and a side-step on any one level above the focus:
     # "GRRY ... RRYY or BRYY, GYYY or GGYY, or to GRBY" (002).
     game = arranged(["GRYY"], ["BBBB"])
-    assert names(game.legal_actions()) == {"GRYY-" + t for t in
-                                           "GRY GRYR GRYB GRRY GRBY GGYY GYYY RRYY BRYY".split()}
+    assert names(game.legal_actions()) == {
+        "GRYY-" + t for t in "GRY GRYR GRYB GRRY GRBY GGYY GYYY RRYY BRYY".split()
+    }
     limited = arranged(["GRYY"], ["BBBB"], hyperspace="limited")
     assert names(limited.legal_actions()) == {"GRYY-" + t for t in "GRY GRYR GRYB GRRY GRBY".split()}
     top = arranged(["G"], ["BBBB"])
@@ -130,7 +141,11 @@ def test_a_full_board_is_a_draw_when_blocked_players_pass():
         ("G", "G-GG", "no man moves until all men are in play"),
         ("G", "G", "G is occupied"),
         ("G", "xG", "men are removed only after forming a GRYB"),
-        ("G GGGG R RRRR Y YYYY B", "RR", "you formed a GRYB: first remove one of your opponent's men (xNODE)"),
+        (
+            "G GGGG R RRRR Y YYYY B",
+            "RR",
+            "you formed a GRYB: first remove one of your opponent's men (xNODE)",
+        ),
         ("G GGGG R RRRR Y YYYY B", "xG", "not one of your own"),
         ("G GGGG R RRRR Y YYYY B", "xRR", "there is no stone on RR"),
         ("G GGGG R RRRR Y YYYY B", "pass", "you formed a GRYB"),

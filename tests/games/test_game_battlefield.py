@@ -52,7 +52,11 @@ def test_the_node_die_scatters_32_patriots_each_on_the_bottom_level():
     with pytest.raises(IllegalAction, match="the patriots are scattered first: place yours on GGBY"):
         game.apply("GGBR-GGBY")
     game.apply("GGBY")
-    assert game.in_hand == (31, 32) and game.to_move == 1 and game.stone_kind(game.space.parse("GGBY")) == "patriot"
+    assert (
+        game.in_hand == (31, 32)
+        and game.to_move == 1
+        and game.stone_kind(game.space.parse("GGBY")) == "patriot"
+    )
     with pytest.raises(IllegalAction, match="the die cannot show @GGBY now"):
         game.apply("roll:@GGBY")  # occupied: the die is rolled again, so it is no face
     with pytest.raises(IllegalAction, match="the die cannot show @GGB now"):
@@ -96,8 +100,9 @@ def test_four_patriots_on_a_quadrangle_enlist_as_a_squad_under_a_sergeant_above(
 def test_patriots_do_not_enlist_under_their_own_sergeant_until_it_moves_away():
     game = position(["RRRG", "RRRR", "RRRY", "RRYB", "RRR"] + FAR0, FAR1)
     game.apply("RRYB-RRRB")
-    assert game.stones[0] & nodes(game, "RRRG", "RRRR", "RRRY", "RRRB") == nodes(game, "RRRG", "RRRR", "RRRY",
-                                                                                "RRRB")
+    assert game.stones[0] & nodes(game, "RRRG", "RRRR", "RRRY", "RRRB") == nodes(
+        game, "RRRG", "RRRR", "RRRY", "RRRB"
+    )
     assert game.strength(0) == 2
     game.apply("end")
     game.apply("RBRB-RBRY")
@@ -122,7 +127,9 @@ def test_a_waiting_gryb_whose_sergeant_is_captured_enlists_at_its_players_next_a
 def test_four_squads_on_a_quadrangle_form_a_platoon_under_a_lieutenant():
     game = position(["GGG", "GGR", "GGY", "GRB"] + FAR0, FAR1)
     game.apply("GRB-GGB")  # hyperspace: the second locus R to G completes the GRYB of sergeants
-    assert kinds(game, 0)["GG"] == "lieutenant" and not game.stones[0] & nodes(game, "GGG", "GGR", "GGY", "GGB")
+    assert kinds(game, 0)["GG"] == "lieutenant" and not game.stones[0] & nodes(
+        game, "GGG", "GGR", "GGY", "GGB"
+    )
     assert game.strength(0) == 4 + 1 and game.to_move == 1  # a military move ends the turn
 
 
@@ -136,7 +143,12 @@ def test_patriot_and_military_groups_move_as_blocks():
     game = position(["RRRG", "RRRR", "BBG", "BBR", "YY", "YYB"], FAR1)
     legal = names(game.legal_actions())
     # A patriot group: one sideways step round its quadrangle either way, or the same hyperspace step.
-    assert {"RRRG,RRRR-RRRR,RRRY", "RRRG,RRRR-RRRB,RRRG", "RRRG,RRRR-RRGG,RRGR", "RRRG,RRRR-GRRG,GRRR"} <= legal
+    assert {
+        "RRRG,RRRR-RRRR,RRRY",
+        "RRRG,RRRR-RRRB,RRRG",
+        "RRRG,RRRR-RRGG,RRGR",
+        "RRRG,RRRR-GRRG,GRRR",
+    } <= legal
     assert not any(a.startswith(("RRRG-", "RRRR-")) for a in legal)
     # A line of sergeants, and a platoon with the squad in its space.
     assert {"BBG,BBR-BBR,BBY", "BBG,BBR-BYG,BYR", "BBG,BBR-GBG,GBR"} <= legal
@@ -191,11 +203,17 @@ def test_capturing_the_enemys_whole_army_wins():
 def test_groups_the_same_size_are_safe_and_smaller_ones_cannot_capture():
     game = position(["BBG", "BBR", "GGG"] + FAR0, ["BYR", "BYY", "GGRR", "GRG", "GRR"] + FAR1)
     before = game.state_key()
-    with pytest.raises(IllegalAction, match=r"the enemy group at BYR is as strong as yours \(2 squads\): groups "
-                       "the same size are safe"):
+    with pytest.raises(
+        IllegalAction,
+        match=r"the enemy group at BYR is as strong as yours \(2 squads\): groups "
+        "the same size are safe",
+    ):
         game.apply("BBG,BBR-BYG,BYR")
-    with pytest.raises(IllegalAction, match="the enemy group at GRG is 2 squads strong, yours 1: only a larger "
-                       "group captures a smaller one"):
+    with pytest.raises(
+        IllegalAction,
+        match="the enemy group at GRG is 2 squads strong, yours 1: only a larger "
+        "group captures a smaller one",
+    ):
         game.apply("GGG-GRG")
     assert game.state_key() == before
     assert "BBG,BBR-BYG,BYR" not in names(game.legal_actions())
@@ -213,7 +231,10 @@ def test_the_counter_squad_under_a_platoon_demotes_the_lieutenant_to_three_serge
     game.apply("GGYB-GGRB")
     assert kinds(game, 0)["GGR"] == "sergeant"
     assert {k: v for k, v in kinds(game, 1).items() if k.startswith("GG")} == {
-        "GGG": "sergeant", "GGY": "sergeant", "GGB": "sergeant"}
+        "GGG": "sergeant",
+        "GGY": "sergeant",
+        "GGB": "sergeant",
+    }
     assert game.captured == (1, 0) and game.strength(1) == 3 + 1 and not game.over
     # Suicidal: the three sergeants are a group of three beside the lone new one.
     game.apply("end")
@@ -274,8 +295,11 @@ def test_private_monkeybusiness_makes_an_equal_group_capturable():
 def test_illegal_actions_are_refused_with_their_reasons_and_change_nothing():
     game = position(["RRRG", "RRRR", "GGGG", "YY", "YYB", "BBG", "YYYY"], ["GGGR", "BBR", "BBY", "RGR"])
     for text, reason in [
-        ("GGGG-GG", "GGGG to GG is not one move: a patriot moves sideways or via hyperspace (a patriot stays on "
-                    "its level)"),
+        (
+            "GGGG-GG",
+            "GGGG to GG is not one move: a patriot moves sideways or via hyperspace (a patriot stays on "
+            "its level)",
+        ),
         ("GGGG-GGGY", "GGGG to GGGY is not one move"),  # two sideways steps
         ("GGGG-GGGR", "GGGR is occupied: patriots move only to free nodes"),
         ("RRRG-RRRB", "the patriot on RRRG is in the group RRRG,RRRR: the group moves together"),
@@ -356,8 +380,9 @@ def test_options_depth_and_patriots():
     rng = random.Random(2)
     while not giant.over:
         giant.apply(giant.random_action(rng))
-    assert giant.phase == "battle" and all(len(n) == 5 for n, s in giant.state_dict()["stones"].items()
-                                           if s["kind"] == "patriot")
+    assert giant.phase == "battle" and all(
+        len(n) == 5 for n, s in giant.state_dict()["stones"].items() if s["kind"] == "patriot"
+    )
     assert giant.stone_kind(giant.space.parse("GGGG")) == "sergeant"
     assert giant.stone_kind(giant.space.parse("GGG")) == "lieutenant"
 
@@ -384,8 +409,12 @@ def test_playouts_pick_every_legal_action_and_nothing_else():
 def test_a_whole_random_game_through_the_command_line_ends():
     tool = Path(sys.executable).parent / "gryb-companion"
     command = [str(tool)] if tool.exists() else [sys.executable, "-m", "companion.cli"]
-    done = subprocess.run(command + ["play", "battlefield", "--random", "2000", "--seed", "3"],
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        command + ["play", "battlefield", "--random", "2000", "--seed", "3"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     states = [json.loads(line) for line in done.stdout.splitlines()]
     assert states[-1]["over"] is True and states[0]["game"] == "battlefield"

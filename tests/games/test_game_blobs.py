@@ -54,8 +54,10 @@ def test_phase_one_places_fifteen_each_on_the_nodes_the_die_picks():
 def test_a_scripted_game_a_blob_devours_until_the_opponent_cannot_win():
     # A small board: 21 nodes, four pieces each. Player 0 fills the quadrangle under G (a blob of four);
     # player 1 places G, RR, YY and BB, lone pieces all.
-    game = play(BLOBS(depth=2, stones=4), "roll:@GG GG roll:@G G roll:@GR GR roll:@RR RR "
-                                         "roll:@GY GY roll:@YY YY roll:@GB GB roll:@BB BB")
+    game = play(
+        BLOBS(depth=2, stones=4),
+        "roll:@GG GG roll:@G G roll:@GR GR roll:@RR RR roll:@GY GY roll:@YY YY roll:@GB GB roll:@BB BB",
+    )
     assert game.phase == "move" and game.to_move == 0 and game.stone_kind(game.space.parse("GG")) == "blob"
     assert "GG-G" in names(game.legal_actions())
     game.apply("GG-G")  # GG leaves the edge and lands on G, linked to GR below it: G is devoured
@@ -72,8 +74,11 @@ def test_a_blob_oozes_from_an_edge_to_a_node_linked_to_the_rest():
     assert not any(str(a).startswith(("GG-", "GGG-")) for a in game.legal_actions())
     with pytest.raises(IllegalAction, match="GG is not on an edge of its blob: taking it away would break"):
         game.apply("GG-GR")
-    with pytest.raises(IllegalAction, match="a blob oozes: the piece from G must land on a node linked up, "
-                       "down or sideways to the rest of its blob"):
+    with pytest.raises(
+        IllegalAction,
+        match="a blob oozes: the piece from G must land on a node linked up, "
+        "down or sideways to the rest of its blob",
+    ):
         game.apply("G-R")  # R is next to G itself, not to the rest of the blob
     with pytest.raises(IllegalAction, match="a blob oozes"):
         game.apply("G-GYYY")  # a blob has no more hyperspace, interjection or excision
@@ -93,7 +98,11 @@ def test_a_blob_devours_a_lone_piece_it_oozes_onto():
     game = position(TOWER, ["GGR"] + FAR)
     game.apply("G-GGR")
     assert game.stones[0] == nodes(game, "GG", "GGG", "GGGG", "GGR")
-    assert game.stones[1] == nodes(game, *FAR) and game.captured == (1, 0) and game.last[-1] == game.space.parse("GGR")
+    assert (
+        game.stones[1] == nodes(game, *FAR)
+        and game.captured == (1, 0)
+        and game.last[-1] == game.space.parse("GGR")
+    )
     assert not game.over and game.to_move == 1
 
 
@@ -115,7 +124,9 @@ def test_pieces_lines_and_shapes_move_by_every_kind_but_cannot_devour():
     assert {"RGY-RGYG", "RGY-RGR", "RGY-GGY", "RGY-RRY", "RGY-GY", "RGY-RGGY"} <= legal
     assert "G-GRB" in legal  # changing the line [G, GR] to [GR, GRB]
     assert "G,GR-RG,RGR" not in legal
-    with pytest.raises(IllegalAction, match="only a blob can devour: a piece, line or shape moves to free nodes"):
+    with pytest.raises(
+        IllegalAction, match="only a blob can devour: a piece, line or shape moves to free nodes"
+    ):
         game.apply("RGY-RG")
     with pytest.raises(IllegalAction, match="only a blob can devour: a line or shape"):
         game.apply("G,GR-RG,RGR")
@@ -154,8 +165,10 @@ def test_a_stall_without_a_devour_is_a_draw():
 def test_the_stall_gives_each_player_their_full_count_of_turns():
     # stall=1: one turn each without a devour, counted from the first turn of phase two. The first player's
     # quiet turn alone must not end the game: the second player has not had theirs.
-    game = play(BLOBS(depth=2, stones=4, stall=1), "roll:@GG GG roll:@RR RR roll:@GR GR roll:@YY YY "
-                                                    "roll:@GY GY roll:@BB BB roll:@GB GB roll:@RY RY")
+    game = play(
+        BLOBS(depth=2, stones=4, stall=1),
+        "roll:@GG GG roll:@RR RR roll:@GR GR roll:@YY YY roll:@GY GY roll:@BB BB roll:@GB GB roll:@RY RY",
+    )
     assert game.phase == "move" and game.to_move == 0
     game.apply("GG-G")  # an ooze onto a free node: nothing devoured
     assert not game.over and game.to_move == 1

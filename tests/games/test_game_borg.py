@@ -57,7 +57,9 @@ def test_a_collective_assimilates_every_piece_next_to_where_it_lands():
 def test_a_collective_lands_only_on_free_nodes():
     game = position(TOWER, ["GGR"] + FAR)
     assert "G-GGR" not in names(game.legal_actions())
-    with pytest.raises(IllegalAction, match="GGR is occupied: a collective lands on a free node and assimilates"):
+    with pytest.raises(
+        IllegalAction, match="GGR is occupied: a collective lands on a free node and assimilates"
+    ):
         game.apply("G-GGR")
 
 
@@ -84,7 +86,9 @@ def test_the_pieces_of_a_collective_only_ooze():
     game = position(TOWER, FAR)
     with pytest.raises(IllegalAction, match="GGG is not on an edge of its collective"):
         game.apply("GGG-GGR")
-    with pytest.raises(IllegalAction, match="a collective oozes: the piece from GGGG must land on a node linked"):
+    with pytest.raises(
+        IllegalAction, match="a collective oozes: the piece from GGGG must land on a node linked"
+    ):
         game.apply("GGGG-RGGG")  # a hyperspace move: not for a collective
     with pytest.raises(IllegalAction, match="the pieces of a collective move only by oozing"):
         game.apply("GGG,GGGG-RGG,RGGG")

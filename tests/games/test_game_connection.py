@@ -33,9 +33,16 @@ def test_the_first_player_chooses_a_pair_of_opposite_corners_and_the_second_cove
     assert not game.is_chance and names(game.legal_actions()) == {"GGGG", "RRRR", "YYYY", "BBBB"}
     assert game.state_dict()["aims"] is None  # nobody's corners yet
     assert sorted(game.say(a) for a in game.legal_actions()) == [  # the buttons and the message name the pair
-        "corners BBBB and RRRR", "corners GGGG and YYYY", "corners RRRR and BBBB", "corners YYYY and GGGG"]
-    with pytest.raises(IllegalAction, match=r"first choose your corners: place a stone on GGGG \(with YYYY\) or "
-                                            r"RRRR \(with BBBB\)"):
+        "corners BBBB and RRRR",
+        "corners GGGG and YYYY",
+        "corners RRRR and BBBB",
+        "corners YYYY and GGGG",
+    ]
+    with pytest.raises(
+        IllegalAction,
+        match=r"first choose your corners: place a stone on GGGG \(with YYYY\) or "
+        r"RRRR \(with BBBB\)",
+    ):
         game.apply("G")
     game.apply("BBBB")
     assert stones(game, 0) == ["BBBB", "RRRR"] and stones(game, 1) == ["GGGG", "YYYY"]
@@ -73,7 +80,9 @@ def test_moves_go_up_down_sideways_or_by_limited_hyperspace_onto_the_colour_roll
     game = position(["RG"], [])
     game.apply("roll:R")
     assert names(game.legal_actions()) == {"R", "RG-R", "RG-RR", "RG-RGR"}
-    with pytest.raises(IllegalAction, match=r"RG to RRR is not one move \(up, down, sideways, limited hyperspace\)"):
+    with pytest.raises(
+        IllegalAction, match=r"RG to RRR is not one move \(up, down, sideways, limited hyperspace\)"
+    ):
         game.apply("RG-RRR")
 
 
@@ -138,7 +147,11 @@ def test_moves_needed_counts_what_bringing_stones_from_the_hand_takes():
 def test_a_player_whose_opponent_is_cut_off_still_values_every_move_nearer_a_join():
     # Player 0's stones round player 1's corner RRRR: player 1 can no longer join and cannot win.
     around = ["RRR", "RRGR", "RRRG", "RRRY", "RRYR"]
-    far, nearer, nearest = position(around, []), position(around + ["G"], []), position(around + ["GG", "G"], [])
+    far, nearer, nearest = (
+        position(around, []),
+        position(around + ["G"], []),
+        position(around + ["GG", "G"], []),
+    )
     assert far.moves_needed(1) is None and far.evaluate()[1] == 0.0
     assert [p.moves_needed(0) for p in (far, nearer, nearest)] == [13, 12, 10]
     # Sure not to lose, player 0 still gains by every move nearer a join (it used to value them all alike,

@@ -29,8 +29,11 @@ def position(p0, p1, **options):
 def test_phase_one_places_on_the_bottom_node_the_die_rolled():
     game = FOURTH()
     faces = game.legal_actions()
-    assert game.is_chance and len(faces) == 256 and all(str(f).startswith("roll:@") and len(str(f)) == 10
-                                                         for f in faces)
+    assert (
+        game.is_chance
+        and len(faces) == 256
+        and all(str(f).startswith("roll:@") and len(str(f)) == 10 for f in faces)
+    )
     with pytest.raises(IllegalAction, match="the die cannot show @GGB now"):
         game.apply("roll:@GGB")
     game.apply("roll:@GGBY")
@@ -60,8 +63,15 @@ def test_sixteen_placements_from_a_seeded_die_then_phase_two_without_the_die():
 def test_a_stone_moves_sideways_or_via_hyperspace_to_a_free_node_and_never_leaves_the_level():
     game = position(["RGYB"], ["RGYG"])
     # Sideways: RGYG (taken), RGYY; hyperspace on loci 1-3: G/Y for R, R/B for G, R/B for Y.
-    assert names(game.legal_actions()) == {"RGYB-RGYY", "RGYB-GGYB", "RGYB-YGYB", "RGYB-RRYB", "RGYB-RBYB",
-                                          "RGYB-RGRB", "RGYB-RGBB"}
+    assert names(game.legal_actions()) == {
+        "RGYB-RGYY",
+        "RGYB-GGYB",
+        "RGYB-YGYB",
+        "RGYB-RRYB",
+        "RGYB-RBYB",
+        "RGYB-RGRB",
+        "RGYB-RGBB",
+    }
     with pytest.raises(IllegalAction, match="RGYG is occupied"):
         game.apply("RGYB-RGYG")
     with pytest.raises(IllegalAction, match="RGYB to RGY is not one move .sideways or via hyperspace."):
@@ -81,8 +91,10 @@ def test_covering_a_fourth_level_quadrangle_wins_one_point_counted_from_the_bott
 
 
 def test_a_placement_in_phase_one_can_already_win():
-    game = play("roll:@GGGG GGGG roll:@RRRR RRRR roll:@GGGR GGGR roll:@RRRG RRRG "
-                "roll:@GGGY GGGY roll:@RRRY RRRY roll:@GGGB GGGB")
+    game = play(
+        "roll:@GGGG GGGG roll:@RRRR RRRR roll:@GGGR GGGR roll:@RRRG RRRG "
+        "roll:@GGGY GGGY roll:@RRRY RRRY roll:@GGGB GGGB"
+    )
     assert game.over and game.winner == 0 and game.scores == (1, 0)
 
 

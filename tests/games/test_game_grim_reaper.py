@@ -62,7 +62,9 @@ def test_the_board_is_the_level_3_lattice_and_6x6_is_its_centre():
         big.apply("M5G")
     with pytest.raises(IllegalAction, match="there is no square g1 on the 6x6 board"):
         small.apply("M5g1")
-    with pytest.raises(IllegalAction, match="there is no square i9: on the 8x8 board squares run from a1 to h8"):
+    with pytest.raises(
+        IllegalAction, match="there is no square i9: on the 8x8 board squares run from a1 to h8"
+    ):
         big.apply("M10i9")
 
 
@@ -76,7 +78,11 @@ def test_a_placement_names_sex_and_life_and_draws_on_the_reserve():
     assert len(first) == 64 * 2 * 12 and str(first[0]) == "M1GGG"
     game.apply("M10a1")  # the source's square notation
     assert str(game.history[-1][0]) == "M10BBB" and game.parse("M10BBB") == game.history[-1][0]
-    assert game.in_hand == (2, 12) and life(game, "a1") == 10 and game.stone_kind(game.space.parse("BBB")) == "male"
+    assert (
+        game.in_hand == (2, 12)
+        and life(game, "a1") == 10
+        and game.stone_kind(game.space.parse("BBB")) == "male"
+    )
     assert game.to_move == 1 and game.phase == "move"
     with pytest.raises(IllegalAction, match="BBB is occupied"):
         game.apply("F2BBB")
@@ -114,7 +120,9 @@ def test_the_sources_movement_example_one_or_two_squares_through_a_free_square()
     game = position(red="Mb4:5 Fb5:5 Mc4:5", blue="Fa5:5 Mb3:5 Fc5:5 Mb2:5", size=6)
     reach = {str(a).split("-")[1] for a in game.legal_actions() if str(a).startswith(node("b4", 6) + "-")}
     assert reach == {node(s, 6) for s in ("a4", "a3", "a2", "c3", "c2", "d4", "d3", "d2")}
-    with pytest.raises(IllegalAction, match=f"{node('b4', 6)} to {node('a6', 6)} needs a free square on the way"):
+    with pytest.raises(
+        IllegalAction, match=f"{node('b4', 6)} to {node('a6', 6)} needs a free square on the way"
+    ):
         game.apply("b4-a6")
     with pytest.raises(IllegalAction, match="a piece moves one or two squares, orthogonally or diagonally"):
         game.apply("b4-e4")
@@ -131,8 +139,13 @@ def test_the_sources_movement_example_one_or_two_squares_through_a_free_square()
 
 def test_the_turn_sequence_alternates_who_moves_just_before_the_births():
     game = REAPER()
-    assert game.upcoming() == ["red places or moves", "blue places or moves", "blue gives birth",
-                               "red gives birth", "all pieces age"]
+    assert game.upcoming() == [
+        "red places or moves",
+        "blue places or moves",
+        "blue gives birth",
+        "red gives birth",
+        "all pieces age",
+    ]
     play(game, "M5a1 M5h8")  # round 1: red, then blue, places
     assert (game.phase, game.to_move) == ("birth", 1)
     assert names(game.legal_actions()) == {"pass"}  # no couple yet: blue's birth phase is only a pass
@@ -144,8 +157,12 @@ def test_the_turn_sequence_alternates_who_moves_just_before_the_births():
     # Ageing ends the round; blue, who placed just before the births, opens the next one.
     assert game.turn == 1 and (game.phase, game.to_move) == ("move", 1)
     assert life(game, "a1") == 4 and life(game, "h8") == 4
-    assert game.upcoming()[:4] == ["blue places or moves", "red places or moves", "red gives birth",
-                                   "blue gives birth"]
+    assert game.upcoming()[:4] == [
+        "blue places or moves",
+        "red places or moves",
+        "red gives birth",
+        "blue gives birth",
+    ]
     play(game, "F4h7 F4a2")
     assert (game.phase, game.to_move) == ("birth", 0)
     play(game, "pass pass")
@@ -161,7 +178,14 @@ def test_the_sources_birth_example_one_birth_per_female_males_fertilise_several(
     a2, a4, b3 = node("a2", 6), node("a4", 6), node("b3", 6)
     births = names(game.legal_actions())
     # A2 could bear on B3 with C4 or on B2 with C2; C2 could father with A2, A4 and E4.
-    for square, mother in (("b3", "a2"), ("b3", "a4"), ("b2", "a2"), ("b4", "a4"), ("d3", "e4"), ("d4", "e4")):
+    for square, mother in (
+        ("b3", "a2"),
+        ("b3", "a4"),
+        ("b2", "a2"),
+        ("b4", "a4"),
+        ("d3", "e4"),
+        ("d4", "e4"),
+    ):
         assert f"+F{node(square, 6)}/{node(mother, 6)}" in births
     assert "end" in births and "pass" not in births
     with pytest.raises(IllegalAction, match="two or more females could be the mother") as err:
@@ -174,7 +198,11 @@ def test_the_sources_birth_example_one_birth_per_female_males_fertilise_several(
     game.apply("+Mb4")  # C4 fathers again, with A4: the only mother left for B4
     game.apply("+Md3")  # and C2 with E4
     assert f"+F{node('d4', 6)}/{node('e4', 6)}" not in names(game.legal_actions())  # E4 has borne
-    assert life(game, "b3") == 12 and life(game, "b4") == 12 and game.stone_kind(game.space.parse(node("b4", 6))) == "male"
+    assert (
+        life(game, "b3") == 12
+        and life(game, "b4") == 12
+        and game.stone_kind(game.space.parse(node("b4", 6))) == "male"
+    )
     assert names(game.legal_actions()) == {"pass"}  # every female has borne: the player still says so
     game.apply("pass")
     # Ageing: every piece, newborns too, loses a turn.
@@ -187,7 +215,9 @@ def test_competing_parents_block_a_square_for_both_sides():
     game = position(red="Fc5:5 Me3:5 Ma5:5", blue="Mc4:5 Fe4:5", at="blue births", size=6)
     d4 = node("d4", 6)
     assert not any(str(a).startswith(f"+F{d4}") or str(a).startswith(f"+M{d4}") for a in game.legal_actions())
-    with pytest.raises(IllegalAction, match=f"both sides have parents across {d4}: nobody may give birth there"):
+    with pytest.raises(
+        IllegalAction, match=f"both sides have parents across {d4}: nobody may give birth there"
+    ):
         game.apply(f"+F{d4}/{node('e4', 6)}")
     game.apply("pass")  # blue has no other birth
     game.apply(f"+M{node('b5', 6)}/{node('c5', 6)}")  # red's C5 bears with A5 instead
@@ -200,7 +230,9 @@ def test_a_newborn_is_fertile_only_from_the_next_turn():
     game.apply("+Fa2")  # a1 and a3 across a2
     born, b2 = node("a2", 6), node("b2", 6)
     assert game.newborn == 1 << game.space.parse(born)
-    with pytest.raises(IllegalAction, match=f"the female on {born} was just born: she is fertile from the next"):
+    with pytest.raises(
+        IllegalAction, match=f"the female on {born} was just born: she is fertile from the next"
+    ):
         game.apply(f"+M{b2}/{born}")
     assert names(game.legal_actions()) == {"pass"}
     game.apply("pass")
@@ -368,21 +400,40 @@ def test_evaluate_favours_the_stronger_population():
 
 def test_a_game_plays_through_the_command_line_in_the_sources_notation():
     script = "M6a1\nM6f6\nM6f5\nF6a3\n+Fa2\n"  # the forced passes are applied by themselves
-    done = subprocess.run([sys.executable, "-m", "companion.cli", "play", "grim-reaper", "--option", "size=6"],
-                          input=script, capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "companion.cli", "play", "grim-reaper", "--option", "size=6"],
+        input=script,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     states = [json.loads(line) for line in done.stdout.splitlines()]
     a1, f6, f5, a3, a2 = (node(s, 6) for s in ("a1", "f6", "f5", "a3", "a2"))
-    assert [s["action"] for s in states] == [f"M6{a1}", f"M6{f6}", "pass", "pass", f"M6{f5}", f"F6{a3}",
-                                             f"+F{a2}/{a3}"]
+    assert [s["action"] for s in states] == [
+        f"M6{a1}",
+        f"M6{f6}",
+        "pass",
+        "pass",
+        f"M6{f5}",
+        f"F6{a3}",
+        f"+F{a2}/{a3}",
+    ]
     last = states[-1]
     assert last["reserve"] == [0, 0] and last["newborn"] == [a2]
     assert last["stones"][a2] == {"player": 0, "kind": "female", "life": 12, "square": "a2"}
     assert last["stones"][a1]["life"] == 5 and last["upcoming"][0] == "red gives birth"
 
 
-@pytest.mark.parametrize("options", [{"size": 6}, {"random_life": True}, {"reserve": 3, "male_life": 4},
-                                     {"size": 6, "random_life": True, "female_life": 20}])
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"size": 6},
+        {"random_life": True},
+        {"reserve": 3, "male_life": 4},
+        {"size": 6, "random_life": True, "female_life": 20},
+    ],
+)
 def test_random_games_with_each_option_end_and_undo_and_replay_exactly(options):
     import random
 

@@ -43,6 +43,7 @@ def refused_after(p0, p1, passive, aggressive, message):
 
 # -- the start ----------------------------------------------------------------------------------------
 
+
 def test_the_start_puts_four_rings_of_each_player_on_each_quadrant_board():
     game = GRYBU()
     assert rings(game, 0) == {q + r for q in "GRYB" for r in ("GGG", "GRR", "RGG", "RRR")}
@@ -66,16 +67,29 @@ def test_other_depths_put_the_rings_on_their_bottom_level():
 def test_the_first_passive_moves_of_a_ring():
     # From RGGG: up once or twice, sideways once or twice (the opposite corner), hyperspace once or twice;
     # RRGG holds player 0's own ring; down is impossible from the bottom level.
-    expected = {"RGG", "RG",
-                "RGGR", "RGGB", "RGGY",
-                "RBGG", "RGRG", "RGBG",
-                "RYGG", "RGYG", "RRRG", "RRBG", "RBRG", "RBBG"}
+    expected = {
+        "RGG",
+        "RG",
+        "RGGR",
+        "RGGB",
+        "RGGY",
+        "RBGG",
+        "RGRG",
+        "RGBG",
+        "RYGG",
+        "RGYG",
+        "RRRG",
+        "RRBG",
+        "RBRG",
+        "RBBG",
+    }
     assert targets(GRYBU(), "RGGG") == expected
     limited = {"RGG", "RG", "RGGR", "RGGB", "RGGY", "RGRG", "RGBG", "RGYG"}
     assert targets(GRYBU(hyperspace="limited"), "RGGG") == limited
 
 
 # -- passive moves -------------------------------------------------------------------------------------
+
 
 def test_the_passive_move_is_on_a_home_board_only():
     game = GRYBU()
@@ -114,19 +128,29 @@ def test_a_passive_move_needs_an_aggressive_move_of_its_kind_to_follow():
 
 # -- aggressive moves -------------------------------------------------------------------------------------
 
+
 def test_the_aggressive_move_mirrors_the_passive_one_on_the_other_colour():
     game = GRYBU()
     game.apply("RGGG-RGGY")  # two sideways steps on RQ, a light board
-    assert game.state_dict()["passive"] == {"board": "RQ", "move": "two sideways steps",
-                                            "aggressive_boards": ["GQ", "BQ"]}
-    refused(game, "YGGG-YGGY", "the aggressive move is made on a dark board (GQ, BQ), the other colour from "
-                               "your passive move on RQ")
+    assert game.state_dict()["passive"] == {
+        "board": "RQ",
+        "move": "two sideways steps",
+        "aggressive_boards": ["GQ", "BQ"],
+    }
+    refused(
+        game,
+        "YGGG-YGGY",
+        "the aggressive move is made on a dark board (GQ, BQ), the other colour from your passive move on RQ",
+    )
     refused(game, "GGGG-GGGR", "the aggressive move must be two sideways steps like your passive move")
     refused(game, "GGGG-GGG", "the aggressive move must be two sideways steps like your passive move")
     legal = {str(a) for a in game.legal_actions()}
     # Any ring on either dark board, either colour of node, as long as it is two sideways steps.
-    assert legal == {f"{q}{r}-{q}{r[:-1]}{'GRYB'[('GRYB'.index(r[-1]) + 2) % 4]}"
-                     for q in "GB" for r in ("GGG", "GRR", "RGG", "RRR")}
+    assert legal == {
+        f"{q}{r}-{q}{r[:-1]}{'GRYB'[('GRYB'.index(r[-1]) + 2) % 4]}"
+        for q in "GB"
+        for r in ("GGG", "GRR", "RGG", "RRR")
+    }
     game.apply("BRRR-BRRB")
     assert game.to_move == 1 and game.state_dict()["passive"] is None
     # A passive move on the dark home board sends the aggressive move to a light board.
@@ -149,17 +173,29 @@ def test_one_sideways_or_hyperspace_step_pushes_a_ring_one_step_on_round_the_cyc
     game.apply("GGGG-GGBG")  # G to B at the third locus: GGBG's ring goes on to GGYG
     assert "GGBG" in rings(game, 0) and "GGYG" in rings(game, 1)
     # Blocked by a ring behind, as any push; never your own ring.
-    refused_after("RGGG GGGG", "GGGR GGGY", "RGGG-RGGR", "GGGG-GGGR",
-                  "the ring on GGGR cannot be pushed: GGGY behind it is occupied")
+    refused_after(
+        "RGGG GGGG",
+        "GGGR GGGY",
+        "RGGG-RGGR",
+        "GGGG-GGGR",
+        "the ring on GGGR cannot be pushed: GGGY behind it is occupied",
+    )
     refused_after("RGGG GGGG GGGR", "", "RGGG-RGGR", "GGGG-GGGR", "you cannot push your own ring (on GGGR)")
 
 
 def test_two_sideways_or_hyperspace_steps_neither_push_nor_jump():
     # They go either way round, each way pushing differently, which FROM-TO could not tell apart.
-    refused_after("RGGG GGGG", "GGGY", "RGGG-RGGY", "GGGG-GGGY", "two sideways steps do not push: GGGY is occupied")
+    refused_after(
+        "RGGG GGGG", "GGGY", "RGGG-RGGY", "GGGG-GGGY", "two sideways steps do not push: GGGY is occupied"
+    )
     # Nor do they jump: two sideways steps need one free corner to pass.
-    refused_after("RGGG GGGG", "GGGR GGGB", "RGGG-RGGY", "GGGG-GGGY",
-                  "the move cannot jump over a ring: GGGR and GGGB are occupied")
+    refused_after(
+        "RGGG GGGG",
+        "GGGR GGGB",
+        "RGGG-RGGY",
+        "GGGG-GGGY",
+        "the move cannot jump over a ring: GGGR and GGGB are occupied",
+    )
 
 
 def test_a_push_down_moves_the_ring_one_step_further_the_same_way():
@@ -171,8 +207,13 @@ def test_a_push_down_moves_the_ring_one_step_further_the_same_way():
 
 
 def test_a_push_is_blocked_by_a_ring_behind_and_never_takes_two_or_your_own():
-    game = refused_after("R RG GG", "GGR GGRR", "RG-RGB", "GG-GGR",
-                         "the ring on GGR cannot be pushed: GGRR behind it is occupied")
+    game = refused_after(
+        "R RG GG",
+        "GGR GGRR",
+        "RG-RGB",
+        "GG-GGR",
+        "the ring on GGR cannot be pushed: GGRR behind it is occupied",
+    )
     assert "GGR" not in targets(game, "GG") and "GGG" in targets(game, "GG")
     # Two steps down through GR to GRY would push two rings.
     refused_after("R G", "GR GRY", "R-RGG", "G-GRY", "you cannot push two rings")
@@ -232,6 +273,7 @@ def test_a_ring_never_leaves_its_board_by_its_own_move():
 
 # -- the end -------------------------------------------------------------------------------------------
 
+
 def test_clearing_all_four_rings_off_one_board_wins():
     game = position("RGG GGR " + P0_REST, "GGRY " + P1_REST)
     game.apply("RGG-RGGB")
@@ -246,8 +288,9 @@ def test_a_whole_game_of_pushes_ends_when_a_board_is_cleared():
     # Player 1's four rings on GQ at the start, pushed off one by one from the rows above them.
     game = position("R RR GBB GBY GYB GYY " + P0_REST, "GBBB GBYY GYBB GYYY BBBB YBBB")
     replies = iter((("BBBB-BBB", "YBBB-YBB"), ("BBB-BBBB", "YBB-YBBB"), ("BBBB-BBB", "YBBB-YBB")))
-    for number, (passive, aggressive) in enumerate((("R-RG", "GBB-GBBB"), ("RG-RGG", "GBY-GBYY"),
-                                                    ("RGG-RGGG", "GYB-GYBB"), ("RR-RRR", "GYY-GYYY")), 1):
+    for number, (passive, aggressive) in enumerate(
+        (("R-RG", "GBB-GBBB"), ("RG-RGG", "GBY-GBYY"), ("RGG-RGGG", "GYB-GYBB"), ("RR-RRR", "GYY-GYYY")), 1
+    ):
         game.apply(passive)
         game.apply(aggressive)
         assert game.captured == (number, 0) and game.state_dict()["boards"]["GQ"][1] == 4 - number
@@ -279,6 +322,7 @@ def test_a_long_run_without_a_ring_pushed_off_is_a_draw():
 
 
 # -- reasons and the notation --------------------------------------------------------------------------
+
 
 def test_illegal_actions_are_refused_with_reasons_and_change_nothing():
     game = GRYBU()
@@ -348,8 +392,12 @@ def test_random_action_is_legal_and_undo_restores():
 
 
 def test_a_whole_random_game_through_the_cli_ends():
-    done = subprocess.run([sys.executable, "-m", "companion.cli", "play", "grybu", "--random", "3000", "--seed", "1"],
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "companion.cli", "play", "grybu", "--random", "3000", "--seed", "1"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     states = [json.loads(line) for line in done.stdout.splitlines()]
     assert states[-1]["over"] is True and states[-1]["game"] == "grybu"

@@ -32,10 +32,30 @@ def kinds(game):
 
 def test_the_start_is_the_chart_of_starting_nodes():
     game = CHESS()
-    blue = {"BBBB": "king", "BBYB": "queen", "BBGB": "knight", "BYBB": "rook", "BGBB": "bishop",
-            "BBB": "pawn", "BBY": "pawn", "BBG": "pawn", "BYB": "pawn", "BGB": "pawn"}
-    red = {"RRRR": "king", "RRGR": "queen", "RRYR": "knight", "RGRR": "rook", "RYRR": "bishop",
-           "RRR": "pawn", "RRG": "pawn", "RRY": "pawn", "RGR": "pawn", "RYR": "pawn"}
+    blue = {
+        "BBBB": "king",
+        "BBYB": "queen",
+        "BBGB": "knight",
+        "BYBB": "rook",
+        "BGBB": "bishop",
+        "BBB": "pawn",
+        "BBY": "pawn",
+        "BBG": "pawn",
+        "BYB": "pawn",
+        "BGB": "pawn",
+    }
+    red = {
+        "RRRR": "king",
+        "RRGR": "queen",
+        "RRYR": "knight",
+        "RGRR": "rook",
+        "RYRR": "bishop",
+        "RRR": "pawn",
+        "RRG": "pawn",
+        "RRY": "pawn",
+        "RGR": "pawn",
+        "RYR": "pawn",
+    }
     expected = {n: (0, k) for n, k in blue.items()} | {n: (1, k) for n, k in red.items()}
     assert kinds(game) == expected
     assert game.to_move == 0 and not game.check and game.castle == (True, True)
@@ -44,15 +64,23 @@ def test_the_start_is_the_chart_of_starting_nodes():
 
 # -- each piece's moves, as the chart says, worked out by hand from the manual's move kinds ----------
 
+
 def lone(piece, node="RGY"):
     return position({"BBBB": "K", "RRRR": "k", node: piece})
 
 
 def test_rook_and_pawn_make_one_step_up_down_sideways_or_limited_hyperspace():
-    steps = {"RG",  # up
-             "RGYG", "RGYR", "RGYY", "RGYB",  # down
-             "RGR", "RGB",  # sideways
-             "RRY", "RBY"}  # limited hyperspace: the penultimate locus G to R or B
+    steps = {
+        "RG",  # up
+        "RGYG",
+        "RGYR",
+        "RGYY",
+        "RGYB",  # down
+        "RGR",
+        "RGB",  # sideways
+        "RRY",
+        "RBY",
+    }  # limited hyperspace: the penultimate locus G to R or B
     assert targets(lone("R"), "RGY") == steps
     assert targets(lone("P"), "RGY") == steps
 
@@ -66,18 +94,28 @@ def test_bishop_steps_one_up_or_down_and_one_limited_hyperspace():
 
 
 def test_knight_goes_up_then_sideways_or_sideways_then_down():
-    expected = {"RY",  # one up (RG), two sideways (G to Y)
-                "RGGG", "RGGR", "RGGY", "RGGB",  # two sideways (RGG), one down
-                "G", "Y"}  # two up (R), one sideways; one sideways and two down would leave the board
+    expected = {
+        "RY",  # one up (RG), two sideways (G to Y)
+        "RGGG",
+        "RGGR",
+        "RGGY",
+        "RGGB",  # two sideways (RGG), one down
+        "G",
+        "Y",
+    }  # two up (R), one sideways; one sideways and two down would leave the board
     assert targets(lone("N"), "RGY") == expected
 
 
 def test_queen_moves_like_rook_or_bishop_once_or_twice_the_same_way():
     single = targets(lone("R"), "RGY") | targets(lone("B"), "RGY")
-    double = {"R",  # up, up
-              "RGG",  # sideways twice: the opposite corner
-              "RYY",  # limited hyperspace twice: G to Y
-              "G", "Y", "B"}  # two diagonal steps (up and LH, LH and up)
+    double = {
+        "R",  # up, up
+        "RGG",  # sideways twice: the opposite corner
+        "RYY",  # limited hyperspace twice: G to Y
+        "G",
+        "Y",
+        "B",
+    }  # two diagonal steps (up and LH, LH and up)
     assert targets(lone("Q"), "RGY") == single | double
 
 
@@ -87,7 +125,9 @@ def test_a_piece_in_between_blocks_the_queens_double_move():
     assert "RGG" in targets(game, "RGY")
     game = position({"BBBB": "K", "RRRR": "k", "RGY": "Q", "RGR": "p", "RGB": "P"})
     assert "RGG" not in targets(game, "RGY")
-    with pytest.raises(IllegalAction, match="the queen's two moves to RGG pass RGR or RGB, and each is occupied"):
+    with pytest.raises(
+        IllegalAction, match="the queen's two moves to RGG pass RGR or RGB, and each is occupied"
+    ):
         game.apply("RGY-RGG")
     # Two ups to R pass RG; R is also two diagonal steps away through GG or YG.
     game = position({"BBBB": "K", "RRRR": "k", "RGY": "Q", "RG": "p", "GG": "P"})
@@ -119,6 +159,7 @@ def test_misses_and_own_pieces_get_their_own_reasons():
 
 # -- pawns are diplomats ------------------------------------------------------------------------------
 
+
 def test_pawns_neither_capture_nor_are_captured_but_block():
     game = position({"BBBB": "K", "RRRR": "k", "GGG": "P", "GGGG": "r", "GGR": "R", "GGY": "p"})
     with pytest.raises(IllegalAction, match="a pawn is a diplomat: it cannot capture"):
@@ -138,6 +179,7 @@ def test_a_rook_captures_and_the_capture_is_counted():
 
 
 # -- castling ----------------------------------------------------------------------------------------
+
 
 def test_castling_switches_king_and_rook_once():
     game = play("BBBB-BYBB")
@@ -169,6 +211,7 @@ def test_no_castling_out_of_check_or_into_it():
 
 
 # -- check and checkmate --------------------------------------------------------------------------------
+
 
 def test_a_move_may_not_leave_the_king_in_check():
     # The red queen on BB reaches BBBB by two downs through BBB, so the blue rook there is pinned.
@@ -202,8 +245,7 @@ def test_checkmate_ends_the_game():
 
 
 def test_a_scripted_game_from_the_start_to_checkmate():
-    game = play("BBYB-BBR RRRR-RGRR BBY-BBYR RRY-RRYG BGB-BGBR RRG-RRGY BBR-Y RRGR-RRB BBG-BYG "
-                "RRRR-RRRG")
+    game = play("BBYB-BBR RRRR-RGRR BBY-BBYR RRY-RRYG BGB-BGBR RRG-RRGY BBR-Y RRGR-RRB BBG-BYG RRRR-RRRG")
     assert not game.over
     game.apply("Y-RB")  # the Queen: LH then up, twice (Y, YR... RB) with the red King on RGRR
     assert game.over and game.winners == (0,)
@@ -211,6 +253,7 @@ def test_a_scripted_game_from_the_start_to_checkmate():
 
 
 # -- draws ------------------------------------------------------------------------------------------------
+
 
 def test_stalemate_is_a_draw():
     game = position({"0": "k", "G": "P", "R": "P", "Y": "P", "BG": "P", "GGGG": "N", "BBBB": "K"})
@@ -243,11 +286,20 @@ def test_bare_kings_are_a_draw():
 
 # -- options, positions, evaluation ---------------------------------------------------------------------
 
+
 def test_full_hyperspace_varies_any_locus():
     assert targets(CHESS(), "BYBB") == {"BYBG", "BYBY", "BYGB", "BYYB"}
     # Full hyperspace also varies the first and second loci (BYBB to GYBB or YYBB, to BRBB; BGBB is the
     # blue bishop).
-    assert targets(CHESS(hyperspace="full"), "BYBB") == {"BYBG", "BYBY", "BYGB", "BYYB", "GYBB", "YYBB", "BRBB"}
+    assert targets(CHESS(hyperspace="full"), "BYBB") == {
+        "BYBG",
+        "BYBY",
+        "BYGB",
+        "BYYB",
+        "GYBB",
+        "YYBB",
+        "BRBB",
+    }
     with pytest.raises(OptionError):
         CHESS(hyperspace="wide")
 
@@ -255,12 +307,16 @@ def test_full_hyperspace_varies_any_locus():
 def test_set_position_refuses_bad_input_and_changes_nothing():
     game = CHESS()
     before = game.state_key()
-    for placement, message in [({"BBBB": "K"}, "red needs exactly one king"),
-                               ({"BBBB": "K", "RRRR": "k", "GG": "X"}, "a piece is one of"),
-                               ({"BBBB": "K", "RRRR": "k", "GGGGG": "P"}, "only 4 levels deep"),
-                               ({"BBBB": "K", "RRRR": "k", "RRRY": "Q"}, "red is in check but it is blue's"),
-                               ({"0": "k", "G": "P", "R": "P", "Y": "P", "B": "P", "BBBB": "K", "GG": "N"},
-                                "red is already stalemated")]:
+    for placement, message in [
+        ({"BBBB": "K"}, "red needs exactly one king"),
+        ({"BBBB": "K", "RRRR": "k", "GG": "X"}, "a piece is one of"),
+        ({"BBBB": "K", "RRRR": "k", "GGGGG": "P"}, "only 4 levels deep"),
+        ({"BBBB": "K", "RRRR": "k", "RRRY": "Q"}, "red is in check but it is blue's"),
+        (
+            {"0": "k", "G": "P", "R": "P", "Y": "P", "B": "P", "BBBB": "K", "GG": "N"},
+            "red is already stalemated",
+        ),
+    ]:
         with pytest.raises(ValueError, match=message):
             game.set_position(placement, to_move=1 if "stalemated" in message else 0)
         assert game.state_key() == before
@@ -271,8 +327,9 @@ def test_evaluate_prefers_material_and_a_safe_king():
     assert abs(sum(start) - 1) < 1e-9 and 0.3 < start[0] < 0.7
     up_a_queen = position({"BBBB": "K", "RRRR": "k", "GGGG": "Q", "BGBB": "B", "RYRR": "b"}).evaluate()
     assert up_a_queen[0] > 0.8
-    boxed = position({"0": "k", "G": "P", "R": "P", "Y": "P", "GGGG": "N", "BBBB": "K",
-                      "BBB": "p"}, to_move=1).evaluate()
+    boxed = position(
+        {"0": "k", "G": "P", "R": "P", "Y": "P", "GGGG": "N", "BBBB": "K", "BBB": "p"}, to_move=1
+    ).evaluate()
     free = position({"RRRR": "k", "GGGG": "N", "BBBB": "K", "BBB": "p"}, to_move=1).evaluate()
     assert boxed[0] > free[0]
 
@@ -290,7 +347,9 @@ def test_a_bare_king_is_judged_by_how_boxed_in_he_is():
         blue, red = game.evaluate()
         assert HUNT_FLOOR <= blue < 1 and blue + red == pytest.approx(1)
     assert near.evaluate()[0] > far.evaluate()[0]  # the pieces closing in
-    assert near.evaluate()[0] > open_field.evaluate()[0]  # a corner King has 9 neighbours, a third-level one 29
+    assert (
+        near.evaluate()[0] > open_field.evaluate()[0]
+    )  # a corner King has 9 neighbours, a third-level one 29
     # With a piece left to each side it is the material again (a Queen up: well ahead, not a hunt).
     armed = position({"RRRR": "k", "BBBB": "K", "GGGG": "Q", "BGBB": "B", "RYRR": "b"})
     assert armed.evaluate()[0] > 0.8
@@ -328,7 +387,9 @@ def _plain_moves(game, tables):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("options", [{}, {"hyperspace": "full"}, {"headless": True}], ids=["standard", "full", "headless"])
+@pytest.mark.parametrize(
+    "options", [{}, {"hyperspace": "full"}, {"headless": True}], ids=["standard", "full", "headless"]
+)
 def test_legal_moves_match_a_plain_search_for_checks(options):
     """The fast generator (bit operations over each piece's targets: the one checker to take, the
     Queen's one free node to fill, the nodes the King may step to) against trying every move and
@@ -354,11 +415,17 @@ def test_legal_moves_match_a_plain_search_for_checks(options):
             seen["positions"] += 1
             seen["check"] += bool(checkers)
             seen["double check"] += len(checkers) > 1
-            seen["queen's double move"] += any(game.pieces[1 - me][1] >> c & 1 and not tables.king[c] >> k & 1
-                                               for c in checkers)
+            seen["queen's double move"] += any(
+                game.pieces[1 - me][1] >> c & 1 and not tables.king[c] >> k & 1 for c in checkers
+            )
             game.apply(rng.choice(legal))
-    assert seen["positions"] > 800 and seen["check"] > 120 and seen["double check"] >= 2 \
-        and seen["queen's double move"] > 40 and seen["mate"] > 0, seen
+    assert (
+        seen["positions"] > 800
+        and seen["check"] > 120
+        and seen["double check"] >= 2
+        and seen["queen's double move"] > 40
+        and seen["mate"] > 0
+    ), seen
 
 
 def test_kept_move_lists_belong_to_the_position_they_were_asked_in():
@@ -387,15 +454,30 @@ def test_the_search_is_offered_winning_captures_and_escapes_first_and_blunders_l
     """action_order, the computer player's move ordering: taking a piece nobody can take back first
     (with a hanging piece's escapes), then checks, then quiet moves; a move onto a node the opponent
     attacks loses the mover's value (the Queen stepping next to a Rook last)."""
-    game = position({"BBBB": "K", "RRRR": "k", "GGGG": "R", "GGGR": "n", "YYYY": "Q", "YRYR": "r",
-                     "YRYY": "B", "RRR": "p", "RRG": "p"})
+    game = position(
+        {
+            "BBBB": "K",
+            "RRRR": "k",
+            "GGGG": "R",
+            "GGGR": "n",
+            "YYYY": "Q",
+            "YRYR": "r",
+            "YRYY": "B",
+            "RRR": "p",
+            "RRG": "p",
+        }
+    )
     actions = game.legal_actions()
     order = dict(zip(map(str, actions), game.action_order(actions)))
     assert len(order) == len(actions) > 30
     best = max(order.values())
     assert {a for a, v in order.items() if v == best} == {
         "GGGG-GGGR",  # the undefended Knight (4)
-        "YRYY-YGY", "YRYY-YRR", "YRYY-YRB", "YRYY-YYY"}  # the Bishop the Rook attacks, to safe nodes
+        "YRYY-YGY",
+        "YRYY-YRR",
+        "YRYY-YRB",
+        "YRYY-YYY",
+    }  # the Bishop the Rook attacks, to safe nodes
     assert order["YYYY-RR"] > order["YYYY-YYYR"] == 0  # a check before a quiet move
     assert min(order, key=order.get) == "YYYY-YRY" and order["YYYY-YRY"] == -9  # beside the Rook
     assert order["GGGG-GGG"] == 0  # the Rook's quiet step, and Pawns and King count nothing
@@ -433,23 +515,39 @@ def _plain_legal(game, s, t, kind):
 
 # -- through the command line ----------------------------------------------------------------------------
 
+
 def test_play_command_runs_a_game_to_checkmate_and_names_the_pieces():
     import json
     import subprocess
     import sys
 
-    script = ("BBYB-BBR\nRRRR-RGRR  # red castles\nBBY-BBYR\nRRY-RRYG\nBGB-BGBR\nRRG-RRGY\nBBR-Y\n"
-              "RRGR-RRB\nBBG-BYG\nRRRR-RRRG\nY-RB\n")
-    done = subprocess.run([sys.executable, "-m", "companion.cli", "play", "hyper-chess"], input=script,
-                          capture_output=True, text=True, timeout=120)
+    script = (
+        "BBYB-BBR\nRRRR-RGRR  # red castles\nBBY-BBYR\nRRY-RRYG\nBGB-BGBR\nRRG-RRGY\nBBR-Y\n"
+        "RRGR-RRB\nBBG-BYG\nRRRR-RRRG\nY-RB\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "companion.cli", "play", "hyper-chess"],
+        input=script,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     states = [json.loads(line) for line in done.stdout.splitlines()]
     assert len(states) == 11
-    assert states[1]["stones"]["RGRR"] == {"player": 1, "kind": "king"} and states[1]["castling"] == [True, False]
+    assert states[1]["stones"]["RGRR"] == {"player": 1, "kind": "king"} and states[1]["castling"] == [
+        True,
+        False,
+    ]
     last = states[-1]
     assert last["over"] and last["winner"] == 0 and last["stones"]["RB"] == {"player": 0, "kind": "queen"}
 
-    refused = subprocess.run([sys.executable, "-m", "companion.cli", "play", "hyper-chess"],
-                             input="BBB-RRR\n", capture_output=True, text=True, timeout=120)
+    refused = subprocess.run(
+        [sys.executable, "-m", "companion.cli", "play", "hyper-chess"],
+        input="BBB-RRR\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert refused.returncode != 0
     assert "line 1: BBB-RRR: the pawn on BBB moves one step up, down, sideways" in refused.stderr

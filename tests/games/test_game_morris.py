@@ -54,7 +54,9 @@ def test_a_shape_with_the_head_node_moves_down_by_a_first_locus():
     assert sorted(game.space.names(game.stones[0])) == ["Y", "YG", "YR"]
     refused(arranged(SHAPES, ["0", "G", "R"], ["YG"]), "0,G,R-Y,YG,YR", "YG is occupied")
     assert "G,GG,GR-0,G,R" in names(arranged(SHAPES, ["G", "GG", "GR"], ["YYYY"]).legal_actions())  # and back
-    assert not any(a.startswith("G,R-0") for a in names(arranged(LINES, ["G", "R"], ["YYYY"]).legal_actions()))
+    assert not any(
+        a.startswith("G,R-0") for a in names(arranged(LINES, ["G", "R"], ["YYYY"]).legal_actions())
+    )
 
 
 def test_either_of_two_middles_of_a_shape():
@@ -68,7 +70,9 @@ def test_a_shape_moves_as_a_block_by_excision_hyperspace_and_interjection():
     refused(game, "GR,GRY,GRYY-R,RY,RYG", "moves in formation by interjection, excision or via hyperspace")
     refused(game, "GR,GRYY-R,RYY", "a shape is 3 of your men on contiguous nodes")
     hyper = arranged(SHAPES, ["YBR", "YBRR", "YBRG"], ["GGGG"])
-    assert hyper.parse("YBR,YBRR,YBRG-YGR,YGRR,YGRG") in hyper.legal_actions()  # written in the manual's order
+    assert (
+        hyper.parse("YBR,YBRR,YBRG-YGR,YGRR,YGRG") in hyper.legal_actions()
+    )  # written in the manual's order
     hyper.apply("YBR,YBRR,YBRG-YGR,YGRR,YGRG")
     assert sorted(hyper.space.names(hyper.stones[0])) == ["YGR", "YGRG", "YGRR"]
     inter = arranged(SHAPES, ["R", "RG", "RGG"], ["YYYY"])
@@ -100,7 +104,11 @@ def test_changing_and_moving_lines():
     assert "R,RG-BR,BRG" in names(arranged(LINES, ["R", "RG"], ["YYYY"]).legal_actions())
     lone = arranged(LINES, ["R", "RG", "YYYY"], ["GGGG"])
     refused(lone, "YYYY-YYYR", "the man on YYYY is in no line of yours: men move only as lines")
-    refused(lone, "R-BB", "R to BB does not change a line: one end moves to a free node contiguous to the other end")
+    refused(
+        lone,
+        "R-BB",
+        "R to BB does not change a line: one end moves to a free node contiguous to the other end",
+    )
     refused(lone, "R,RG,YYYY-BR,BRG,BYYY", "a line is 2 of your men on contiguous nodes")
 
 
@@ -113,7 +121,13 @@ def test_a_line_moved_into_two_quadrangles_forms_two_grybs_and_their_removals_ad
     refused(game, "YBG-B", "you formed a GRYB: first remove 5 of your opponent's men")
     for victim in theirs[:3]:
         game.apply("x" + victim)
-    assert game.men(1) == 3 and game.over and game.winner == 0 and game.captured == (3, 0) and game.scores == (1, 0)
+    assert (
+        game.men(1) == 3
+        and game.over
+        and game.winner == 0
+        and game.captured == (3, 0)
+        and game.scores == (1, 0)
+    )
 
 
 def test_a_player_with_no_line_passes_when_the_option_says_so():
@@ -136,5 +150,5 @@ def test_playout_moves_are_uniform_over_the_legal_moves(cls):
     samples = 40 * len(legal)
     counts = Counter(game.random_action(rng) for _ in range(samples))
     assert set(counts) == set(legal)
-    spread = 5 * 40 ** 0.5  # five standard deviations of each count
+    spread = 5 * 40**0.5  # five standard deviations of each count
     assert all(abs(c - 40) < spread for c in counts.values())

@@ -108,7 +108,7 @@ def test_bulk_projections_match_the_definition_node_by_node(depth):
         for x in board.nodes:
             loci = nd.loci(x)
             pre = 1 << nd.from_loci(letter + loci) if len(letter + loci) <= depth else 0
-            strip = 1 << nd.from_loci(loci[len(letter):]) if loci.startswith(letter) else 0
+            strip = 1 << nd.from_loci(loci[len(letter) :]) if loci.startswith(letter) else 0
             assert multi.prefix(k, 1 << x) == multi.prefix_node[k][x] == pre
             assert multi.strip(k, 1 << x) == multi.strip_node[k][x] == strip
         for _ in range(20):
@@ -166,8 +166,18 @@ def test_ring_moves_go_to_the_rolled_colour_by_sideways_up_down_or_hyperspace():
     game = position(["GRR", "0", "G", "GRYB"], ["YYYY"], roll="R")
     # GRR: up GR, down GRRR, hyperspace RRR BRR GGR GYR (the focus stays); its sideways nodes are G and Y.
     # 0: down R. G: sideways R, down GR. GRYB: nothing red (sideways Y and G, up Y, hyperspace keeps B).
-    assert legal(game) == {"GRR-GR", "GRR-GRRR", "GRR-RRR", "GRR-BRR", "GRR-GGR", "GRR-GYR",
-                           "0-R", "G-R", "G-GR", "conduit:R"}
+    assert legal(game) == {
+        "GRR-GR",
+        "GRR-GRRR",
+        "GRR-RRR",
+        "GRR-BRR",
+        "GRR-GGR",
+        "GRR-GYR",
+        "0-R",
+        "G-R",
+        "G-GR",
+        "conduit:R",
+    }
 
 
 def test_a_ring_move_captures_every_opponent_ring_in_its_space():
@@ -182,8 +192,9 @@ def test_a_ring_move_captures_every_opponent_ring_in_its_space():
 
 def test_a_conduit_move_captures_several_rings_at_once_and_conduits_are_never_captured():
     # Before: player one's conduit on the head node, player two's on B; nothing is simultaneous.
-    game = position(["RG", "RR", "RYGY"], ["G", "R", "YGY", "BBBB"], ["YYYY", "B", "R"],
-                    conduits=(HEAD, B, Y), roll="R")
+    game = position(
+        ["RG", "RR", "RYGY"], ["G", "R", "YGY", "BBBB"], ["YYYY", "B", "R"], conduits=(HEAD, B, Y), roll="R"
+    )
     assert not game._hits(0, game.stones[0])
     game.apply("conduit:R")
     # Player one's RG, RR, RYGY are now player two's and player three's G, R, YGY: four rings go.
@@ -407,8 +418,24 @@ def test_the_cloth_follows_the_player_to_move_and_last_is_seen_on_the_shown_boar
 
 
 def test_random_play_through_the_cli_ends():
-    done = subprocess.run([sys.executable, "-m", "companion.cli", "play", "multiverse", "--players", "3",
-                           "--random", "5000", "--seed", "2"], capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "companion.cli",
+            "play",
+            "multiverse",
+            "--players",
+            "3",
+            "--random",
+            "5000",
+            "--seed",
+            "2",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     last = json.loads(done.stdout.splitlines()[-1])
     assert last["over"] is True and len(last["boards"]) == 3

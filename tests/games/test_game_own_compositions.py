@@ -27,15 +27,18 @@ def moves(game, prefix=""):
     return {a for a in names(game.legal_actions()) if "-" in a and a.startswith(prefix)}
 
 
-@pytest.mark.parametrize("game_id, players, options", [
-    ("rising-tide", (2, 4), {"depth": (4, 3, 6), "stones": (8, 3, 40)}),
-    ("kings-court", (2, 2), {"depth": (4, 2, 6), "stones": (24, 4, 400)}),
-    ("samsara", (2, 2), {"depth": (4, 2, 6), "stones": (8, 6, 30), "capture": (6, 1, 8)}),
-    ("leapfrog", (2, 2), {"capture": (5, 1, 8)}),
-    ("exodus", (2, 4), {"stones": (6, 2, 20), "depth": (4, 2, 6)}),
-    ("doubles", (4, 4), {"depth": (4, 3, 6), "stones": (20, 4, 100)}),
-    ("siege", (2, 2), {"stones": (14, 4, 40), "depth": (3, 2, 5)}),
-])
+@pytest.mark.parametrize(
+    "game_id, players, options",
+    [
+        ("rising-tide", (2, 4), {"depth": (4, 3, 6), "stones": (8, 3, 40)}),
+        ("kings-court", (2, 2), {"depth": (4, 2, 6), "stones": (24, 4, 400)}),
+        ("samsara", (2, 2), {"depth": (4, 2, 6), "stones": (8, 6, 30), "capture": (6, 1, 8)}),
+        ("leapfrog", (2, 2), {"capture": (5, 1, 8)}),
+        ("exodus", (2, 4), {"stones": (6, 2, 20), "depth": (4, 2, 6)}),
+        ("doubles", (4, 4), {"depth": (4, 3, 6), "stones": (20, 4, 100)}),
+        ("siege", (2, 2), {"stones": (14, 4, 40), "depth": (3, 2, 5)}),
+    ],
+)
 def test_players_and_options_are_what_the_rules_pages_say(game_id, players, options):
     cls = find(game_id)
     assert (cls.min_players, cls.max_players) == players
@@ -59,8 +62,9 @@ def test_every_game_is_a_draw_after_its_turn_limit(game_id):
 
 def test_rising_tide_stones_enter_on_the_bottom_and_climb_onto_the_colour_rolled():
     game = scenario.play(find("rising-tide")(2), "roll:G")
-    assert len(game.legal_actions()) == 64 and all(str(a).endswith("G") and len(str(a)) == 4
-                                                   for a in game.legal_actions())
+    assert len(game.legal_actions()) == 64 and all(
+        str(a).endswith("G") and len(str(a)) == 4 for a in game.legal_actions()
+    )
     refused(game, "GGG", "new stones enter on the bottom level")
     scenario.play(game, "GGGG roll:R RRRR roll:G GGGG-GGG")
     assert game.owner(game.space.parse("GGG")) == 0
@@ -97,12 +101,15 @@ def test_kings_court_sideways_moves_go_to_free_nodes_too_and_entries_never_land_
     refused(game, "G", "G is occupied")
 
 
-@pytest.mark.parametrize("roll, mover, rival, captured", [
-    ("G", "GG", None, (1, 0)),  # the node's own colour: taken, back to its owner's supply
-    ("R", "GG", "GR", (0, 0)),  # a colour beside: the rival is bumped there
-    ("Y", "GY", "GG", (0, 0)),  # the opposite colour: the mover goes across instead
-    ("B", "G", "GG", (0, 0)),  # beside, but GB is the mover's own: both stay, the move is spent
-])
+@pytest.mark.parametrize(
+    "roll, mover, rival, captured",
+    [
+        ("G", "GG", None, (1, 0)),  # the node's own colour: taken, back to its owner's supply
+        ("R", "GG", "GR", (0, 0)),  # a colour beside: the rival is bumped there
+        ("Y", "GY", "GG", (0, 0)),  # the opposite colour: the mover goes across instead
+        ("B", "G", "GG", (0, 0)),  # beside, but GB is the mover's own: both stay, the move is spent
+    ],
+)
 def test_kings_court_landing_on_a_rival_holds_court(roll, mover, rival, captured):
     game = scenario.play(at("kings-court", ["G", "GB"], ["GG"], hand=5), "roll:G G-GG")
     assert game.is_chance and game.to_move == 0
@@ -160,7 +167,9 @@ def test_samsara_the_sixth_capture_wins_at_once_even_mid_turn():
 def test_leapfrog_starts_with_eight_residents_each_and_no_stones_to_enter():
     game = find("leapfrog")(2)
     assert game.space.depth == 3 and game.in_hand == (0, 0)
-    assert sorted(game.space.names(game.stones[0])) == sorted(a + b + c for a in "G" for b in "GR" for c in "GRYB")
+    assert sorted(game.space.names(game.stones[0])) == sorted(
+        a + b + c for a in "G" for b in "GR" for c in "GRYB"
+    )
     assert sorted(game.space.names(game.stones[1])) == sorted("Y" + b + c for b in "YB" for c in "GRYB")
     assert len(game.legal_actions()) == 24 and all(a.kind == "move" for a in game.legal_actions())
 
@@ -169,7 +178,10 @@ def test_leapfrog_hops_over_a_rival_take_it_and_are_not_compulsory():
     game = at("leapfrog", ["GGG"], ["RGG", "GGR", "YYY"])
     assert {a for a in names(game.legal_actions()) if "/" in a} == {
         "GGG-GGY/GGR",  # sideways twice: the opposite corner
-        "GGG-YGG/RGG", "GGG-RRG/RGG", "GGG-RBG/RGG"}  # through hyperspace twice: any node one step beyond
+        "GGG-YGG/RGG",
+        "GGG-RRG/RGG",
+        "GGG-RBG/RGG",
+    }  # through hyperspace twice: any node one step beyond
     assert {"GGG-GRG", "GGG-GBG", "GGG-BGG", "GGG-GGB"} <= names(game.legal_actions())
     game.apply("GGG-RRG/RGG")
     assert game.captured == (1, 0) and game.owner(game.space.parse("RGG")) is None and game.to_move == 1

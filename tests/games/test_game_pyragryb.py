@@ -44,18 +44,29 @@ def test_placing_off_the_rolled_colour_or_off_the_top_is_refused():
 
 
 def test_second_level_quadrangle_wins_two_points():
-    game = play("roll:G G roll:G pass roll:G GG roll:G pass roll:R GR roll:G pass roll:Y GY roll:G pass roll:B GB")
+    game = play(
+        "roll:G G roll:G pass roll:G GG roll:G pass roll:R GR roll:G pass roll:Y GY roll:G pass roll:B GB"
+    )
     assert game.over and game.winners == (0,) and game.scores == (2, 0)
     assert [g.names() for g in game.grybs] == [["GG", "GR", "GY", "GB"]]
 
 
 def test_bottom_quadrangle_wins_eight_points_with_three_sizes():
-    game = play("roll:G G roll:G pass roll:G GG roll:G pass roll:G GGG roll:G pass roll:G GGGG roll:G pass "
-                "roll:R GGGR roll:G pass roll:Y GGGY roll:G pass roll:B GGGB")
+    game = play(
+        "roll:G G roll:G pass roll:G GG roll:G pass roll:G GGG roll:G pass roll:G GGGG roll:G pass "
+        "roll:R GGGR roll:G pass roll:Y GGGY roll:G pass roll:B GGGB"
+    )
     assert game.winners == (0,) and game.scores == (8, 0)
     kinds = {n: s["kind"] for n, s in game.state_dict()["stones"].items()}
-    assert kinds == {"G": "large", "GG": "large", "GGG": "medium", "GGGG": "small", "GGGR": "small",
-                     "GGGY": "small", "GGGB": "small"}
+    assert kinds == {
+        "G": "large",
+        "GG": "large",
+        "GGG": "medium",
+        "GGGG": "small",
+        "GGGR": "small",
+        "GGGY": "small",
+        "GGGB": "small",
+    }
     assert game.stash[0] == (3, 4, 1)
 
 
@@ -85,7 +96,9 @@ def test_a_lethal_encounter_never_completes_a_quadrangle_it_leaves_a_node_of_it_
 
 def test_lethal_encounter_needs_the_colour_the_opponent_sits_on_and_a_neighbour():
     game = play("roll:G G roll:R R roll:B")
-    with pytest.raises(IllegalAction, match="you rolled B: a lethal encounter needs the colour the opponent sits on, red"):
+    with pytest.raises(
+        IllegalAction, match="you rolled B: a lethal encounter needs the colour the opponent sits on, red"
+    ):
         game.apply("G-R")
     game = play("roll:G G roll:Y Y roll:Y")
     with pytest.raises(IllegalAction, match="Y is not beside G"):
@@ -164,8 +177,11 @@ def test_four_players_take_turns_in_order_and_the_winner_alone_scores():
     game.apply("roll:R")
     game.apply("G-R")
     assert game.stash[1] == (5, 5, 5) and game.to_move == 1
-    game2 = play("roll:G G roll:G pass roll:G pass roll:R R roll:G pass roll:G pass roll:Y Y roll:G pass "
-                 "roll:G pass roll:B B", players=3)
+    game2 = play(
+        "roll:G G roll:G pass roll:G pass roll:R R roll:G pass roll:G pass roll:Y Y roll:G pass "
+        "roll:G pass roll:B B",
+        players=3,
+    )
     assert game2.winners == (0,) and game2.scores == (1, 0, 0)
 
 
@@ -178,6 +194,7 @@ def test_options_and_players():
 
 # -- the computer player's evaluation: a race to fill a quadrangle --------------------------------------
 
+
 def test_the_chance_of_rolling_every_colour_of_a_set_matches_counting_every_sequence_of_rolls():
     from itertools import product
 
@@ -189,8 +206,10 @@ def test_the_chance_of_rolling_every_colour_of_a_set_matches_counting_every_sequ
         for colours in family:
             sets |= COVERS[colours]
         for rolls in range(5):
-            hits = sum(any(all(colours >> c & 1 == 0 or c in seq for c in range(4)) for colours in family)
-                       for seq in product(range(4), repeat=rolls))
+            hits = sum(
+                any(all(colours >> c & 1 == 0 or c in seq for c in range(4)) for colours in family)
+                for seq in product(range(4), repeat=rolls)
+            )
             assert _covered(sets, rolls) == pytest.approx(hits / 4**rolls), (family, rolls)
 
 
@@ -210,8 +229,11 @@ def test_an_opponents_piece_in_a_quadrangle_costs_a_turn_but_does_not_close_it()
     # Player 1 builds GB under G; player 0 slides onto G (a lethal encounter) and builds GG GR GY: player
     # 1's GB is left in the quadrangle. Player 0 can still fill it: a B roll slides GG or GY onto GB, and
     # the node left is built on again, a turn more than a quadrangle lacking only B (1 - (3/4)^t).
-    game = play("roll:R R roll:G G roll:Y RY roll:B GB roll:G R-G roll:Y Y roll:G GG roll:Y YY roll:R GR "
-                "roll:G YG roll:Y GY", pieces=8)
+    game = play(
+        "roll:R R roll:G G roll:Y RY roll:B GB roll:G R-G roll:Y Y roll:G GG roll:Y YY roll:R GR "
+        "roll:G YG roll:Y GY",
+        pieces=8,
+    )
     assert game.owner(game.space.parse("GB")) == 1 and game.stash[0][0] == 3
     curve = game._finish_curve(0)
     assert curve[:2] == [0.0, 0.0]
@@ -229,5 +251,7 @@ def test_of_two_players_needing_the_same_last_colour_the_one_who_rolls_first_lea
 
 
 def test_a_finished_game_is_judged_by_its_result():
-    game = play("roll:G G roll:G pass roll:G GG roll:G pass roll:R GR roll:G pass roll:Y GY roll:G pass roll:B GB")
+    game = play(
+        "roll:G G roll:G pass roll:G GG roll:G pass roll:R GR roll:G pass roll:Y GY roll:G pass roll:B GB"
+    )
     assert game.evaluate() == [1.0, 0.0]

@@ -93,16 +93,23 @@ def test_a_line_with_the_head_node_moves_down_by_a_first_locus():
 def test_headless_the_die_and_the_blocks_leave_out_the_head_node():
     """001's Headless GRYB: 340 nodes for the die to choose from, and no block moves onto the head node."""
     game = DEAL(headless=True)
-    assert game.is_chance and len(game.legal_actions()) == 340 and "roll:@0" not in names(game.legal_actions())
+    assert (
+        game.is_chance and len(game.legal_actions()) == 340 and "roll:@0" not in names(game.legal_actions())
+    )
     with pytest.raises(IllegalAction, match="head node"):
         game.apply("roll:@0")
     up = position(["Y", "YG", "YR"], ["BBBB"])
     assert "Y,YG,YR-0,G,R" in names(up.legal_actions())  # the shared first locus excised, onto the head node
     headless = position(["Y", "YG", "YR"], ["BBBB"], headless=True)
     legal = names(headless.legal_actions())
-    assert not any("0" in move for move in legal) and "Y,YG,YR-RY,RYG,RYR" in legal  # interjected: still there
-    assert DEAL.describe()["options"][1] == {"name": "headless", "default": False,
-                                             "help": "play without the head node (001 'headless': 340 nodes)"}
+    assert (
+        not any("0" in move for move in legal) and "Y,YG,YR-RY,RYG,RYR" in legal
+    )  # interjected: still there
+    assert DEAL.describe()["options"][1] == {
+        "name": "headless",
+        "default": False,
+        "help": "play without the head node (001 'headless': 340 nodes)",
+    }
 
 
 def test_a_shape_moves_as_a_block_and_blocks_must_be_contiguous_and_free():

@@ -24,8 +24,11 @@ SHIPPED = [cls for cls in catalogue() if not getattr(cls, "composed", False) or 
 def test_the_format_headings_lists_and_paragraphs():
     text = "Two players.\nEach has stones.\r\n\r\n## Aim\n\n- one\n- two\n\n- a list\nthen words\n"
     assert howto.parse(text) == [
-        howto.Block("paragraph", "Two players. Each has stones."), howto.Block("heading", "Aim"),
-        howto.Block("list", items=("one", "two")), howto.Block("paragraph", "- a list then words")]
+        howto.Block("paragraph", "Two players. Each has stones."),
+        howto.Block("heading", "Aim"),
+        howto.Block("list", items=("one", "two")),
+        howto.Block("paragraph", "- a list then words"),
+    ]
     shown = howto.as_text(howto.parse(text), width=20)
     assert shown.startswith("Two players. Each\nhas stones.\n\nAim\n---\n\n- one\n- two\n")
 
@@ -119,11 +122,20 @@ def test_the_rules_page_of_every_game_and_the_links_to_it(client, rt):
         assert all(str(escape(b.text)) in html for b in blocks if b.kind != "list")
         assert all(f"<li>{escape(item)}</li>" in html for b in blocks if b.kind == "list" for item in b.items)
     assert 'href="/games/ez-gryb/rules"' in client.get("/games").get_data(as_text=True)
-    assert f'id="game-rules" href="/games/{rt.snapshot()["game"]["id"]}/rules"' in client.get("/").get_data(as_text=True)
+    assert f'id="game-rules" href="/games/{rt.snapshot()["game"]["id"]}/rules"' in client.get("/").get_data(
+        as_text=True
+    )
 
 
-@pytest.mark.parametrize("path", ["/games/nope/rules", "/games/..%2Fhowto/rules", "/games/EZ-GRYB/rules",
-                                  "/games/" + "a" * 5000 + "/rules"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/games/nope/rules",
+        "/games/..%2Fhowto/rules",
+        "/games/EZ-GRYB/rules",
+        "/games/" + "a" * 5000 + "/rules",
+    ],
+)
 def test_an_unknown_game_is_a_404_page(client, path):
     page = client.get(path)
     assert page.status_code == 404 and "<h1>404</h1>" in page.get_data(as_text=True)

@@ -16,8 +16,13 @@ EZ = find("ez-gryb")
 def after(game, action) -> tuple:
     """What a move leaves, as the playout reports it."""
     game.push_legal(action)
-    seen = (game.stones, game.in_hand, game.over, game.winner if game.over else None,
-            max(game.scores) if game.over else 0)
+    seen = (
+        game.stones,
+        game.in_hand,
+        game.over,
+        game.winner if game.over else None,
+        max(game.scores) if game.over else 0,
+    )
     game.retract()
     return seen
 
@@ -77,10 +82,12 @@ def test_a_pass_that_leaves_nothing_to_move_ends_the_game_as_a_draw_and_so_does_
     # Everything sunk, nothing in hand, no opponent beside a stone: the pass ends it, a draw. With one
     # stone left above the bottom it does not (another roll moves it), nor with one beside an opponent,
     # nor with one in the opponent's hand.
-    for mine, theirs, hand, over in [(["GGGG", "RRRR", "GYBB"], ["YYYY", "BBBB", "GYBR"], 0, True),
-                                     (["GGGG", "RRRR", "GYB"], ["YYYY", "BBBB", "GYBR"], 0, False),
-                                     (["GGGG", "RRRR", "GYBB"], ["YYYY", "BBBB", "GYBY"], 0, False),
-                                     (["GGGG", "RRRR", "GYBB"], ["YYYY", "BBBB", "GYBR"], 1, False)]:
+    for mine, theirs, hand, over in [
+        (["GGGG", "RRRR", "GYBB"], ["YYYY", "BBBB", "GYBR"], 0, True),
+        (["GGGG", "RRRR", "GYB"], ["YYYY", "BBBB", "GYBR"], 0, False),
+        (["GGGG", "RRRR", "GYBB"], ["YYYY", "BBBB", "GYBY"], 0, False),
+        (["GGGG", "RRRR", "GYBB"], ["YYYY", "BBBB", "GYBR"], 1, False),
+    ]:
         game, checked = EZ(2, stones=4), 0
         for player, nodes in enumerate((mine, theirs)):
             game.set_stones(player, sum(1 << game.space.parse(n) for n in nodes))
@@ -141,7 +148,17 @@ def test_the_game_plays_its_playouts_there_and_is_left_as_it_was():
 def test_only_ez_grybs_rules_play_on_bitboards():
     # Every parameter of the composer is either one the bitboards play as EZ GRYB has it, or one they
     # take as it comes: a parameter added later must be put on one side or the other.
-    taken_as_they_come = {"id", "name", "source", "summary", "players", "depth", "stones", "turn_limit", "series"}
+    taken_as_they_come = {
+        "id",
+        "name",
+        "source",
+        "summary",
+        "players",
+        "depth",
+        "stones",
+        "turn_limit",
+        "series",
+    }
     assert {p.key for p in composition.SCHEMA} == set(playout.RULES) | taken_as_they_come
     assert all(getattr(EZ.base_rules, key) == value for key, value in playout.RULES.items())
     assert playout.plays(EZ(2, depth=6, stones=200).rules, 2)

@@ -79,11 +79,14 @@ def test_ties_share_and_dict_round_trip():
     assert Series.from_dict(series.to_dict()) == series
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"players": 2, "method": "darts"}, "method"),
-    ({"players": 2, "target": 0}, "target"),
-    ({"players": 5}, "2 to 4 players"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"players": 2, "method": "darts"}, "method"),
+        ({"players": 2, "target": 0}, "target"),
+        ({"players": 5}, "2 to 4 players"),
+    ],
+)
 def test_bad_series_settings(kwargs, message):
     with pytest.raises(SeriesError, match=message):
         Series(**kwargs)

@@ -10,7 +10,15 @@ import sys
 import pytest
 
 from companion.rules import node as nd
-from hardware.buttons import DEFAULT_LAYOUT, ButtonLayout, ButtonLayoutError, default_layout, layout_text, load_button_layout, parse_layout
+from hardware.buttons import (
+    DEFAULT_LAYOUT,
+    ButtonLayout,
+    ButtonLayoutError,
+    default_layout,
+    layout_text,
+    load_button_layout,
+    parse_layout,
+)
 
 
 def test_the_shipped_file_is_what_the_generator_writes():
@@ -60,19 +68,22 @@ def swap_in(data, row, col, value):
     data["matrix"][row][col] = value
 
 
-@pytest.mark.parametrize("change, problem", [
-    (lambda d: swap_in(d, 23, 15, "GGGG"), r"node GGGG is on two keys, \(0, 0\) and \(23, 15\)"),
-    (lambda d: swap_in(d, 0, 0, "GGGX"), r"key \(0, 0\): bad node name 'GGGX'"),
-    (lambda d: swap_in(d, 0, 0, "ggg"), "capital letters"),
-    (lambda d: swap_in(d, 0, 0, "GGGGG"), "only 4 levels deep"),
-    (lambda d: swap_in(d, 0, 0, None), "1 node\\(s\\) have no key: GGGG"),
-    (lambda d: swap_in(d, 0, 0, 7), r"key \(0, 0\) holds 7"),
-    (lambda d: d["matrix"][3].append(None), "matrix row 3 has 17 keys but cols is 16"),
-    (lambda d: d["matrix"].pop(), "matrix has 23 rows but rows is 24"),
-    (lambda d: d.update(rows=40), "1..32 rows"),
-    (lambda d: d.pop("matrix"), "missing 'matrix'"),
-    (lambda d: d.update(format="gryb-buttons/9"), "format"),
-])
+@pytest.mark.parametrize(
+    "change, problem",
+    [
+        (lambda d: swap_in(d, 23, 15, "GGGG"), r"node GGGG is on two keys, \(0, 0\) and \(23, 15\)"),
+        (lambda d: swap_in(d, 0, 0, "GGGX"), r"key \(0, 0\): bad node name 'GGGX'"),
+        (lambda d: swap_in(d, 0, 0, "ggg"), "capital letters"),
+        (lambda d: swap_in(d, 0, 0, "GGGGG"), "only 4 levels deep"),
+        (lambda d: swap_in(d, 0, 0, None), "1 node\\(s\\) have no key: GGGG"),
+        (lambda d: swap_in(d, 0, 0, 7), r"key \(0, 0\) holds 7"),
+        (lambda d: d["matrix"][3].append(None), "matrix row 3 has 17 keys but cols is 16"),
+        (lambda d: d["matrix"].pop(), "matrix has 23 rows but rows is 24"),
+        (lambda d: d.update(rows=40), "1..32 rows"),
+        (lambda d: d.pop("matrix"), "missing 'matrix'"),
+        (lambda d: d.update(format="gryb-buttons/9"), "format"),
+    ],
+)
 def test_a_bad_layout_names_its_problem(change, problem):
     with pytest.raises(ButtonLayoutError, match=problem):
         parse_layout(edit(change), "test layout")
@@ -110,13 +121,17 @@ def test_the_generator_script_writes_the_same_file(tmp_path):
 
 def test_the_generator_script_prints_the_layout_and_leaves_the_shipped_file_alone():
     before = DEFAULT_LAYOUT.stat().st_mtime_ns
-    done = subprocess.run([sys.executable, "-m", "hardware.buttons"], check=True, capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "hardware.buttons"], check=True, capture_output=True, text=True
+    )
     assert done.stdout == DEFAULT_LAYOUT.read_text(encoding="utf-8")
     assert DEFAULT_LAYOUT.stat().st_mtime_ns == before
 
 
 def test_the_hardware_and_bridge_layers_import_no_game_logic():
-    code = ("import sys, hardware.buttons, hardware.node_input, firmware_bridge.client, firmware_bridge.emulator;"
-            "print(sorted(m for m in sys.modules if m.startswith('companion')))")
+    code = (
+        "import sys, hardware.buttons, hardware.node_input, firmware_bridge.client, firmware_bridge.emulator;"
+        "print(sorted(m for m in sys.modules if m.startswith('companion')))"
+    )
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
     assert out.strip() == "['companion', 'companion.rules', 'companion.rules.node']"

@@ -8,7 +8,14 @@ import json
 import pytest
 
 from companion.rules import node as nd
-from hardware.led_layout import LayoutError, block_index, layout_from_dict, load_layout, rod_cells, shipped_layouts
+from hardware.led_layout import (
+    LayoutError,
+    block_index,
+    layout_from_dict,
+    load_layout,
+    rod_cells,
+    shipped_layouts,
+)
 
 ALL_NODES = [nd.name(n) for n in nd.nodes(4)]
 
@@ -26,6 +33,7 @@ def chain_doc():
 
 
 # -- the shipped layouts ------------------------------------------------------------------------------
+
 
 def test_shipped_names():
     assert shipped_layouts() == ["chain-341", "panels-32x32"]
@@ -97,6 +105,7 @@ def test_pixel_lookup_names_unknown_nodes():
 
 # -- the panel options ----------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("first", ["top-left", "top-right", "bottom-left", "bottom-right"])
 @pytest.mark.parametrize("major", ["rows", "columns"])
 @pytest.mark.parametrize("serpentine", [False, True])
@@ -145,7 +154,15 @@ def test_explicit_wled_panel_list():
     doc = panels_doc()
     del doc["matrix"]["panel"], doc["matrix"]["tiles"]
     doc["matrix"]["panels"] = [
-        {"x": 16, "y": 16, "width": 16, "height": 16, "first": "bottom-right", "major": "columns", "serpentine": True},
+        {
+            "x": 16,
+            "y": 16,
+            "width": 16,
+            "height": 16,
+            "first": "bottom-right",
+            "major": "columns",
+            "serpentine": True,
+        },
         {"x": 0, "y": 16, "width": 16, "height": 16},
         {"x": 0, "y": 0, "width": 16, "height": 16},
         {"x": 16, "y": 0, "width": 16, "height": 16},
@@ -157,6 +174,7 @@ def test_explicit_wled_panel_list():
 
 # -- validation ---------------------------------------------------------------------------------------------
 
+
 def _broken(mutate, source="panels"):
     doc = panels_doc() if source == "panels" else chain_doc()
     doc = copy.deepcopy(doc)
@@ -164,18 +182,24 @@ def _broken(mutate, source="panels"):
     return doc
 
 
-@pytest.mark.parametrize("mutate,message", [
-    (lambda d: d["status"].append([1, 0]), "status\\[8\\] uses pixel .* already used by status\\[0\\]"),
-    (lambda d: d["status"].append([16, 16]), "already used by node 0"),
-    (lambda d: d["status"].append([40, 0]), "status\\[8\\] at cell \\(40, 0\\) is outside the 32x32 matrix"),
-    (lambda d: d.update(origin=[20, 16]), "node .* is outside the 32x32 matrix"),
-    (lambda d: d["matrix"]["panel"].update(width=15), "15x16 panels do not tile a 32x32 matrix"),
-    (lambda d: d["matrix"]["panel"].update(first="middle"), "panel.first must be one of"),
-    (lambda d: d["matrix"].update(rotation=45), "rotation must be one of 0, 90, 180, 270"),
-    (lambda d: d.update(colour="red"), "unknown key\\(s\\) 'colour'"),
-    (lambda d: d.update(format="v0"), "'format' must be"),
-    (lambda d: d["matrix"]["panel"].update(serpentine="yes"), "serpentine must be true or false"),
-])
+@pytest.mark.parametrize(
+    "mutate,message",
+    [
+        (lambda d: d["status"].append([1, 0]), "status\\[8\\] uses pixel .* already used by status\\[0\\]"),
+        (lambda d: d["status"].append([16, 16]), "already used by node 0"),
+        (
+            lambda d: d["status"].append([40, 0]),
+            "status\\[8\\] at cell \\(40, 0\\) is outside the 32x32 matrix",
+        ),
+        (lambda d: d.update(origin=[20, 16]), "node .* is outside the 32x32 matrix"),
+        (lambda d: d["matrix"]["panel"].update(width=15), "15x16 panels do not tile a 32x32 matrix"),
+        (lambda d: d["matrix"]["panel"].update(first="middle"), "panel.first must be one of"),
+        (lambda d: d["matrix"].update(rotation=45), "rotation must be one of 0, 90, 180, 270"),
+        (lambda d: d.update(colour="red"), "unknown key\\(s\\) 'colour'"),
+        (lambda d: d.update(format="v0"), "'format' must be"),
+        (lambda d: d["matrix"]["panel"].update(serpentine="yes"), "serpentine must be true or false"),
+    ],
+)
 def test_broken_matrix_layouts_name_the_problem(mutate, message):
     with pytest.raises(LayoutError, match=message):
         layout_from_dict(_broken(mutate), source="test.json")
@@ -184,7 +208,10 @@ def test_broken_matrix_layouts_name_the_problem(mutate, message):
 def test_overlapping_and_missing_panels():
     doc = panels_doc()
     del doc["matrix"]["panel"], doc["matrix"]["tiles"]
-    doc["matrix"]["panels"] = [{"x": 0, "y": 0, "width": 16, "height": 16}, {"x": 8, "y": 0, "width": 16, "height": 16}]
+    doc["matrix"]["panels"] = [
+        {"x": 0, "y": 0, "width": 16, "height": 16},
+        {"x": 8, "y": 0, "width": 16, "height": 16},
+    ]
     with pytest.raises(LayoutError, match="panels overlap at physical cell \\(8, 0\\)"):
         layout_from_dict(doc)
     doc["matrix"]["panels"] = [{"x": 0, "y": 0, "width": 16, "height": 16}]
@@ -195,16 +222,25 @@ def test_overlapping_and_missing_panels():
         layout_from_dict(doc)
 
 
-@pytest.mark.parametrize("mutate,message", [
-    (lambda d: d["chain"]["nodes"].__setitem__(5, "G"), "node G appears twice"),
-    (lambda d: d["chain"]["nodes"].__setitem__(5, "GGGGG"), "'GGGGG' is not a node of the standard board"),
-    (lambda d: d["chain"]["nodes"].pop(), "1 node\\(s\\) have no LED"),
-    (lambda d: d["chain"].update(pixels=351), "chain position\\(s\\) 349, 350 light nothing \\(holes"),
-    (lambda d: d["chain"]["status"].__setitem__(0, 349), "chain.status\\[0\\] = 349 is out of range"),
-    (lambda d: d["chain"]["status"].__setitem__(0, 3), "status\\[0\\] uses pixel 3, already used by node"),
-    (lambda d: d["chain"].update(pixels=300), "past the chain's 300 pixels"),
-    (lambda d: d.update(matrix={}), "exactly one of 'matrix' or 'chain'"),
-])
+@pytest.mark.parametrize(
+    "mutate,message",
+    [
+        (lambda d: d["chain"]["nodes"].__setitem__(5, "G"), "node G appears twice"),
+        (
+            lambda d: d["chain"]["nodes"].__setitem__(5, "GGGGG"),
+            "'GGGGG' is not a node of the standard board",
+        ),
+        (lambda d: d["chain"]["nodes"].pop(), "1 node\\(s\\) have no LED"),
+        (lambda d: d["chain"].update(pixels=351), "chain position\\(s\\) 349, 350 light nothing \\(holes"),
+        (lambda d: d["chain"]["status"].__setitem__(0, 349), "chain.status\\[0\\] = 349 is out of range"),
+        (
+            lambda d: d["chain"]["status"].__setitem__(0, 3),
+            "status\\[0\\] uses pixel 3, already used by node",
+        ),
+        (lambda d: d["chain"].update(pixels=300), "past the chain's 300 pixels"),
+        (lambda d: d.update(matrix={}), "exactly one of 'matrix' or 'chain'"),
+    ],
+)
 def test_broken_chain_layouts_name_the_problem(mutate, message):
     with pytest.raises(LayoutError, match=message):
         layout_from_dict(_broken(mutate, "chain"))

@@ -47,6 +47,7 @@ def duty(v, brightness=1.0):
 
 # -- compose, gamma, brightness --------------------------------------------------------------------------
 
+
 def test_show_nodes_lights_the_nodes_pixels_and_nothing_else():
     with sim() as s:
         s.show_nodes({"G": (255, 0, 0), "RGBY": (0, 0, 255)}, [(255, 255, 255)] * 4)
@@ -88,19 +89,38 @@ def test_node_colours_undo_gamma_as_a_screen_shows_them():
 
 # -- what the LEDs show, for the web page (GET /api/leds) ----------------------------------------------------
 
+
 def test_shown_is_each_lit_node_and_status_pixel_as_the_leds_show_it_with_the_frame_count():
     with sim(brightness=0.5) as s:
-        assert s.shown() == {"nodes": {}, "status": [(0, 0, 0)] * 8, "frames": 0, "limited": False}  # dark at first
+        assert s.shown() == {
+            "nodes": {},
+            "status": [(0, 0, 0)] * 8,
+            "frames": 0,
+            "limited": False,
+        }  # dark at first
         s.show_nodes({"G": (255, 0, 0), "RGBY": (0, 0, 255)}, [(255, 255, 255)] * 4)
         shown = s.shown()
-        assert shown == {"nodes": s.node_colours(), "status": s.status_colours(), "frames": 1, "limited": False}
-        assert shown["nodes"] == {"G": (128, 0, 0), "RGBY": (0, 0, 128)}  # at half brightness, as the eye sees it
+        assert shown == {
+            "nodes": s.node_colours(),
+            "status": s.status_colours(),
+            "frames": 1,
+            "limited": False,
+        }
+        assert shown["nodes"] == {
+            "G": (128, 0, 0),
+            "RGBY": (0, 0, 128),
+        }  # at half brightness, as the eye sees it
         assert shown["status"] == [(128, 128, 128)] * 4 + [(0, 0, 0)] * 4
         s.show_nodes({"G": (255, 0, 0), "RGBY": (0, 0, 255)}, [(255, 255, 255)] * 4)
         assert s.shown()["frames"] == 1  # the same frame is not sent again: the count says nothing changed
         s.brightness = 1.0
         s.show_nodes({"G": (255, 0, 0)})
-        assert s.shown() == {"nodes": {"G": (255, 0, 0)}, "status": [(0, 0, 0)] * 8, "frames": 2, "limited": False}
+        assert s.shown() == {
+            "nodes": {"G": (255, 0, 0)},
+            "status": [(0, 0, 0)] * 8,
+            "frames": 2,
+            "limited": False,
+        }
 
 
 def test_shown_is_dimmed_as_the_current_limiter_dims_the_leds():
@@ -117,6 +137,7 @@ def test_shown_is_dimmed_as_the_current_limiter_dims_the_leds():
 def test_a_surface_that_keeps_no_frame_of_its_own_shows_the_frame_last_sent():
     """The Pi's surface hands each frame to rpi_ws281x and keeps none itself; what it shows comes from the
     frame every surface keeps to skip unchanged ones, so the page can show it too at no cost."""
+
     class Elsewhere(LedSurface):  # a backend whose LEDs are out of reach, as the Pi's are to a test
         driver = "elsewhere"
 
@@ -126,8 +147,12 @@ def test_a_surface_that_keeps_no_frame_of_its_own_shows_the_frame_last_sent():
     with Elsewhere(PANELS, brightness=1.0, budget_ma=60000, fps=1000) as s:
         assert s.shown()["nodes"] == {}
         s.show_nodes({"YY": (0, 255, 0)}, [(0, 0, 255)])
-        assert s.shown() == {"nodes": {"YY": (0, 255, 0)}, "status": [(0, 0, 255)] + [(0, 0, 0)] * 7, "frames": 1,
-                             "limited": False}
+        assert s.shown() == {
+            "nodes": {"YY": (0, 255, 0)},
+            "status": [(0, 0, 255)] + [(0, 0, 0)] * 7,
+            "frames": 1,
+            "limited": False,
+        }
 
 
 @pytest.mark.parametrize("value", [-0.1, 1.5, "1", None, True])
@@ -140,15 +165,22 @@ def test_bad_brightness_is_refused_and_changes_nothing(value):
         sim(brightness=value)
 
 
-@pytest.mark.parametrize("nodes,status,message", [
-    ({"X": (1, 2, 3)}, (), "'X' is not a node of layout panels-32x32"),
-    ({"G": (1, 2)}, (), "G: a colour is three integers"),
-    ({"G": (1, 2, 300)}, (), "G: a colour is three integers"),
-    ({"G": "red"}, (), "G: a colour is three integers"),
-    ({"G": (1, 2), "R": (1, 2, 3, 4)}, (), "G: a colour is three integers"),  # lengths that add up are no excuse
-    ({}, [(0, 0, 0)] * 9, "9 status colours, but layout panels-32x32 has 8"),
-    ({}, [(0, 0, -1)], "status\\[0\\]: a colour"),
-])
+@pytest.mark.parametrize(
+    "nodes,status,message",
+    [
+        ({"X": (1, 2, 3)}, (), "'X' is not a node of layout panels-32x32"),
+        ({"G": (1, 2)}, (), "G: a colour is three integers"),
+        ({"G": (1, 2, 300)}, (), "G: a colour is three integers"),
+        ({"G": "red"}, (), "G: a colour is three integers"),
+        (
+            {"G": (1, 2), "R": (1, 2, 3, 4)},
+            (),
+            "G: a colour is three integers",
+        ),  # lengths that add up are no excuse
+        ({}, [(0, 0, 0)] * 9, "9 status colours, but layout panels-32x32 has 8"),
+        ({}, [(0, 0, -1)], "status\\[0\\]: a colour"),
+    ],
+)
 def test_bad_frames_are_refused_and_the_leds_keep_the_last_frame(nodes, status, message):
     with sim() as s:
         s.show_nodes({"G": (9, 9, 9)})
@@ -171,6 +203,7 @@ def test_show_pixels_sends_a_raw_frame_in_chain_order():
 
 
 # -- current limiter ---------------------------------------------------------------------------------------------
+
 
 def test_a_frame_under_the_budget_is_not_touched():
     with sim(budget_ma=4000) as s:
@@ -209,6 +242,7 @@ def test_a_budget_below_the_idle_draw_is_refused():
 
 # -- encoding -----------------------------------------------------------------------------------------------------
 
+
 def test_grb_strips_get_green_red_blue():
     with sim(CHAIN) as s:
         s.show_pixels([(255, 0, 0)] + [(0, 0, 0)] * 348)
@@ -235,6 +269,7 @@ def test_pack_words_makes_rpi_ws281x_send_the_wire_bytes_unchanged():
 
 
 # -- unchanged frames and the frame-rate cap --------------------------------------------------------------------
+
 
 def test_an_unchanged_frame_is_not_sent_again():
     with sim() as s:
@@ -264,7 +299,7 @@ def test_the_cap_holds_the_average_rate_and_spaces_frames_after_a_burst():
         elapsed = time.monotonic() - start
         sent = list(s._sends)
         assert len(sent) <= BURST + elapsed * 20 + 1  # never more than the bucket allows
-        gaps = [b - a for a, b in zip(sent[BURST:], sent[BURST + 1:])]
+        gaps = [b - a for a, b in zip(sent[BURST:], sent[BURST + 1 :])]
         assert gaps and min(gaps) >= 0.05 - 0.01  # once the burst is spent, one frame per period
         assert s.frame[PANELS.nodes["G"]] == (duty(140), 0, 0)
 
@@ -302,7 +337,9 @@ def test_close_sends_a_deferred_frame_and_is_idempotent():
 
 
 def test_status_is_json_for_the_settings_page():
-    with open_surface("sim", PANELS, brightness=0.5, budget_ma=4000, fps=30, strip="GRB", interface="spi") as s:
+    with open_surface(
+        "sim", PANELS, brightness=0.5, budget_ma=4000, fps=30, strip="GRB", interface="spi"
+    ) as s:
         s.show_nodes({"G": (255, 0, 0)})
         status = json.loads(json.dumps(s.status()))
         assert status["driver"] == "sim" and status["pixels"] == 1024 and status["brightness"] == 0.5
@@ -310,11 +347,14 @@ def test_status_is_json_for_the_settings_page():
         assert {"last_frame_ma", "frames_sent", "layout", "strip"} <= set(status)
 
 
-@pytest.mark.parametrize("kw,message", [
-    ({"interface": "i2c"}, "interface must be 'spi'"),
-    ({"strip": "RGB"}, "strip must be 'GRB'"),
-    ({"fps": 0}, "fps must be 1..1000"),
-])
+@pytest.mark.parametrize(
+    "kw,message",
+    [
+        ({"interface": "i2c"}, "interface must be 'spi'"),
+        ({"strip": "RGB"}, "strip must be 'GRB'"),
+        ({"fps": 0}, "fps must be 1..1000"),
+    ],
+)
 def test_bad_options(kw, message):
     with pytest.raises(LedInputError, match=message):
         SimulatedSurface(PANELS, **kw)
@@ -324,18 +364,30 @@ def test_bad_options(kw, message):
 
 # -- rpi_ws281x: the checks before the library is touched ------------------------------------------------------
 
+
 @pytest.fixture
 def pi(tmp_path_factory):
     """Fake /proc and /dev files for a Pi 4 with SPI on and permitted (world-readable: see _unprivileged)."""
     root = Path(tempfile.mkdtemp(prefix="fake-pi-", dir="/tmp"))
     root.chmod(0o755)
-    for name, text in (("model", "Raspberry Pi 4 Model B Rev 1.4\x00"), ("cpuinfo", "Model\t: Raspberry Pi 4\n"),
-                       ("spidev0.0", ""), ("gpiomem", ""), ("mem", ""), ("bufsiz", "32768\n")):
+    for name, text in (
+        ("model", "Raspberry Pi 4 Model B Rev 1.4\x00"),
+        ("cpuinfo", "Model\t: Raspberry Pi 4\n"),
+        ("spidev0.0", ""),
+        ("gpiomem", ""),
+        ("mem", ""),
+        ("bufsiz", "32768\n"),
+    ):
         (root / name).write_text(text)
         (root / name).chmod(0o666)
-    paths = HardwarePaths(model=str(root / "model"), cpuinfo=str(root / "cpuinfo"), mem=str(root / "mem"),
-                          gpiomem=str(root / "gpiomem"), spidev=str(root / "spidev0.0"),
-                          spidev_bufsiz=str(root / "bufsiz"))
+    paths = HardwarePaths(
+        model=str(root / "model"),
+        cpuinfo=str(root / "cpuinfo"),
+        mem=str(root / "mem"),
+        gpiomem=str(root / "gpiomem"),
+        spidev=str(root / "spidev0.0"),
+        spidev_bufsiz=str(root / "bufsiz"),
+    )
     yield root, paths
     shutil.rmtree(root)
 
@@ -453,6 +505,7 @@ def test_white_extraction_matches_a_plain_per_pixel_min():
     import random
 
     from hardware.leds import Pipeline
+
     rnd = random.Random(3)
     pipeline = Pipeline(CHAIN, "GRBW", 1.0, 60000)
     r, g, b = (bytes(rnd.randrange(256) for _ in range(CHAIN.pixel_count)) for _ in range(3))

@@ -137,7 +137,9 @@ def test_unplug_releases_held_nodes_and_the_link_comes_back_resynced(sim):
     node_input.release("GGBY")
     time.sleep(0.1)  # past the Pico's debounce
     node_input.tap("GGBY")  # a new press after it is a press
-    assert wait_for(lambda: node_input.pressed_nodes() == frozenset() and len(events.of("GGBY")) >= 4, timeout=3)
+    assert wait_for(
+        lambda: node_input.pressed_nodes() == frozenset() and len(events.of("GGBY")) >= 4, timeout=3
+    )
     # Press and release alternate: the release of the press held through the outage was the lost link's.
     assert events.of("GGBY") == [True, False, True, False]
 

@@ -56,6 +56,7 @@ def watch(pin, seconds):
 
 # -- buttons -------------------------------------------------------------------------------------------
 
+
 def test_roll_and_ok_act_when_pressed(panel):
     panel.pin("roll").drive_low()
     assert panel.events == ["roll"] and panel.is_pressed("roll")
@@ -125,6 +126,7 @@ def test_holding_undo_opens_the_menu_and_no_undo_follows(panel):
 def test_a_failing_callback_does_not_break_the_panel(panel):
     def boom():
         raise RuntimeError("runtime gone")
+
     panel.when_roll = boom
     press(panel, "roll", BOUNCE * 1.5)
     time.sleep(BOUNCE * 1.5)
@@ -134,6 +136,7 @@ def test_a_failing_callback_does_not_break_the_panel(panel):
 
 
 # -- buzzer ----------------------------------------------------------------------------------------------
+
 
 def test_beep_plays_its_pattern_in_the_background(panel):
     buzzer = panel.pin("buzzer")
@@ -151,7 +154,7 @@ def test_illegal_has_a_rest_between_two_low_tones(panel):
     seen = watch(panel.pin("buzzer"), 0.5)
     values = [v for f, v in seen]
     assert [f for f, v in seen if v] == [330, 247]
-    assert 0 in values[values.index(0.5):]  # stopped between the tones
+    assert 0 in values[values.index(0.5) :]  # stopped between the tones
 
 
 def test_a_new_beep_cuts_the_one_playing(panel):
@@ -177,6 +180,7 @@ def test_unknown_sound(panel):
 
 # -- status LED ------------------------------------------------------------------------------------------------
 
+
 def test_status_led_states(panel):
     led = panel.pin("status_led")
     panel.set_status("ready")
@@ -201,6 +205,7 @@ def test_status_led_states(panel):
 
 # -- life cycle and options ------------------------------------------------------------------------------
 
+
 def test_close_releases_the_pins_and_is_idempotent():
     factory = MockFactory(pin_class=MockPWMPin)
     first = ControlPanel(pin_factory=factory)
@@ -213,12 +218,15 @@ def test_close_releases_the_pins_and_is_idempotent():
     first.set_status("ready")
 
 
-@pytest.mark.parametrize("kw,message", [
-    ({"roll": 17, "ok": 17}, "ok and roll both use GPIO17"),
-    ({"buzzer": 40}, "buzzer must be a GPIO number 0..27"),
-    ({"hold_time": 0}, "hold_time must be a positive number"),
-    ({"bounce_time": 2.0}, "bounce_time must be 0 or more and shorter than hold_time"),
-])
+@pytest.mark.parametrize(
+    "kw,message",
+    [
+        ({"roll": 17, "ok": 17}, "ok and roll both use GPIO17"),
+        ({"buzzer": 40}, "buzzer must be a GPIO number 0..27"),
+        ({"hold_time": 0}, "hold_time must be a positive number"),
+        ({"bounce_time": 2.0}, "bounce_time must be 0 or more and shorter than hold_time"),
+    ],
+)
 def test_bad_options(kw, message):
     with pytest.raises(PanelError, match=message):
         open_panel("sim", **kw)

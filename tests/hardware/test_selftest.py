@@ -67,8 +67,13 @@ def test_every_node_pressed_on_the_simulator_passes(board):
             node_input.tap(name, hold=0.02)
             time.sleep(0.003)
 
-    report = selftest(surface, node_input, NAMES, timeout=60,
-                      on_ready=lambda: threading.Thread(target=press_all, daemon=True).start())
+    report = selftest(
+        surface,
+        node_input,
+        NAMES,
+        timeout=60,
+        on_ready=lambda: threading.Thread(target=press_all, daemon=True).start(),
+    )
     assert report.ok, report.text()
     assert len(report.pressed) == 341 and not report.dead and report.link["state"] == "up"
     assert surface.settle(2)
@@ -91,8 +96,13 @@ def test_stuck_and_dead_switches_are_named(board):
                 node_input.tap(name, hold=0.02)
                 time.sleep(0.003)
 
-    report = selftest(surface, node_input, NAMES, timeout=6,
-                      on_ready=lambda: threading.Thread(target=press_most, daemon=True).start())
+    report = selftest(
+        surface,
+        node_input,
+        NAMES,
+        timeout=6,
+        on_ready=lambda: threading.Thread(target=press_most, daemon=True).start(),
+    )
     assert not report.ok
     assert report.stuck == ["RG"] and set(report.dead) == skipped
     assert "stuck (down from the start): RG" in report.text() and "faults found" in report.text()
@@ -120,24 +130,44 @@ def test_a_contact_bouncing_past_the_debounce_is_chattering_and_pressing_again_i
             node_input.tap(name, hold=0.03)
             time.sleep(0.05)
 
-    report = selftest(surface, node_input, wanted, timeout=10,
-                      on_ready=lambda: threading.Thread(target=press, daemon=True).start())
+    report = selftest(
+        surface,
+        node_input,
+        wanted,
+        timeout=10,
+        on_ready=lambda: threading.Thread(target=press, daemon=True).start(),
+    )
     assert report.pressed == wanted and report.chattering == ["R"], report.text()
     assert "chattering: R" in report.text() and not report.ok
 
 
 def test_the_command_on_the_simulator(tmp_path):
-    result = subprocess.run([sys.executable, "-m", "companion.cli", "selftest", "--sim", "--auto", "--json",
-                             "--timeout", "60"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-m", "companion.cli", "selftest", "--sim", "--auto", "--json", "--timeout", "60"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
     assert report["ok"] and report["pressed"] == 341 and report["pixels"] == 1024
-    bad = subprocess.run([sys.executable, "-m", "companion.cli", "selftest", "--auto"], cwd=ROOT,
-                         capture_output=True, text=True, timeout=60)
+    bad = subprocess.run(
+        [sys.executable, "-m", "companion.cli", "selftest", "--auto"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert bad.returncode == 2 and "--auto presses the simulator's nodes" in bad.stderr
     for timeout in ("0", "-5", "nan"):  # no time to press anything: every node would be reported dead
-        bad = subprocess.run([sys.executable, "-m", "companion.cli", "selftest", "--sim", "--auto", "--timeout",
-                              timeout], cwd=ROOT, capture_output=True, text=True, timeout=60)
+        bad = subprocess.run(
+            [sys.executable, "-m", "companion.cli", "selftest", "--sim", "--auto", "--timeout", timeout],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert bad.returncode == 2 and bad.stdout == "", bad.stdout
         assert bad.stderr.endswith(f"argument --timeout: seconds must be more than 0, not {timeout}\n")
 
@@ -153,7 +183,10 @@ def test_leds_without_permission_stop_the_command_with_one_line(monkeypatch, cap
     monkeypatch.setattr(leds, "open_surface", refuse)
     assert cli.main(["selftest", "--sim", "--auto", "--timeout", "1"]) == 1
     err = capsys.readouterr().err
-    assert err == "gryb-companion: cannot start: no permission to use /dev/spidev0.0: add the user to the spi group\n"
+    assert (
+        err
+        == "gryb-companion: cannot start: no permission to use /dev/spidev0.0: add the user to the spi group\n"
+    )
 
 
 def test_without_the_pico_the_press_step_is_skipped_and_the_report_says_why(tmp_path):
@@ -161,9 +194,14 @@ def test_without_the_pico_the_press_step_is_skipped_and_the_report_says_why(tmp_
     from hardware.node_input import open_node_input
 
     missing = str(tmp_path / "ttyACM9")
-    with SimulatedSurface(load_layout("panels-32x32"), fps=120) as surface, open_node_input(missing) as node_input:
+    with (
+        SimulatedSurface(load_layout("panels-32x32"), fps=120) as surface,
+        open_node_input(missing) as node_input,
+    ):
         asked = []
-        report = selftest(surface, node_input, NAMES, timeout=60, link_wait=0.3, on_ready=lambda: asked.append(1))
+        report = selftest(
+            surface, node_input, NAMES, timeout=60, link_wait=0.3, on_ready=lambda: asked.append(1)
+        )
     assert not report.ok and not asked and report.seconds < 10
     assert report.dead == [] and report.pressed == []
     text = report.text()
@@ -194,15 +232,25 @@ def test_a_self_test_cancelled_in_its_press_step_stops_at_once_and_calls_no_node
         cancel.set()
 
     started = time.monotonic()
-    report = selftest(surface, node_input, NAMES, timeout=60, cancel=cancel, progress=heard.append,
-                      on_ready=lambda: threading.Thread(target=press_three_then_cancel, daemon=True).start())
+    report = selftest(
+        surface,
+        node_input,
+        NAMES,
+        timeout=60,
+        cancel=cancel,
+        progress=heard.append,
+        on_ready=lambda: threading.Thread(target=press_three_then_cancel, daemon=True).start(),
+    )
     assert time.monotonic() - started < 10  # not the 60 s of the press step
     assert report.cancelled and not report.ok and report.pressed == ["G", "R", "Y"] and report.dead == []
     assert report.to_dict()["cancelled"] is True
     assert "the rest untested: cancelled" in report.text() and report.text().endswith("result: cancelled")
     sweep_steps = [h for h in heard if h["step"] == "sweep"]
-    assert [h["done"] for h in sweep_steps] == list(range(1, report.sweep_frames)) == \
-        list(range(1, sweep_steps[0]["of"] + 1))  # every frame of the sweep, counted against all of them
+    assert (
+        [h["done"] for h in sweep_steps]
+        == list(range(1, report.sweep_frames))
+        == list(range(1, sweep_steps[0]["of"] + 1))
+    )  # every frame of the sweep, counted against all of them
     nodes = [h for h in heard if h["step"] == "nodes"]
     assert nodes[0]["pressed"] == 0 and nodes[-1]["pressed"] == 3 and {h["of"] for h in nodes} == {341}
     assert 55 < nodes[0]["until"] - started <= 61  # the press step's end on the clock: 60 s after it began

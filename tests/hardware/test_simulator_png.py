@@ -70,8 +70,13 @@ def test_status_pixels_are_drawn_under_the_board():
 
 def test_the_docs_picture_is_made_by_its_script(tmp_path):
     out = tmp_path / "board.png"
-    result = subprocess.run([sys.executable, str(ROOT / "docs/tools/simulated_board.py"), str(out)],
-                            capture_output=True, text=True, cwd=ROOT, timeout=60)
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "docs/tools/simulated_board.py"), str(out)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
     assert result.returncode == 0, result.stderr
     made = Image.open(out).convert("RGB")
     committed = Image.open(ROOT / "docs/images/simulated-board.png").convert("RGB")

@@ -129,6 +129,9 @@ def test_full_scan_of_quadrangles_only():
     stones = mask_of(parse("GG GR GY GB RR YY BB RG RY RB"))
     everything = INDEX.find_all(stones)
     quadrangles = INDEX.find_all(stones, quadrangle_only=True)
-    assert sorted(sorted(g.names()) for g in quadrangles) == [["GB", "GG", "GR", "GY"], ["RB", "RG", "RR", "RY"]]
+    assert sorted(sorted(g.names()) for g in quadrangles) == [
+        ["GB", "GG", "GR", "GY"],
+        ["RB", "RG", "RR", "RY"],
+    ]
     assert {g.mask for g in quadrangles} == {g.mask for g in everything if g.quadrangle}
     assert any(g.integrated for g in everything)  # [GG, RR, YY, BB] among them, which the filter drops

@@ -105,10 +105,15 @@ def test_a_board_one_level_deep_is_said_in_the_singular():
 def test_a_runaway_name_is_quoted_by_its_start_not_echoed_whole():
     with pytest.raises(NodeError) as long_one:
         nd.parse("G" * 1_000_000)
-    assert str(long_one.value) == "node GGGGGGGGGGGGGGGGGGG… has 1000000 loci but this board is only 4 levels deep"
+    assert (
+        str(long_one.value)
+        == "node GGGGGGGGGGGGGGGGGGG… has 1000000 loci but this board is only 4 levels deep"
+    )
     with pytest.raises(NodeError) as bad_one:
         nd.parse("R" * 50_000 + "x")
-    assert str(bad_one.value) == "bad node name 'RRRRRRRRRRRRRRRRRRR…': 'x' is not one of the colours G, R, Y, B"
+    assert (
+        str(bad_one.value) == "bad node name 'RRRRRRRRRRRRRRRRRRR…': 'x' is not one of the colours G, R, Y, B"
+    )
     # The cut is at 24 letters: a 24-letter name is quoted whole, a 25-letter one by its start.
     with pytest.raises(NodeError, match=r"^node G{24} has 24 loci"):
         nd.parse("G" * 24)

@@ -47,8 +47,12 @@ class ScriptedRuntime(Runtime):
 
     def _do_position(self) -> tuple:
         """(game id, events in its log, a copy of the game, the nodes of the stones to lift or put down)."""
-        return (self.game_id, self.store.event_count(self.game_id), self.table.game.copy(),
-                [c.node for c in self.table.chores])
+        return (
+            self.game_id,
+            self.store.event_count(self.game_id),
+            self.table.game.copy(),
+            [c.node for c in self.table.chores],
+        )
 
 
 def set_up(runtime: Runtime) -> None:
@@ -77,7 +81,7 @@ def step(runtime: Runtime, seed: int) -> str:
         _do(runtime, "undo")
     elif game.is_chance:
         what = "roll"
-        runtime.die = Die(rng.randrange(2 ** 32))  # read by the runtime's thread after the call below
+        runtime.die = Die(rng.randrange(2**32))  # read by the runtime's thread after the call below
         _do(runtime, "roll")
     else:
         action = rng.choice(game.legal_actions())
@@ -160,11 +164,21 @@ class Finger:
         snapshot = self.runtime.call("snapshot")  # queued after the input: handled, committed, shown
         game = self.runtime.table.game
         table = snapshot["table"]
-        return {"version": snapshot["version"], "game": snapshot["game"]["id"], "game_id": snapshot["game_id"],
-                "options": snapshot["game"]["settings"], "history": [str(a) for a, _ in game.history],
-                "key": repr(game.state_key()), "over": game.over, "winners": list(game.winners),
-                "scores": list(game.scores), "chores": [c["node"] for c in table["chores"]],
-                "picks": table["picks"], "message": table["message"], "url": self.board.url} | extra
+        return {
+            "version": snapshot["version"],
+            "game": snapshot["game"]["id"],
+            "game_id": snapshot["game_id"],
+            "options": snapshot["game"]["settings"],
+            "history": [str(a) for a, _ in game.history],
+            "key": repr(game.state_key()),
+            "over": game.over,
+            "winners": list(game.winners),
+            "scores": list(game.scores),
+            "chores": [c["node"] for c in table["chores"]],
+            "picks": table["picks"],
+            "message": table["message"],
+            "url": self.board.url,
+        } | extra
 
 
 def companion_main(seed: int) -> None:

@@ -189,8 +189,12 @@ def test_a_giant_game_leaves_the_cloth_dark_but_for_a_pairing_code(companion):
     wait_version(runtime, version)
     runtime.call("tick")
     assert not leds.node_colours()  # Ann's stone on the Giant board's G is not the cloth's G
-    request = urllib.request.Request(companion.url + "/api/pair/start", b"{}", method="POST",
-                                     headers={"Content-Type": "application/json", "Origin": companion.url})
+    request = urllib.request.Request(
+        companion.url + "/api/pair/start",
+        b"{}",
+        method="POST",
+        headers={"Content-Type": "application/json", "Origin": companion.url},
+    )
     with urllib.request.urlopen(request, timeout=5) as r:
         code = json.load(r)["code"]  # the simulator's own page is told the code; a phone reads the cloth
     runtime.call("tick")
@@ -213,9 +217,11 @@ def leds_shown(companion, until_shown, timeout: float = 5.0) -> dict:
 def board_colour(shown: str) -> str:
     """Which of the board's colours, G R Y B, a colour as /api/leds tells it (#rrggbb) is: the nearest at full
     brightness (dimmed, yellow is nearer red; and 8-bit gamma there and back takes a low channel away)."""
-    rgb = [int(shown[i:i + 2], 16) for i in (1, 3, 5)]
+    rgb = [int(shown[i : i + 2], 16) for i in (1, 3, 5)]
     rgb = [c * 255 / max(rgb) for c in rgb]
-    return min(BOARD_COLOURS, key=lambda letter: sum((a - b) ** 2 for a, b in zip(rgb, BOARD_COLOURS[letter])))
+    return min(
+        BOARD_COLOURS, key=lambda letter: sum((a - b) ** 2 for a, b in zip(rgb, BOARD_COLOURS[letter]))
+    )
 
 
 def test_the_page_is_told_what_the_leds_show(companion):
@@ -224,12 +230,19 @@ def test_the_page_is_told_what_the_leds_show(companion):
     runtime = companion.runtime
     runtime.call("set", "brightness", 1.0)  # the colours come out as they are set (at 0.5, half as bright)
     colours = runtime.snapshot()["colours"]
-    leds_shown(companion, lambda s: s["status"][:4] == [colours[0]] * 4 and not s["nodes"])  # player 1 to roll
+    leds_shown(
+        companion, lambda s: s["status"][:4] == [colours[0]] * 4 and not s["nodes"]
+    )  # player 1 to roll
     runtime.call("roll")
     snap = runtime.snapshot()
     die, target = snap["state"]["die"], snap["table"]["targets"][0]
-    leds_shown(companion, lambda s: s["status"][:4] == [colours[0]] * 4  # the die as rolled, once it stops
-               and [board_colour(pixel) for pixel in s["status"][4:]] == [die] * 4)
+    leds_shown(
+        companion,
+        lambda s: (
+            s["status"][:4] == [colours[0]] * 4  # the die as rolled, once it stops
+            and [board_colour(pixel) for pixel in s["status"][4:]] == [die] * 4
+        ),
+    )
     runtime.call("press", target)
     shown = leds_shown(companion, lambda s: target in s["nodes"] and s["status"][:4] == [colours[1]] * 4)
     assert shown["nodes"] == {target: colours[0]} and colours[0] != colours[1]  # the stone just entered
@@ -248,8 +261,12 @@ def test_a_phone_on_the_lan_is_not_told_the_pairing_code_by_the_leds(companion):
     lan.environ_base["REMOTE_ADDR"] = "192.168.1.20"
     assert lan.post("/api/pair/start", json={}).status_code == 200
     code = "".join(companion.runtime.effects.code)
-    here = leds_shown(companion, lambda s: len(s["nodes"]) == 8 and all(s["nodes"].get(top) for top in "GRYB"))
-    assert "".join(board_colour(here["nodes"][top]) for top in "GRYB") == code  # and a white light beside each
+    here = leds_shown(
+        companion, lambda s: len(s["nodes"]) == 8 and all(s["nodes"].get(top) for top in "GRYB")
+    )
+    assert (
+        "".join(board_colour(here["nodes"][top]) for top in "GRYB") == code
+    )  # and a white light beside each
     assert here["withheld"] == []
     there = lan.get("/api/leds").get_json()
     top_two = {nd.name(n) for n in range(1, 21)}  # G R Y B and their children
@@ -269,6 +286,7 @@ def _bits(mask: int):
 
 # -- the program, as systemd runs it ----------------------------------------------------------------
 
+
 def _tmpdir(tmp_path: Path) -> Path:
     """The program's temporary files (the emulated Pico's pty link) inside the test's own directory."""
     path = tmp_path / "tmp"
@@ -277,13 +295,23 @@ def _tmpdir(tmp_path: Path) -> Path:
 
 
 def _start(tmp_path, *extra: str, env: dict | None = None) -> tuple[subprocess.Popen, str]:
-    environment = dict(os.environ, XDG_STATE_HOME=str(tmp_path / "xdg"), PYTHONUNBUFFERED="1",
-                       TMPDIR=str(_tmpdir(tmp_path)))  # a killed program cannot clean up its emulator's pty link
+    environment = dict(
+        os.environ, XDG_STATE_HOME=str(tmp_path / "xdg"), PYTHONUNBUFFERED="1", TMPDIR=str(_tmpdir(tmp_path))
+    )  # a killed program cannot clean up its emulator's pty link
     environment.update(env or {})
-    process = subprocess.Popen([sys.executable, "-m", "companion.cli", "run", "--sim", "--port", "0", *extra],
-                               cwd=ROOT, env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "companion.cli", "run", "--sim", "--port", "0", *extra],
+        cwd=ROOT,
+        env=environment,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     line = process.stdout.readline()
-    assert "running: open http://" in line, (line, process.stderr.read() if process.poll() is not None else "")
+    assert "running: open http://" in line, (
+        line,
+        process.stderr.read() if process.poll() is not None else "",
+    )
     return process, line.split("open ")[1].split("/ ")[0]
 
 
@@ -303,8 +331,12 @@ class Browser:
             return json.load(r)
 
     def post(self, path: str, data: dict) -> dict:
-        request = urllib.request.Request(self.url + path, json.dumps(data).encode(), method="POST",
-                                         headers={"Content-Type": "application/json", **self.headers})
+        request = urllib.request.Request(
+            self.url + path,
+            json.dumps(data).encode(),
+            method="POST",
+            headers={"Content-Type": "application/json", **self.headers},
+        )
         with self.opener.open(request, timeout=5) as r:
             return json.load(r)
 
@@ -314,8 +346,9 @@ def test_run_tells_systemd_it_is_ready_pings_the_watchdog_and_stops_on_sigterm(t
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     sock.bind(path)
     sock.settimeout(10)
-    process, url = _start(tmp_path, env={"NOTIFY_SOCKET": path, "WATCHDOG_USEC": "400000",
-                                         "WATCHDOG_PID": ""})
+    process, url = _start(
+        tmp_path, env={"NOTIFY_SOCKET": path, "WATCHDOG_USEC": "400000", "WATCHDOG_PID": ""}
+    )
     try:
         messages = []
         while not any(m.startswith("READY=1") for m in messages) or messages[-1] != "WATCHDOG=1":
@@ -370,8 +403,13 @@ def test_run_freezes_what_start_up_built_so_collections_skip_it(tmp_path):
 def test_a_broken_config_stops_with_the_key_named(tmp_path):
     bad = tmp_path / "config.toml"
     bad.write_text("[panel]\nroll = 27\n")
-    result = subprocess.run([sys.executable, "-m", "companion.cli", "run", "--config", str(bad)], cwd=ROOT,
-                            capture_output=True, text=True, timeout=30)
+    result = subprocess.run(
+        [sys.executable, "-m", "companion.cli", "run", "--config", str(bad)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     assert result.returncode == 2 and "panel.ok uses GPIO27, already used by panel.roll" in result.stderr
 
 
@@ -383,17 +421,30 @@ def test_under_systemd_a_broken_config_is_logged_as_an_error(tmp_path):
     journal = tmp_path / "journal"
     with open(journal, "w") as stream:  # systemd names the stream it reads in JOURNAL_STREAM: device:inode
         st = os.fstat(stream.fileno())
-        result = subprocess.run([sys.executable, "-m", "companion.cli", "run", "--config", str(bad)], cwd=ROOT,
-                                env=dict(os.environ, JOURNAL_STREAM=f"{st.st_dev}:{st.st_ino}"),
-                                stdout=subprocess.DEVNULL, stderr=stream, timeout=30)
+        result = subprocess.run(
+            [sys.executable, "-m", "companion.cli", "run", "--config", str(bad)],
+            cwd=ROOT,
+            env=dict(os.environ, JOURNAL_STREAM=f"{st.st_dev}:{st.st_ino}"),
+            stdout=subprocess.DEVNULL,
+            stderr=stream,
+            timeout=30,
+        )
     assert result.returncode == 2
-    assert journal.read_text() == "<3>gryb-companion: config: panel.ok uses GPIO27, already used by panel.roll\n"
+    assert (
+        journal.read_text() == "<3>gryb-companion: config: panel.ok uses GPIO27, already used by panel.roll\n"
+    )
 
 
 def _run_once(tmp_path, *args: str) -> subprocess.CompletedProcess:
     environment = dict(os.environ, XDG_STATE_HOME=str(tmp_path / "xdg"))
-    return subprocess.run([sys.executable, "-m", "companion.cli", *args], cwd=ROOT, env=environment,
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "companion.cli", *args],
+        cwd=ROOT,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def _cannot_start(tmp_path, message: str, *args: str) -> None:
@@ -405,15 +456,24 @@ def _cannot_start(tmp_path, message: str, *args: str) -> None:
 
 
 # Both commands that open the board's parts: on the simulator (a bad LED key), and off a Pi (the real LEDs).
-SIM_COMMANDS = {"run": ["run", "--sim", "--port", "0"], "selftest": ["selftest", "--sim", "--auto", "--timeout", "5"]}
+SIM_COMMANDS = {
+    "run": ["run", "--sim", "--port", "0"],
+    "selftest": ["selftest", "--sim", "--auto", "--timeout", "5"],
+}
 PI_COMMANDS = {"run": ["run", "--port", "0"], "selftest": ["selftest", "--timeout", "1"]}
 
 
 @pytest.mark.parametrize("command", SIM_COMMANDS)
-@pytest.mark.parametrize("text, message", [
-    ("[leds]\nlayout = 'nosuch'\n", "gryb-companion: config: leds.layout: no LED layout 'nosuch'"),
-    ("[leds]\nbudget_ma = 100\n", "gryb-companion: config: leds.budget_ma: 100 mA does not cover the idle draw"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("[leds]\nlayout = 'nosuch'\n", "gryb-companion: config: leds.layout: no LED layout 'nosuch'"),
+        (
+            "[leds]\nbudget_ma = 100\n",
+            "gryb-companion: config: leds.budget_ma: 100 mA does not cover the idle draw",
+        ),
+    ],
+)
 def test_a_bad_led_layout_or_budget_stops_with_the_key_named(tmp_path, command, text, message):
     bad = tmp_path / "config.toml"
     bad.write_text(text)
@@ -429,16 +489,21 @@ def test_the_pi_config_off_a_pi_stops_with_one_line(tmp_path, command):
 
     if pi_model() is not None:
         pytest.skip("on a Raspberry Pi the ws281x driver may start")
-    result = _run_once(tmp_path, *PI_COMMANDS[command], "--config", str(ROOT / "systemd" / "config.example.toml"))
+    result = _run_once(
+        tmp_path, *PI_COMMANDS[command], "--config", str(ROOT / "systemd" / "config.example.toml")
+    )
     assert result.returncode == 1, result.stderr
     assert result.stderr.startswith("gryb-companion: cannot start: this is not a Raspberry Pi")
     assert "Traceback" not in result.stderr and result.stdout == ""
 
 
-@pytest.mark.parametrize("host, reason", [
-    ("no-such-host.invalid", "'no-such-host.invalid': no such address"),  # a typo in --host or web.host
-    ("", "'': no such address"),
-])
+@pytest.mark.parametrize(
+    "host, reason",
+    [
+        ("no-such-host.invalid", "'no-such-host.invalid': no such address"),  # a typo in --host or web.host
+        ("", "'': no such address"),
+    ],
+)
 def test_a_host_that_is_no_address_stops_with_one_line(tmp_path, host, reason):
     _cannot_start(tmp_path, f"the web page cannot listen on {reason}", "--host", host)
 
@@ -448,8 +513,12 @@ def test_a_port_in_use_stops_with_one_line_naming_it(tmp_path):
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        _cannot_start(tmp_path, f"the web page cannot listen on 127.0.0.1 port {port}: Address already in use",
-                      "--port", str(port))
+        _cannot_start(
+            tmp_path,
+            f"the web page cannot listen on 127.0.0.1 port {port}: Address already in use",
+            "--port",
+            str(port),
+        )
 
 
 def test_a_database_it_cannot_use_is_moved_aside_and_the_companion_starts_on_a_new_one(tmp_path):
@@ -474,8 +543,10 @@ def test_a_database_it_cannot_use_is_moved_aside_and_the_companion_starts_on_a_n
     aside = db.with_name(DB_NAME + ".corrupt-1")
     assert aside.read_bytes() == before
     log = process.stderr.read()
-    assert (f"database {db} cannot be used (it was written by another version of GRYB Companion (schema 2; this "
-            f"one reads 1)): moved aside to {aside}, starting a new one") in log
+    assert (
+        f"database {db} cannot be used (it was written by another version of GRYB Companion (schema 2; this "
+        f"one reads 1)): moved aside to {aside}, starting a new one"
+    ) in log
 
 
 def test_a_database_is_never_moved_aside_under_a_companion_that_runs_on_it(tmp_path):
@@ -513,8 +584,10 @@ def test_a_kill_mid_game_loses_nothing_and_the_game_goes_on(tmp_path):
         process, url = _start(tmp_path)
         after = Browser(url).get("/api/state")
         assert after["game"]["id"] == "drangles"
-        assert (after["state"]["stones"], after["state"]["to_move"]) == (before["state"]["stones"],
-                                                                        before["state"]["to_move"])
+        assert (after["state"]["stones"], after["state"]["to_move"]) == (
+            before["state"]["stones"],
+            before["state"]["to_move"],
+        )
     finally:
         process.kill()
         process.wait(10)
@@ -528,8 +601,11 @@ def test_a_second_companion_on_the_same_state_directory_stops_with_one_line(tmp_
     try:
         browser = Browser(url)
         rolled = browser.post("/api/roll", {})["state"]["state"]
-        _cannot_start(tmp_path, f"another GRYB Companion is running on {tmp_path / 'xdg' / 'gryb-companion'}: "
-                                "stop it first (sudo systemctl stop gryb-companion)")
+        _cannot_start(
+            tmp_path,
+            f"another GRYB Companion is running on {tmp_path / 'xdg' / 'gryb-companion'}: "
+            "stop it first (sudo systemctl stop gryb-companion)",
+        )
         assert browser.get("/api/state")["state"] == rolled
     finally:
         process.kill()
@@ -546,8 +622,13 @@ def test_a_state_directory_that_cannot_be_made_stops_with_one_line_naming_it(tmp
     (tmp_path / "a-file").write_text("not a folder")
     config = tmp_path / "config.toml"
     config.write_text(f"[state]\ndir = '{tmp_path / 'a-file' / 'state'}'\n")
-    _cannot_start(tmp_path, f"the state directory {tmp_path / 'a-file' / 'state'} (games, settings; state.dir in "
-                            "the config) cannot be made or written: Not a directory", "--config", str(config))
+    _cannot_start(
+        tmp_path,
+        f"the state directory {tmp_path / 'a-file' / 'state'} (games, settings; state.dir in "
+        "the config) cannot be made or written: Not a directory",
+        "--config",
+        str(config),
+    )
 
 
 # -- whole games on the program, through its simulated hardware, across a SIGKILL ------------------
@@ -563,10 +644,22 @@ class Board:
     def __init__(self, tmp_path: Path, seed: int):
         self.tmp_path, self.seed = tmp_path, seed
         self.log = open(tmp_path / "companion.log", "a")
-        env = dict(os.environ, XDG_STATE_HOME=str(tmp_path / "xdg"), PYTHONUNBUFFERED="1",
-                   PYTHONPATH=str(ROOT), TMPDIR=str(_tmpdir(tmp_path)))
-        self.process = subprocess.Popen([sys.executable, str(WORKER), "--companion", str(seed)], cwd=ROOT, env=env,
-                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, text=True)
+        env = dict(
+            os.environ,
+            XDG_STATE_HOME=str(tmp_path / "xdg"),
+            PYTHONUNBUFFERED="1",
+            PYTHONPATH=str(ROOT),
+            TMPDIR=str(_tmpdir(tmp_path)),
+        )
+        self.process = subprocess.Popen(
+            [sys.executable, str(WORKER), "--companion", str(seed)],
+            cwd=ROOT,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.log,
+            text=True,
+        )
         self.report = self._read()
         assert self.report.get("ready"), self.report
         self.url = self.report["url"]
@@ -575,7 +668,9 @@ class Board:
         line = self.process.stdout.readline()
         if not line:
             self.process.wait(10)
-            raise AssertionError(f"the companion died: {(self.tmp_path / 'companion.log').read_text()[-3000:]}")
+            raise AssertionError(
+                f"the companion died: {(self.tmp_path / 'companion.log').read_text()[-3000:]}"
+            )
         report = json.loads(line)
         assert "error" not in report, report["error"]
         return report
@@ -619,16 +714,23 @@ class Mirror:
 
     def sync(self, report: dict) -> Game:
         history = report["history"]
-        if self.game is None or self.id != report["game_id"] or history[:len(self.game.history)] != [
-                str(a) for a, _ in self.game.history]:
+        if (
+            self.game is None
+            or self.id != report["game_id"]
+            or history[: len(self.game.history)] != [str(a) for a, _ in self.game.history]
+        ):
             self.game, self.id = find(report["game"])(2, **report["options"]), report["game_id"]
-        for text in history[len(self.game.history):]:
+        for text in history[len(self.game.history) :]:
             self.game.apply(text)
-        assert repr(self.game.state_key()) == report["key"], "the board's game is not the replay of its actions"
+        assert repr(self.game.state_key()) == report["key"], (
+            "the board's game is not the replay of its actions"
+        )
         return self.game
 
 
-def play_on_the_program(tmp_path, game_id: str, seed: int, kill_at: int, kill_after: str) -> tuple[Game, dict]:
+def play_on_the_program(
+    tmp_path, game_id: str, seed: int, kill_at: int, kill_after: str
+) -> tuple[Game, dict]:
     """A whole game with its default options on ``gryb-companion run --sim``: chosen on the phone, then
     played with node taps and panel buttons alone, the moves picked by :func:`greedy` (seeded, like the
     program's die, so the game is the same on every run). Once ``kill_at`` actions are on record, right
@@ -672,8 +774,12 @@ def play_on_the_program(tmp_path, game_id: str, seed: int, kill_at: int, kill_af
                 board = Board(tmp_path, seed)
                 report = board.report
                 assert (report["game_id"], report["game"]) == (acknowledged["game_id"], game_id)
-                assert report["history"] == acknowledged["history"], "an acknowledged action was lost or added"
-                assert report["key"] == acknowledged["key"]  # the die, the turn, every stone: exactly as acked
+                assert report["history"] == acknowledged["history"], (
+                    "an acknowledged action was lost or added"
+                )
+                assert (
+                    report["key"] == acknowledged["key"]
+                )  # the die, the turn, every stone: exactly as acked
                 assert report["picks"] == [] and report["chores"] == []  # a half-made move is not persisted
         else:
             raise AssertionError(f"{game_id} did not end")
@@ -765,7 +871,10 @@ def test_a_self_test_started_from_the_page_shows_on_now_playing_and_is_cancelled
     assert stranger.post("/api/selftest/cancel", json={}).status_code == 401  # not paired: it runs on
     assert companion.selftest_running
     r = phone.post("/api/selftest/cancel", json={}, headers=headers)
-    assert r.status_code == 200 and r.get_json()["message"] == "self-test cancelled: the board is the game's again"
+    assert (
+        r.status_code == 200
+        and r.get_json()["message"] == "self-test cancelled: the board is the game's again"
+    )
     assert not companion.selftest_running  # as soon as Cancel answers
     report = phone.get("/api/status").get_json()["selftest"]
     assert report["cancelled"] and report["pressed"] == 1 and report["dead"] == [] and not report["ok"]

@@ -15,39 +15,61 @@ def test_simulator_defaults():
 
 def test_a_file_for_the_pi(tmp_path):
     path = tmp_path / "config.toml"
-    path.write_text('[leds]\ndriver = "ws281x"\nbrightness = 0.4\n[serial]\nurl = "/dev/ttyACM0"\n'
-                    '[web]\nhost = "0.0.0.0"\n')
+    path.write_text(
+        '[leds]\ndriver = "ws281x"\nbrightness = 0.4\n[serial]\nurl = "/dev/ttyACM0"\n'
+        '[web]\nhost = "0.0.0.0"\n'
+    )
     c = config.load(path)
-    assert (c.leds.driver, c.leds.brightness, c.serial.url, c.web.host) == ("ws281x", 0.4, "/dev/ttyACM0", "0.0.0.0")
+    assert (c.leds.driver, c.leds.brightness, c.serial.url, c.web.host) == (
+        "ws281x",
+        0.4,
+        "/dev/ttyACM0",
+        "0.0.0.0",
+    )
     sim = config.load(path, sim=True)
     assert sim.leds.driver == "sim" and sim.serial.url == "sim" and sim.leds.brightness == 0.4
 
 
-@pytest.mark.parametrize("text, message", [
-    ("[leds]\nbrightness = 2", "leds.brightness must be from 0.0 to 1.0"),
-    ("[leds]\nbogus = 1", "leds.bogus is not a setting"),
-    ("[lights]\n", "[lights] is not a section"),
-    ("[panel]\nroll = 27", "panel.ok uses GPIO27, already used by panel.roll"),
-    ("[panel]\nundo = 18", "panel.undo uses GPIO18, which drives the LEDs"),
-    ("[web]\nport = '80'", "web.port must be int, not str"),
-    ("[web]\nport = 70000", "web.port must be from 1 to 65535"),
-    ("[leds]\nnight_brightness = 0.9", "night mode would dazzle"),
-    ("[leds]\ndriver = 'neopixel'", "leds.driver is one of sim, ws281x"),
-    ("[players]\ncolours = ['#00A03C', '#FF00C8', '#00E5FF', '#9A00FF']", "too close to the board's G nodes"),
-    ("[players]\ncolours = ['#00FF00', '#FF00C8', '#00E5FF', '#9A00FF']", "#00FF00 is too close to the board's G"),
-    ("[players]\ncolours = ['#FFFFFF', '#FF00C8', '#00E5FF', '#0000FF']", "#0000FF is too close to the board's B"),
-    ("[players]\ncolours = ['#FFFFFF', '#FFFFF0', '#00E5FF', '#9A00FF']", "too close to players.colours[0]"),
-    ("[leds]\nlayout = 'nosuch'", "leds.layout: no LED layout 'nosuch'"),
-    ("[leds]\nbudget_ma = 100", "leds.budget_ma: 100 mA does not cover the idle draw of the 1024 LEDs"),
-    ("[players]\ncolours = ['white', '#FF00C8', '#00E5FF', '#9A00FF']", "#RRGGBB"),
-    ("[leds]\nfps = true", "leds.fps must be int"),
-    ("[leds]\nnight = 'yes'", "leds.night must be bool, not str 'yes'"),
-    ("[leds]\nnight = 1", "leds.night must be bool, not int 1"),
-    ("[computer]\ntime_scale = 0", "computer.time_scale must be from 0.1 to 20.0"),
-    ("[computer]\ntime_scale = '8'", "computer.time_scale must be float, not str"),
-    ("leds = 3", "[leds] must be a table"),
-    ("[leds\n", "is not valid TOML"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("[leds]\nbrightness = 2", "leds.brightness must be from 0.0 to 1.0"),
+        ("[leds]\nbogus = 1", "leds.bogus is not a setting"),
+        ("[lights]\n", "[lights] is not a section"),
+        ("[panel]\nroll = 27", "panel.ok uses GPIO27, already used by panel.roll"),
+        ("[panel]\nundo = 18", "panel.undo uses GPIO18, which drives the LEDs"),
+        ("[web]\nport = '80'", "web.port must be int, not str"),
+        ("[web]\nport = 70000", "web.port must be from 1 to 65535"),
+        ("[leds]\nnight_brightness = 0.9", "night mode would dazzle"),
+        ("[leds]\ndriver = 'neopixel'", "leds.driver is one of sim, ws281x"),
+        (
+            "[players]\ncolours = ['#00A03C', '#FF00C8', '#00E5FF', '#9A00FF']",
+            "too close to the board's G nodes",
+        ),
+        (
+            "[players]\ncolours = ['#00FF00', '#FF00C8', '#00E5FF', '#9A00FF']",
+            "#00FF00 is too close to the board's G",
+        ),
+        (
+            "[players]\ncolours = ['#FFFFFF', '#FF00C8', '#00E5FF', '#0000FF']",
+            "#0000FF is too close to the board's B",
+        ),
+        (
+            "[players]\ncolours = ['#FFFFFF', '#FFFFF0', '#00E5FF', '#9A00FF']",
+            "too close to players.colours[0]",
+        ),
+        ("[leds]\nlayout = 'nosuch'", "leds.layout: no LED layout 'nosuch'"),
+        ("[leds]\nbudget_ma = 100", "leds.budget_ma: 100 mA does not cover the idle draw of the 1024 LEDs"),
+        ("[players]\ncolours = ['white', '#FF00C8', '#00E5FF', '#9A00FF']", "#RRGGBB"),
+        ("[leds]\nfps = true", "leds.fps must be int"),
+        ("[leds]\nnight = 'yes'", "leds.night must be bool, not str 'yes'"),
+        ("[leds]\nnight = 1", "leds.night must be bool, not int 1"),
+        ("[computer]\ntime_scale = 0", "computer.time_scale must be from 0.1 to 20.0"),
+        ("[computer]\ntime_scale = '8'", "computer.time_scale must be float, not str"),
+        ("leds = 3", "[leds] must be a table"),
+        ("[leds\n", "is not valid TOML"),
+    ],
+)
 def test_broken_files_name_the_key_and_the_problem(tmp_path, text, message):
     path = tmp_path / "config.toml"
     path.write_text(text)
@@ -111,7 +133,9 @@ def test_a_colour_too_dark_to_show_is_refused():
         config.Players(colours=("#FFFFFF", "#202020", "#00E5FF", "#9A00FF")).check()
     config.Players(colours=("#FFFFFF", "#800080", "#00E5FF", "#9A00FF")).check()  # the darkest kept
     # What the floor is for: at the dimmest the LEDs show colours at, the floor still lights its channel.
-    assert gamma_table(MIN_VISIBLE)[config.MIN_GLOW] >= 1 and gamma_table(MIN_VISIBLE)[config.MIN_GLOW // 2] == 0
+    assert (
+        gamma_table(MIN_VISIBLE)[config.MIN_GLOW] >= 1 and gamma_table(MIN_VISIBLE)[config.MIN_GLOW // 2] == 0
+    )
 
 
 @pytest.mark.parametrize("colour", ["#00FF00", "#004010", "#0000FF", "#400000"])
@@ -139,8 +163,14 @@ def _example_ranges():
 
 def test_the_example_config_says_the_ranges_the_loader_keeps():
     ranges = _example_ranges()
-    assert {f"{s}.{k}" for s, k, *_ in ranges} >= {"leds.brightness", "leds.budget_ma", "leds.fps",
-                                                  "panel.hold_time", "panel.bounce_time", "web.port"}
+    assert {f"{s}.{k}" for s, k, *_ in ranges} >= {
+        "leds.brightness",
+        "leds.budget_ma",
+        "leds.fps",
+        "panel.hold_time",
+        "panel.bounce_time",
+        "web.port",
+    }
     for section, key, low, high in ranges:
         whole = "." not in low + high
         step = 1 if whole else 0.01

@@ -47,8 +47,13 @@ def scripted(folder: Path) -> tuple[list[tuple[int, int, str]], collections.Coun
 
 def start(db):
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2]))
-    proc = subprocess.Popen([sys.executable, str(WORKER), str(db), str(SEED)], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, text=True, env=env)
+    proc = subprocess.Popen(
+        [sys.executable, str(WORKER), str(db), str(SEED)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
     return proc, _answer(proc, "ready")
 
 
@@ -62,8 +67,9 @@ def _answer(proc, word: str) -> tuple[int, int, str]:
 def _log(db: Path, game_id: int) -> list[tuple[str, str | None]]:
     connection = sqlite3.connect(db)
     try:
-        return connection.execute("SELECT kind, action FROM events WHERE game_id=? ORDER BY seq",
-                                  (game_id,)).fetchall()
+        return connection.execute(
+            "SELECT kind, action FROM events WHERE game_id=? ORDER BY seq", (game_id,)
+        ).fetchall()
     finally:
         connection.close()
 
@@ -87,15 +93,16 @@ def test_no_acknowledged_step_is_lost_across_sigkills(tmp_path):
     while True:
         proc, restored = start(db)
         at = where.get(restored[:2])
-        assert at is not None and acked <= at <= acked + 1, \
+        assert at is not None and acked <= at <= acked + 1, (
             f"restored {restored[:2]}: not the script's position after {acked} or {acked + 1} steps"
+        )
         # The restarted runtime holds the script's game at that point, and so does a replay of its log.
         assert restored[2] == positions[at][2]
         store = Store(db)
         replayed = store.replay(store.current_game())
         store.close()
         assert repr(replayed.state_key()) == restored[2]
-        assert _log(db, restored[0]) == logs[restored[0]][:restored[1]]
+        assert _log(db, restored[0]) == logs[restored[0]][: restored[1]]
         acked = at
         if at >= STEPS:
             proc.kill()
@@ -120,6 +127,7 @@ def test_no_acknowledged_step_is_lost_across_sigkills(tmp_path):
 
 # -- writes that fail: a command changes nothing unless it is stored ---------------------------------
 
+
 def _runtime(path, busy_ms=5000):
     from companion.service.runtime import Runtime
 
@@ -137,9 +145,12 @@ def test_a_command_whose_writes_fail_changes_nothing_and_the_next_one_is_stored(
         assert rt.call("act", action).ok
     before = rt.call("snapshot")
     other.execute("BEGIN IMMEDIATE")  # another program holds the write lock: every write fails
-    for command, args in [("undo", ()), ("act", ("G-GG",)),
-                          ("new_game", ("drangles", 2, {}, None, "continue", ["human", "easy"])),
-                          ("settings", ({"brightness": 0.3, "night": True},))]:
+    for command, args in [
+        ("undo", ()),
+        ("act", ("G-GG",)),
+        ("new_game", ("drangles", 2, {}, None, "continue", ["human", "easy"])),
+        ("settings", ({"brightness": 0.3, "night": True},)),
+    ]:
         with pytest.raises(StorageError, match=r"could not save \(database is locked\): nothing changed"):
             rt.call(command, *args)
         after = rt.call("snapshot")
@@ -178,8 +189,11 @@ def test_a_command_whose_writes_fail_keeps_the_stones_still_to_be_moved(tmp_path
     chores = rt.call("snapshot")["table"]["chores"]
     assert [c["text"] for c in chores] == ["put a stone of Bo on 0", "lift Bo's stone from R"]
     other.execute("BEGIN IMMEDIATE")
-    for command, args in [("settings", ({"brightness": 0.3},)), ("undo", ()),
-                          ("new_game", ("drangles", 2, {}, None, None, None))]:
+    for command, args in [
+        ("settings", ({"brightness": 0.3},)),
+        ("undo", ()),
+        ("new_game", ("drangles", 2, {}, None, None, None)),
+    ]:
         with pytest.raises(StorageError):
             rt.call(command, *args)
         assert rt.call("snapshot")["table"]["chores"] == chores, command
@@ -235,7 +249,9 @@ def test_a_stored_game_whose_seats_names_or_series_do_not_read_is_restored_witho
     left out with a log line, and the game's moves come back (no traceback that keeps the board off)."""
     rt = _runtime(tmp_path / "gryb.db")
     rt.start()
-    snap = rt.call("new_game", "drangles", 2, {}, ["Ann", "Bo"], {"method": "games", "target": 3}, ["human", "easy"])
+    snap = rt.call(
+        "new_game", "drangles", 2, {}, ["Ann", "Bo"], {"method": "games", "target": 3}, ["human", "easy"]
+    )
     game_id, series_id = snap["game_id"], snap["series"]["id"]
     assert rt.call("act", "0").ok
     rt.stop()

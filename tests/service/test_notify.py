@@ -91,7 +91,7 @@ def test_abstract_namespace_address(abstract_socket):
 
 def test_status_stays_one_line_and_utf8(path_socket):
     assert notify.status("Spieler Jörg\nzieht") is True
-    assert path_socket.recv(4096) == "STATUS=Spieler Jörg zieht".encode("utf-8")
+    assert path_socket.recv(4096) == "STATUS=Spieler Jörg zieht".encode()
     assert notify.stopping("saving\r\nbye") is True
     assert path_socket.recv(4096) == b"STOPPING=1\nSTATUS=saving bye"
 
@@ -116,11 +116,17 @@ def test_watchdog_interval(monkeypatch):
     assert notify.watchdog_interval() == pytest.approx(0.0015)
 
 
-@pytest.mark.parametrize("usec, pid", [
-    ("0", None), ("-5", None), ("abc", None), ("", None),
-    ("30000000", "1"),          # meant for another process (e.g. our parent)
-    ("30000000", "x"),
-])
+@pytest.mark.parametrize(
+    "usec, pid",
+    [
+        ("0", None),
+        ("-5", None),
+        ("abc", None),
+        ("", None),
+        ("30000000", "1"),  # meant for another process (e.g. our parent)
+        ("30000000", "x"),
+    ],
+)
 def test_watchdog_interval_off(monkeypatch, usec, pid):
     monkeypatch.setenv("WATCHDOG_USEC", usec)
     if pid is None:

@@ -99,7 +99,10 @@ def test_a_command_the_caller_gave_up_on_is_never_done_later(make):
         rt.call("undo", timeout=0.1)
     stall.clear()
     time.sleep(0.6)
-    assert [a for _, a in rt.store.events(rt.game_id)] == ["0", "0-G"]  # not taken back behind the player's back
+    assert [a for _, a in rt.store.events(rt.game_id)] == [
+        "0",
+        "0-G",
+    ]  # not taken back behind the player's back
     assert rt.call("undo").ok  # the retry is the only undo
     assert [a for _, a in rt.store.events(rt.game_id)] == ["0", "0-G", None]
 
@@ -166,8 +169,13 @@ def test_the_menu_dims_step_by_step_into_night_mode_then_starts_again_from_the_b
         said = rt.call("roll").message
         settings = rt.snapshot()["settings"]
         seen.append((said, settings["brightness"], settings["night"]))
-    assert seen == [("brightness 40 %", 0.4, False), ("night mode", 0.4, True), ("brightness 100 %", 1.0, False),
-                    ("brightness 60 %", 0.6, False), ("brightness 40 %", 0.4, False)]
+    assert seen == [
+        ("brightness 40 %", 0.4, False),
+        ("night mode", 0.4, True),
+        ("brightness 100 %", 1.0, False),
+        ("brightness 60 %", 0.6, False),
+        ("brightness 40 %", 0.4, False),
+    ]
     assert rt.call("roll").message == "night mode"
     assert rt.call("ok").message == "menu closed"
     rt.stop()
@@ -184,7 +192,12 @@ def test_with_night_mode_dark_the_menu_keeps_every_step_and_says_the_leds_are_of
     rt = make(replace(config, leds=replace(config.leds, brightness=1.0, night_brightness=0.0)))
     rt.call("menu")
     assert [rt.call("roll").message for _ in range(5)] == [
-        "brightness 60 %", "brightness 40 %", "brightness 25 %", "night mode: the LEDs are off", "brightness 100 %"]
+        "brightness 60 %",
+        "brightness 40 %",
+        "brightness 25 %",
+        "night mode: the LEDs are off",
+        "brightness 100 %",
+    ]
 
 
 def test_the_config_can_start_the_board_in_night_mode_and_the_phone_s_choice_then_stands(make, tmp_path):
@@ -260,7 +273,9 @@ def test_ok_at_a_games_end_plays_it_again_from_the_board_alone(make):
     feedback = rt.call("ok")
     assert feedback.ok and feedback.message == "EZ GRYB again: Bo begins"
     again = rt.snapshot()
-    assert again["game_id"] != first["game_id"] and not again["state"]["over"] and not again["state"]["stones"]
+    assert (
+        again["game_id"] != first["game_id"] and not again["state"]["over"] and not again["state"]["stones"]
+    )
     assert again["game"]["id"] == "ez-gryb" and again["game"]["settings"] == first["game"]["settings"]
     assert again["game"]["settings"]["stones"] == 12 and again["state"]["in_hand"] == [12, 12]
     assert again["table"]["names"] == ["Bo", "Ann"] and again["seats"] == ["human", "human"]
@@ -298,7 +313,9 @@ def test_the_start_moves_round_a_series_and_the_players_keep_colours_and_totals(
     assert snap["table"]["names"] == ["Bo", "Cy", "Ann"] and snap["state"]["to_move"] == 0
     assert snap["order"] == [1, 2, 0] and snap["colours"] == [colours[1], colours[2], colours[0]]
     assert snap["series"]["names"] == ["Ann", "Bo", "Cy"] and snap["series"]["totals"] == [1, 0, 0]
-    rt.call("new_game", "pyragryb", 3, {}, ["Ann", "", "Cy"], "continue")  # from the form: go on with the series
+    rt.call(
+        "new_game", "pyragryb", 3, {}, ["Ann", "", "Cy"], "continue"
+    )  # from the form: go on with the series
     snap = rt.snapshot()  # begun by the next player: Cy (the game before was left unplayed)
     assert snap["table"]["names"] == ["Cy", "Ann", "Player 2"] and snap["order"] == [2, 0, 1]
     _win(rt, *win)  # Cy wins from seat 0
@@ -313,7 +330,11 @@ def test_the_start_moves_round_a_series_and_the_players_keep_colours_and_totals(
     assert snap["colours"] == colours
     rt.call("new_game", "pyragryb", 3, {}, ["Ann", "Bo", ""], "continue", ["human", "human", "easy"])
     snap = rt.snapshot()  # the fourth game: player 2 begins; the computer plays for player 3 in seat 2
-    assert snap["table"]["names"] == ["Bo", "Computer (easy)", "Ann"] and snap["seats"] == ["human", "easy", "human"]
+    assert snap["table"]["names"] == ["Bo", "Computer (easy)", "Ann"] and snap["seats"] == [
+        "human",
+        "easy",
+        "human",
+    ]
     assert snap["colours"] == [colours[1], colours[2], colours[0]] and snap["series"]["totals"] == [1, 0, 1]
     with pytest.raises(CommandError, match="the series being played is for 3 players: choose 3"):
         rt.call("new_game", "ez-gryb", 2, {}, ["Ann", "Bo"], "continue")
@@ -383,7 +404,9 @@ def test_undo_after_a_games_end_takes_its_result_back_and_it_counts_once(make):
     rt.call("new_game", "ez-gryb", 2, {}, ["Ann", "Bo"], {"method": "games", "target": 3})
     game_id = rt.snapshot()["game_id"]
     _win(rt)
-    assert rt.snapshot()["series"]["totals"] == [1, 0] and [r.id for r in rt.store.finished_games()] == [game_id]
+    assert rt.snapshot()["series"]["totals"] == [1, 0] and [r.id for r in rt.store.finished_games()] == [
+        game_id
+    ]
     assert rt.call("undo").ok
     snap = rt.snapshot()
     assert not snap["state"]["over"] and snap["series"]["totals"] == [0, 0] and snap["series"]["games"] == []
@@ -487,8 +510,13 @@ def test_random_commands_and_restarts_keep_the_record_and_the_series_true(make):
     rng = random.Random(1)
     now = [1e6]
     games = ["ez-gryb", "grim-reaper", "drangles", "pyragryb", "connection", "exodus"]
-    series = [None, "continue", {"method": "games", "target": 2}, {"method": "time", "target": 200},
-              {"method": "points", "target": 3}]
+    series = [
+        None,
+        "continue",
+        {"method": "games", "target": 2},
+        {"method": "time", "target": 200},
+        {"method": "points", "target": 3},
+    ]
     rt = make(die=Die(1), wall=lambda: now[0])
     for _ in range(4000):
         now[0] += rng.random() * 5
@@ -606,8 +634,9 @@ def test_pairing_code_shows_on_the_top_level_nodes_and_not_in_the_feed(make):
     # Beside each, white in the corner of its colour: G's Y (bottom-right), R's B, Y's G, B's R.
     white = sorted(nd.name(n) for n, colour in picture.nodes.items() if colour == (255, 255, 255))
     assert white == sorted(["GY", "RB", "YG", "BR"])
-    assert [nd.position(nd.parse(w))[i] - nd.position(nd.parse(w[0]))[i] for w in ("GY", "RB") for i in (0, 1)] \
-        == [4, 4, -4, 4]  # below G and to its right; below R and to its left
+    assert [
+        nd.position(nd.parse(w))[i] - nd.position(nd.parse(w[0]))[i] for w in ("GY", "RB") for i in (0, 1)
+    ] == [4, 4, -4, 4]  # below G and to its right; below R and to its left
     assert "YBGR" not in str(rt.snapshot())
     with pytest.raises(CommandError, match="four of G, R, Y, B"):
         rt.call("show_code", "YBGX")
@@ -626,9 +655,15 @@ def test_a_giant_board_is_played_on_the_phone_not_the_cloth(make):
     assert not refused.ok and "does not fit the cloth" in refused.message
     assert rt.store.events(rt.game_id) == []
     assert rt.call("press", "0").ok  # the phone's board
-    assert rt.call("press", "0").ok and rt.call("press", "GGGGG").ok is False  # 0 selected; GGGGG is not one move
+    assert (
+        rt.call("press", "0").ok and rt.call("press", "GGGGG").ok is False
+    )  # 0 selected; GGGGG is not one move
     rt.call("new_game", "drangles", 2, {"depth": 3}, ["Ann", "Bo"])
-    assert rt.snapshot()["board"] == {"depth": 3, "headless": False, "on_cloth": True}  # the cloth's upper three levels
+    assert rt.snapshot()["board"] == {
+        "depth": 3,
+        "headless": False,
+        "on_cloth": True,
+    }  # the cloth's upper three levels
     assert rt.call("cloth", "0").ok
 
 

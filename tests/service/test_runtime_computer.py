@@ -71,7 +71,7 @@ def test_a_computer_move_is_shown_and_waits_until_a_player_carries_it_out(make):
     assert rt.call("undo").ok
     snap = rt.call("snapshot")
     assert snap["state"]["to_move"] == 0 and len(rt.table.game.history) < len(played)
-    undone = played[len(rt.table.game.history):][::-1]  # newest first: the computer's move, then the human's
+    undone = played[len(rt.table.game.history) :][::-1]  # newest first: the computer's move, then the human's
     assert len(undone) >= 2 and snap["table"]["message"] == f"took back {', '.join(undone)}"
     assert all(rt.table.game.owner(n) != 1 for n in range(341))
     # ... and the computer does not move again by itself, since the human is to move.
@@ -102,8 +102,16 @@ def test_the_computer_rolls_its_own_die_and_the_seats_survive_a_restart(make):
     if snap["state"]["to_move"] == 0:  # the human's roll fitted: enter a stone
         press_all(rt, snap["legal"][0])
     # The computer rolls for itself; then either its move waits on the board or the turn passed.
-    wait_for(rt, lambda s: s["table"]["proposal"] or (s["state"]["to_move"] == 0 and len(
-        [a for _, a in rt.store.events(rt.game_id) if a.startswith("roll")]) >= 2))
+    wait_for(
+        rt,
+        lambda s: (
+            s["table"]["proposal"]
+            or (
+                s["state"]["to_move"] == 0
+                and len([a for _, a in rt.store.events(rt.game_id) if a.startswith("roll")]) >= 2
+            )
+        ),
+    )
     rolls = [a for _, a in rt.store.events(rt.game_id) if a.startswith("roll")]
     assert len(rolls) >= 2
     rt.stop()
@@ -130,8 +138,9 @@ def test_a_hint_suggests_a_legal_move_and_binds_nobody(make):
     assert hint in snap["legal"]
     # The message says how to make it at the table: its nodes pressed in order (then OK, if it needs it).
     how = snap["table"]["message"].removeprefix(f"hint: {hint} (press ").removesuffix(")")
-    assert how != snap["table"]["message"] and how.removesuffix(", then press OK").split(", then ") == \
-        re.split("[-,]", hint)
+    assert how != snap["table"]["message"] and how.removesuffix(", then press OK").split(
+        ", then "
+    ) == re.split("[-,]", hint)
     other = next(a for a in snap["legal"] if a != snap["table"]["hint"])
     press_all(rt, other)
     assert rt.call("snapshot")["table"]["hint"] is None
@@ -182,7 +191,10 @@ def test_a_physical_die_is_rolled_for_the_computer_once_asked_and_the_loop_waits
     rt.call("settings", {"die": "physical"})
     rt.call("new_game", "ez-gryb", 2, {}, None, None, ["easy", "human"])
     asked = wait_for(rt, lambda s: s["table"]["choices"])
-    assert asked["table"]["message"] == "roll the GRYB die for Computer (easy), then choose the colour it shows on the phone"
+    assert (
+        asked["table"]["message"]
+        == "roll the GRYB die for Computer (easy), then choose the colour it shows on the phone"
+    )
     assert [c["action"] for c in asked["table"]["choices"]] == ["roll:G", "roll:R", "roll:Y", "roll:B"]
     assert asked["state"]["awaiting_roll"]
     time.sleep(0.3)
@@ -315,6 +327,7 @@ def test_a_failed_search_still_moves_the_computer(make, monkeypatch, caplog):
     """Nothing may be played for a computer seat but its own move, so a search that fails (a bug, a
     MemoryError on a Pi Zero) must not leave the seat waiting for ever: it plays its first legal action,
     and the failure is logged."""
+
     def broken(*args, **kwargs):
         raise RuntimeError("search broke")
 
@@ -410,11 +423,17 @@ def test_a_proposal_waiting_for_hands_is_put_away_when_a_person_takes_the_seat(m
     assert rt.store.events(rt.game_id)[-1] == ("action", other)
 
 
-@pytest.mark.parametrize("args, error", [
-    ((2, "easy"), "seat: 0 to 1"), ((-1, "easy"), "seat: 0 to 1"), (("1", "easy"), "seat: 0 to 1"),
-    ((1, "genius"), "a seat is one of human, easy"), ((1, None), "a seat is one of"),
-    ((1, "easy", 99999), "a new game has started since"),
-])
+@pytest.mark.parametrize(
+    "args, error",
+    [
+        ((2, "easy"), "seat: 0 to 1"),
+        ((-1, "easy"), "seat: 0 to 1"),
+        (("1", "easy"), "seat: 0 to 1"),
+        ((1, "genius"), "a seat is one of human, easy"),
+        ((1, None), "a seat is one of"),
+        ((1, "easy", 99999), "a new game has started since"),
+    ],
+)
 def test_a_bad_seat_change_is_refused_and_changes_nothing(make, args, error):
     rt = make()
     rt.call("new_game", "drangles", 2, {}, None, None, None)
@@ -458,8 +477,9 @@ def test_a_hint_that_arrives_with_a_stone_in_hand_asks_for_the_stone_back_first(
     assert rt.call("press", "0").ok  # the stone on 0 lifted while the hint is worked out
     held.release.set()
     snap = wait_for(rt, lambda s: s["table"]["hint"])
-    assert snap["table"]["picks"] == [] and [(c["node"], c["kind"]) for c in snap["table"]["chores"]] == \
-        [("0", "put")]
+    assert snap["table"]["picks"] == [] and [(c["node"], c["kind"]) for c in snap["table"]["chores"]] == [
+        ("0", "put")
+    ]
     assert snap["table"]["message"].startswith("first put a stone of Player 1 on 0 and press it · hint: ")
     assert rt.call("press", "0").ok and rt.call("snapshot")["table"]["chores"] == []
     press_all(rt, snap["table"]["hint"])  # then the hint is played as it says
@@ -536,7 +556,13 @@ def test_a_kind_of_game_first_warmed_is_settled_so_collections_skip_its_tables(m
         assert settled(2) == ["gryb-warm"] * 2  # another board is another kind
         assert id(rt.table.game.t) not in {id(o) for o in gc.get_objects()}
         logged = [r.getMessage() for r in caplog.records if "tables settled" in r.getMessage()]
-        assert len(logged) == 2 and all(re.fullmatch(r"Hyper-Chess: its tables settled in [\d.]+ ms \(no garbage "
-                                                     r"collection walks them again\)", m) for m in logged)
+        assert len(logged) == 2 and all(
+            re.fullmatch(
+                r"Hyper-Chess: its tables settled in [\d.]+ ms \(no garbage "
+                r"collection walks them again\)",
+                m,
+            )
+            for m in logged
+        )
     finally:
         gc.unfreeze()

@@ -22,8 +22,14 @@ def test_events_replay_with_undo_and_redo(tmp_path):
     store = Store(tmp_path / "gryb.db")
     game = find("drangles")()
     gid = store.new_game(game, ["Ann", "Bo"], None, None, 1.0)
-    for kind, action in [(ACTION, "0"), (ACTION, "0-G"), (ACTION, "0"), (UNDO, None), (REDO, None),
-                         (ACTION, "0-R")]:
+    for kind, action in [
+        (ACTION, "0"),
+        (ACTION, "0-G"),
+        (ACTION, "0"),
+        (UNDO, None),
+        (REDO, None),
+        (ACTION, "0-R"),
+    ]:
         store.append(gid, kind, action, 2.0)
     store.close()
     again = Store(tmp_path / "gryb.db")
@@ -44,10 +50,18 @@ def test_the_event_count_of_a_game_grows_with_every_event_undos_and_redos_too(tm
     other = store.new_game(find("drangles")(), ["Cy", "Di"], None, None, 1.0)
     assert store.event_count(gid) == 0
     counts = []
-    for kind, action in [(ACTION, "0"), (ACTION, "0-G"), (UNDO, None), (ACTION, "0-R"), (UNDO, None), (REDO, None)]:
+    for kind, action in [
+        (ACTION, "0"),
+        (ACTION, "0-G"),
+        (UNDO, None),
+        (ACTION, "0-R"),
+        (UNDO, None),
+        (REDO, None),
+    ]:
         store.append(gid, kind, action, 2.0)
         counts.append(store.event_count(gid))
     assert counts == [1, 2, 3, 4, 5, 6] and store.event_count(other) == 0
+
 
 def test_finished_games_series_and_settings(tmp_path):
     store = Store(tmp_path / "gryb.db")
@@ -121,19 +135,24 @@ def test_a_database_of_another_version_is_moved_aside_exactly_as_it_was(tmp_path
     journal mode changed, so put back under its own name that version reads it as it left it."""
     path = tmp_path / "gryb.db"
     db = sqlite3.connect(path)
-    db.executescript("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
-                     "INSERT INTO meta VALUES ('schema', '2'); CREATE TABLE plays (id INTEGER PRIMARY KEY);")
+    db.executescript(
+        "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+        "INSERT INTO meta VALUES ('schema', '2'); CREATE TABLE plays (id INTEGER PRIMARY KEY);"
+    )
     db.close()
     before = path.read_bytes()
     store = Store(path)
     assert store.current_game() is None and store.setting("brightness") is None
     aside = tmp_path / "gryb.db.corrupt-1"
     assert aside.read_bytes() == before
-    assert (f"database {path} cannot be used (it was written by another version of GRYB Companion (schema 2; "
-            f"this one reads 1)): moved aside to {aside}, starting a new one") in caplog.text
+    assert (
+        f"database {path} cannot be used (it was written by another version of GRYB Companion (schema 2; "
+        f"this one reads 1)): moved aside to {aside}, starting a new one"
+    ) in caplog.text
 
 
 # -- files this user cannot read or write: a real permission check as an ordinary user -----------------
+
 
 def _as_ordinary_user(fn):
     """Run ``fn()`` as an ordinary user; its result, or ``{"error": message}`` for what it raised, and the
@@ -207,10 +226,13 @@ def _opened(path: Path):
     def fn():
         store = Store(path)
         try:
-            return {"game": store.current_game() and store.current_game().names,
-                    "files": sorted(p.name for p in path.parent.iterdir())}
+            return {
+                "game": store.current_game() and store.current_game().names,
+                "files": sorted(p.name for p in path.parent.iterdir()),
+            }
         finally:
             store.close()
+
     return fn
 
 
@@ -221,9 +243,10 @@ def test_a_database_this_user_cannot_read_is_moved_aside_and_a_new_one_starts(sh
     assert answer["result"]["game"] is None  # a new database: no game in it yet
     assert "companion.db.corrupt-1" in answer["result"]["files"]
     aside = path.with_name("companion.db.corrupt-1")
-    line, = answer["log"]
-    assert line.startswith(f"database {path} cannot be used (unable to open database file") and \
-        line.endswith(f"moved aside to {aside}, starting a new one"), line
+    (line,) = answer["log"]
+    assert line.startswith(f"database {path} cannot be used (unable to open database file") and line.endswith(
+        f"moved aside to {aside}, starting a new one"
+    ), line
     if os.geteuid() == 0:  # the mode and owner say why, when they are the reason
         assert "it is ----------, owned by uid 0, and this program runs as uid 65534" in line
     assert aside.read_bytes() == before  # renamed, not changed: its games are there for whoever looks
@@ -232,10 +255,13 @@ def test_a_database_this_user_cannot_read_is_moved_aside_and_a_new_one_starts(sh
 def test_when_even_moving_it_aside_is_impossible_the_store_says_so_and_touches_nothing(shared):
     path, before = _a_game_in(shared / "state", 0o000, 0o555)  # a state directory this user cannot write in
     answer = _as_ordinary_user(_opened(path))
-    assert answer["error"].startswith(f"StoreUnavailable: cannot open the database {path} (unable to open "
-                                      "database file"), answer
-    assert answer["error"].endswith(f"nor move it aside to start a new one: Permission denied (the state "
-                                    f"directory {path.parent} must be writable by this program's user)")
+    assert answer["error"].startswith(
+        f"StoreUnavailable: cannot open the database {path} (unable to open database file"
+    ), answer
+    assert answer["error"].endswith(
+        f"nor move it aside to start a new one: Permission denied (the state "
+        f"directory {path.parent} must be writable by this program's user)"
+    )
     assert sorted(p.name for p in path.parent.iterdir()) == ["companion.db"] and path.read_bytes() == before
 
 

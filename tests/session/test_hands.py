@@ -97,11 +97,19 @@ def test_when_all_there_is_to_do_is_ok_the_message_says_so():
         else:
             action = rng.choice(t.game.legal_actions())
             fb = t.act(action, pressed=action.sources + action.targets)
-        only_ok = not t.game.over and not t.game.is_chance and {a.kind for a in t.game.legal_actions()} <= {"pass", "end"}
+        only_ok = (
+            not t.game.over
+            and not t.game.is_chance
+            and {a.kind for a in t.game.legal_actions()} <= {"pass", "end"}
+        )
         assert ("OK passes" in fb.message or "OK ends the turn" in fb.message) == only_ok, fb.message
         if only_ok:
             said += 1
-            who = "nothing more to play" if t.game.to_move == before else f"{t.names[t.game.to_move]} has nothing to play"
+            who = (
+                "nothing more to play"
+                if t.game.to_move == before
+                else f"{t.names[t.game.to_move]} has nothing to play"
+            )
             assert who in fb.message
     assert said >= 5
 
@@ -230,8 +238,14 @@ def single_press_on_own_stone(game, legal):
     from companion.session.hands import _presses
 
     movable = {a.sources[0] for a in legal if a.kind == MOVE and len(a.sources) == 1}
-    return [a for a in legal if a.kind != MOVE and len(_presses(a)) == 1 and a.targets[0] in movable
-            and game.owner(a.targets[0]) == game.to_move]
+    return [
+        a
+        for a in legal
+        if a.kind != MOVE
+        and len(_presses(a)) == 1
+        and a.targets[0] in movable
+        and game.owner(a.targets[0]) == game.to_move
+    ]
 
 
 @pytest.mark.parametrize("game_id", GAME_IDS)
@@ -312,9 +326,16 @@ def test_the_board_says_where_the_computers_stone_goes_once_it_is_lifted():
     line = next(a for a in game.legal_actions() if a.kind == MOVE and len(a.sources) == 2)
     t = Hands(game)
     (a, b), (c, d) = [[game.space.name(n) for n in nodes] for nodes in (line.sources, line.targets)]
-    assert t.propose(line).message == f"the computer plays {line}: lift its stone from {a}, {b} and press there"
-    assert t.press(line.sources[0]).message == f"the computer plays {line}: lift its stone from {b} and press there"
-    assert t.press(line.sources[1]).message == f"the computer plays {line}: put it on {c}, {d} and press there"
+    assert (
+        t.propose(line).message == f"the computer plays {line}: lift its stone from {a}, {b} and press there"
+    )
+    assert (
+        t.press(line.sources[0]).message
+        == f"the computer plays {line}: lift its stone from {b} and press there"
+    )
+    assert (
+        t.press(line.sources[1]).message == f"the computer plays {line}: put it on {c}, {d} and press there"
+    )
     assert t.press(line.targets[0]).message == f"the computer plays {line}: put it on {d} and press there"
     assert t.press(line.targets[1]).ok and game.history[-1][0] == line and t.proposal is None
 
@@ -342,7 +363,9 @@ def test_the_computers_move_shows_its_stones_to_lift_and_its_nodes_to_fill_from_
     slide = None
     while slide is None:  # the men all placed, a line that can slide along itself (50 plies)
         game.apply(rng.choice(game.legal_actions()))
-        slide = next((a for a in game.legal_actions() if a.kind == MOVE and set(a.sources) & set(a.targets)), None)
+        slide = next(
+            (a for a in game.legal_actions() if a.kind == MOVE and set(a.sources) & set(a.targets)), None
+        )
     t = Hands(game)
     t.propose(slide)
     kept = set(slide.sources) & set(slide.targets)
@@ -380,7 +403,9 @@ def test_ok_makes_the_one_press_action_on_a_selected_stone_of_your_own(game_id, 
     feedback = t.press(action.targets[0])
     assert feedback.ok and t.picks == action.targets and not game.history[-1][0] == action
     words = "take it off the board" if game_id == "pyragryb" else f"play {action}"
-    assert feedback.message == f"{game.space.name(action.targets[0])} selected: press a target, or OK to {words}"
+    assert (
+        feedback.message == f"{game.space.name(action.targets[0])} selected: press a target, or OK to {words}"
+    )
     assert t.how_to(action) == (("press", action.targets[0]), ("ok", None))
     assert t.say_how(action) == f"press {game.space.name(action.targets[0])}, then press OK"
     assert t.ok().ok and game.history[-1][0] == action
@@ -399,7 +424,10 @@ def test_how_to_in_words():
     g = find("grim-reaper")(2)
     t = Hands(g)
     choice = next(a for a in g.legal_actions() if a.targets)
-    assert t.say_how(choice) == f'press {g.space.name(choice.targets[0])}, then choose "{g.say(choice)}" on the phone'
+    assert (
+        t.say_how(choice)
+        == f'press {g.space.name(choice.targets[0])}, then choose "{g.say(choice)}" on the phone'
+    )
 
 
 def test_the_computers_move_is_said_in_words_as_a_hint_is():
@@ -430,7 +458,10 @@ def test_presses_that_fit_several_actions_are_never_guessed():
     assert buttons[0]["label"] == f"male, 1 turn, on {game.space.name(node)}"
     assert buttons[-1]["label"] == f"female, 12 turns, on {game.space.name(node)}"
     where = game.space.name(node)
-    assert table.say_how(table.choices[9]) == f'press {where}, then choose "male, 10 turns, on {where}" on the phone'
+    assert (
+        table.say_how(table.choices[9])
+        == f'press {where}, then choose "male, 10 turns, on {where}" on the phone'
+    )
     chosen = table.choices[-1]
     assert table.act(chosen, pressed=(node,)).ok and game.history[-1][0] == chosen
     assert table.choices == ()
@@ -563,8 +594,10 @@ def test_a_stone_lifted_for_the_computers_move_is_put_back_when_undo_takes_the_m
     assert len(undone) == 1 and game.owner(source) == 1 - game.to_move  # the mover's last move taken back
     kinds = {c.node: c.kind for c in t.chores}
     assert kinds[source] == PUT and t.picks == () and t.proposal is None
-    assert next(c for c in t.chores if c.node == source).describe(["Ann", "Bo"]) == \
-        f"put a stone of {['Ann', 'Bo'][1 - game.to_move]} on {game.space.name(source)}"
+    assert (
+        next(c for c in t.chores if c.node == source).describe(["Ann", "Bo"])
+        == f"put a stone of {['Ann', 'Bo'][1 - game.to_move]} on {game.space.name(source)}"
+    )
     assert not t.press(move.targets[0]).ok  # the game waits for the stone
     for chore in t.chores:
         assert t.press(chore.node).ok
@@ -583,8 +616,11 @@ def _moving(game_id, **options):
         while not game.over:
             game.apply(rng.choice(game.legal_actions()))
             last = game.history[-1][0]
-            moves = [a for a in game.legal_actions() if a.kind == MOVE and len(a.sources) == 1
-                     and a.sources[0] not in last.sources + last.targets]
+            moves = [
+                a
+                for a in game.legal_actions()
+                if a.kind == MOVE and len(a.sources) == 1 and a.sources[0] not in last.sources + last.targets
+            ]
             if moves and not game.over:
                 return game, moves[0]
     raise AssertionError(f"no {game_id} game reached a move of one stone")
@@ -601,8 +637,11 @@ def test_stones_already_moved_for_a_line_are_put_back_when_the_move_is_dropped()
     game = find("lines-morris")(stones=6)
     while not any(a.kind == MOVE and len(a.sources) == 2 for a in game.legal_actions()):
         game.apply(rng.choice(game.legal_actions()))
-    line = next(a for a in game.legal_actions() if a.kind == MOVE and len(a.sources) == 2
-                and not set(a.sources) & set(a.targets))
+    line = next(
+        a
+        for a in game.legal_actions()
+        if a.kind == MOVE and len(a.sources) == 2 and not set(a.sources) & set(a.targets)
+    )
     t = Hands(game)
     stones = game.stones
     t.propose(line)
@@ -610,8 +649,11 @@ def test_stones_already_moved_for_a_line_are_put_back_when_the_move_is_dropped()
         assert t.press(node).ok
     t.drop()
     name = game.space.name
-    assert {name(c.node): c.kind for c in t.chores} == {name(line.sources[0]): PUT, name(line.sources[1]): PUT,
-                                                         name(line.targets[0]): LIFT}
+    assert {name(c.node): c.kind for c in t.chores} == {
+        name(line.sources[0]): PUT,
+        name(line.sources[1]): PUT,
+        name(line.targets[0]): LIFT,
+    }
     assert t.picks == () and game.stones == stones  # the engine never moved
     for chore in t.chores:
         t.press(chore.node)

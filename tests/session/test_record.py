@@ -69,13 +69,29 @@ def test_the_text_record_says_who_played_when_and_how_it_ended():
     game = find("ez-gryb")()
     for text in ["roll:R", "R", "roll:G", "G"]:
         game.apply(text)
-    record = GameRecord.of(game, seed=5, names=["Ann", "Computer (hard)"], seats=["human", "hard"],
-                           started=0.0, result={"winners": [1], "scores": [0, 15]})
+    record = GameRecord.of(
+        game,
+        seed=5,
+        names=["Ann", "Computer (hard)"],
+        seats=["human", "hard"],
+        started=0.0,
+        result={"winners": [1], "scores": [0, 15]},
+    )
     header = record.to_text().partition("\n\n")[0].splitlines()
-    assert header[-7:] == ['[Seed "5"]', '[Date "1970-01-01T00:00:00Z"]', '[Name1 "Ann"]', '[Name2 "Computer (hard)"]',
-                           '[Seats "human hard"]', '[Winners "2"]', '[Points "0 15"]']
+    assert header[-7:] == [
+        '[Seed "5"]',
+        '[Date "1970-01-01T00:00:00Z"]',
+        '[Name1 "Ann"]',
+        '[Name2 "Computer (hard)"]',
+        '[Seats "human hard"]',
+        '[Winners "2"]',
+        '[Points "0 15"]',
+    ]
     drawn = GameRecord.of(game, result={"winners": [], "scores": [3, 3]}).to_text()
-    assert '[Winners "none"]' in drawn and GameRecord.from_text(drawn).result == {"winners": [], "scores": [3, 3]}
+    assert '[Winners "none"]' in drawn and GameRecord.from_text(drawn).result == {
+        "winners": [],
+        "scores": [3, 3],
+    }
     # A record that knows none of it (the command line's) writes none of it, and reads back without it.
     bare = GameRecord.of(game, seed=5)
     assert not any(tag in bare.to_text() for tag in ("[Date", "[Name", "[Seats", "[Winners", "[Points"))
@@ -83,12 +99,14 @@ def test_the_text_record_says_who_played_when_and_how_it_ended():
 
 
 def test_a_text_record_that_does_not_read_is_refused_with_the_reason():
-    good = GameRecord.of(find("ez-gryb")(), names=["Ann", "Bo"], result={"winners": [0], "scores": [4, 1]}).to_text()
+    good = GameRecord.of(
+        find("ez-gryb")(), names=["Ann", "Bo"], result={"winners": [0], "scores": [4, 1]}
+    ).to_text()
     for text, reason in [
         ("1. R\n", "no \\[Game\\]"),
         (good.replace('[Players "2"]', '[Players "two"]'), "no number of \\[Players\\]"),
         (good + "2. G\n", "action 1"),  # numbered from 1, one after another
-        (good + "1. R\n[Seed \"1\"]\n", "header line after the actions"),
+        (good + '1. R\n[Seed "1"]\n', "header line after the actions"),
         (good.replace('[Name2 "Bo"]\n', ""), "names are not one text for each"),
         (good.replace('[Winners "1"]', '[Winners "3"]'), "its result"),
         (good.replace('[Points "4 1"]', '[Points "4 x"]'), "numbers"),

@@ -15,7 +15,20 @@ from companion.rules.space import bits
 from companion.service.config import BOARD_COLOURS, Config
 from companion.session import renderer
 from companion.session.hands import LIFT, PUT, SWAP, Hands
-from companion.session.renderer import ALARM, GOLD, HINT, MARKER, OFF, STATUS_PIXELS, TARGET_FPS, WHITE, Effects, pulse, render, scale
+from companion.session.renderer import (
+    ALARM,
+    GOLD,
+    HINT,
+    MARKER,
+    OFF,
+    STATUS_PIXELS,
+    TARGET_FPS,
+    WHITE,
+    Effects,
+    pulse,
+    render,
+    scale,
+)
 
 COLOURS = [Config().players.rgb(i) for i in range(4)]
 
@@ -44,7 +57,9 @@ def stones_of(t: Hands, player: int) -> list[int]:
 
 # -- stones, the last move, each seat's colour --------------------------------------------------------
 
-EXODUS_FOUR = "0 pass pass pass 0-B 0 pass pass B-BB 0-B 0 pass BB-BBB B-BB 0-B 0"  # a stone each, Player 4's last
+EXODUS_FOUR = (
+    "0 pass pass pass 0-B 0 pass pass B-BB 0-B 0 pass BB-BBB B-BB 0-B 0"  # a stone each, Player 4's last
+)
 
 
 def test_each_seat_glows_in_its_own_colour_and_the_last_move_brighter():
@@ -54,7 +69,9 @@ def test_each_seat_glows_in_its_own_colour_and_the_last_move_brighter():
     landed = N(t, "0")  # Player 4 entered there last
     assert lit[landed] == COLOURS[3]
     for player in (1, 2):  # not to move, not moved last: the steady glow of a stone
-        assert [lit[n] for n in stones_of(t, player)] == [scale(COLOURS[player], 0.55)] * len(stones_of(t, player))
+        assert [lit[n] for n in stones_of(t, player)] == [scale(COLOURS[player], 0.55)] * len(
+            stones_of(t, player)
+        )
     seen = {lit[n] for p in (1, 2, 3) for n in stones_of(t, p)}
     assert len(seen) == 3  # three seats, three colours
     assert max(sum(c) for c in seen - {COLOURS[3]}) < sum(COLOURS[3])  # the last move is the brightest
@@ -72,6 +89,7 @@ def test_the_stone_last_moved_leaves_a_faint_trail_on_its_old_node():
 
 
 # -- a selection and its targets --------------------------------------------------------------------------
+
 
 def test_a_selected_stone_breathes_and_the_nodes_it_may_go_to_pulse_in_the_movers_colour():
     t = play("drangles", "0")
@@ -115,6 +133,7 @@ def test_a_marker_that_is_no_stone_shows_faintly():
 
 # -- refusals and chores ----------------------------------------------------------------------------------
 
+
 def test_an_illegal_press_flashes_its_node_red_for_a_moment():
     t = play("drangles")
     refused = t.press(N(t, "G"))
@@ -151,6 +170,7 @@ def test_a_stone_to_swap_blinks_in_the_colour_of_the_stone_to_put_there():
 
 # -- the computer's move and a hint ---------------------------------------------------------------------
 
+
 def test_the_computers_move_blinks_its_stone_until_it_is_lifted_and_pulses_its_target_from_the_start():
     t = play("drangles", "0 0-G 0 0-R")
     move = t.game.parse("G-GG")
@@ -162,7 +182,9 @@ def test_the_computers_move_blinks_its_stone_until_it_is_lifted_and_pulses_its_t
     assert frame(t, 1.125).nodes[N(t, "GG")] == scale(COLOURS[0], 0.07)
     assert frame(t, 0.375).nodes.keys() - {N(t, "GG")} == {N(t, c) for c in ("0", "G", "R")}  # nothing else
     assert t.press(N(t, "G")).ok  # lifted: it breathes as a selected stone does, and blinks no more
-    assert frame(t, 0.3).nodes[N(t, "G")] == COLOURS[0] and frame(t, 0.9).nodes[N(t, "G")] == scale(COLOURS[0], 0.35)
+    assert frame(t, 0.3).nodes[N(t, "G")] == COLOURS[0] and frame(t, 0.9).nodes[N(t, "G")] == scale(
+        COLOURS[0], 0.35
+    )
     assert frame(t, 0.375).nodes[N(t, "GG")] == scale(COLOURS[0], 0.35)  # and its target pulses
 
 
@@ -199,20 +221,39 @@ def test_a_gryb_formed_blinks_gold_then_stays_gold_until_the_next_action():
 # G-R-Y-B and it scores, blinking gold; the colour its four loci keep; - below its own level), then who formed it.
 ROWS = [
     ("ez-gryb", {}, EZ_GRYB, "*---", 0),  # the top quadrangle: 1 point
-    ("fourth-level", {}, "roll:@YBRG YBRG roll:@GGGG GGGG roll:@YBRR YBRR roll:@GGGR GGGR roll:@YBRY YBRY "
-     "roll:@GGGY GGGY roll:@YBRB YBRB", "YBR*", 0),  # a bottom-level quadrangle under YBR: 8 points
-    ("fourth-level", {"integrated": True}, "roll:@GGGG GGGG roll:@GGBR GGBR roll:@GGGR GGGR roll:@GRBR GRBR "
-     "roll:@GGGY GGGY roll:@GYBR GYBR roll:@RRRR RRRR roll:@GBBR GBBR", "G*BR", 1),  # the manuals' L: 2 points
-    ("fourth-level", {"integrated": True}, "roll:@GRYR GRYR roll:@YYYY YYYY roll:@RGBG RGBG roll:@YYYR YYYR "
-     "roll:@YBGB YBGB roll:@YYYB YYYB roll:@BYRY BYRY", "****", 0),  # the manuals' K: all four levels, 15
+    (
+        "fourth-level",
+        {},
+        "roll:@YBRG YBRG roll:@GGGG GGGG roll:@YBRR YBRR roll:@GGGR GGGR roll:@YBRY YBRY "
+        "roll:@GGGY GGGY roll:@YBRB YBRB",
+        "YBR*",
+        0,
+    ),  # a bottom-level quadrangle under YBR: 8 points
+    (
+        "fourth-level",
+        {"integrated": True},
+        "roll:@GGGG GGGG roll:@GGBR GGBR roll:@GGGR GGGR roll:@GRBR GRBR "
+        "roll:@GGGY GGGY roll:@GYBR GYBR roll:@RRRR RRRR roll:@GBBR GBBR",
+        "G*BR",
+        1,
+    ),  # the manuals' L: 2 points
+    (
+        "fourth-level",
+        {"integrated": True},
+        "roll:@GRYR GRYR roll:@YYYY YYYY roll:@RGBG RGBG roll:@YYYR YYYR "
+        "roll:@YBGB YBGB roll:@YYYB YYYB roll:@BYRY BYRY",
+        "****",
+        0,
+    ),  # the manuals' K: all four levels, 15
     # Square Deal: GG completes the quadrangle under G (2 points) and GG RR YY BB (3): the one worth most.
     ("square-deal", {}, " ".join(f"roll:@{n} {n}" for n in "GR GY GB RR YY BB GG".split()), "**--", 0),
 ]
 
 
 @pytest.mark.parametrize("game_id, options, script, row, former", ROWS)
-def test_while_a_gryb_blinks_the_status_pixels_show_its_levels_and_who_formed_it(game_id, options, script, row,
-                                                                                  former):
+def test_while_a_gryb_blinks_the_status_pixels_show_its_levels_and_who_formed_it(
+    game_id, options, script, row, former
+):
     t = play(game_id, script, **options)
     assert t.game.formed()
     effects = Effects(gryb_started=40.0)
@@ -252,8 +293,16 @@ def test_at_the_end_the_winners_colour_sweeps_the_board_from_the_head_node_down(
 def test_a_pairing_code_lights_the_top_quadrangle_with_a_white_light_in_the_corner_of_each_colour():
     t = play("drangles", "0 0-G")  # a stone on G: the code is shown over the game
     picture = frame(t, 0.0, Effects(code=("R", "B", "G", "Y")))
-    expect = {N(t, "G"): BOARD_COLOURS["R"], N(t, "GR"): WHITE, N(t, "R"): BOARD_COLOURS["B"], N(t, "RB"): WHITE,
-              N(t, "Y"): BOARD_COLOURS["G"], N(t, "YG"): WHITE, N(t, "B"): BOARD_COLOURS["Y"], N(t, "BY"): WHITE}
+    expect = {
+        N(t, "G"): BOARD_COLOURS["R"],
+        N(t, "GR"): WHITE,
+        N(t, "R"): BOARD_COLOURS["B"],
+        N(t, "RB"): WHITE,
+        N(t, "Y"): BOARD_COLOURS["G"],
+        N(t, "YG"): WHITE,
+        N(t, "B"): BOARD_COLOURS["Y"],
+        N(t, "BY"): WHITE,
+    }
     assert picture.code == expect
     assert {n: picture.nodes[n] for n in expect} == expect
 
@@ -268,10 +317,13 @@ def test_every_colour_is_three_bytes(game_id):
 
 # -- when the picture next changes, and the scene kept between frames ---------------------------------
 
+
 def test_a_frame_says_when_its_picture_next_changes():
     # 25 Men's GRYB waiting for a placement: only the targets' dim pulse moves, drawn TARGET_FPS times a second.
     assert frame(play("25-mens-gryb"), 10.0).redraw == pytest.approx(10.0 + 1 / TARGET_FPS)
-    assert frame(play("ez-gryb"), 10.2).redraw == pytest.approx(10.5)  # the die's slow blink, at its next half
+    assert frame(play("ez-gryb"), 10.2).redraw == pytest.approx(
+        10.5
+    )  # the die's slow blink, at its next half
     t = play("drangles", "0 0-G 0")
     t.undo()  # a chore: its blink, four a second, changes at the next eighth of a second
     assert frame(t, 0.05).redraw == pytest.approx(0.125)
@@ -295,7 +347,9 @@ def test_a_frame_says_when_its_picture_next_changes():
     assert frame(t, 31.6, Effects(ended=30.0)).redraw == pytest.approx(32.0)  # swept: the blink alone
     gryb = Effects(gryb_started=20.1)
     assert frame(t, 20.2, gryb).redraw == pytest.approx(20.25)  # the gold's next blink
-    assert frame(t, 23.05, gryb).redraw == pytest.approx(23.1)  # its three seconds end: the status pixels change
+    assert frame(t, 23.05, gryb).redraw == pytest.approx(
+        23.1
+    )  # its three seconds end: the status pixels change
 
 
 def test_the_targets_pulse_drawn_at_its_rate_jumps_no_more_on_the_leds_than_at_30_frames_a_second():
@@ -318,8 +372,17 @@ def test_the_targets_pulse_drawn_at_its_rate_jumps_no_more_on_the_leds_than_at_3
     assert TARGET_FPS < 30  # and it is fewer frames
 
 
-@pytest.mark.parametrize("game_id, players", [("drangles", 2), ("ez-gryb", 2), ("25-mens-gryb", 2),
-                                              ("square-deal", 2), ("multiverse", 3), ("hyper-chess", 2)])
+@pytest.mark.parametrize(
+    "game_id, players",
+    [
+        ("drangles", 2),
+        ("ez-gryb", 2),
+        ("25-mens-gryb", 2),
+        ("square-deal", 2),
+        ("multiverse", 3),
+        ("hyper-chess", 2),
+    ],
+)
 def test_the_scene_kept_between_frames_draws_what_a_fresh_one_would(game_id, players):
     """A random game at the table (presses, good and bad, the die, undo, the computer's proposals, hints,
     chores, a pairing code, the colours changed): after every change, the frame drawn with the scene kept
@@ -349,8 +412,12 @@ def test_the_scene_kept_between_frames_draws_what_a_fresh_one_would(game_id, pla
             kept = render(t.game, t, colours, effects, at)
             renderer._kept = None
             fresh = render(t.game, t, colours, effects, at)
-            assert (kept.nodes, kept.code, kept.status, kept.redraw) == (fresh.nodes, fresh.code, fresh.status,
-                                                                         fresh.redraw), (step, str(t.proposal))
+            assert (kept.nodes, kept.code, kept.status, kept.redraw) == (
+                fresh.nodes,
+                fresh.code,
+                fresh.status,
+                fresh.redraw,
+            ), (step, str(t.proposal))
 
 
 def test_a_position_reached_again_in_as_many_actions_is_drawn_anew():

@@ -51,8 +51,10 @@ otg_mode=1
 
 [all]
 """
-CMDLINE_TXT = ("console=serial0,115200 console=tty1 root=PARTUUID=4e639091-02 rootfstype=ext4 fsck.repair=yes "
-               "rootwait quiet splash plymouth.ignore-serial-consoles cfg80211.ieee80211_regdom=GB\n")
+CMDLINE_TXT = (
+    "console=serial0,115200 console=tty1 root=PARTUUID=4e639091-02 rootfstype=ext4 fsck.repair=yes "
+    "rootwait quiet splash plymouth.ignore-serial-consoles cfg80211.ieee80211_regdom=GB\n"
+)
 
 
 @pytest.fixture
@@ -64,7 +66,9 @@ def boot(tmp_path):
     return folder
 
 
-def _script(path: Path, *args: str, boot: Path | None = None, check: bool = True) -> subprocess.CompletedProcess:
+def _script(
+    path: Path, *args: str, boot: Path | None = None, check: bool = True
+) -> subprocess.CompletedProcess:
     env = dict(os.environ)
     if boot is not None:
         env["GRYB_BOOT_DIR"] = str(boot)
@@ -96,7 +100,7 @@ def _execute(commands: list[list[str]], program: str) -> int:
 
 
 def _has(commands: list[list[str]], *words: str) -> bool:
-    return any(c[:len(words)] == list(words) for c in commands)
+    return any(c[: len(words)] == list(words) for c in commands)
 
 
 def _user_exists(name: str) -> bool:
@@ -121,14 +125,20 @@ def test_syntax_strict_mode_and_options(script):
 @pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("setpriv"), reason="needs root to drop to nobody")
 @pytest.mark.parametrize("script", [INSTALL, UNINSTALL], ids=["install", "uninstall"])
 def test_refuses_to_run_for_real_without_root(script):
-    result = subprocess.run(["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "bash", str(script)],
-                            capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "bash", str(script)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 1 and "Run as root" in result.stderr
 
 
 def test_install_dry_run_prints_the_install_and_changes_nothing(boot):
-    existed = {p: os.path.exists(p) for p in ("/opt/gryb-companion", "/etc/gryb-companion",
-                                               "/etc/systemd/system/gryb-companion.service")}
+    existed = {
+        p: os.path.exists(p)
+        for p in ("/opt/gryb-companion", "/etc/gryb-companion", "/etc/systemd/system/gryb-companion.service")
+    }
     had_user = _user_exists("gryb")
     result = _script(INSTALL, "--dry-run", boot=boot)
     commands = _commands(result.stdout)
@@ -138,13 +148,19 @@ def test_install_dry_run_prints_the_install_and_changes_nothing(boot):
         assert ["usermod", "--append", "--groups", "gpio,spi,dialout", "gryb"] in commands
     else:
         add = next(c for c in commands if c[0] == "useradd")
-        assert add[-1] == "gryb" and "--system" in add and add[add.index("--groups") + 1] == "gpio,spi,dialout"
+        assert (
+            add[-1] == "gryb" and "--system" in add and add[add.index("--groups") + 1] == "gpio,spi,dialout"
+        )
         assert add[add.index("--shell") + 1] == "/usr/sbin/nologin"
     assert ["install", "-d", "-m", "0755", "/opt/gryb-companion"] in commands
     if not os.path.exists("/opt/gryb-companion/venv/bin/python"):
         assert ["python3", "-m", "venv", "--system-site-packages", "/opt/gryb-companion/venv"] in commands
     pip = next(c for c in commands if "pip" in c)
-    assert pip[-1] == "/opt/gryb-companion/build" and "/opt/gryb-companion/venv/bin/python" in pip and "install" in pip
+    assert (
+        pip[-1] == "/opt/gryb-companion/build"
+        and "/opt/gryb-companion/venv/bin/python" in pip
+        and "install" in pip
+    )
     # Built from a fresh copy, never from the checkout, whose build/lib would bring back deleted files;
     # the copy holds everything pyproject.toml packages and needs, and goes again.
     build = commands.index(pip)
@@ -153,15 +169,36 @@ def test_install_dry_run_prints_the_install_and_changes_nothing(boot):
     assert copy[:2] == ["cp", "-R"] and copy[-1] == "/opt/gryb-companion/build/"
     assert commands[build + 1] == ["rm", "-rf", "/opt/gryb-companion/build"]
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    packages = {p.name for p in ROOT.iterdir() if (p / "__init__.py").is_file() and any(
-        fnmatch.fnmatch(p.name, pattern) for pattern in project["tool"]["setuptools"]["packages"]["find"]["include"])}
+    packages = {
+        p.name
+        for p in ROOT.iterdir()
+        if (p / "__init__.py").is_file()
+        and any(
+            fnmatch.fnmatch(p.name, pattern)
+            for pattern in project["tool"]["setuptools"]["packages"]["find"]["include"]
+        )
+    }
     needed = {"pyproject.toml", project["project"]["readme"]} | packages
     assert {Path(c).name for c in copy[2:-1]} == needed and all(Path(c).parent == ROOT for c in copy[2:-1])
     if not os.path.exists("/etc/gryb-companion/config.toml"):
-        assert ["install", "-m", "0640", "-o", "root", "-g", "gryb", str(ROOT / "systemd" / "config.example.toml"),
-                "/etc/gryb-companion/config.toml"] in commands
-    assert ["install", "-m", "0644", str(ROOT / "systemd" / "gryb-companion.service"),
-            "/etc/systemd/system/gryb-companion.service"] in commands
+        assert [
+            "install",
+            "-m",
+            "0640",
+            "-o",
+            "root",
+            "-g",
+            "gryb",
+            str(ROOT / "systemd" / "config.example.toml"),
+            "/etc/gryb-companion/config.toml",
+        ] in commands
+    assert [
+        "install",
+        "-m",
+        "0644",
+        str(ROOT / "systemd" / "gryb-companion.service"),
+        "/etc/systemd/system/gryb-companion.service",
+    ] in commands
     assert ["systemctl", "enable", "gryb-companion.service"] in commands
     # The order that makes a first install work: user before config (chgrp), program before start.
     user_step = next(i for i, c in enumerate(commands) if c[0] in ("useradd", "usermod"))
@@ -183,10 +220,20 @@ def test_boot_edits_are_right_idempotent_and_purge_undoes_them(boot):
     assert cmdline == CMDLINE_TXT.rstrip("\n") + " spidev.bufsiz=32768\n"  # still one line
     text = (boot / "config.txt").read_text()
     assert text.startswith(CONFIG_TXT)
-    added = text[len(CONFIG_TXT):].splitlines()
-    assert added == ["# gryb-companion: SPI for the LEDs, at a steady clock", "[all]", "dtparam=spi=on",
-                     "[pi3]", "core_freq=250", "[pi02]", "core_freq=250",
-                     "[pi4]", "core_freq=500", "core_freq_min=500", "[all]"]
+    added = text[len(CONFIG_TXT) :].splitlines()
+    assert added == [
+        "# gryb-companion: SPI for the LEDs, at a steady clock",
+        "[all]",
+        "dtparam=spi=on",
+        "[pi3]",
+        "core_freq=250",
+        "[pi02]",
+        "core_freq=250",
+        "[pi4]",
+        "core_freq=500",
+        "core_freq_min=500",
+        "[all]",
+    ]
 
     assert not _has(commands, "raspi-config")
     again = _script(INSTALL, "--dry-run", boot=boot)
@@ -218,8 +265,13 @@ def test_uninstall_dry_run_keeps_data_unless_purged(boot):
         assert ["rm", "-rf", "/opt/gryb-companion"] in commands
 
     purge = _commands(_script(UNINSTALL, "--dry-run", "--purge", boot=boot).stdout)
-    allowed = {"/opt/gryb-companion", "/var/lib/gryb-companion", "/etc/gryb-companion",
-               "/etc/systemd/system/gryb-companion.service", "/etc/systemd/system/gryb-companion.service.d"}
+    allowed = {
+        "/opt/gryb-companion",
+        "/var/lib/gryb-companion",
+        "/etc/gryb-companion",
+        "/etc/systemd/system/gryb-companion.service",
+        "/etc/systemd/system/gryb-companion.service.d",
+    }
     for c in purge:
         if c[0] == "rm":
             assert c[-1] in allowed, c

@@ -25,13 +25,16 @@ MAX_EXPOSURE = 2.5
 
 def _install_systemd_analyze() -> str:
     """The path of systemd-analyze, installing Debian's systemd package when root and it is missing."""
-    found = shutil.which("systemd-analyze") or (os.access("/usr/bin/systemd-analyze", os.X_OK) and
-                                                "/usr/bin/systemd-analyze")
+    found = shutil.which("systemd-analyze") or (
+        os.access("/usr/bin/systemd-analyze", os.X_OK) and "/usr/bin/systemd-analyze"
+    )
     if found:
         return found
     if os.geteuid() != 0 or not shutil.which("apt-get"):
-        pytest.fail("systemd-analyze is missing: install it with `sudo apt-get install -y systemd` "
-                    "(these tests install it themselves only when run as root on Debian)")
+        pytest.fail(
+            "systemd-analyze is missing: install it with `sudo apt-get install -y systemd` "
+            "(these tests install it themselves only when run as root on Debian)"
+        )
     env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
     install = ["apt-get", "install", "-y", "-qq", "--no-install-recommends", "systemd"]
     if subprocess.run(install, env=env, capture_output=True).returncode != 0:
@@ -138,8 +141,13 @@ def test_a_broken_config_is_not_restarted_into_the_start_limit(tmp_path):
     d = _directives(UNIT.read_text(encoding="utf-8"))
     bad = tmp_path / "config.toml"
     bad.write_text("[leds]\nbrightnes = 0.4\n", encoding="utf-8")
-    result = subprocess.run([sys.executable, "-m", "companion.cli", "run", "--config", str(bad), "--port", "0"],
-                            capture_output=True, text=True, timeout=60, cwd=ROOT)
+    result = subprocess.run(
+        [sys.executable, "-m", "companion.cli", "run", "--config", str(bad), "--port", "0"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+    )
     assert "leds.brightnes" in result.stderr
     assert d["RestartPreventExitStatus"] == [str(result.returncode)]
     assert result.returncode != 0 and d["Restart"] == ["on-failure"]  # every other failure still restarts
@@ -148,12 +156,14 @@ def test_a_broken_config_is_not_restarted_into_the_start_limit(tmp_path):
 def _mdwe_available() -> bool:
     if not sys.platform.startswith("linux"):
         return False
-    probe = ("import ctypes, sys; libc = ctypes.CDLL(None, use_errno=True); "
-             "sys.exit(0 if libc.prctl(65, 1, 0, 0, 0) == 0 else 1)")
+    probe = (
+        "import ctypes, sys; libc = ctypes.CDLL(None, use_errno=True); "
+        "sys.exit(0 if libc.prctl(65, 1, 0, 0, 0) == 0 else 1)"
+    )
     return subprocess.run([sys.executable, "-c", probe], capture_output=True).returncode == 0
 
 
-_UNDER_MDWE = r'''
+_UNDER_MDWE = r"""
 import mmap
 try:
     mmap.mmap(-1, 4096, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
@@ -174,7 +184,7 @@ import companion.service.runtime, companion.service.store, companion.service.not
 from companion.cli import command as cli
 cli.main(["play", "ez-gryb", "--random", "20", "--seed", "1"])
 print("ok")
-'''
+"""
 
 
 def _deny_write_execute():  # runs in the child between fork and exec; inherited across exec
@@ -186,8 +196,14 @@ def _deny_write_execute():  # runs in the child between fork and exec; inherited
 def test_python_and_the_companion_run_without_writable_executable_memory():
     # MemoryDenyWriteExecute=yes is a seccomp filter; the kernel's PR_SET_MDWE enforces the same rule
     # (no W+X mapping, no exec added to a mapping), and it can be tried without a running systemd.
-    result = subprocess.run([sys.executable, "-c", _UNDER_MDWE], preexec_fn=_deny_write_execute,
-                            capture_output=True, text=True, timeout=120, cwd=ROOT)
+    result = subprocess.run(
+        [sys.executable, "-c", _UNDER_MDWE],
+        preexec_fn=_deny_write_execute,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     assert result.stdout.strip().endswith("ok")
 

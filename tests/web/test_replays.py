@@ -28,14 +28,21 @@ def from_the_start(game: engine.Game, ply: int) -> engine.Game:
     return fresh
 
 
-@pytest.mark.parametrize("game_id, options", [("ez-gryb", {"stones": 6, "turn_limit": 40}),
-                                              ("multiverse", {"depth": 5, "rings": 3, "turn_limit": 20}),
-                                              ("grim-reaper", {})])
+@pytest.mark.parametrize(
+    "game_id, options",
+    [
+        ("ez-gryb", {"stones": 6, "turn_limit": 40}),
+        ("multiverse", {"depth": 5, "rings": 3, "turn_limit": 20}),
+        ("grim-reaper", {}),
+    ],
+)
 def test_every_position_is_the_one_a_replay_from_the_start_makes(game_id, options):
     game = played(game_id, 1, undos=True, **options)
     end, history = game.state_key(), list(game.history)
     plies = len(history)
-    for ply in list(range(plies + 1)) + list(range(plies, -1, -1)) + random.Random(2).choices(range(plies + 1), k=20):
+    for ply in (
+        list(range(plies + 1)) + list(range(plies, -1, -1)) + random.Random(2).choices(range(plies + 1), k=20)
+    ):
         view, fresh = position(game, ply), from_the_start(game, ply)
         assert view.state_key() == fresh.state_key(), ply
         assert view.history == fresh.history and view.played() == fresh.played()
@@ -113,7 +120,9 @@ def test_threads_stepping_through_several_games_at_once_each_see_their_own_posit
     """Waitress serves the page on several threads: each request gets its game and positions right
     while others replay, keep and drop games under the same lock."""
     games = [played("ez-gryb", seed, depth=2, stones=4) for seed in range(5)]
-    expected = [[g.state_key()] + [snapshot for _, snapshot in reversed(g.history)] for g in games]  # end first
+    expected = [
+        [g.state_key()] + [snapshot for _, snapshot in reversed(g.history)] for g in games
+    ]  # end first
     replays = Replays(games=2)
     wrong, bounds = [], []
 

@@ -63,30 +63,59 @@ def unchanged(rt, before):
 
 # -- watching is open ------------------------------------------------------------------------------
 
+
 def test_anyone_may_watch(client, rt):
-    for path in ["/", "/games", "/history", "/settings", "/api/state", "/api/games", "/api/history",
-                 "/api/series", "/api/settings", "/api/status", "/api/openapi.json", "/board/4.svg"]:
+    for path in [
+        "/",
+        "/games",
+        "/history",
+        "/settings",
+        "/api/state",
+        "/api/games",
+        "/api/history",
+        "/api/series",
+        "/api/settings",
+        "/api/status",
+        "/api/openapi.json",
+        "/board/4.svg",
+    ]:
         assert client.get(path).status_code == 200, path
     state = client.get("/api/state").get_json()
     assert state["game"]["id"] == "ez-gryb" and "legal" not in state
     # The legal actions come apart, for the page's Type a move: the rolls first, then the moves the roll allows.
-    assert client.get("/api/legal").get_json() == {"version": state["version"], "legal": ["roll:G", "roll:R", "roll:Y", "roll:B"]}
+    assert client.get("/api/legal").get_json() == {
+        "version": state["version"],
+        "legal": ["roll:G", "roll:R", "roll:Y", "roll:B"],
+    }
     rt.call("roll")
     legal = client.get("/api/legal").get_json()
-    assert legal["legal"] == [str(a) for a in rt.table.game.legal_actions()] and legal["legal"][0][0] in "GRYB"
+    assert (
+        legal["legal"] == [str(a) for a in rt.table.game.legal_actions()] and legal["legal"][0][0] in "GRYB"
+    )
 
 
 def test_status_defaults_to_the_simulator_and_uses_a_provider(rt, tmp_path):
-    assert create_app(rt, Config(), state_dir=tmp_path).test_client().get("/api/status").get_json()["mode"] == "simulator"
+    assert (
+        create_app(rt, Config(), state_dir=tmp_path).test_client().get("/api/status").get_json()["mode"]
+        == "simulator"
+    )
     provided = {"serial": "connected /dev/ttyACM0", "heartbeat_age": 0.4, "leds": "ws281x"}
     app = create_app(rt, Config(), state_dir=tmp_path, status_provider=lambda: provided)
     status = app.test_client().get("/api/status").get_json()
     # ... and the rows of the settings page's hardware table, which the page draws again from each answer.
-    assert status == provided | {"mode": "hardware", "shown": [["serial", "connected /dev/ttyACM0"],
-                                                                ["last heartbeat", "0.4 s ago: the board answers"],
-                                                                ["leds", "ws281x"], ["mode", "hardware"]]}
+    assert status == provided | {
+        "mode": "hardware",
+        "shown": [
+            ["serial", "connected /dev/ttyACM0"],
+            ["last heartbeat", "0.4 s ago: the board answers"],
+            ["leds", "ws281x"],
+            ["mode", "hardware"],
+        ],
+    }
     page = app.test_client().get("/settings").get_data(as_text=True)
-    assert re.findall(r"<tr><th>([^<]*)</th><td>([^<]*)</td></tr>", page) == [tuple(row) for row in status["shown"]]
+    assert re.findall(r"<tr><th>([^<]*)</th><td>([^<]*)</td></tr>", page) == [
+        tuple(row) for row in status["shown"]
+    ]
     broken = create_app(rt, Config(), state_dir=tmp_path, status_provider=lambda: 1 / 0).test_client()
     assert broken.get("/settings").status_code == 200
 
@@ -103,11 +132,21 @@ def test_the_leds_are_told_with_the_frame_as_an_etag_and_a_pairing_code_is_withh
     with SimulatedSurface(load_layout("panels-32x32"), brightness=1.0, fps=1000) as surface:
         client = create_app(rt, Config(), state_dir=tmp_path, leds=surface.shown).test_client()
         first = client.get("/api/leds")
-        assert first.get_json() == {"frames": 0, "limited": False, "nodes": {}, "status": ["#000000"] * 8, "withheld": []}
+        assert first.get_json() == {
+            "frames": 0,
+            "limited": False,
+            "nodes": {},
+            "status": ["#000000"] * 8,
+            "withheld": [],
+        }
         assert first.headers["Cache-Control"] == "no-cache" and first.headers["ETag"]
         surface.show_nodes({"RG": (255, 0, 200)}, [(255, 255, 255)] * 4)
         lit = client.get("/api/leds", headers={"If-None-Match": first.headers["ETag"]})
-        assert lit.status_code == 200 and lit.get_json()["nodes"] == {"RG": "#ff00c8"} and lit.get_json()["frames"] == 1
+        assert (
+            lit.status_code == 200
+            and lit.get_json()["nodes"] == {"RG": "#ff00c8"}
+            and lit.get_json()["frames"] == 1
+        )
         again = client.get("/api/leds", headers={"If-None-Match": lit.headers["ETag"]})
         assert again.status_code == 304 and again.data == b"" and again.headers["ETag"] == lit.headers["ETag"]
         # A pairing code on the board (what the runtime lights for it): this app is no simulator's page, so the
@@ -121,27 +160,46 @@ def test_the_leds_are_told_with_the_frame_as_an_etag_and_a_pairing_code_is_withh
         assert sorted(shown["withheld"]) == top_two and shown["nodes"] == {"YYYY": "#ffffff"}
         assert client.post("/api/pair", json={"code": "".join(code)}).status_code == 200
         shown = client.get("/api/leds").get_json()
-        assert shown["withheld"] == [] and shown["nodes"]["RG"] == "#ff00c8" and set(shown["nodes"]) > {"G", "R", "Y", "B"}
+        assert (
+            shown["withheld"] == []
+            and shown["nodes"]["RG"] == "#ff00c8"
+            and set(shown["nodes"]) > {"G", "R", "Y", "B"}
+        )
 
 
 def test_the_settings_page_says_when_the_board_was_last_heard_in_seconds_and_words(rt, tmp_path):
     def row(age):
         provided = {"serial": "up", "heartbeat_age": age, "leds": "ws281x"}
-        page = create_app(rt, Config(), state_dir=tmp_path, status_provider=lambda: provided).test_client().get(
-            "/settings").get_data(as_text=True)
+        page = (
+            create_app(rt, Config(), state_dir=tmp_path, status_provider=lambda: provided)
+            .test_client()
+            .get("/settings")
+            .get_data(as_text=True)
+        )
         return re.search(r"<th>last heartbeat</th><td>([^<]*)</td>", page).group(1)
 
     assert row(0.4) == "0.4 s ago: the board answers"  # the Pico sends one every half second
-    assert row(12.35) == "12 s ago: no word from the board"  # past the 2 s after which the link counts as lost
+    assert (
+        row(12.35) == "12 s ago: no word from the board"
+    )  # past the 2 s after which the link counts as lost
     assert row(None) == "—"  # never heard
-    assert "heartbeat_age" in create_app(rt, Config(), state_dir=tmp_path).test_client().get("/api/status").get_json()
+    assert (
+        "heartbeat_age"
+        in create_app(rt, Config(), state_dir=tmp_path).test_client().get("/api/status").get_json()
+    )
 
 
 def test_the_settings_page_shows_the_last_frames_current_and_whether_it_was_dimmed_to_fit(rt, tmp_path):
     """docs/hardware.md: the settings page shows the LED driver's estimate of the last frame and whether the
     current limiter dimmed it, for whoever sizes the power supply (the API keeps the whole led_status)."""
+
     def row(**leds):
-        provided = {"serial": "up", "heartbeat_age": 0.4, "leds": "ws281x", "led_status": {"driver": "ws281x", **leds}}
+        provided = {
+            "serial": "up",
+            "heartbeat_age": 0.4,
+            "leds": "ws281x",
+            "led_status": {"driver": "ws281x", **leds},
+        }
         app = create_app(rt, Config(), state_dir=tmp_path, status_provider=lambda: provided)
         assert app.test_client().get("/api/status").get_json()["led_status"]["driver"] == "ws281x"
         page = app.test_client().get("/settings").get_data(as_text=True)
@@ -149,17 +207,28 @@ def test_the_settings_page_shows_the_last_frames_current_and_whether_it_was_dimm
         return found and found.group(1)
 
     assert row(last_frame_ma=1718, budget_ma=4000, limited=False) == "1718 mA of the 4000 mA budget"
-    assert row(last_frame_ma=3999, budget_ma=4000, limited=True) == "3999 mA of the 4000 mA budget: dimmed to fit"
+    assert (
+        row(last_frame_ma=3999, budget_ma=4000, limited=True)
+        == "3999 mA of the 4000 mA budget: dimmed to fit"
+    )
     assert row() is None  # a driver that says nothing of it: no row
 
 
 # -- pairing ---------------------------------------------------------------------------------------
 
+
 def test_changes_need_pairing(client, rt):
     before = rt.call("snapshot")
-    for path, body in [("/api/roll", {}), ("/api/press", {"node": "0"}), ("/api/undo", {}), ("/api/ok", {}),
-                       ("/api/act", {"action": "G"}), ("/api/games/new", {"game": "drangles"}),
-                       ("/api/settings", {"night": True}), ("/api/unpair", {})]:
+    for path, body in [
+        ("/api/roll", {}),
+        ("/api/press", {"node": "0"}),
+        ("/api/undo", {}),
+        ("/api/ok", {}),
+        ("/api/act", {"action": "G"}),
+        ("/api/games/new", {"game": "drangles"}),
+        ("/api/settings", {"night": True}),
+        ("/api/unpair", {}),
+    ]:
         r = client.post(path, json=body)
         assert r.status_code == 401, path
     assert unchanged(rt, before)
@@ -171,7 +240,9 @@ def test_pairing_shows_the_code_on_the_board_only(client, rt, caplog):
     assert r.status_code == 200 and "code" not in r.get_json()
     code = "".join(rt.effects.code)
     assert len(code) == 4 and set(code) <= set("GRYB")
-    assert "code" not in str(rt.snapshot()).lower() and "code" not in client.get("/api/state").get_data(as_text=True)
+    assert "code" not in str(rt.snapshot()).lower() and "code" not in client.get("/api/state").get_data(
+        as_text=True
+    )
     r = client.post("/api/pair", json={"code": code})
     assert r.status_code == 200 and r.get_json()["paired"]
     assert rt.call("snapshot") and rt.effects.code is None  # hidden once used
@@ -184,8 +255,11 @@ def test_a_code_is_single_use_and_dies_after_three_wrong_guesses(client, rt, app
     client.post("/api/pair/start", json={})
     code = "".join(rt.effects.code)
     assert client.post("/api/pair", json={"code": code}).status_code == 200
-    other = app.test_client(); other.environ_base["REMOTE_ADDR"] = "10.0.0.8"
-    spent = {"error": "that code is spent (three wrong tries, used, or over two minutes old): tap New code for a new one"}
+    other = app.test_client()
+    other.environ_base["REMOTE_ADDR"] = "10.0.0.8"
+    spent = {
+        "error": "that code is spent (three wrong tries, used, or over two minutes old): tap New code for a new one"
+    }
     used = other.post("/api/pair", json={"code": code})
     assert (used.status_code, used.get_json()) == (403, spent)
     other.post("/api/pair/start", json={})
@@ -194,10 +268,13 @@ def test_a_code_is_single_use_and_dies_after_three_wrong_guesses(client, rt, app
     # A wrong guess says how many more the code takes; the one that kills it says it is spent, so nobody goes
     # on typing a code that can only fail (the sheet is open as this is read: its own New code gives one).
     assert other.post("/api/pair", json={"code": wrong}).get_json() == {
-        "error": "wrong code: try again (2 more tries with this one)"}
+        "error": "wrong code: try again (2 more tries with this one)"
+    }
     assert other.post("/api/pair", json={"code": wrong}).get_json() == {
-        "error": "wrong code: try again (1 more try with this one)"}
-    third = app.test_client(); third.environ_base["REMOTE_ADDR"] = "10.0.0.9"
+        "error": "wrong code: try again (1 more try with this one)"
+    }
+    third = app.test_client()
+    third.environ_base["REMOTE_ADDR"] = "10.0.0.9"
     killed = third.post("/api/pair", json={"code": wrong})
     assert (killed.status_code, killed.get_json()) == (403, spent)
     dead = third.post("/api/pair", json={"code": code})  # dead after three wrong
@@ -211,13 +288,16 @@ def test_asking_again_keeps_the_code_someone_is_typing(client, rt, app):
     client.post("/api/pair/start", json={})
     code = "".join(rt.effects.code)
     wrong = next(c for c in ("GGGG", "RRRR") if c != code)
-    other = app.test_client(); other.environ_base["REMOTE_ADDR"] = "10.0.0.8"
+    other = app.test_client()
+    other.environ_base["REMOTE_ADDR"] = "10.0.0.8"
     assert other.post("/api/pair", json={"code": wrong}).status_code == 403
     assert other.post("/api/pair", json={"code": wrong}).status_code == 403
     holder = app.extensions["gryb-pair-code"]
     holder._expires -= 100  # twenty seconds left ...
     assert other.post("/api/pair/start", json={}).get_json() == {"shown": True, "expires_in": 120}
-    assert "".join(rt.effects.code) == code and holder._expires - holder.clock() > 115  # ... two minutes again
+    assert (
+        "".join(rt.effects.code) == code and holder._expires - holder.clock() > 115
+    )  # ... two minutes again
     assert other.post("/api/pair", json={"code": wrong}).status_code == 403  # the third wrong guess
     assert client.post("/api/pair", json={"code": code}).status_code == 403  # so the code died
     client.post("/api/pair/start", json={})
@@ -234,22 +314,27 @@ def test_a_code_expires(client, rt, app):
 
 
 def test_pairing_is_rate_limited_per_address(app, rt):
-    a = app.test_client(); a.environ_base["REMOTE_ADDR"] = "192.168.1.20"
+    a = app.test_client()
+    a.environ_base["REMOTE_ADDR"] = "192.168.1.20"
     codes = [a.post("/api/pair", json={"code": "GGGG"}).status_code for _ in range(6)]
     assert codes[:5].count(429) == 0 and codes[5] == 429
     r = a.post("/api/pair", json={"code": "GGGG"})
-    assert r.get_json()["error"] == "too many codes tried: wait a minute" and int(r.headers["Retry-After"]) > 0
+    assert (
+        r.get_json()["error"] == "too many codes tried: wait a minute" and int(r.headers["Retry-After"]) > 0
+    )
     starts = [a.post("/api/pair/start", json={}) for _ in range(6)]  # asking for codes is counted apart
     assert [s.status_code for s in starts] == [200] * 5 + [429]
     assert starts[5].get_json()["error"] == "too many codes asked for: wait a minute"
-    b = app.test_client(); b.environ_base["REMOTE_ADDR"] = "192.168.1.21"
+    b = app.test_client()
+    b.environ_base["REMOTE_ADDR"] = "192.168.1.21"
     assert b.post("/api/pair/start", json={}).status_code == 200
 
 
 def test_three_mistypes_and_a_new_code_leave_the_new_code_to_be_typed(app, rt):
     """Start, three wrong tries and New code were five attempts of one count: the right code was then
     refused for a minute, just where a first-timer who mistyped would be."""
-    phone = app.test_client(); phone.environ_base["REMOTE_ADDR"] = "192.168.1.30"
+    phone = app.test_client()
+    phone.environ_base["REMOTE_ADDR"] = "192.168.1.30"
     phone.post("/api/pair/start", json={})
     wrong = next(c for c in ("GGGG", "RRRR") if c != "".join(rt.effects.code))
     assert [phone.post("/api/pair", json={"code": wrong}).status_code for _ in range(3)] == [403] * 3
@@ -265,7 +350,8 @@ def test_guessing_from_many_addresses_gets_no_further_than_from_one(app, rt):
 
     wrong = 0
     for n in range(20):
-        guesser = app.test_client(); guesser.environ_base["REMOTE_ADDR"] = f"10.0.1.{n}"
+        guesser = app.test_client()
+        guesser.environ_base["REMOTE_ADDR"] = f"10.0.1.{n}"
         started = guesser.post("/api/pair/start", json={})
         if started.status_code == 429:
             break
@@ -276,11 +362,17 @@ def test_guessing_from_many_addresses_gets_no_further_than_from_one(app, rt):
                 wrong += 1
     assert wrong == BOARD_WRONG
     refused = started.get_json()["error"]
-    assert started.status_code == 429 and refused == "too many wrong codes on this board: pairing opens again in 10 minutes"
-    assert 590 <= int(started.headers["Retry-After"]) <= 601 and rt.call("snapshot") and rt.effects.code is None
+    assert (
+        started.status_code == 429
+        and refused == "too many wrong codes on this board: pairing opens again in 10 minutes"
+    )
+    assert (
+        590 <= int(started.headers["Retry-After"]) <= 601 and rt.call("snapshot") and rt.effects.code is None
+    )
     holder = app.extensions["gryb-pair-code"]
     holder._misses = type(holder._misses)(t - 600 for t in holder._misses)  # ten minutes on
-    late = app.test_client(); late.environ_base["REMOTE_ADDR"] = "10.0.2.1"
+    late = app.test_client()
+    late.environ_base["REMOTE_ADDR"] = "10.0.2.1"
     assert late.post("/api/pair/start", json={}).status_code == 200
     assert late.post("/api/pair", json={"code": "".join(rt.effects.code)}).status_code == 200
 
@@ -301,6 +393,7 @@ def test_forget_this_phone_and_forget_all(paired, app, rt):
 
 # -- CSRF and origin -------------------------------------------------------------------------------
 
+
 def test_csrf_token_is_required_and_must_match(paired, rt):
     before = rt.call("snapshot")
     assert paired.post("/api/roll", headers={"X-CSRF-Token": ""}).status_code == 403
@@ -313,14 +406,23 @@ def test_csrf_token_is_required_and_must_match(paired, rt):
 # session, so that a phone can pair): each needs the session's CSRF token.
 UNSAFE = ("post", "put", "patch", "delete")
 OPEN = {("POST", "/api/pair/start"), ("POST", "/api/pair")}
-CHANGES = sorted((method.upper(), path) for path, ops in DOCUMENT["paths"].items() for method in ops
-                 if method in UNSAFE and (method.upper(), path) not in OPEN)
+CHANGES = sorted(
+    (method.upper(), path)
+    for path, ops in DOCUMENT["paths"].items()
+    for method in ops
+    if method in UNSAFE and (method.upper(), path) not in OPEN
+)
 # A body and path each operation accepts, so that the token is the only thing wrong with the request.
 PROBE = "csrf-probe"  # a composition saved (and deleted) by these tests only
 COMPOSITION = re.sub(r'(?m)^id = ".*"$', f'id = "{PROBE}"', EXAMPLE)
-BODIES = {"/api/press": {"node": "G"}, "/api/act": {"action": "G"}, "/api/games/new": {"game": "drangles"},
-          "/api/settings": {"night": True, "brightness": 0.25},
-          "/api/compositions": {"text": COMPOSITION, "format": "toml"}, "/api/seat": {"seat": 1, "kind": "easy"}}
+BODIES = {
+    "/api/press": {"node": "G"},
+    "/api/act": {"action": "G"},
+    "/api/games/new": {"game": "drangles"},
+    "/api/settings": {"night": True, "brightness": 0.25},
+    "/api/compositions": {"text": COMPOSITION, "format": "toml"},
+    "/api/seat": {"seat": 1, "kind": "easy"},
+}
 PATH_PARAMS = {"game_id": PROBE}
 SAVED_FIRST = {"/api/compositions/{game_id}/delete"}  # something there to delete
 
@@ -338,8 +440,13 @@ def test_the_csrf_list_is_every_change_in_the_served_openapi_document(app):
 @pytest.mark.parametrize("method,path", CHANGES, ids=[f"{m} {p}" for m, p in CHANGES])
 def test_every_change_refuses_a_request_without_the_csrf_token(method, path, rt, tmp_path):
     started = []  # the self-test launcher and its Cancel: neither may run for a refused request
-    app = create_app(rt, Config(), state_dir=tmp_path / "state", selftest=lambda: started.append(1) is None,
-                     cancel_selftest=lambda: started.append(0) is None)
+    app = create_app(
+        rt,
+        Config(),
+        state_dir=tmp_path / "state",
+        selftest=lambda: started.append(1) is None,
+        cancel_selftest=lambda: started.append(0) is None,
+    )
     client = app.test_client()
     token = pair(client, rt)  # paired: the session cookie is there, only the header is missing or wrong
     rt.call("roll")  # EZ GRYB's die shows G: a press, an action, a hint all have something to do
@@ -350,17 +457,30 @@ def test_every_change_refuses_a_request_without_the_csrf_token(method, path, rt,
         pairings = app.extensions["gryb-pairings"]
         before, epoch, library = rt.call("snapshot"), pairings.epoch, rt.library.ids()
         games = [g["id"] for g in client.get("/api/games").get_json()["games"]]
-        stored = {k: rt.store.setting(k) for k in ("brightness", "night", "sounds", "budget_ma", "colours", "die")}
+        stored = {
+            k: rt.store.setting(k) for k in ("brightness", "night", "sounds", "budget_ma", "colours", "die")
+        }
         data = BODIES.get(path, {})
         for headers in ({}, {"X-CSRF-Token": ""}, {"X-CSRF-Token": "forged-" + token[7:]}):
             r = client.open(url, method=method, json=data, headers=headers)
             assert r.status_code == 403, (headers, r.status_code)
             assert "CSRF" in r.get_json()["error"]
         after = rt.call("snapshot")
-        assert after is before or (after["version"], after["state"], after["table"], after["settings"],
-                                   after["game_id"], after["seats"]) == (before["version"], before["state"],
-                                                                         before["table"], before["settings"],
-                                                                         before["game_id"], before["seats"])
+        assert after is before or (
+            after["version"],
+            after["state"],
+            after["table"],
+            after["settings"],
+            after["game_id"],
+            after["seats"],
+        ) == (
+            before["version"],
+            before["state"],
+            before["table"],
+            before["settings"],
+            before["game_id"],
+            before["seats"],
+        )
         assert stored == {k: rt.store.setting(k) for k in stored}
         assert rt.library.ids() == library
         assert [g["id"] for g in client.get("/api/games").get_json()["games"]] == games
@@ -376,12 +496,22 @@ def test_every_change_refuses_a_request_without_the_csrf_token(method, path, rt,
 
 def test_cross_origin_and_cross_site_posts_are_refused(paired, rt):
     before = rt.call("snapshot")
-    for headers in [{"Origin": "http://evil.example"}, {"Origin": "null"}, {"Origin": "http://localhost:9999"},
-                    {"Sec-Fetch-Site": "cross-site"}, {"Sec-Fetch-Site": "same-site"}]:
+    for headers in [
+        {"Origin": "http://evil.example"},
+        {"Origin": "null"},
+        {"Origin": "http://localhost:9999"},
+        {"Sec-Fetch-Site": "cross-site"},
+        {"Sec-Fetch-Site": "same-site"},
+    ]:
         assert paired.post("/api/roll", headers=headers).status_code == 403, headers
     assert paired.post("/api/roll", headers={"Host": "gryb.evil.example"}).status_code == 403  # DNS rebinding
     assert unchanged(rt, before)
-    assert paired.post("/api/roll", headers={"Origin": "http://localhost", "Sec-Fetch-Site": "same-origin"}).status_code == 200
+    assert (
+        paired.post(
+            "/api/roll", headers={"Origin": "http://localhost", "Sec-Fetch-Site": "same-origin"}
+        ).status_code
+        == 200
+    )
 
 
 def test_only_json_bodies_and_small_ones(paired, rt):
@@ -397,6 +527,7 @@ def test_only_json_bodies_and_small_ones(paired, rt):
 
 
 # -- the live feed: made to reconnect -------------------------------------------------------------
+
 
 def _feed(client, headers=None):
     """Open /api/events and return (the response, its chunks as they come)."""
@@ -441,6 +572,7 @@ def test_the_feed_asks_to_reconnect_and_a_new_stream_starts_with_the_newest_stat
 
 
 # -- secret key and headers ------------------------------------------------------------------------
+
 
 def test_secret_key_made_once_with_mode_0600_and_reused(rt, tmp_path, client):
     state = tmp_path / "keys"
@@ -491,12 +623,16 @@ def test_a_session_older_than_its_twelve_hours_is_refused(paired, app, rt):
     headers = {"X-CSRF-Token": session["csrf"]}
     phone = app.test_client()
     before = rt.call("snapshot")
-    phone.set_cookie("gryb_session", _signed(app, session | {"paired_at": time.time() - SESSION_HOURS * 3600 - 1}))
+    phone.set_cookie(
+        "gryb_session", _signed(app, session | {"paired_at": time.time() - SESSION_HOURS * 3600 - 1})
+    )
     r = phone.post("/api/roll", json={}, headers=headers)
     assert r.status_code == 401 and "pair this phone first" in r.get_json()["error"]
     assert phone.get("/api/session").get_json()["paired"] is False and unchanged(rt, before)
     # A minute short of the twelve hours it still plays.
-    phone.set_cookie("gryb_session", _signed(app, session | {"paired_at": time.time() - SESSION_HOURS * 3600 + 60}))
+    phone.set_cookie(
+        "gryb_session", _signed(app, session | {"paired_at": time.time() - SESSION_HOURS * 3600 + 60})
+    )
     assert phone.get("/api/session").get_json()["paired"] is True
     assert phone.post("/api/roll", json={}, headers=headers).status_code == 200
 
@@ -515,7 +651,11 @@ def _inline_script_or_style(text: str) -> list[str]:
     """What the CSP would refuse in a page: style attributes, <style> elements, <script> elements with code
     (an element that names its src, or holds JSON data, runs nothing inline)."""
     found = re.findall(r"\sstyle=|<style", text)
-    found += [tag for tag in re.findall(r"<script[^>]*>", text) if 'src="' not in tag and 'type="application/json"' not in tag]
+    found += [
+        tag
+        for tag in re.findall(r"<script[^>]*>", text)
+        if 'src="' not in tag and 'type="application/json"' not in tag
+    ]
     found += re.findall(r"\son[a-z]+=", text)  # onclick= and its kind are inline scripts too
     return found
 
@@ -534,16 +674,24 @@ def test_pages_have_no_inline_script_or_style(app, paired, rt, tmp_path):
     paired.post("/api/games/new", json={"game": "drangles"})  # and one being played
     rt.call("compose", COMPOSITION, "toml", False)  # a game of one's own: its rules page lists its parameters
     laptop = create_app(rt, Config(), sim_input=SimulatedNodeInput(), state_dir=tmp_path / "state")
-    values = {"game_id": {"/games/<game_id>/rules": [g.id for g in catalogue()],
-                          "/history/<int:game_id>": [finished, rt.snapshot()["game_id"]]},
-              "depth": {"/board/<int:depth>.svg": [2, 3, 4, 5, 6]}}
+    values = {
+        "game_id": {
+            "/games/<game_id>/rules": [g.id for g in catalogue()],
+            "/history/<int:game_id>": [finished, rt.snapshot()["game_id"]],
+        },
+        "depth": {"/board/<int:depth>.svg": [2, 3, 4, 5, 6]},
+    }
     paths = ["/nope", "/history/999"]  # the refusal page
     for rule in app.url_map.iter_rules():
         if "GET" not in rule.methods or rule.rule.startswith(("/api/", "/static/")):
             continue
         path = [rule.rule]
         for argument in rule.arguments:
-            path = [re.sub(r"<[^>]*\b%s>" % argument, str(v), p) for p in path for v in values[argument][rule.rule]]
+            path = [
+                re.sub(r"<[^>]*\b%s>" % argument, str(v), p)
+                for p in path
+                for v in values[argument][rule.rule]
+            ]
         paths += path
     rendered = set()
 
@@ -556,8 +704,10 @@ def test_pages_have_no_inline_script_or_style(app, paired, rt, tmp_path):
                 for path in paths:
                     r = client.get(path)
                     assert r.status_code == (404 if path in ("/nope", "/history/999") else 200), path
-                    assert not _inline_script_or_style(r.get_data(as_text=True)), (path, _inline_script_or_style(
-                        r.get_data(as_text=True)))
+                    assert not _inline_script_or_style(r.get_data(as_text=True)), (
+                        path,
+                        _inline_script_or_style(r.get_data(as_text=True)),
+                    )
     finally:
         rt.call("forget_composition", PROBE)  # the catalogue is the process's: leave it as it was
         laptop.extensions["gryb"].sim_input.close()
@@ -571,6 +721,7 @@ def test_pages_have_no_inline_script_or_style(app, paired, rt, tmp_path):
 
 
 # -- playing through the API -----------------------------------------------------------------------
+
 
 def test_roll_press_undo_through_the_api(paired, rt):
     r = paired.post("/api/roll").get_json()
@@ -604,9 +755,14 @@ def test_sim_input_takes_the_taps(rt, tmp_path):
     assert taps == ["RG"] and unchanged(rt, before)
     # A tap from a page that still shows a game since replaced is not passed on to the emulated board.
     r = c.post("/api/press", json={"node": "G", "game": before["game_id"] + 1})
-    assert (r.status_code, r.get_json()["error"]) == (400, "a new game has started since: look at the board again")
+    assert (r.status_code, r.get_json()["error"]) == (
+        400,
+        "a new game has started since: look at the board again",
+    )
     assert taps == ["RG"]
-    assert c.post("/api/press", json={"node": "G", "game": before["game_id"]}).status_code == 200 and taps == ["RG", "G"]
+    assert c.post(
+        "/api/press", json={"node": "G", "game": before["game_id"]}
+    ).status_code == 200 and taps == ["RG", "G"]
 
 
 def test_a_move_meant_for_a_game_since_replaced_is_refused_and_changes_nothing(paired, rt):
@@ -617,14 +773,25 @@ def test_a_move_meant_for_a_game_since_replaced_is_refused_and_changes_nothing(p
     assert paired.post("/api/games/new", json={"game": "drangles", "names": ["Ann", "Bo"]}).status_code == 200
     before = rt.call("snapshot")
     assert before["game_id"] != old
-    for path, data in [("/api/press", {"node": "0"}), ("/api/act", {"action": "0"}), ("/api/roll", {}),
-                       ("/api/ok", {}), ("/api/undo", {}), ("/api/again", {})]:
+    for path, data in [
+        ("/api/press", {"node": "0"}),
+        ("/api/act", {"action": "0"}),
+        ("/api/roll", {}),
+        ("/api/ok", {}),
+        ("/api/undo", {}),
+        ("/api/again", {}),
+    ]:
         r = paired.post(path, json=data | {"game": old})
-        assert (r.status_code, r.get_json()) == (400, {"error": "a new game has started since: look at the board again"}), path
+        assert (r.status_code, r.get_json()) == (
+            400,
+            {"error": "a new game has started since: look at the board again"},
+        ), path
         assert unchanged(rt, before), path
     for game in ("1", 1.0, True, [old]):
         r = paired.post("/api/act", json={"action": "0", "game": game})
-        assert r.status_code == 400 and "game is the id of the game the page shows" in r.get_json()["error"], game
+        assert (
+            r.status_code == 400 and "game is the id of the game the page shows" in r.get_json()["error"]
+        ), game
     assert unchanged(rt, before)
     r = paired.post("/api/act", json={"action": "0", "game": before["game_id"]}).get_json()
     assert r["ok"] and r["state"]["state"]["stones"]["0"]["player"] == 0
@@ -646,15 +813,19 @@ def test_two_phones_tapping_undo_at_once_take_back_one_move(paired, rt):
     before = rt.call("snapshot")
     for path in ("/api/undo", "/api/ok"):
         r = paired.post(path, json={"game": shown["game_id"], "ply": shown["ply"]})
-        assert (r.status_code, r.get_json()) == (400, {"error": "the game has moved on since: look at the board "
-                                                                "again"}), path
+        assert (r.status_code, r.get_json()) == (
+            400,
+            {"error": "the game has moved on since: look at the board again"},
+        ), path
         assert unchanged(rt, before), path
     for ply in ("1", -1, 1.5, True, None):
         r = paired.post("/api/undo", json={"ply": ply})
         if ply is None:  # not sent: whatever the position
             assert r.status_code == 200 and r.get_json()["state"]["ply"] == 0
         else:
-            assert r.status_code == 400 and r.get_json()["error"].startswith("ply is the number of actions"), ply
+            assert r.status_code == 400 and r.get_json()["error"].startswith(
+                "ply is the number of actions"
+            ), ply
 
 
 def test_a_field_an_endpoint_does_not_take_is_a_400_and_changes_nothing(paired, rt):
@@ -664,15 +835,19 @@ def test_a_field_an_endpoint_does_not_take_is_a_400_and_changes_nothing(paired, 
     assert len(posts) >= 15
     for path in posts:
         r = paired.post(path, json={"zzz": 1})
-        assert r.status_code == 400 and r.get_json()["error"].startswith(f"unknown field 'zzz': POST {path} takes"), path
+        assert r.status_code == 400 and r.get_json()["error"].startswith(
+            f"unknown field 'zzz': POST {path} takes"
+        ), path
         schema = DOCUMENT["paths"][path.replace("mine", "{game_id}")]["post"].get("requestBody")
         if schema:  # the document says so too
             ref = schema["content"]["application/json"]["schema"]
             ref = DOCUMENT["components"]["schemas"][ref["$ref"].split("/")[-1]] if "$ref" in ref else ref
             for each in ref.get("oneOf", [ref]):  # a body of several kinds (a new game, for each game): each
                 assert each.get("additionalProperties") is False, path
-    assert paired.post("/api/roll", json={"game": 1, "gmae": 1}).get_json()["error"] == \
-        "unknown field 'gmae': POST /api/roll takes game"
+    assert (
+        paired.post("/api/roll", json={"game": 1, "gmae": 1}).get_json()["error"]
+        == "unknown field 'gmae': POST /api/roll takes game"
+    )
     assert unchanged(rt, before) and paired.get("/api/session").get_json()["paired"]
 
 
@@ -682,9 +857,11 @@ def test_sim_shows_the_code_to_a_loopback_page_only(rt, tmp_path):
             pass
 
     app = create_app(rt, Config(), sim_input=Sim(), state_dir=tmp_path)
-    local = app.test_client(); local.environ_base["REMOTE_ADDR"] = "127.0.0.1"
+    local = app.test_client()
+    local.environ_base["REMOTE_ADDR"] = "127.0.0.1"
     assert local.post("/api/pair/start").get_json()["code"] == "".join(rt.effects.code)
-    remote = app.test_client(); remote.environ_base["REMOTE_ADDR"] = "192.168.1.5"
+    remote = app.test_client()
+    remote.environ_base["REMOTE_ADDR"] = "192.168.1.5"
     assert "code" not in remote.post("/api/pair/start").get_json()
     # The laptop's page shows the code a phone on the LAN asked for; the phone cannot read it back.
     assert local.get("/api/pair/shown").get_json() == {"code": "".join(rt.effects.code)}
@@ -700,27 +877,43 @@ def test_without_the_simulator_no_page_is_told_the_code(client, rt):
 
 
 def test_new_game_with_names_options_and_a_series(paired, rt):
-    body = {"game": "drangles", "players": 2, "options": {"stones": 12}, "names": ["Ann", " Bo  b "],
-            "seats": ["human", "human"], "series": {"method": "points", "target": 8}}
+    body = {
+        "game": "drangles",
+        "players": 2,
+        "options": {"stones": 12},
+        "names": ["Ann", " Bo  b "],
+        "seats": ["human", "human"],
+        "series": {"method": "points", "target": 8},
+    }
     r = paired.post("/api/games/new", json=body)
     assert r.status_code == 200, r.get_json()
     s = rt.call("snapshot")
     assert s["game"]["id"] == "drangles" and s["game"]["settings"]["stones"] == 12
     assert s["table"]["names"] == ["Ann", "Bo b"] and s["series"]["method"] == "points"
-    r = paired.post("/api/games/new", json=body | {"names": ["\u202eAnn\u202c 12", "B\x00o\x1b[31mb\u2067 زيد"]})
+    r = paired.post(
+        "/api/games/new", json=body | {"names": ["\u202eAnn\u202c 12", "B\x00o\x1b[31mb\u2067 زيد"]}
+    )
     assert rt.call("snapshot")["table"]["names"] == ["Ann 12", "B o [31mb زيد"]  # no control or bidi override
     assert paired.get("/api/series").get_json()["series"]["target"] == 8
     before = rt.call("snapshot")
-    for bad in [{"game": "chess"}, {"game": "drangles", "players": 5}, {"game": "drangles", "options": {"x": 1}},
-                {"game": "drangles", "options": {"stones": 1}}, {"game": "drangles", "seats": ["computer", "human"]},
-                {"game": "drangles", "series": {"method": "games", "target": 0}}, {"game": "drangles", "names": "Ann"},
-                {"game": "drangles", "players": True}]:
+    for bad in [
+        {"game": "chess"},
+        {"game": "drangles", "players": 5},
+        {"game": "drangles", "options": {"x": 1}},
+        {"game": "drangles", "options": {"stones": 1}},
+        {"game": "drangles", "seats": ["computer", "human"]},
+        {"game": "drangles", "series": {"method": "games", "target": 0}},
+        {"game": "drangles", "names": "Ann"},
+        {"game": "drangles", "players": True},
+    ]:
         assert paired.post("/api/games/new", json=bad).status_code == 400, bad
     # An option's value is of its type, as the form sends it: no text for a number or a switch.
-    for options, why in [({"stones": "12"}, "option stones is a whole number"),
-                         ({"depth": True}, "option depth is a whole number"),
-                         ({"headless": "yes"}, "option headless is true or false"),
-                         ({"headless": 0}, "option headless is true or false")]:
+    for options, why in [
+        ({"stones": "12"}, "option stones is a whole number"),
+        ({"depth": True}, "option depth is a whole number"),
+        ({"headless": "yes"}, "option headless is true or false"),
+        ({"headless": 0}, "option headless is true or false"),
+    ]:
         r = paired.post("/api/games/new", json={"game": "connection", "options": options})
         assert r.status_code == 400 and r.get_json()["error"] == why, options
     r = paired.post("/api/games/new", json={"game": "ez-gryb", "players": 3})
@@ -731,12 +924,18 @@ def test_new_game_with_names_options_and_a_series(paired, rt):
 def test_choosing_the_next_game_starts_from_the_people_at_the_table(paired, rt):
     """The form for the next game comes filled in with who plays now: the people's names (escaped), the
     computer seats at their levels, the number of players; names the companion gave are left blank."""
-    body = {"game": "pyragryb", "players": 3, "names": ["Ann", "<b>Bo</b>", ""], "seats": ["human", "human", "hard"]}
+    body = {
+        "game": "pyragryb",
+        "players": 3,
+        "names": ["Ann", "<b>Bo</b>", ""],
+        "seats": ["human", "human", "hard"],
+    }
     assert paired.post("/api/games/new", json=body).status_code == 200
     page = paired.get("/games").get_data(as_text=True)
     form = the_form(page)
-    seat = lambda i: re.search(rf'<input type="text" name="name{i}"[^>]*>\s*<select name="kind{i}"[^>]*>(.*?)</select>',
-                               form, re.S)
+    seat = lambda i: re.search(
+        rf'<input type="text" name="name{i}"[^>]*>\s*<select name="kind{i}"[^>]*>(.*?)</select>', form, re.S
+    )
     value = lambda i: re.search(r'value="([^"]*)"', seat(i).group(0)).group(1)
     selected = lambda i: re.search(r'<option value="(\w+)" selected>', seat(i).group(1)).group(1)
     assert [value(i) for i in range(4)] == ["Ann", "&lt;b&gt;Bo&lt;/b&gt;", "", ""]
@@ -771,13 +970,18 @@ def test_play_again_moves_the_start_round_and_the_pages_keep_each_player_straigh
     assert r["ok"] and r["message"] == "EZ GRYB again: Bo begins"
     assert r["state"]["table"]["names"] == ["Bo", "Ann"] and r["state"]["colours"] == ["#ff00c8", "#ffffff"]
     form = the_form(paired.get("/games").get_data(as_text=True))
-    assert re.findall(r'name="name\d" maxlength="24" placeholder="[^"]*" value="([^"]*)"', form)[:2] == ["Ann", "Bo"]
+    assert re.findall(r'name="name\d" maxlength="24" placeholder="[^"]*" value="([^"]*)"', form)[:2] == [
+        "Ann",
+        "Bo",
+    ]
     second = seat_0_wins()  # Bo's win
     series = paired.get("/api/series").get_json()["series"]
     assert series["names"] == ["Ann", "Bo"] and series["totals"] == [1, 1]
     standings = paired.get("/history").get_data(as_text=True)
     assert re.findall(r'fill="(#\w+)"/></svg></td><td>(\w+)</td><td class="num">(\d+)<', standings) == [
-        ("#FFFFFF", "Ann", "1"), ("#FF00C8", "Bo", "1")]
+        ("#FFFFFF", "Ann", "1"),
+        ("#FF00C8", "Bo", "1"),
+    ]
     assert paired.get(f"/api/history/{first}").get_json()["colours"] == colours[:2]
     replay = paired.get(f"/api/history/{second}").get_json()
     assert replay["game"]["names"] == ["Bo", "Ann"] and replay["colours"] == [colours[1], colours[0]]
@@ -786,12 +990,16 @@ def test_play_again_moves_the_start_round_and_the_pages_keep_each_player_straigh
     # and not for the others: the browser test); a name put right there is the one the standings show from
     # then on, and the finished games keep the names they were played under.
     form = the_form(paired.get("/games").get_data(as_text=True))
-    assert '<option value="continue">go on with the series being played (2 played, 2 players)</option>' in form
+    assert (
+        '<option value="continue">go on with the series being played (2 played, 2 players)</option>' in form
+    )
     assert 'data-current="ez-gryb"' in form
     body = {"game": "ez-gryb", "names": ["Ann", "Bob"], "series": "continue"}
     assert paired.post("/api/games/new", json=body).get_json()["state"]["table"]["names"] == ["Ann", "Bob"]
     series = paired.get("/api/series").get_json()["series"]
-    assert series["names"] == ["Ann", "Bob"] and series["totals"] == [1, 1] and len(series["games_played"]) == 3
+    assert (
+        series["names"] == ["Ann", "Bob"] and series["totals"] == [1, 1] and len(series["games_played"]) == 3
+    )
     assert paired.get(f"/api/history/{second}").get_json()["game"]["names"] == ["Bo", "Ann"]
     # Going on with it needs as many players; refused, nothing changes.
     state = paired.get("/api/state").get_json()
@@ -800,7 +1008,9 @@ def test_play_again_moves_the_start_round_and_the_pages_keep_each_player_straigh
     assert paired.get("/api/state").get_json()["version"] == state["version"]
     # Just this game (another game, or the same) leaves the series: it is not counted, and the form
     # offers no series to go on with.
-    r = paired.post("/api/games/new", json={"game": "hyper-chess", "names": ["Ann", "Bob"], "seats": ["human", "easy"]})
+    r = paired.post(
+        "/api/games/new", json={"game": "hyper-chess", "names": ["Ann", "Bob"], "seats": ["human", "easy"]}
+    )
     assert r.get_json()["state"]["series"] is None and r.get_json()["state"]["table"]["names"][0] == "Ann"
     assert paired.get("/api/series").get_json()["series"] is None
     assert 'value="continue"' not in paired.get("/games").get_data(as_text=True)
@@ -829,11 +1039,24 @@ def test_settings(paired, rt):
     assert paired.post("/api/settings", json={"time_scale": 8}).status_code == 200  # a Pi Zero 2 W
     assert rt.snapshot()["settings"]["time_scale"] == 8.0 and rt.store.setting("time_scale") == 8.0
     before = rt.call("snapshot")
-    for bad in [{}, {"brightness": 2}, {"brightness": "1"}, {"night": "yes"}, {"volume": 1}, {"brightness": True},
-                {"sounds": 1}, {"budget_ma": 500}, {"budget_ma": 2000.5}, {"colours": ["#FFFFFF"] * 4},
-                {"colours": ["#00A03C", "#FF00C8", "#00E5FF", "#9A00FF"]},  # seat 1 as green as the board's G
-                {"time_scale": 0}, {"time_scale": 50}, {"time_scale": "8"}, {"time_scale": False},
-                {"brightness": 0.9, "budget_ma": 10}]:  # one bad value: nothing of the request changes
+    for bad in [
+        {},
+        {"brightness": 2},
+        {"brightness": "1"},
+        {"night": "yes"},
+        {"volume": 1},
+        {"brightness": True},
+        {"sounds": 1},
+        {"budget_ma": 500},
+        {"budget_ma": 2000.5},
+        {"colours": ["#FFFFFF"] * 4},
+        {"colours": ["#00A03C", "#FF00C8", "#00E5FF", "#9A00FF"]},  # seat 1 as green as the board's G
+        {"time_scale": 0},
+        {"time_scale": 50},
+        {"time_scale": "8"},
+        {"time_scale": False},
+        {"brightness": 0.9, "budget_ma": 10},
+    ]:  # one bad value: nothing of the request changes
         r = paired.post("/api/settings", json=bad)
         assert r.status_code == 400, bad
     after = rt.call("snapshot")
@@ -842,8 +1065,11 @@ def test_settings(paired, rt):
     assert paired.post("/api/settings", json={"die": "physical"}).status_code == 200
     assert paired.post("/api/settings", json={"die": "loaded"}).status_code == 400
     assert paired.post("/api/roll", json={}).get_json()["state"]["table"]["choices"] == [
-        {"action": "roll:G", "label": "green"}, {"action": "roll:R", "label": "red"},
-        {"action": "roll:Y", "label": "yellow"}, {"action": "roll:B", "label": "blue"}]
+        {"action": "roll:G", "label": "green"},
+        {"action": "roll:R", "label": "red"},
+        {"action": "roll:Y", "label": "yellow"},
+        {"action": "roll:B", "label": "blue"},
+    ]
     assert paired.post("/api/act", json={"action": "roll:B"}).get_json()["state"]["state"]["die"] == "B"
     assert paired.post("/api/settings", json={"die": "electronic"}).status_code == 200
     assert paired.post("/api/act", json={"action": "roll:G"}).status_code == 400  # no typing the die in
@@ -854,8 +1080,11 @@ def test_the_least_led_budget_follows_the_layout(tmp_path):
     1100 mA for the 1024-LED matrix, 400 mA for the 349-LED chain (the config accepts 400 there too)."""
     for layout, least in (("panels-32x32", 1100), ("chain-341", 400)):
         config = Config()
-        config = replace(config, leds=replace(config.leds, layout=layout, budget_ma=least),
-                         state=replace(config.state, dir=str(tmp_path / layout)))
+        config = replace(
+            config,
+            leds=replace(config.leds, layout=layout, budget_ma=least),
+            state=replace(config.state, dir=str(tmp_path / layout)),
+        )
         runtime = Runtime(config, Store(tmp_path / f"{layout}.db"), die=LoadedDie("G"))
         runtime.start()
         try:
@@ -875,7 +1104,12 @@ def test_the_selftest_launcher(paired, rt, client):
     from web import create_app
 
     started = []
-    app = create_app(rt, Config(), state_dir=rt.store.path.parent, selftest=lambda: not started.append(1) and len(started) == 1)
+    app = create_app(
+        rt,
+        Config(),
+        state_dir=rt.store.path.parent,
+        selftest=lambda: not started.append(1) and len(started) == 1,
+    )
     other = app.test_client()
     csrf = pair(other, rt)
     headers = {"X-CSRF-Token": csrf}
@@ -922,8 +1156,11 @@ def test_history_replay_and_export(paired, rt):
     html = page.get_data(as_text=True)
     assert page.status_code == 200 and f"EZ GRYB #{game_id}</h2>" in html
     assert games[0]["score"] == "Points" and "<th>Points</th><th>In hand</th>" in html
-    won = " & ".join(games[0]["names"][w] for w in games[0]["result"]["winners"]) + " won" \
-        if games[0]["result"]["winners"] else "draw"
+    won = (
+        " & ".join(games[0]["names"][w] for w in games[0]["result"]["winners"]) + " won"
+        if games[0]["result"]["winners"]
+        else "draw"
+    )
     scores = " – ".join(map(str, games[0]["result"]["scores"]))
     assert f" · {scores} · {won}</p>" in html
     listing = paired.get("/history")
@@ -936,8 +1173,15 @@ def test_the_exported_record_says_who_played_when_and_how_it_ended_and_reads_bac
     """docs/notation.md: record.txt and record.json carry the players' names, the computer's level, the
     game's start and its result, and the record reader reads either back to the same record."""
     rt.die = LoadedDie("GRYB")
-    r = paired.post("/api/games/new", json={"game": "ez-gryb", "options": {"depth": 2, "stones": 4},
-                                            "names": ["Ann \"A\" #1", "Bo"], "seats": ["human", "easy"]})
+    r = paired.post(
+        "/api/games/new",
+        json={
+            "game": "ez-gryb",
+            "options": {"depth": 2, "stones": 4},
+            "names": ['Ann "A" #1', "Bo"],
+            "seats": ["human", "easy"],
+        },
+    )
     assert r.status_code == 200, r.get_json()
     game_id = rt.snapshot()["game_id"]
     deadline = time.monotonic() + 60
@@ -959,13 +1203,22 @@ def test_the_exported_record_says_who_played_when_and_how_it_ended_and_reads_bac
     started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(row.started))
     winners = " ".join(str(w + 1) for w in row.result["winners"]) or "none"
     assert text.partition("\n\n")[0].splitlines()[-6:] == [
-        f'[Date "{started}"]', '[Name1 "Ann \\"A\\" #1"]', '[Name2 "Bo"]', '[Seats "human easy"]',
-        f'[Winners "{winners}"]', f'[Points "{" ".join(map(str, row.result["scores"]))}"]']
+        f'[Date "{started}"]',
+        '[Name1 "Ann \\"A\\" #1"]',
+        '[Name2 "Bo"]',
+        '[Seats "human easy"]',
+        f'[Winners "{winners}"]',
+        f'[Points "{" ".join(map(str, row.result["scores"]))}"]',
+    ]
     from_text = GameRecord.from_text(text)
     from_json = GameRecord.from_json(paired.get(f"/api/history/{game_id}/record.json").get_data(as_text=True))
     assert from_text == from_json
     assert (from_json.names, from_json.seats, from_json.date, from_json.result) == (
-        ["Ann \"A\" #1", "Bo"], ["human", "easy"], started, row.result)
+        ['Ann "A" #1', "Bo"],
+        ["human", "easy"],
+        started,
+        row.result,
+    )
     assert from_text.replay().state_dict() == rt.store.replay(row).state_dict()
 
 
@@ -998,12 +1251,17 @@ def _from_the_start(rt, game_id, ply):
     for action in record.actions[:ply]:
         by = game.to_move
         game.apply(action)
-    return {"actions": record.actions, "ply": ply, "state": game.state_dict(),
-            "step": said(game, game.history[-1][0], row.names, by) if ply else None}
+    return {
+        "actions": record.actions,
+        "ply": ply,
+        "state": game.state_dict(),
+        "step": said(game, game.history[-1][0], row.names, by) if ply else None,
+    }
 
 
-@pytest.mark.parametrize("options", [{"depth": 4, "stones": 6, "turn_limit": 40},
-                                     {"depth": 5, "stones": 4, "turn_limit": 30}])
+@pytest.mark.parametrize(
+    "options", [{"depth": 4, "stones": 6, "turn_limit": 40}, {"depth": 5, "stones": 4, "turn_limit": 30}]
+)
 def test_each_step_of_a_replay_is_the_position_a_replay_from_the_start_makes(paired, rt, options):
     """The replay keeps the replayed game for its next steps: forwards, backwards and by jumps, every
     answer is what replaying the record from its start to that ply gives (undos in the log included)."""
@@ -1017,7 +1275,9 @@ def test_each_step_of_a_replay_is_the_position_a_replay_from_the_start_makes(pai
     plies = list(range(0, 12)) + list(range(n, n - 12, -1)) + rng.choices(range(n + 1), k=15) + [n // 2, 0, n]
     for ply in plies:
         answer = paired.get(f"/api/history/{game_id}?ply={ply}").get_json()
-        assert {k: answer[k] for k in ("actions", "ply", "state", "step")} == _from_the_start(rt, game_id, ply), ply
+        assert {k: answer[k] for k in ("actions", "ply", "state", "step")} == _from_the_start(
+            rt, game_id, ply
+        ), ply
         assert answer["board"]["depth"] == options["depth"]
 
 
@@ -1036,8 +1296,10 @@ def test_a_game_still_being_played_is_replayed_as_it_stands_at_every_request(pai
         assert answer["actions"] == _from_the_start(rt, game_id, 0)["actions"], step
         assert answer["state"]["stones"] == live["stones"] and answer["state"]["turn"] == live["turn"], step
         if answer["actions"]:
-            assert paired.get(f"{url}?ply={len(answer['actions']) - 1}").get_json() == \
+            assert (
                 paired.get(f"{url}?ply={len(answer['actions']) - 1}").get_json()
+                == paired.get(f"{url}?ply={len(answer['actions']) - 1}").get_json()
+            )
     kinds = {kind for kind, _ in rt.store.events(game_id)}
     assert kinds == {"action", "undo"}
 
@@ -1054,24 +1316,32 @@ def test_the_replayed_games_kept_stay_within_their_bound(paired, rt, app):
         _play(paired, rt, random.Random(5))
     for game_id in ids + ids:
         for ply in (0, 1, 2):
-            assert paired.get(f"/api/history/{game_id}?ply={ply}").get_json() == \
+            assert (
                 paired.get(f"/api/history/{game_id}?ply={ply}").get_json()
+                == paired.get(f"/api/history/{game_id}?ply={ply}").get_json()
+            )
             assert len(replays) <= 2
-    assert paired.get(f"/api/history/{ids[0]}?ply=1").get_json()["step"] == \
-        _from_the_start(rt, ids[0], 1)["step"]
+    assert (
+        paired.get(f"/api/history/{ids[0]}?ply=1").get_json()["step"]
+        == _from_the_start(rt, ids[0], 1)["step"]
+    )
 
 
 def test_a_game_played_win_or_lose_is_listed_by_its_winner_without_points(paired, rt):
     """Grim Reaper keeps no points: its history and replay name who won, with no column of points; the
     series of one game it was is over, and the history says who won that."""
     rng = random.Random(2)
-    paired.post("/api/games/new", json={"game": "grim-reaper", "names": ["Ann", "Bo"],
-                                        "series": {"method": "games", "target": 1}})
+    paired.post(
+        "/api/games/new",
+        json={"game": "grim-reaper", "names": ["Ann", "Bo"], "series": {"method": "games", "target": 1}},
+    )
     game_id = rt.snapshot()["game_id"]
     rt.die = Die(4)
     while not (s := rt.call("snapshot"))["state"]["over"]:
         if s["table"]["chores"]:  # the pieces that died, lifted from the cloth
-            assert paired.post("/api/press", json={"node": s["table"]["chores"][0]["node"]}).status_code == 200
+            assert (
+                paired.post("/api/press", json={"node": s["table"]["chores"][0]["node"]}).status_code == 200
+            )
         elif s["state"]["awaiting_roll"]:
             assert paired.post("/api/roll").status_code == 200
         else:
@@ -1111,6 +1381,7 @@ def test_the_openapi_document_says_which_new_games_are_valid_as_the_catalogue_st
     """A new game's body is one schema per game of the catalogue and number of players: its id, its own
     options with their types and ranges, a seat for each player. A composition saved joins it at once; each
     game's smallest body the document allows is taken, and an option past its range is refused."""
+
     def variants():
         doc = paired.get("/api/openapi.json").get_json()
         return doc["components"]["schemas"]["NewGame"]["oneOf"]
@@ -1120,7 +1391,12 @@ def test_the_openapi_document_says_which_new_games_are_valid_as_the_catalogue_st
         by_game.setdefault(variant["properties"]["game"]["const"], []).append(variant)
     assert set(by_game) == {cls.id for cls in catalogue()}
     ez = by_game["ez-gryb"][0]["properties"]
-    assert ez["options"]["properties"]["depth"] == {"type": "integer", "default": 4, "minimum": 2, "maximum": 6}
+    assert ez["options"]["properties"]["depth"] == {
+        "type": "integer",
+        "default": 4,
+        "minimum": 2,
+        "maximum": 6,
+    }
     assert ez["options"]["additionalProperties"] is False and ez["players"] == {"const": 2}
     assert ez["seats"]["minItems"] == ez["seats"]["maxItems"] == 2 and ez["names"]["maxItems"] == 2
     assert [v["properties"]["players"]["const"] for v in by_game["pyragryb"]] == [2, 3, 4]
@@ -1149,8 +1425,11 @@ def test_a_computer_seat_and_a_hint_from_the_page(paired, rt):
         time.sleep(0.02)
     state = paired.get("/api/state").get_json()
     assert state["table"]["hint"] is not None and state["table"]["message"].startswith("hint:")
-    for bad in [{"game": "drangles", "seats": ["human"]}, {"game": "drangles", "seats": ["human", "genius"]},
-                {"game": "drangles", "seats": "hard"}]:
+    for bad in [
+        {"game": "drangles", "seats": ["human"]},
+        {"game": "drangles", "seats": ["human", "genius"]},
+        {"game": "drangles", "seats": "hard"},
+    ]:
         assert paired.post("/api/games/new", json=bad).status_code == 400, bad
     assert rt.call("snapshot")["seats"] == ["human", "hard"]
 
@@ -1160,12 +1439,20 @@ def test_a_seat_is_handed_over_from_the_page_and_a_bad_one_is_a_400(paired, rt, 
     r = paired.post("/api/seat", json={"seat": 1, "kind": "human", "game": game_id})
     assert r.status_code == 200 and r.get_json()["message"] == "a person plays for Player 2 now"
     assert r.get_json()["state"]["seats"] == ["human", "human"]
-    for bad in [{}, {"seat": "1", "kind": "easy"}, {"seat": 1, "kind": "genius"}, {"seat": True, "kind": "easy"},
-                {"seat": 1, "kind": ["easy"]}, {"seat": 1, "kind": "easy", "game": "1"}]:
+    for bad in [
+        {},
+        {"seat": "1", "kind": "easy"},
+        {"seat": 1, "kind": "genius"},
+        {"seat": True, "kind": "easy"},
+        {"seat": 1, "kind": ["easy"]},
+        {"seat": 1, "kind": "easy", "game": "1"},
+    ]:
         r = paired.post("/api/seat", json=bad)
         assert r.status_code == 400 and "one of human, easy" in r.get_json()["error"], bad
-    for bad, error in [({"seat": 5, "kind": "easy"}, "seat: 0 to 1"),
-                       ({"seat": 0, "kind": "easy", "game": game_id + 1}, "a new game has started since")]:
+    for bad, error in [
+        ({"seat": 5, "kind": "easy"}, "seat: 0 to 1"),
+        ({"seat": 0, "kind": "easy", "game": game_id + 1}, "a new game has started since"),
+    ]:
         r = paired.post("/api/seat", json=bad)
         assert r.status_code == 400 and error in r.get_json()["error"], bad
     stranger = app.test_client()  # not paired
@@ -1184,12 +1471,16 @@ def _errors_logged(caplog) -> list:
 
 def test_ids_past_64_bits_are_404_and_log_no_traceback(client, caplog):
     caplog.set_level(logging.ERROR)
-    cases = [(f"/api/history/{HUGE}", f"no game {HUGE}"), (f"/api/history/{HUGE}/record.json", f"no game {HUGE}"),
-             (f"/api/history/{HUGE}/record.txt", f"no game {HUGE}"),
-             (f"/api/series/{HUGE}", f"no series {HUGE}"), (f"/api/history/{2 ** 63}", f"no game {2 ** 63}"),
-             (f"/api/series/{2 ** 63}", f"no series {2 ** 63}"),
-             (f"/api/history/{2 ** 63 - 1}", f"no game {2 ** 63 - 1}"),  # the largest SQLite holds: asked, not found
-             (f"/api/series/{2 ** 63 - 1}", f"no series {2 ** 63 - 1}")]
+    cases = [
+        (f"/api/history/{HUGE}", f"no game {HUGE}"),
+        (f"/api/history/{HUGE}/record.json", f"no game {HUGE}"),
+        (f"/api/history/{HUGE}/record.txt", f"no game {HUGE}"),
+        (f"/api/series/{HUGE}", f"no series {HUGE}"),
+        (f"/api/history/{2**63}", f"no game {2**63}"),
+        (f"/api/series/{2**63}", f"no series {2**63}"),
+        (f"/api/history/{2**63 - 1}", f"no game {2**63 - 1}"),  # the largest SQLite holds: asked, not found
+        (f"/api/series/{2**63 - 1}", f"no series {2**63 - 1}"),
+    ]
     for path, message in cases:
         r = client.get(path)
         assert (r.status_code, r.get_json()) == (404, {"error": message}), path
@@ -1221,9 +1512,11 @@ def test_json_nested_too_deep_is_a_400_on_every_json_endpoint(paired, rt, caplog
     before = rt.call("snapshot")
     posts = [path.replace("{game_id}", "mine") for path, ops in DOCUMENT["paths"].items() if "post" in ops]
     assert "/api/press" in posts and "/api/pair" in posts and len(posts) > 10
-    bodies = ['{"node":' + "[" * 5000 + "]" * 5000 + "}",  # past the decoder's own recursion limit
-              "[" * 5000 + "]" * 5000,
-              '{"options": {"x": ' + "[" * 40 + "]" * 40 + "}}"]  # decodes, but deeper than any request needs
+    bodies = [
+        '{"node":' + "[" * 5000 + "]" * 5000 + "}",  # past the decoder's own recursion limit
+        "[" * 5000 + "]" * 5000,
+        '{"options": {"x": ' + "[" * 40 + "]" * 40 + "}}",
+    ]  # decodes, but deeper than any request needs
     for path in posts:
         for text in bodies:
             r = paired.post(path, data=text, content_type="application/json")
@@ -1244,16 +1537,24 @@ def test_half_a_character_is_a_400_on_every_json_endpoint(paired, rt, caplog):
     for path in posts:
         for text in ['{"game": "ez-gryb", "names": ["Ann\\ud800", "Bo"]}', '{"\\udfff": 1}']:
             r = paired.post(path, data=text, content_type="application/json")
-            assert (r.status_code, r.get_json()) == (400, {"error": "the body is not valid JSON here: it holds half "
-                                                                    "a character (a lone surrogate such as \\ud800)"}), path
+            assert (r.status_code, r.get_json()) == (
+                400,
+                {
+                    "error": "the body is not valid JSON here: it holds half "
+                    "a character (a lone surrogate such as \\ud800)"
+                },
+            ), path
     assert unchanged(rt, before) and paired.get("/api/session").get_json()["paired"]
     for page in ("/games", "/history"):
         assert paired.get(page).status_code == 200
     assert not _errors_logged(caplog)
     # A whole character written as its two halves is one character.
-    r = paired.post("/api/games/new", data='{"game": "ez-gryb", "names": ["Ann \\ud83d\\ude00"]}',
-                    content_type="application/json")
-    assert r.status_code == 200 and rt.call("snapshot")["table"]["names"][0] == "Ann \U0001F600"
+    r = paired.post(
+        "/api/games/new",
+        data='{"game": "ez-gryb", "names": ["Ann \\ud83d\\ude00"]}',
+        content_type="application/json",
+    )
+    assert r.status_code == 200 and rt.call("snapshot")["table"]["names"][0] == "Ann \U0001f600"
 
 
 def test_an_error_quotes_at_most_a_short_prefix_of_what_was_sent(paired, rt):
@@ -1298,10 +1599,19 @@ def test_the_games_to_try_first_head_the_list_and_say_so(client):
     page = client.get("/games").get_data(as_text=True)
     cards = re.findall(r'<input type="radio" name="game" value="([^"]+)"', page)
     catalogue = [g["id"] for g in client.get("/api/games").get_json()["games"]]
-    assert cards[:2] == ["ez-gryb", "drangles"] and sorted(cards) == sorted(catalogue) and catalogue[0] == "battlefield"
-    badges = re.findall(r'value="([^"]+)"[^>]*>\s*<span class="gname">[^<]*<span class="badge">([^<]+)</span>', page)
+    assert (
+        cards[:2] == ["ez-gryb", "drangles"]
+        and sorted(cards) == sorted(catalogue)
+        and catalogue[0] == "battlefield"
+    )
+    badges = re.findall(
+        r'value="([^"]+)"[^>]*>\s*<span class="gname">[^<]*<span class="badge">([^<]+)</span>', page
+    )
     assert badges == [("ez-gryb", "Start here"), ("drangles", "Try next")]
-    assert "New to GRYB? Start with EZ GRYB, the manuals' own first game, then try 'Drangles." in html.unescape(page)
+    assert (
+        "New to GRYB? Start with EZ GRYB, the manuals' own first game, then try 'Drangles."
+        in html.unescape(page)
+    )
 
 
 def test_each_game_card_names_the_series_its_manuals_give_and_their_default(client):
@@ -1309,16 +1619,27 @@ def test_each_game_card_names_the_series_its_manuals_give_and_their_default(clie
     `variants` lists them (the browser test chooses EZ GRYB, Hyper-Chess and Multiverse)."""
     page = client.get("/games").get_data(as_text=True)
     described = {g["id"]: g["series"] for g in client.get("/api/games").get_json()["games"]}
-    cards = dict((i, (p, d)) for i, p, d in re.findall(
-        r'<input type="radio" name="game" value="([^"]+)"[^>]* data-presets="([^"]*)" data-default="([^"]*)"', page))
+    cards = dict(
+        (i, (p, d))
+        for i, p, d in re.findall(
+            r'<input type="radio" name="game" value="([^"]+)"[^>]* data-presets="([^"]*)" data-default="([^"]*)"',
+            page,
+        )
+    )
     assert set(cards) == set(described)
     for game_id, (given, default) in cards.items():
         assert given.split() == [p["id"] for p in described[game_id]["presets"]]
         assert default == (described[game_id]["default"] or "")
-    assert cards["ez-gryb"] == ("ez-best-of-five ez-first-to-21 quick-best-of-three quick-first-to-8", "ez-best-of-five")
+    assert cards["ez-gryb"] == (
+        "ez-best-of-five ez-first-to-21 quick-best-of-three quick-first-to-8",
+        "ez-best-of-five",
+    )
     assert cards["hyper-chess"] == ("", "")
     form = the_form(page)
-    assert '<option value="preset:points:21" data-id="ez-first-to-21" data-source="000 EZ GRYB">EZ GRYB: first to 21 points</option>' in form
+    assert (
+        '<option value="preset:points:21" data-id="ez-first-to-21" data-source="000 EZ GRYB">EZ GRYB: first to 21 points</option>'
+        in form
+    )
 
 
 def test_the_games_page_has_one_form_and_each_games_own_options_once(client):
@@ -1334,10 +1655,14 @@ def test_the_games_page_has_one_form_and_each_games_own_options_once(client):
         assert re.findall(r'name="opt-(\w+)"', body) == [o["name"] for o in described[game_id]["options"]]
     depth = re.search(r'<input type="number" name="opt-depth"[^>]*>', templates["ez-gryb"]).group(0)
     assert 'value="4"' in depth and 'min="2"' in depth and 'max="6"' in depth
-    cards = re.findall(r'<input type="radio" name="game" value="([^"]+)" data-name="([^"]+)" data-min="(\d)" '
-                       r'data-max="(\d)"', page)
+    cards = re.findall(
+        r'<input type="radio" name="game" value="([^"]+)" data-name="([^"]+)" data-min="(\d)" '
+        r'data-max="(\d)"',
+        page,
+    )
     assert {i: (html.unescape(n), int(a), int(b)) for i, n, a, b in cards} == {
-        i: (g["name"], g["players"]["min"], g["players"]["max"]) for i, g in described.items()}
+        i: (g["name"], g["players"]["min"], g["players"]["max"]) for i, g in described.items()
+    }
 
 
 def the_form(page: str) -> str:
@@ -1352,8 +1677,11 @@ def test_the_catalogue_gives_each_game_the_series_its_manuals_suggest_and_their_
     games = {g["id"]: g for g in client.get("/api/games").get_json()["games"]}
     ez = games["ez-gryb"]["series"]
     assert [(p["method"], p["target"], p["source"]) for p in ez["presets"]] == [
-        ("games", 5, "000 EZ GRYB"), ("points", 21, "000 EZ GRYB"), ("games", 3, "001 Quick & Easy GRYB"),
-        ("points", 8, "001 Quick & Easy GRYB")]
+        ("games", 5, "000 EZ GRYB"),
+        ("points", 21, "000 EZ GRYB"),
+        ("games", 3, "001 Quick & Easy GRYB"),
+        ("points", 8, "001 Quick & Easy GRYB"),
+    ]
     assert ez["default"] == "ez-best-of-five" == ez["presets"][0]["id"]
     assert ez["presets"][1]["short"] == "first to 21 points"
     assert games["hyper-chess"]["series"] == games["drangles"]["series"] == {"presets": [], "default": None}

@@ -57,7 +57,9 @@ def test_a_composition_saved_from_the_phone_joins_the_catalogue_and_plays(paired
     assert started.status_code == 200 and rt.snapshot()["game"]["id"] == "phone-race"
     assert paired.post("/api/press", json={"node": "GGGG"}).get_json()["ok"]
     exported = paired.get("/api/compositions/phone-race.toml")
-    assert exported.status_code == 200 and composition.loads(exported.get_data(as_text=True)).id == "phone-race"
+    assert (
+        exported.status_code == 200 and composition.loads(exported.get_data(as_text=True)).id == "phone-race"
+    )
     # Deleted: out of the catalogue; the game under way goes on with the rules it started with.
     assert paired.post("/api/compositions/phone-race/delete", json={}).status_code == 200
     assert "phone-race" not in [g["id"] for g in paired.get("/api/games").get_json()["games"]]
@@ -76,19 +78,28 @@ def test_a_refused_composition_says_why_and_saves_nothing(paired, client, rt, tm
     bad = GOOD.replace('enter = "bottom"', 'enter = "head"') + "[board]\nheadless = true\n"
     r = paired.post("/api/compositions", json={"text": bad})
     assert r.status_code == 400 and "tokens.enter = 'head' but board.headless" in r.get_json()["error"]
-    for text, reason in [("id = ", "not valid TOML"), ('id = "ez-gryb"\nname = "x"', "ships with"),
-                         (GOOD.replace("[moves]", "[moves]\nflying = true"), "no parameter 'flying'"),
-                         ("summary = " + "[" * 3000 + "]" * 3000 + "\n" + GOOD, "nested too deep")]:
+    for text, reason in [
+        ("id = ", "not valid TOML"),
+        ('id = "ez-gryb"\nname = "x"', "ships with"),
+        (GOOD.replace("[moves]", "[moves]\nflying = true"), "no parameter 'flying'"),
+        ("summary = " + "[" * 3000 + "]" * 3000 + "\n" + GOOD, "nested too deep"),
+    ]:
         r = paired.post("/api/compositions", json={"text": text})
         assert r.status_code == 400 and reason in r.get_json()["error"], (text, r.get_json())
     version = rt.snapshot()["version"]  # an unexpected failure would have had the runtime reload the game
-    for text, fmt, reason in [("[" * 3000, "json", "nested too deep"),
-                              ("players = " + "9" * 5000, "toml", "too many digits"),
-                              ('{"id": "half", "name": "Half \\ud800"}', "json", "half characters")]:
+    for text, fmt, reason in [
+        ("[" * 3000, "json", "nested too deep"),
+        ("players = " + "9" * 5000, "toml", "too many digits"),
+        ('{"id": "half", "name": "Half \\ud800"}', "json", "half characters"),
+    ]:
         r = paired.post("/api/compositions", json={"text": text, "format": fmt})
-        assert r.status_code == 400 and reason in r.get_json()["error"] and rt.snapshot()["version"] == version
+        assert (
+            r.status_code == 400 and reason in r.get_json()["error"] and rt.snapshot()["version"] == version
+        )
     assert paired.post("/api/compositions", json={"text": 5}).status_code == 400
-    (tmp_path / "compositions").write_text("a file where the folder should be")  # a state directory it cannot write
+    (tmp_path / "compositions").write_text(
+        "a file where the folder should be"
+    )  # a state directory it cannot write
     r = paired.post("/api/compositions", json={"text": GOOD})
     assert r.status_code == 400 and r.get_json()["error"].startswith("cannot save in "), r.get_json()
     (tmp_path / "compositions").unlink()
@@ -102,7 +113,10 @@ def test_a_refused_composition_says_why_and_saves_nothing(paired, client, rt, tm
     assert paired.post("/api/compositions", json={"text": GOOD, "replace": True}).status_code == 200
     watcher = create_app(rt, rt.config, state_dir=tmp_path).test_client()
     assert watcher.get("/api/compositions/phone-race.toml").status_code == 200
-    assert watcher.post("/api/compositions", json={"text": GOOD.replace("phone-race", "other")}).status_code == 401
+    assert (
+        watcher.post("/api/compositions", json={"text": GOOD.replace("phone-race", "other")}).status_code
+        == 401
+    )
     assert watcher.post("/api/compositions/phone-race/delete", json={}).status_code == 401
     assert paired.get("/api/compositions/hyper-chess.toml").status_code == 404  # written in Python
     for missing in ("nope", "hyper-chess", "..", "phone-race.tmp"):  # as the OpenAPI document says: 404

@@ -56,14 +56,18 @@ from web.server import serve
 from web.testing import LoadedDie, pair
 
 MIXED = settings(max_examples=250, deadline=None, suppress_health_check=list(HealthCheck))
-EACH = settings(max_examples=24, deadline=None, suppress_health_check=list(HealthCheck))  # an operation, one kind
+EACH = settings(
+    max_examples=24, deadline=None, suppress_health_check=list(HealthCheck)
+)  # an operation, one kind
 ENOUGH = 8  # of the EACH requests of an operation: taken when valid, refused when broken (at least)
 SELFTEST_SECONDS = 300
 HUGE = "99999999999999999999999"  # past SQLite's 64-bit INTEGER
 DEEP = b'{"node":' + b"[" * 5000 + b"]" * 5000 + b"}"  # past the JSON decoder's recursion limit
 
 OPERATIONS = sorted((method.upper(), path) for path, ops in DOCUMENT["paths"].items() for method in ops)
-SIMULATOR_ONLY = {"/api/pair/shown"}  # the laptop simulator's page only: sent to an app made as `run --sim` makes it
+SIMULATOR_ONLY = {
+    "/api/pair/shown"
+}  # the laptop simulator's page only: sent to an app made as `run --sim` makes it
 BY_ADDRESS = SIMULATOR_ONLY  # no input but who asks: valid from the laptop itself, refused from a phone
 
 
@@ -124,7 +128,9 @@ class World:
 def world(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("fuzz")
     config = Config()
-    config = replace(config, state=replace(config.state, dir=str(tmp / "state")))  # saved compositions go here
+    config = replace(
+        config, state=replace(config.state, dir=str(tmp / "state"))
+    )  # saved compositions go here
     clock = Clock()
     rt = Runtime(config, Store(tmp / "gryb.db"), die=LoadedDie("GRYB"), wall=clock)
     rt.start()
@@ -132,8 +138,14 @@ def world(tmp_path_factory):
     buttons = SimulatedNodeInput()  # the self-test's board: the real self-test, on the simulator
     run = Run(surface, buttons, [nd.name(n) for n in nd.nodes()], pause=0.0)
     sim = SimulatedNodeInput()
-    app = create_app(rt, config, state_dir=tmp / "state", selftest=functools.partial(run.start, SELFTEST_SECONDS),
-                     cancel_selftest=run.cancel, leds=surface.shown)
+    app = create_app(
+        rt,
+        config,
+        state_dir=tmp / "state",
+        selftest=functools.partial(run.start, SELFTEST_SECONDS),
+        cancel_selftest=run.cancel,
+        leds=surface.shown,
+    )
     laptop = create_app(rt, config, sim_input=sim, state_dir=tmp / "state")
     code = PairingCode(rt, clock=clock)  # one board, one code: both pages see it
     for each in (app, laptop):
@@ -198,8 +210,15 @@ def open_with(client, request: Request) -> tuple[int, dict | None]:
     """A request through Flask's test client: the status and the JSON answer (the live feed is opened and
     closed at once: its stream never ends)."""
     stream = request.url.startswith("/api/events")
-    r = client.open(request.url, method=request.method, data=request.body, content_type=request.ctype or None,
-                    headers=request.headers, environ_overrides={"REMOTE_ADDR": request.addr}, buffered=not stream)
+    r = client.open(
+        request.url,
+        method=request.method,
+        data=request.body,
+        content_type=request.ctype or None,
+        headers=request.headers,
+        environ_overrides={"REMOTE_ADDR": request.addr},
+        buffered=not stream,
+    )
     try:
         return r.status_code, None if stream else r.get_json(silent=True)
     finally:
@@ -234,6 +253,7 @@ class Pick(NamedTuple):
     """A value the API lists, for a field or parameter a schema can only type (see ``known``), chosen when
     the request is sent: the listed value at ``index`` (mostly, when the API lists one of the type), else
     ``made``, the schema's own."""
+
     name: str
     kind: str
     listed: bool
@@ -247,8 +267,11 @@ LISTED = {"game", "ply", "action", "node", "seat", "colours", "code", "game_id",
 def _fits(value, kind: str) -> bool:
     """Whether a listed value has the JSON type the schema asks for (``game`` is a game's number where a
     command names the game in play, its id where a new game names one of the catalogue)."""
-    return {"integer": type(value) is int, "string": isinstance(value, str),
-            "array": isinstance(value, list)}.get(kind, False)
+    return {
+        "integer": type(value) is int,
+        "string": isinstance(value, str),
+        "array": isinstance(value, list),
+    }.get(kind, False)
 
 
 def fill(value, known: dict):
@@ -268,14 +291,20 @@ def valid(schema: dict, name: str | None = None, depth: int = 0, picks: bool = T
     schema = resolve(schema)
     made = _valid(schema, depth, picks)
     if picks and name in LISTED and schema.get("type") in ("integer", "string", "array"):
-        return st.builds(Pick, st.just(name), st.just(schema["type"]), often(st.just(True), st.just(False)),
-                         st.integers(0, 10 ** 6), made)
+        return st.builds(
+            Pick,
+            st.just(name),
+            st.just(schema["type"]),
+            often(st.just(True), st.just(False)),
+            st.integers(0, 10**6),
+            made,
+        )
     return made
 
 
 def any_of(choices: list):
     """One of ``choices``, each about as often (hypothesis' sampled_from keeps mostly to the first few)."""
-    return st.integers(0, 2 ** 16).map(lambda i: choices[i % len(choices)])
+    return st.integers(0, 2**16).map(lambda i: choices[i % len(choices)])
 
 
 def often(this, that):
@@ -299,19 +328,30 @@ def _valid(schema: dict, depth: int, picks: bool):
         required = set(schema.get("required", []))
         made = st.fixed_dictionaries(
             {k: valid(v, k, depth + 1, picks) for k, v in props.items() if k in required},
-            optional={k: valid(v, k, depth + 1, picks) for k, v in props.items() if k not in required})
+            optional={k: valid(v, k, depth + 1, picks) for k, v in props.items() if k not in required},
+        )
         made = made.filter(lambda d: len(d) >= schema.get("minProperties", 0))
-        if schema.get("examples"):  # mostly an example with a value or two changed: the rest still fits together
-            return often(st.sampled_from(schema["examples"]).flatmap(lambda e: varied(e, schema, depth, picks)), made)
+        if schema.get(
+            "examples"
+        ):  # mostly an example with a value or two changed: the rest still fits together
+            return often(
+                st.sampled_from(schema["examples"]).flatmap(lambda e: varied(e, schema, depth, picks)), made
+            )
         return made
     if kind == "array":
-        return st.lists(valid(schema.get("items", {}), depth=depth + 1, picks=picks),
-                        min_size=schema.get("minItems", 0), max_size=schema.get("maxItems", 4))
+        return st.lists(
+            valid(schema.get("items", {}), depth=depth + 1, picks=picks),
+            min_size=schema.get("minItems", 0),
+            max_size=schema.get("maxItems", 4),
+        )
     if kind == "string":
         most = schema.get("maxLength", 30)
         if "contentSchema" in schema:  # JSON text of its own schema (a composition)
-            return valid(schema["contentSchema"], depth=depth + 1, picks=False).map(json.dumps).filter(
-                lambda text: len(text) <= most)
+            return (
+                valid(schema["contentSchema"], depth=depth + 1, picks=False)
+                .map(json.dumps)
+                .filter(lambda text: len(text) <= most)
+            )
         if "pattern" in schema:
             return st.from_regex(schema["pattern"], fullmatch=True).filter(lambda text: len(text) <= most)
         text = st.text(max_size=min(most, 30))
@@ -319,7 +359,9 @@ def _valid(schema: dict, depth: int, picks: bool):
     if kind == "integer":
         return st.integers(schema.get("minimum", -5), schema.get("maximum", 1000))
     if kind == "number":
-        return st.floats(schema.get("minimum", -1), schema.get("maximum", 2), allow_nan=False, allow_infinity=False)
+        return st.floats(
+            schema.get("minimum", -1), schema.get("maximum", 2), allow_nan=False, allow_infinity=False
+        )
     if kind == "boolean":
         return st.booleans()
     if kind == "null":
@@ -337,7 +379,8 @@ def varied(draw, example: dict, schema: dict, depth: int, picks: bool) -> dict:
         if inner.get("type") == "object" and inner.get("properties"):
             name = draw(any_of(sorted(inner["properties"])))
             value[key] = dict(value.get(key, {})) | {
-                name: draw(valid(inner["properties"][name], name, depth + 1, picks))}
+                name: draw(valid(inner["properties"][name], name, depth + 1, picks))
+            }
         else:
             value[key] = draw(valid(inner, key, depth + 1, picks))
     return value
@@ -349,17 +392,21 @@ def wrong(schema: dict):
     if "const" in schema or "enum" in schema:
         allowed = [schema["const"]] if "const" in schema else schema["enum"]
         return (st.text(max_size=12) | st.integers() | st.just([])).filter(
-            lambda v: not any(v == a and type(v) is type(a) for a in allowed))
+            lambda v: not any(v == a and type(v) is type(a) for a in allowed)
+        )
     if "oneOf" in schema:
         return st.sampled_from([[[]], -1.5, {"?": []}])  # none of the kinds a oneOf here allows
     kind = schema.get("type")
-    others = {"integer": st.floats(allow_nan=False).filter(lambda f: not f.is_integer()) | st.booleans()
-              | st.from_regex(r"[0-9]{1,3}", fullmatch=True),
-              "number": st.booleans() | st.text(max_size=5) | st.none(),
-              "boolean": st.integers(0, 1) | st.sampled_from(["yes", "true", ""]),
-              "string": st.integers() | st.lists(st.text(max_size=3), max_size=2) | st.none(),
-              "array": st.text(max_size=5) | st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
-              "object": st.lists(st.integers(), max_size=2) | st.text(max_size=5) | st.integers()}
+    others = {
+        "integer": st.floats(allow_nan=False).filter(lambda f: not f.is_integer())
+        | st.booleans()
+        | st.from_regex(r"[0-9]{1,3}", fullmatch=True),
+        "number": st.booleans() | st.text(max_size=5) | st.none(),
+        "boolean": st.integers(0, 1) | st.sampled_from(["yes", "true", ""]),
+        "string": st.integers() | st.lists(st.text(max_size=3), max_size=2) | st.none(),
+        "array": st.text(max_size=5) | st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+        "object": st.lists(st.integers(), max_size=2) | st.text(max_size=5) | st.integers(),
+    }
     choices = [others.get(kind if isinstance(kind, str) else "", st.just([[]]))]
     numbers = st.floats if kind == "number" else st.integers
     if "minimum" in schema:
@@ -378,6 +425,7 @@ def wrong(schema: dict):
 
 class Plan(NamedTuple):
     """A request as drawn: Picks in it are made when it is sent (``made``)."""
+
     method: str
     path: str
     values: dict  # the path's parameters
@@ -392,8 +440,15 @@ class Plan(NamedTuple):
         url = re.sub(r"\{(\w+)\}", lambda m: urllib.parse.quote(str(values[m.group(1)]), safe=""), self.path)
         url += "?" + urllib.parse.urlencode({k: str(v) for k, v in query.items()}) if query else ""
         payload = fill(self.payload, known)
-        body = self.raw if self.raw is not None else None if self.method == "GET" else \
-            b"" if payload is None else json.dumps(payload).encode()
+        body = (
+            self.raw
+            if self.raw is not None
+            else None
+            if self.method == "GET"
+            else b""
+            if payload is None
+            else json.dumps(payload).encode()
+        )
         return Request(self.method, url, body, self.ctype, {}, self.addr)
 
 
@@ -430,7 +485,7 @@ def broken_request(draw, method: str, path: str) -> Plan:
     if param is not None:
         bad = wrong(param["schema"])
         if param["schema"].get("type") == "integer":
-            bad = bad | st.integers(10 ** 6, 10 ** 7) | st.just(HUGE)  # a number nothing has
+            bad = bad | st.integers(10**6, 10**7) | st.just(HUGE)  # a number nothing has
         elif param["in"] == "path":
             bad = bad | valid(param["schema"], picks=False)  # a name nothing has (mostly)
         if param["in"] == "path":
@@ -440,24 +495,38 @@ def broken_request(draw, method: str, path: str) -> Plan:
     variant = resolve(draw(any_of(schema["oneOf"]))) if "oneOf" in schema else schema
     base = draw(valid(variant))
     props = variant.get("properties", {})
-    others = any_of(["not an object", "not JSON", "not sent as JSON", "a field it does not take"]
-                             + (["a field missing"] if variant.get("required") else []))
+    others = any_of(
+        ["not an object", "not JSON", "not sent as JSON", "a field it does not take"]
+        + (["a field missing"] if variant.get("required") else [])
+    )
     how = draw(often(st.just("a wrong value"), others) if props else others)  # the ways the views check most
     if how == "not an object":  # null too: written out, not an empty body
-        return plan._replace(raw=json.dumps(draw(junk_json.filter(lambda v: not isinstance(v, dict)))).encode())
+        return plan._replace(
+            raw=json.dumps(draw(junk_json.filter(lambda v: not isinstance(v, dict)))).encode()
+        )
     if how == "not JSON":
         return plan._replace(raw=draw(st.sampled_from([b"{nope", b"\xff\xfe{}", b'{"a": 1', b"[1, 2"])))
     if how == "not sent as JSON":
-        return plan._replace(payload=base, ctype=draw(st.sampled_from(
-            ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"])))
+        return plan._replace(
+            payload=base,
+            ctype=draw(
+                st.sampled_from(
+                    ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"]
+                )
+            ),
+        )
     if how == "a field it does not take":
-        return plan._replace(payload=base | {draw(st.sampled_from(["zzz", "gmae", "nodes"])): draw(junk_json)})
+        return plan._replace(
+            payload=base | {draw(st.sampled_from(["zzz", "gmae", "nodes"])): draw(junk_json)}
+        )
     if how == "a field missing":
         gone = draw(any_of(variant["required"]))
         return plan._replace(payload={k: v for k, v in base.items() if k != gone})
     name = draw(any_of(sorted(props)))
     inner = resolve(props[name])
-    if inner.get("properties") and draw(st.booleans()):  # one of an object's own values wrong (a game's option)
+    if inner.get("properties") and draw(
+        st.booleans()
+    ):  # one of an object's own values wrong (a game's option)
         key = draw(any_of(sorted(inner["properties"])))
         nested = base.get(name) if isinstance(base.get(name), dict) else {}
         return plan._replace(payload=base | {name: nested | {key: draw(wrong(inner["properties"][key]))}})
@@ -475,24 +544,34 @@ def known(world: World, path: str) -> dict:
     a person at the table, for the code) would send."""
     snapshot = world.rt.call("snapshot")
     legal = snapshot["legal"]
-    values = {"game": [snapshot["game_id"]], "ply": [snapshot["ply"]], "action": legal[:60],
-              "node": sorted({n for action in legal[:60] for n in NODES.findall(action)})[:40],
-              "seat": list(range(snapshot["players"])), "colours": [snapshot["settings"]["colours"]]}
+    values = {
+        "game": [snapshot["game_id"]],
+        "ply": [snapshot["ply"]],
+        "action": legal[:60],
+        "node": sorted({n for action in legal[:60] for n in NODES.findall(action)})[:40],
+        "seat": list(range(snapshot["players"])),
+        "colours": [snapshot["settings"]["colours"]],
+    }
     if world.rt.effects.code:
         values["code"] = ["".join(world.rt.effects.code)]
     watcher = world.app.test_client()
     if path.startswith("/api/history/"):
-        values["game_id"] = [g["id"] for g in watcher.get("/api/history?limit=500").get_json()["games"]][:40] + \
-            [snapshot["game_id"]]
+        values["game_id"] = [g["id"] for g in watcher.get("/api/history?limit=500").get_json()["games"]][
+            :40
+        ] + [snapshot["game_id"]]
         values["ply"] = [0]  # every stored game has its first position
     elif path.startswith("/api/series/"):
         listed = watcher.get("/api/history?limit=500").get_json()["games"]
-        values["series_id"] = sorted({g["series_id"] for g in listed if g["series_id"] is not None}) + \
-            ([snapshot["series"]["id"]] if snapshot["series"] and snapshot["series"].get("id") is not None else [])
+        values["series_id"] = sorted({g["series_id"] for g in listed if g["series_id"] is not None}) + (
+            [snapshot["series"]["id"]]
+            if snapshot["series"] and snapshot["series"].get("id") is not None
+            else []
+        )
     elif path.startswith("/api/compositions/"):
         listed = watcher.get("/api/compositions").get_json()
-        values["game_id"] = [c["id"] for c in listed["saved"]] + \
-            ([c["id"] for c in listed["shipped"]] if path.endswith(".toml") else [])
+        values["game_id"] = [c["id"] for c in listed["saved"]] + (
+            [c["id"] for c in listed["shipped"]] if path.endswith(".toml") else []
+        )
     return values
 
 
@@ -545,7 +624,9 @@ ARRANGE = {  # what the world needs for a valid request to be taken (besides a p
     ("POST", "/api/pair/start"): lambda world: world.move_on(WRONG_WINDOW + 1),
     ("GET", "/api/pair/shown"): _code_shown,
     ("POST", "/api/selftest"): lambda world: world.selftest.cancel(),
-    ("POST", "/api/selftest/cancel"): lambda world: world.selftest.running or world.selftest.start(SELFTEST_SECONDS),
+    ("POST", "/api/selftest/cancel"): lambda world: (
+        world.selftest.running or world.selftest.start(SELFTEST_SECONDS)
+    ),
     ("GET", "/api/series/{series_id}"): _a_series,
     ("POST", "/api/compositions"): _the_example_free,
     ("POST", "/api/compositions/{game_id}/delete"): _a_saved_composition,
@@ -567,7 +648,9 @@ def send_as_the_phone(world: World, request: Request) -> int:
 @pytest.mark.parametrize("method,path", OPERATIONS, ids=[f"{m} {p}" for m, p in OPERATIONS])
 def test_every_operation_takes_valid_requests_and_refuses_broken_ones(world, method, path):
     served = world.app.test_client().get("/api/openapi.json").get_json()
-    assert served["paths"] == json.loads(json.dumps(DOCUMENT["paths"]))  # the requests' source is what is served
+    assert served["paths"] == json.loads(
+        json.dumps(DOCUMENT["paths"])
+    )  # the requests' source is what is served
     outcomes = {"valid": Counter(), "broken": Counter()}
 
     def fuzz(kind: str):
@@ -590,7 +673,9 @@ def test_every_operation_takes_valid_requests_and_refuses_broken_ones(world, met
     taken, refused = outcomes["valid"]["taken"], outcomes["broken"]["refused"]
     assert taken >= ENOUGH, f"{method} {path}: {taken} valid requests taken, of {outcomes['valid']}"
     if takes_input(method, path):
-        assert refused >= ENOUGH, f"{method} {path}: {refused} broken requests refused, of {outcomes['broken']}"
+        assert refused >= ENOUGH, (
+            f"{method} {path}: {refused} broken requests refused, of {outcomes['broken']}"
+        )
 
 
 # -- any operation, and junk, from watchers and over a socket ------------------------------------------
@@ -599,31 +684,71 @@ def test_every_operation_takes_valid_requests_and_refuses_broken_ones(world, met
 junk_json = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
-    max_leaves=12)
+    max_leaves=12,
+)
 
 
 @st.composite
 def documented(draw) -> Plan:
     method, path = draw(st.sampled_from(OPERATIONS))
-    make = draw(st.sampled_from([valid_request, broken_request] if takes_input(method, path) else [valid_request]))
+    make = draw(
+        st.sampled_from([valid_request, broken_request] if takes_input(method, path) else [valid_request])
+    )
     return draw(make(method, path))
 
 
 @st.composite
 def hostile(draw) -> Request:
     method = draw(st.sampled_from(["GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "HEAD"]))
-    path = draw(st.sampled_from([p for _, p in OPERATIONS if "{" not in p and p != "/api/events"]
-                                + ["/api/nope", "/api/../etc/passwd", "/api/press/x", "/static/../web/security.py",
-                                   "/board/99.svg", "/history/abc", "/%ff", "/api/history/1/record.exe"]))
-    body = draw(st.one_of(st.binary(max_size=200), st.just(b"{" * 5000), st.just(DEEP),
-                          st.just(b'{"node": "' + b"G" * 40000 + b'"}'),
-                          st.just(b"\xff\xfe{}"), st.just(b"null"), st.just(b"[]"), st.just(b'{"code": "GRYB"}'),
-                          st.text(max_size=50).map(str.encode)))
-    ctype = draw(st.sampled_from(["application/json", "text/plain", "application/x-www-form-urlencoded",
-                                  "multipart/form-data; boundary=x", "application/json; charset=latin-1", ""]))
-    headers = draw(st.dictionaries(st.sampled_from(["Origin", "X-CSRF-Token", "Sec-Fetch-Site", "Accept", "Cookie",
-                                                    "X-Forwarded-For", "Range"]),
-                                   st.text(st.characters(min_codepoint=32, max_codepoint=126), max_size=40), max_size=3))
+    path = draw(
+        st.sampled_from(
+            [p for _, p in OPERATIONS if "{" not in p and p != "/api/events"]
+            + [
+                "/api/nope",
+                "/api/../etc/passwd",
+                "/api/press/x",
+                "/static/../web/security.py",
+                "/board/99.svg",
+                "/history/abc",
+                "/%ff",
+                "/api/history/1/record.exe",
+            ]
+        )
+    )
+    body = draw(
+        st.one_of(
+            st.binary(max_size=200),
+            st.just(b"{" * 5000),
+            st.just(DEEP),
+            st.just(b'{"node": "' + b"G" * 40000 + b'"}'),
+            st.just(b"\xff\xfe{}"),
+            st.just(b"null"),
+            st.just(b"[]"),
+            st.just(b'{"code": "GRYB"}'),
+            st.text(max_size=50).map(str.encode),
+        )
+    )
+    ctype = draw(
+        st.sampled_from(
+            [
+                "application/json",
+                "text/plain",
+                "application/x-www-form-urlencoded",
+                "multipart/form-data; boundary=x",
+                "application/json; charset=latin-1",
+                "",
+            ]
+        )
+    )
+    headers = draw(
+        st.dictionaries(
+            st.sampled_from(
+                ["Origin", "X-CSRF-Token", "Sec-Fetch-Site", "Accept", "Cookie", "X-Forwarded-For", "Range"]
+            ),
+            st.text(st.characters(min_codepoint=32, max_codepoint=126), max_size=40),
+            max_size=3,
+        )
+    )
     return Request(method, path, body, ctype, headers, draw(ADDRESSES))
 
 
@@ -676,7 +801,9 @@ def test_over_a_real_socket(world, server, data):
             headers = {k: v for k, v in request.headers.items() if k.lower() != "cookie"}
             if request.ctype:
                 headers["Content-Type"] = request.ctype
-            conn.request(request.method, request.url.replace("%ff", "%FF"), body=request.body, headers=headers)
+            conn.request(
+                request.method, request.url.replace("%ff", "%FF"), body=request.body, headers=headers
+            )
             response = conn.getresponse()
             if not request.url.startswith("/api/events"):  # the live feed never ends: its status is enough
                 response.read()
@@ -687,14 +814,19 @@ def test_over_a_real_socket(world, server, data):
     check(world.rt, send, request)
 
 
-@pytest.mark.parametrize("raw", [
-    b"GARBAGE\r\n\r\n",
-    b"POST /api/roll HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999\r\n\r\n{}",
-    b"POST /api/pair HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\n"
-    + b"4000\r\n" + b"x" * 0x4000 + b"\r\n0\r\n\r\n",
-    b"GET /" + b"a" * 70000 + b" HTTP/1.1\r\nHost: x\r\n\r\n",
-    b"GET / HTTP/1.1\r\n" + b"X-Junk: " + b"y" * 100000 + b"\r\n\r\n",
-])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"GARBAGE\r\n\r\n",
+        b"POST /api/roll HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999\r\n\r\n{}",
+        b"POST /api/pair HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\n"
+        + b"4000\r\n"
+        + b"x" * 0x4000
+        + b"\r\n0\r\n\r\n",
+        b"GET /" + b"a" * 70000 + b" HTTP/1.1\r\nHost: x\r\n\r\n",
+        b"GET / HTTP/1.1\r\n" + b"X-Junk: " + b"y" * 100000 + b"\r\n\r\n",
+    ],
+)
 def test_malformed_http_is_refused_without_a_5xx(world, server, raw):
     rt = world.rt
     before = quiet(rt)

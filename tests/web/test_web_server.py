@@ -55,7 +55,7 @@ class Feed:
             while len(self.buf) < size + 2:
                 self.buf += self.sock.recv(65536)
             text += self.buf[:size]
-            self.buf = self.buf[size + 2:]
+            self.buf = self.buf[size + 2 :]
         return text.decode()
 
     def snapshot(self):
@@ -139,8 +139,11 @@ def test_event_streams_cannot_take_every_thread(rt, tmp_path):
         extra = Feed(server.port, "127.0.0.1")
         assert extra.status == 429 and b"application/json" in extra.head and b"Retry-After: 2" in extra.head
         extra.close()
-        others = [f for i in range((THREADS - FREE_THREADS) // PER_CLIENT - 1)
-                  for f in _feeds(server.port, f"127.0.0.{i + 2}", PER_CLIENT)]
+        others = [
+            f
+            for i in range((THREADS - FREE_THREADS) // PER_CLIENT - 1)
+            for f in _feeds(server.port, f"127.0.0.{i + 2}", PER_CLIENT)
+        ]
         assert len(first + others) == THREADS - FREE_THREADS
         extra = Feed(server.port, "127.0.0.99")
         assert extra.status == 503 and b"application/json" in extra.head
@@ -168,7 +171,9 @@ def test_one_device_cannot_take_every_connection(rt, tmp_path):
     with serve(app, "127.0.0.1", 0) as server:
         hogs = []
         for _ in range(100):
-            s = socket.create_connection(("127.0.0.1", server.port), timeout=3, source_address=("127.0.0.5", 0))
+            s = socket.create_connection(
+                ("127.0.0.1", server.port), timeout=3, source_address=("127.0.0.5", 0)
+            )
             s.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")  # and never the rest
             hogs.append(s)
         with urllib.request.urlopen(server.url + "/api/state", timeout=3) as r:  # another phone gets in
@@ -192,8 +197,10 @@ def test_a_request_body_over_the_limit_is_cut_off_by_waitress_too(rt, tmp_path):
     assert 1000000 > BACKSTOP > MAX_BODY
     with serve(app, "127.0.0.1", 0) as server:
         with socket.create_connection(("127.0.0.1", server.port), timeout=5) as s:
-            s.sendall(b"POST /api/pair HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-                      b"Content-Length: 1000000\r\n\r\n" + b"x" * 1000)
+            s.sendall(
+                b"POST /api/pair HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                b"Content-Length: 1000000\r\n\r\n" + b"x" * 1000
+            )
             assert b" 413 " in s.recv(200)
 
 
@@ -204,12 +211,20 @@ def test_a_request_body_over_the_limit_gets_the_apis_json_413(rt, tmp_path):
     before = rt.call("snapshot")
     big = b'{"node": "' + b"G" * 20000 + b'"}'
     with serve(app, "127.0.0.1", 0) as server:
-        for path, body, chunked in [("/api/press", big, False), ("/api/pair", big, False),
-                                    ("/api/press", [big[:9000], big[9000:]], True)]:
+        for path, body, chunked in [
+            ("/api/press", big, False),
+            ("/api/pair", big, False),
+            ("/api/press", [big[:9000], big[9000:]], True),
+        ]:
             conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
             try:
-                conn.request("POST", path, body=body, encode_chunked=chunked,
-                             headers={"Content-Type": "application/json"})
+                conn.request(
+                    "POST",
+                    path,
+                    body=body,
+                    encode_chunked=chunked,
+                    headers={"Content-Type": "application/json"},
+                )
                 r = conn.getresponse()
                 assert (r.status, r.getheader("Content-Type")) == (413, "application/json"), (path, chunked)
                 assert str(MAX_BODY) in json.loads(r.read())["error"]
@@ -228,8 +243,15 @@ def test_shutdown_after_the_history_pages_leaves_no_wal_behind(tmp_path):
     server = serve(app, "127.0.0.1", 0)
     try:
         game_id = runtime.snapshot()["game_id"]
-        for path in ["/history", "/api/history", "/api/series", f"/api/history/{game_id}",
-                     f"/history/{game_id}", f"/api/history/{game_id}/record.txt", "/history"]:
+        for path in [
+            "/history",
+            "/api/history",
+            "/api/series",
+            f"/api/history/{game_id}",
+            f"/history/{game_id}",
+            f"/api/history/{game_id}/record.txt",
+            "/history",
+        ]:
             with urllib.request.urlopen(server.url + path, timeout=5) as r:
                 assert r.status == 200, path
         assert (tmp_path / "gryb.db-wal").exists()  # while it runs, WAL

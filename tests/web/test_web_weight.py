@@ -36,12 +36,22 @@ def test_every_page_and_every_board_weighs_under_150_kb(rt, tmp_path):
     totals = {label: sum(sizes.values()) for label, sizes in weights.items()}
     assert {label.split(" ")[0] for label in totals} >= {"/", "/games", "/history", "/settings", "/compose"}
     assert [label for label in totals if label.startswith("/ Now playing")] == [
-        "/ Now playing (EZ GRYB, depth 4)", "/ Now playing (EZ GRYB, depth 5)", "/ Now playing (EZ GRYB, depth 6)",
-        "/ Now playing (Multiverse, 4 players, depth 6)"]
+        "/ Now playing (EZ GRYB, depth 4)",
+        "/ Now playing (EZ GRYB, depth 5)",
+        "/ Now playing (EZ GRYB, depth 6)",
+        "/ Now playing (Multiverse, 4 players, depth 6)",
+    ]
     assert any(label.startswith("/history/") and "replay, depth 6" in label for label in totals)
     assert any(label.endswith("(the longest rules page)") for label in totals)
     over = {label: f"{total / 1024:.1f} KiB" for label, total in totals.items() if total >= WEIGHT_LIMIT}
     assert not over, over
     # Counted with the modules each script imports: Now playing's are every one the board needs.
-    assert {"/static/style.css", "/static/js/play.js", "/static/js/board.js", "/static/js/cloth.js",
-            "/static/js/keys.js", "/static/js/zoom.js", "/static/js/api.js"} <= set(weights["/ Now playing (EZ GRYB, depth 4)"])
+    assert {
+        "/static/style.css",
+        "/static/js/play.js",
+        "/static/js/board.js",
+        "/static/js/cloth.js",
+        "/static/js/keys.js",
+        "/static/js/zoom.js",
+        "/static/js/api.js",
+    } <= set(weights["/ Now playing (EZ GRYB, depth 4)"])

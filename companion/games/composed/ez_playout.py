@@ -25,7 +25,7 @@ exactly the engine's moves, each as often, and that whole games end as the engin
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 from companion.rules import node as nd
 from companion.rules.node import Bitboard
@@ -33,14 +33,46 @@ from companion.rules.node import Bitboard
 # EZ GRYB's parameters (companion/games/composed/ez-gryb.toml): a composition with these values plays here,
 # whatever its depth, stones and turn limit (tests/games/test_playout.py keeps this list complete).
 RULES = {
-    "teams": False, "headless": True, "periodic": False, "enter": "top", "rolled": False, "phase": "mixed",
-    "residents": (), "die": "colour", "colour_of": "target", "moves": 1, "through": False, "gravity": True,
-    "levity": False, "lateral": True, "multi_level": False, "limited_hyperspace": False, "interjection": False,
-    "limited_interjection": False, "excision": False, "limited_excision": False, "lateral_levels": (),
-    "reincarnation": False, "exit": False, "hopping": "none", "hop_captures": False, "chain": False,
-    "landing": "lethal", "lethal": ("sideways",), "capture_only": ("sideways",), "captured": "returned",
-    "push": False, "pop": False, "win": ("gryb",), "integrated": False, "levels": (), "endian": "little",
-    "capture": 0, "race": "bottom", "arrangement": (), "connect": (),
+    "teams": False,
+    "headless": True,
+    "periodic": False,
+    "enter": "top",
+    "rolled": False,
+    "phase": "mixed",
+    "residents": (),
+    "die": "colour",
+    "colour_of": "target",
+    "moves": 1,
+    "through": False,
+    "gravity": True,
+    "levity": False,
+    "lateral": True,
+    "multi_level": False,
+    "limited_hyperspace": False,
+    "interjection": False,
+    "limited_interjection": False,
+    "excision": False,
+    "limited_excision": False,
+    "lateral_levels": (),
+    "reincarnation": False,
+    "exit": False,
+    "hopping": "none",
+    "hop_captures": False,
+    "chain": False,
+    "landing": "lethal",
+    "lethal": ("sideways",),
+    "capture_only": ("sideways",),
+    "captured": "returned",
+    "push": False,
+    "pop": False,
+    "win": ("gryb",),
+    "integrated": False,
+    "levels": (),
+    "endian": "little",
+    "capture": 0,
+    "race": "bottom",
+    "arrangement": (),
+    "connect": (),
 }
 
 
@@ -78,11 +110,13 @@ class Board:
                 captures += [colour[side], max(step, 0), max(-step, 0)]
             rolls.append((1 << (1 + c), colour[c], *captures))
         self.rolls = tuple(rolls)
-        self.every_capture = tuple(r[i:i + 3] for r in self.rolls for i in (2, 5))
+        self.every_capture = tuple(r[i : i + 3] for r in self.rolls for i in (2, 5))
         self.top = sum(1 << (1 + c) for c in range(4))
         # children[n]: the node's four children (none on the bottom level), the nodes a stone there could
         # move down to; a player's "below" is the union of them over the player's stones.
-        self.children = [sum(1 << m for m in nd.children(n)) if nd.LEVEL[n] < depth else 0 for n in range(size)]
+        self.children = [
+            sum(1 << m for m in nd.children(n)) if nd.LEVEL[n] < depth else 0 for n in range(size)
+        ]
         # A move down onto node t: the source (the parent) and the change to the mover's "below".
         self.down_move: list[tuple[Bitboard, Bitboard]] = [(0, 0)] * size
         for n in range(1, size):
@@ -116,8 +150,16 @@ class Board:
                 return False
         return True
 
-    def play(self, rng, stones: tuple[Bitboard, Bitboard], in_hand: tuple[int, int], to_move: int,
-             roll: int | None, turns_left: int, plies: int | None = None) -> End:
+    def play(
+        self,
+        rng,
+        stones: tuple[Bitboard, Bitboard],
+        in_hand: tuple[int, int],
+        to_move: int,
+        roll: int | None,
+        turns_left: int,
+        plies: int | None = None,
+    ) -> End:
         """Play random plies from a position: ``roll`` is the colour (0-3, G R Y B) already rolled this
         turn or None; ``turns_left`` the turns to the turn limit (this one included); ``plies`` how many
         to play (None: to the end of the game)."""
@@ -133,10 +175,25 @@ class Board:
         if not rolled:
             roll = rng.getrandbits(2)
         p, a, z, ha, hz, played, winner, points, over = _play(
-            self, rng.getrandbits, stones[to_move], stones[1 - to_move], in_hand[to_move], in_hand[1 - to_move],
-            to_move, roll, min(turns, turns_left), turns_left)
-        return End((a, z) if p == 0 else (z, a), (ha, hz) if p == 0 else (hz, ha), over, winner, points,
-                   2 * played - rolled + (lone_roll and not over))
+            self,
+            rng.getrandbits,
+            stones[to_move],
+            stones[1 - to_move],
+            in_hand[to_move],
+            in_hand[1 - to_move],
+            to_move,
+            roll,
+            min(turns, turns_left),
+            turns_left,
+        )
+        return End(
+            (a, z) if p == 0 else (z, a),
+            (ha, hz) if p == 0 else (hz, ha),
+            over,
+            winner,
+            points,
+            2 * played - rolled + (lone_roll and not over),
+        )
 
 
 def _play(b: Board, getrandbits, a, z, ha, hz, p, roll, turns, turns_left):
@@ -203,7 +260,7 @@ def _play(b: Board, getrandbits, a, z, ha, hz, p, roll, turns, turns_left):
     return p, a, z, ha, hz, played, None, 0, played == turns_left
 
 
-@lru_cache(maxsize=None)
+@cache
 def board(depth: int) -> Board:
     """The tables of EZ GRYB's playouts on a board ``depth`` levels deep."""
     return Board(depth)

@@ -31,17 +31,37 @@ from typing import Any
 
 from companion.games.composed import ez_playout as fast
 from companion.games.composed.schema import MOVE_KEYS, PARAMS, CompositionError, Library, Rules
-from companion.games.engine import COLOUR_DIE, COLOUR_NAMES, NO_DIE, NODE_DIE, DieByPhase, Game, IllegalAction, Option, OptionError, register
+from companion.games.engine import (
+    COLOUR_DIE,
+    COLOUR_NAMES,
+    NO_DIE,
+    NODE_DIE,
+    DieByPhase,
+    Game,
+    IllegalAction,
+    Option,
+    OptionError,
+    register,
+)
 from companion.rules import node as nd
 from companion.rules.action import MOVE, PASS, PLACE, REMOVE, ROLL, Action, nth_move
 from companion.rules.node import COLOURS, HEAD, Bitboard, Node
 from companion.rules.space import GameSpace, MoveKind, bits, mask_of, space
 
 PLAYING, PLACING, MOVING = "play", "place", "move"
-KIND_WORDS = {"down": "down", "up": "up", "sideways": "sideways", "hyperspace": "via hyperspace",
-              "limited-hyperspace": "via limited hyperspace", "interjection": "by interjection",
-              "limited-interjection": "by limited interjection", "excision": "by excision",
-              "limited-excision": "by limited excision", "reincarnation": "by reincarnation", "hop": "by a hop"}
+KIND_WORDS = {
+    "down": "down",
+    "up": "up",
+    "sideways": "sideways",
+    "hyperspace": "via hyperspace",
+    "limited-hyperspace": "via limited hyperspace",
+    "interjection": "by interjection",
+    "limited-interjection": "by limited interjection",
+    "excision": "by excision",
+    "limited-excision": "by limited excision",
+    "reincarnation": "by reincarnation",
+    "hop": "by a hop",
+}
 
 
 _FACES: dict[Node, Action] = {}
@@ -79,8 +99,9 @@ class Tables:
         kinds = rules.kinds
         lethal = set(rules.lethal) or set(kinds) | {"reincarnation"}
         capture_only = set(rules.capture_only)
-        lateral_ok = mask_of(n for n in board.nodes
-                             if not rules.lateral_levels or nd.LEVEL[n] in rules.lateral_levels)
+        lateral_ok = mask_of(
+            n for n in board.nodes if not rules.lateral_levels or nd.LEVEL[n] in rules.lateral_levels
+        )
         self.kinds = kinds
         self.any = [0] * size  # every node one move reaches on an empty board
         self.free = [0] * size  # nodes a move may land on when they are free
@@ -117,21 +138,29 @@ class Tables:
                 for beyond in over.values():
                     self.any[n] |= beyond
         top = 1 << HEAD if not rules.headless else board.top
-        self.entry = {"head": 1 << HEAD, "top": board.top, "bottom": board.bottom, "anywhere": board.all,
-                      "none": 0}[rules.enter]
+        self.entry = {
+            "head": 1 << HEAD,
+            "top": board.top,
+            "bottom": board.bottom,
+            "anywhere": board.all,
+            "none": 0,
+        }[rules.enter]
         self.entry_nodes = tuple(bits(self.entry))
         self.exit = (board.bottom if rules.gravity else 0) | (top if rules.levity else 0) if rules.exit else 0
         self.race = 0  # the nodes a race is won on
         if "race" in rules.win:
-            self.race = {"bottom": board.bottom, "top": board.top}.get(rules.race) or 1 << board.parse(rules.race)
+            self.race = {"bottom": board.bottom, "top": board.top}.get(rules.race) or 1 << board.parse(
+                rules.race
+            )
         self.arrangements = tuple(mask_of(board.parse_many(s)) for s in rules.arrangement)
         self.connect = tuple(tuple(board.parse_many(pair)) for pair in rules.connect)
         self.residents = tuple(mask_of(board.parse_many(s)) for s in rules.residents)
         # Goals a move can meet for a player who did not make it (surround, corner): checked for everyone.
         self.rings = bool({"surround", "corner"} & set(rules.win))
         self.level_ok = mask_of(n for n in board.nodes if not rules.levels or nd.LEVEL[n] in rules.levels)
-        self.goal_quadrangles = tuple(q for q in board.quadrangles if q & self.level_ok and q & board.all == q) + \
-            tuple(mask_of(board.parse_many(s)) for s in rules.arrangement)
+        self.goal_quadrangles = tuple(
+            q for q in board.quadrangles if q & self.level_ok and q & board.all == q
+        ) + tuple(mask_of(board.parse_many(s)) for s in rules.arrangement)
         shapes_of: list[list[int]] = [[] for _ in range(size)]
         for i, q in enumerate(self.goal_quadrangles):
             for n in bits(q):
@@ -139,8 +168,11 @@ class Tables:
         self.goal_shapes_of = [frozenset(found) for found in shapes_of]  # node -> goal shapes holding it
         self.hyper_links = rules.limited_hyperspace
         self.bitboards = fast.board(rules.depth) if fast.plays(rules, 2) else None  # EZ GRYB's playouts
-        words = [KIND_WORDS[k] for k in kinds] + (["by reincarnation"] if rules.reincarnation else []) + \
-            (["by a hop"] if rules.hopping != "none" else [])
+        words = (
+            [KIND_WORDS[k] for k in kinds]
+            + (["by reincarnation"] if rules.reincarnation else [])
+            + (["by a hop"] if rules.hopping != "none" else [])
+        )
         self.kinds_phrase = _phrase(words) if words else "nowhere"
 
 
@@ -164,15 +196,32 @@ def _option(key: str, rules: Rules, spec) -> Option:
 def game_class(rules: Rules, shipped: bool = False) -> type[ComposedGame]:
     """A game class for this composition (register it with companion.games.engine.register to list it)."""
     options = tuple(_option(s.key, rules, s) for s in rules.options if s.key != "turn_limit")
-    options += (Option("turn_limit", rules.turn_limit, PARAMS["turn_limit"].help, minimum=10, maximum=100000),)
-    catalogue = NODE_DIE if rules.rolled else COLOUR_DIE if rules.die == "colour" or rules.landing == "hold-court" \
+    options += (
+        Option("turn_limit", rules.turn_limit, PARAMS["turn_limit"].help, minimum=10, maximum=100000),
+    )
+    catalogue = (
+        NODE_DIE
+        if rules.rolled
+        else COLOUR_DIE
+        if rules.die == "colour" or rules.landing == "hold-court"
         else NO_DIE
+    )
     die = DieByPhase(catalogue, ComposedGame.die_now)
     attrs: dict[str, Any] = {
-        "id": rules.id, "name": rules.name, "source": rules.source, "summary": rules.summary,
-        "min_players": rules.players[0], "max_players": rules.players[1], "die": die, "options": options,
-        "moves_per_turn": rules.moves, "base_rules": rules, "shipped": shipped, "__module__": __name__,
-        "hand": None if rules.enter == "none" else Game.hand, "finds_grybs": "gryb" in rules.win,
+        "id": rules.id,
+        "name": rules.name,
+        "source": rules.source,
+        "summary": rules.summary,
+        "min_players": rules.players[0],
+        "max_players": rules.players[1],
+        "die": die,
+        "options": options,
+        "moves_per_turn": rules.moves,
+        "base_rules": rules,
+        "shipped": shipped,
+        "__module__": __name__,
+        "hand": None if rules.enter == "none" else Game.hand,
+        "finds_grybs": "gryb" in rules.win,
         "score": Game.score if "gryb" in rules.win else None,  # else a win scores 1 (``_wins``)
         "series_presets": rules.series,
     }
@@ -221,7 +270,9 @@ def install_library(folder) -> list[str]:
         try:
             install(Library.read(path))
         except CompositionError as err:
-            problems.append(str(err) if path.name in str(err) else f"{path.name}: {err}")  # the file named once
+            problems.append(
+                str(err) if path.name in str(err) else f"{path.name}: {err}"
+            )  # the file named once
     return problems
 
 
@@ -255,7 +306,7 @@ class ComposedGame(Game):
         self.exited = (0,) * self.players
         self.in_hand = (rules.stones if rules.enter != "none" else 0,) * self.players
         if self.t.residents:
-            self.stones = tuple(self.t.residents[:self.players])
+            self.stones = tuple(self.t.residents[: self.players])
         self.phase = PLACING if rules.phase == "first" else PLAYING
 
     def gryb_points(self, found) -> int:
@@ -271,11 +322,22 @@ class ComposedGame(Game):
             out["pushing"] = None
         else:
             node, owner, entered = self.pushing
-            out["pushing"] = {"node": names[node], "player": owner, "kind": "stone", "entered": names[entered]}
-        out["through"] = None if self.transit is None else {
-            "node": names[self.transit], "player": self.to_move, "kind": "stone"}
-        out["encounter"] = None if self.encounter is None else {
-            "from": names[self.encounter[0]], "to": names[self.encounter[1]], "player": self.to_move}
+            out["pushing"] = {
+                "node": names[node],
+                "player": owner,
+                "kind": "stone",
+                "entered": names[entered],
+            }
+        out["through"] = (
+            None
+            if self.transit is None
+            else {"node": names[self.transit], "player": self.to_move, "kind": "stone"}
+        )
+        out["encounter"] = (
+            None
+            if self.encounter is None
+            else {"from": names[self.encounter[0]], "to": names[self.encounter[1]], "player": self.to_move}
+        )
         return out
 
     # -- teams ------------------------------------------------------------------------------------------
@@ -472,8 +534,10 @@ class ComposedGame(Game):
         if self._friends(self.to_move) >> target & 1:
             return f"{nd.name(target)} is your own stone: a push goes onto a free node or an opponent's stone"
         if not self._push_targets(nd.parent(target)) >> target & 1:
-            return (f"the stone on {nd.name(target)} could be pushed no further: every way down from it ends on "
-                    "your own stones")
+            return (
+                f"the stone on {nd.name(target)} could be pushed no further: every way down from it ends on "
+                "your own stones"
+            )
         return None
 
     def _pop_room(self, node: Node, player: int) -> bool:
@@ -652,8 +716,11 @@ class ComposedGame(Game):
             if goal == "gryb":
                 found = []
                 for n in arrived:
-                    found += [g for g in self.grybs_index.completed_by(n, mine, quadrangle_only=not rules.integrated)
-                              if t.level_ok >> g.nodes[0] & 1]
+                    found += [
+                        g
+                        for g in self.grybs_index.completed_by(n, mine, quadrangle_only=not rules.integrated)
+                        if t.level_ok >> g.nodes[0] & 1
+                    ]
                 if not found:
                     continue
                 self.grybs = tuple(found)
@@ -676,7 +743,9 @@ class ComposedGame(Game):
                 if not any(self._connected(p) for p in side):
                     continue
             elif goal == "vacate":
-                if any(self.stones[p] or self.in_hand[p] for p in side) or not any(self.exited[p] for p in side):
+                if any(self.stones[p] or self.in_hand[p] for p in side) or not any(
+                    self.exited[p] for p in side
+                ):
                     continue
             elif goal == "surround":
                 if not self._surrounds(player):
@@ -752,8 +821,15 @@ class ComposedGame(Game):
         if board is None or self.over:
             return super().playout(rng, plies)
         roll = None if self.roll is None else COLOURS.index(self.roll)
-        end = board.play(rng, self.stones, self.in_hand, self.to_move, roll,
-                         self.settings["turn_limit"] * 2 - self.turn, plies)
+        end = board.play(
+            rng,
+            self.stones,
+            self.in_hand,
+            self.to_move,
+            roll,
+            self.settings["turn_limit"] * 2 - self.turn,
+            plies,
+        )
         if end.over:  # as outcome(): 1 to the winner, a draw shared
             return [0.5, 0.5] if end.winner is None else [float(p == end.winner) for p in (0, 1)]
         return self._gryb_race(end.stones)
@@ -770,7 +846,9 @@ class ComposedGame(Game):
         if "gryb" in goals or "arrangement" in goals:
             parts.append(self._gryb_race())
         if "capture" in goals:
-            parts.append(_share([sum(self.captured[q] for q in self.side(p)) + 1.0 for p in range(self.players)]))
+            parts.append(
+                _share([sum(self.captured[q] for q in self.side(p)) + 1.0 for p in range(self.players)])
+            )
         if "race" in goals or "vacate" in goals:
             parts.append(self._progress("vacate" in goals))
         if "surround" in goals:
@@ -881,8 +959,10 @@ class ComposedGame(Game):
         if self.transit is not None and (action.kind != MOVE or action.source != self.transit):
             return f"the stone passing through {nd.name(self.transit)} must move on to a free node"
         if self.transit is not None and self._transit_origin() >> action.target & 1:
-            return (f"the stone passing through {nd.name(self.transit)} must land past it, not back on "
-                    f"{nd.name(action.target)}")
+            return (
+                f"the stone passing through {nd.name(self.transit)} must land past it, not back on "
+                f"{nd.name(action.target)}"
+            )
         if self.pushing is not None:
             where = nd.name(self.pushing[0])
             if action.kind != MOVE or action.sources != (self.pushing[0],):
@@ -897,8 +977,11 @@ class ComposedGame(Game):
                 return None
             if not t.exit:
                 return "stones do not leave the board in this game"
-            return "only a stone at the far end of the board can leave it" if not t.exit >> action.target & 1 \
+            return (
+                "only a stone at the far end of the board can leave it"
+                if not t.exit >> action.target & 1
                 else None
+            )
         if action.kind != MOVE:
             return None
         if self.phase == PLACING:
@@ -911,8 +994,10 @@ class ComposedGame(Game):
         owner = self.owner(s)
         if rules.push and owner is not None and owner not in self.side(me) and t.entry >> s & 1:
             if isinstance(self.roll, str) and nd.focus(s) != self.roll:
-                return (f"you rolled {self.roll}: only a stone on the {COLOUR_NAMES[self.roll]} entry node can be "
-                        f"pushed down")
+                return (
+                    f"you rolled {self.roll}: only a stone on the {COLOUR_NAMES[self.roll]} entry node can be "
+                    f"pushed down"
+                )
             if not self.in_hand[me]:
                 return "you have no stones left to take its place"
             if nd.parent(target) != s:
@@ -922,8 +1007,11 @@ class ComposedGame(Game):
             return None  # the engine names the missing or foreign stone
         if isinstance(self.roll, str) and rules.colour_of == "source" and nd.focus(s) != self.roll:
             return f"you rolled {self.roll}: move a stone that stands on a {COLOUR_NAMES[self.roll]} node"
-        if rules.lateral_levels and self.space.target_mask(MoveKind.SIDEWAYS, s) >> target & 1 and \
-                nd.LEVEL[s] not in rules.lateral_levels:
+        if (
+            rules.lateral_levels
+            and self.space.target_mask(MoveKind.SIDEWAYS, s) >> target & 1
+            and nd.LEVEL[s] not in rules.lateral_levels
+        ):
             where = "the top level" if nd.LEVEL[s] == 1 else f"level {nd.LEVEL[s]}"
             return f"sideways moves are not permitted on {where}"
         if not t.any[s] >> target & 1:
@@ -961,8 +1049,12 @@ class ComposedGame(Game):
         if rules.rolled and isinstance(self.roll, int):
             return f"the die chose {nd.name(self.roll)}: place your stone there"
         if not t.entry >> node & 1 and not (rules.chain and self._room(me) >> node & 1):
-            where = {"head": "through the head node 0", "top": "on the top quadrangle (G, R, Y or B)",
-                     "bottom": "on the bottom level", "anywhere": "anywhere"}.get(rules.enter)
+            where = {
+                "head": "through the head node 0",
+                "top": "on the top quadrangle (G, R, Y or B)",
+                "bottom": "on the bottom level",
+                "anywhere": "anywhere",
+            }.get(rules.enter)
             if where is None:
                 return "no new stones enter in this game"
             if rules.chain:
@@ -975,14 +1067,20 @@ class ComposedGame(Game):
         if self.occupied >> node & 1:
             if rules.push and self.owner(node) not in self.side(me):
                 if nd.LEVEL[node] == self.space.depth:
-                    return (f"{nd.name(node)} is occupied, and a stone on the bottom level has no node under it "
-                            "to be pushed to")
+                    return (
+                        f"{nd.name(node)} is occupied, and a stone on the bottom level has no node under it "
+                        "to be pushed to"
+                    )
                 targets = self._push_targets(node, me)
                 if not targets:
-                    return (f"{nd.name(node)} is occupied, and its stone could be pushed no further: every way "
-                            "down from it ends on your own stones")
-                return (f"{nd.name(node)} is occupied: push its stone down by moving it to a node under it "
-                        f"(e.g. {nd.name(node)}-{nd.name(next(bits(targets)))})")
+                    return (
+                        f"{nd.name(node)} is occupied, and its stone could be pushed no further: every way "
+                        "down from it ends on your own stones"
+                    )
+                return (
+                    f"{nd.name(node)} is occupied: push its stone down by moving it to a node under it "
+                    f"(e.g. {nd.name(node)}-{nd.name(next(bits(targets)))})"
+                )
             if rules.through and self.moves_left != self.moves_per_turn:
                 return f"{nd.name(node)} is occupied: only the first move of a turn may pass through a stone"
         return None
@@ -996,5 +1094,6 @@ ENCLOSURE_OPEN = 8
 def _share(weights: list[float]) -> list[float]:
     total = sum(weights)
     return [w / total for w in weights]
+
 
 __all__ = ["ComposedGame", "Hop", "game_class", "tables", "MOVE_KEYS", "PASS"]

@@ -83,7 +83,9 @@ class Param:
     choices: tuple | None = None
     minimum: int | None = None
     maximum: int | None = None
-    kind: str = ""  # "str", "int", "bool", "choice", "players", "node-sets", "kinds", "goals", "levels", "presets"
+    kind: str = (
+        ""  # "str", "int", "bool", "choice", "players", "node-sets", "kinds", "goals", "levels", "presets"
+    )
 
     @property
     def where(self) -> str:
@@ -98,93 +100,255 @@ def _p(section, key, default, help, **more) -> Param:
 
 
 SCHEMA: tuple[Param, ...] = (
-    _p("", "id", "", "a short name for the game: 2 to 40 lowercase letters, digits and dashes, starting "
-       "with a letter or digit", kind="id"),
+    _p(
+        "",
+        "id",
+        "",
+        "a short name for the game: 2 to 40 lowercase letters, digits and dashes, starting "
+        "with a letter or digit",
+        kind="id",
+    ),
     _p("", "name", "", "the game's name as players say it"),
     _p("", "source", "composed", "where the rules come from"),
     _p("", "summary", "", "one or two sentences for the catalogue"),
     _p("", "players", [2, 2], "number of players, or [fewest, most] (2 to 4)", kind="players"),
     _p("", "teams", False, "four players as two teams, seats 1 and 3 against 2 and 4 (001 'Teams')"),
-    _p("", "series", [], "the series the game's manuals suggest, the first the default (001 'Scoring GRYB'): "
-       "any of " + ", ".join(PRESETS), kind="presets"),
+    _p(
+        "",
+        "series",
+        [],
+        "the series the game's manuals suggest, the first the default (001 'Scoring GRYB'): "
+        "any of " + ", ".join(PRESETS),
+        kind="presets",
+    ),
     # The board (000 "Game Space", "Periodic Game Space", "Giant GRYB"; 001 "Headless GRYB").
-    _p("board", "depth", 4, "levels below the head node: 4 standard, 5 Giant GRYB, 6 Super Giant", minimum=2,
-       maximum=nd.MAX_DEPTH),
+    _p(
+        "board",
+        "depth",
+        4,
+        "levels below the head node: 4 standard, 5 Giant GRYB, 6 Super Giant",
+        minimum=2,
+        maximum=nd.MAX_DEPTH,
+    ),
     _p("board", "headless", False, "play without the head node (001 'Headless GRYB')"),
-    _p("board", "periodic", False, "up from the top level reaches the bottom level and down from the bottom the "
-       "top (000 'Periodic Game Space')"),
+    _p(
+        "board",
+        "periodic",
+        False,
+        "up from the top level reaches the bottom level and down from the bottom the "
+        "top (000 'Periodic Game Space')",
+    ),
     # Tokens (001 "Token Limits", "Residents", "New Moves"; 000 "Game piece introduction").
-    _p("tokens", "stones", 20, "stones each player may enter (001 'Token Limits'; residents not counted)",
-       minimum=0, maximum=400),
-    _p("tokens", "enter", "top", "where new stones enter: the head node, the top quadrangle, the bottom level, "
-       "anywhere, or none (residents only)", choices=("head", "top", "bottom", "anywhere", "none")),
-    _p("tokens", "rolled", False, "the node die (GRYB Dice II) picks the node each new stone enters on, rolled "
-       "again while it is taken"),
-    _p("tokens", "phase", "mixed", "mixed: each turn enters a stone or moves one; first: every stone enters "
-       "before any stone moves", choices=("mixed", "first")),
-    _p("tokens", "residents", [], "stones on the board before the first turn, one list of nodes per seat "
-       "(001 'Residents')", kind="node-sets"),
+    _p(
+        "tokens",
+        "stones",
+        20,
+        "stones each player may enter (001 'Token Limits'; residents not counted)",
+        minimum=0,
+        maximum=400,
+    ),
+    _p(
+        "tokens",
+        "enter",
+        "top",
+        "where new stones enter: the head node, the top quadrangle, the bottom level, "
+        "anywhere, or none (residents only)",
+        choices=("head", "top", "bottom", "anywhere", "none"),
+    ),
+    _p(
+        "tokens",
+        "rolled",
+        False,
+        "the node die (GRYB Dice II) picks the node each new stone enters on, rolled again while it is taken",
+    ),
+    _p(
+        "tokens",
+        "phase",
+        "mixed",
+        "mixed: each turn enters a stone or moves one; first: every stone enters before any stone moves",
+        choices=("mixed", "first"),
+    ),
+    _p(
+        "tokens",
+        "residents",
+        [],
+        "stones on the board before the first turn, one list of nodes per seat (001 'Residents')",
+        kind="node-sets",
+    ),
     # The turn (001 "Number of Moves per Turn", "Prescribed or Free Moves").
-    _p("turn", "die", "none", "prescribed moves: the colour die is rolled each turn (colour); free moves: no die "
-       "(none)", choices=("none", "colour")),
-    _p("turn", "colour_of", "target", "the colour rolled is the node moved to (target) or moved from (source; "
-       "001 'Residents')", choices=("target", "source")),
-    _p("turn", "moves", 1, "moves per turn: one stone several times or several stones once each", minimum=1,
-       maximum=4),
-    _p("turn", "through", False, "with several moves a turn, the first may pass through a stone to land on a "
-       "free node with the next (001 ''Drangles')"),
-    _p("turn", "turn_limit", 300, "the game is a draw after this many turns each without a winner", minimum=10,
-       maximum=100000),
+    _p(
+        "turn",
+        "die",
+        "none",
+        "prescribed moves: the colour die is rolled each turn (colour); free moves: no die (none)",
+        choices=("none", "colour"),
+    ),
+    _p(
+        "turn",
+        "colour_of",
+        "target",
+        "the colour rolled is the node moved to (target) or moved from (source; 001 'Residents')",
+        choices=("target", "source"),
+    ),
+    _p(
+        "turn",
+        "moves",
+        1,
+        "moves per turn: one stone several times or several stones once each",
+        minimum=1,
+        maximum=4,
+    ),
+    _p(
+        "turn",
+        "through",
+        False,
+        "with several moves a turn, the first may pass through a stone to land on a "
+        "free node with the next (001 ''Drangles')",
+    ),
+    _p(
+        "turn",
+        "turn_limit",
+        300,
+        "the game is a draw after this many turns each without a winner",
+        minimum=10,
+        maximum=100000,
+    ),
     # Moves (000 "Game Space Traversal", "Mechanisms"; 001 "Gravity & Levity", "Lateral Moves",
     # "Multi-Level Moving", "Reincarnation").
     _p("moves", "gravity", True, "moves down the tree"),
     _p("moves", "levity", False, "moves up the tree"),
     _p("moves", "lateral", False, "sideways moves round a quadrangle"),
-    _p("moves", "multi_level", False, "hyperspace: vary any one locus above the focus to a neighbouring colour "
-       "(001 'Multi-Level Moving')"),
+    _p(
+        "moves",
+        "multi_level",
+        False,
+        "hyperspace: vary any one locus above the focus to a neighbouring colour (001 'Multi-Level Moving')",
+    ),
     _p("moves", "limited_hyperspace", False, "vary the penultimate locus to the side"),
     _p("moves", "interjection", False, "insert a locus anywhere (a move one level down, elsewhere)"),
     _p("moves", "limited_interjection", False, "insert a locus before the focus"),
     _p("moves", "excision", False, "remove a locus above the focus (a move one level up, elsewhere)"),
     _p("moves", "limited_excision", False, "remove the penultimate locus"),
-    _p("moves", "lateral_levels", [], "levels on which lateral moves are allowed (empty: every level)",
-       kind="levels"),
-    _p("moves", "reincarnation", False, "a stone on the bottom level moves to the head node in one move "
-       "(001 'Reincarnation')"),
-    _p("moves", "exit", False, "a stone may leave the board past its far end: down off the bottom level "
-       "(gravity) or up off the top level (levity)"),
-    _p("moves", "hopping", "none", "hop over one stone to the node beyond it by the same kind of move twice: "
-       "over your own, your opponents', or any stones (000 'Hopping moves')",
-       choices=("none", "own", "opponents", "any")),
+    _p(
+        "moves",
+        "lateral_levels",
+        [],
+        "levels on which lateral moves are allowed (empty: every level)",
+        kind="levels",
+    ),
+    _p(
+        "moves",
+        "reincarnation",
+        False,
+        "a stone on the bottom level moves to the head node in one move (001 'Reincarnation')",
+    ),
+    _p(
+        "moves",
+        "exit",
+        False,
+        "a stone may leave the board past its far end: down off the bottom level "
+        "(gravity) or up off the top level (levity)",
+    ),
+    _p(
+        "moves",
+        "hopping",
+        "none",
+        "hop over one stone to the node beyond it by the same kind of move twice: "
+        "over your own, your opponents', or any stones (000 'Hopping moves')",
+        choices=("none", "own", "opponents", "any"),
+    ),
     _p("moves", "hop_captures", False, "a hopped opponent's stone is captured, as in checkers"),
-    _p("moves", "chain", False, "new stones build on an unbroken chain of your own stones reaching back to where "
-       "stones enter (000 'Chain moves')"),
+    _p(
+        "moves",
+        "chain",
+        False,
+        "new stones build on an unbroken chain of your own stones reaching back to where "
+        "stones enter (000 'Chain moves')",
+    ),
     # Encounters (000 "Stymie moves", "Encounters", "hold court"; 001 "Lethal Encounters", "Gravity & Levity").
-    _p("encounters", "landing", "stymie", "moving onto an opponent's stone: not allowed (stymie), captures it "
-       "(lethal), or holds court (a die roll decides)", choices=("stymie", "lethal", "hold-court")),
-    _p("encounters", "lethal", [], "the kinds of move that may land on an opponent's stone (empty: every kind "
-       "the game allows)", kind="kinds"),
-    _p("encounters", "capture_only", [], "kinds of move made only to land on an opponent's stone", kind="kinds"),
-    _p("encounters", "captured", "out", "a captured stone leaves the game (out) or goes back to its owner's "
-       "supply (returned)", choices=("out", "returned")),
-    _p("encounters", "push", False, "entering onto an opponent's stone pushes it down a level to a node of "
-       "your choice, and any of theirs it lands on in turn; off the bottom it leaves the board (001 'push')"),
-    _p("encounters", "pop", False, "entering onto a stone pops it up to the node above, and any stone there in "
-       "turn; off the top it leaves the board (001 'pop')"),
+    _p(
+        "encounters",
+        "landing",
+        "stymie",
+        "moving onto an opponent's stone: not allowed (stymie), captures it "
+        "(lethal), or holds court (a die roll decides)",
+        choices=("stymie", "lethal", "hold-court"),
+    ),
+    _p(
+        "encounters",
+        "lethal",
+        [],
+        "the kinds of move that may land on an opponent's stone (empty: every kind the game allows)",
+        kind="kinds",
+    ),
+    _p(
+        "encounters",
+        "capture_only",
+        [],
+        "kinds of move made only to land on an opponent's stone",
+        kind="kinds",
+    ),
+    _p(
+        "encounters",
+        "captured",
+        "out",
+        "a captured stone leaves the game (out) or goes back to its owner's supply (returned)",
+        choices=("out", "returned"),
+    ),
+    _p(
+        "encounters",
+        "push",
+        False,
+        "entering onto an opponent's stone pushes it down a level to a node of "
+        "your choice, and any of theirs it lands on in turn; off the bottom it leaves the board (001 'push')",
+    ),
+    _p(
+        "encounters",
+        "pop",
+        False,
+        "entering onto a stone pops it up to the node above, and any stone there in "
+        "turn; off the top it leaves the board (001 'pop')",
+    ),
     # The goal (000 "Goal/Objective"; 001 "Multi-Level GRYB", "Big & Little Endians", "Scoring GRYB").
     _p("goal", "win", ["gryb"], "the ways to win, any of: " + ", ".join(GOALS), kind="goals"),
     _p("goal", "integrated", False, "integrated (multi-level) GRYBs count, not only covered quadrangles"),
     _p("goal", "levels", [], "levels a winning GRYB may lie on (empty: any)", kind="levels"),
-    _p("goal", "endian", "little", "GRYB points 1, 2, 4, 8 from the top (little) or from the bottom (big)",
-       choices=("little", "big")),
-    _p("goal", "capture", 0, "capture: stones to capture to win (0: all of the opponents' stones)", minimum=0,
-       maximum=400),
-    _p("goal", "race", "bottom", "race: the first stone to reach the bottom level, the top level, or a named "
-       "node wins", kind="race"),
-    _p("goal", "arrangement", [], "arrangement: sets of nodes; the first to cover one of them wins",
-       kind="node-sets"),
-    _p("goal", "connect", [], "connection: per seat, two nodes to join by a contiguous line of own stones",
-       kind="node-sets"),
+    _p(
+        "goal",
+        "endian",
+        "little",
+        "GRYB points 1, 2, 4, 8 from the top (little) or from the bottom (big)",
+        choices=("little", "big"),
+    ),
+    _p(
+        "goal",
+        "capture",
+        0,
+        "capture: stones to capture to win (0: all of the opponents' stones)",
+        minimum=0,
+        maximum=400,
+    ),
+    _p(
+        "goal",
+        "race",
+        "bottom",
+        "race: the first stone to reach the bottom level, the top level, or a named node wins",
+        kind="race",
+    ),
+    _p(
+        "goal",
+        "arrangement",
+        [],
+        "arrangement: sets of nodes; the first to cover one of them wins",
+        kind="node-sets",
+    ),
+    _p(
+        "goal",
+        "connect",
+        [],
+        "connection: per seat, two nodes to join by a contiguous line of own stones",
+        kind="node-sets",
+    ),
 )
 PARAMS: dict[str, Param] = {p.key: p for p in SCHEMA}
 SECTIONS = tuple(dict.fromkeys(p.section for p in SCHEMA))
@@ -223,7 +387,9 @@ class Rules:
     def with_values(self, changes: dict[str, Any]) -> Rules:
         """These rules with some parameters changed (a game's options), checked again as a whole."""
         data = self.as_dict() | changes
-        return _check(data, self.options, ends=False, played=self.played)  # the ranges were checked with the file
+        return _check(
+            data, self.options, ends=False, played=self.played
+        )  # the ranges were checked with the file
 
     @property
     def kinds(self) -> tuple[str, ...]:
@@ -282,8 +448,9 @@ def parse(data: dict, played: bool = False) -> Rules:
             continue
         if isinstance(value, dict):
             if key not in SECTIONS or not key:
-                raise CompositionError(f"unknown section [{key}]; sections: " +
-                                       ", ".join(f"[{s}]" for s in SECTIONS if s))
+                raise CompositionError(
+                    f"unknown section [{key}]; sections: " + ", ".join(f"[{s}]" for s in SECTIONS if s)
+                )
             for inner, v in value.items():
                 param = PARAMS.get(inner)
                 if param is None or param.section != key:
@@ -316,26 +483,42 @@ def _parse_options(table: Any) -> tuple[OptionSpec, ...]:
             raise CompositionError(f"[options] {key}: a list parameter cannot be an option")
         if spec is True:
             specs.append(OptionSpec(key))
-        elif param.kind == "int" and isinstance(spec, list) and len(spec) == 2 and \
-                all(isinstance(v, int) and not isinstance(v, bool) for v in spec) and spec[0] <= spec[1]:
+        elif (
+            param.kind == "int"
+            and isinstance(spec, list)
+            and len(spec) == 2
+            and all(isinstance(v, int) and not isinstance(v, bool) for v in spec)
+            and spec[0] <= spec[1]
+        ):
             low, high = spec
-            if (param.minimum is not None and low < param.minimum) or \
-                    (param.maximum is not None and high > param.maximum):
-                raise CompositionError(f"[options] {key}: [{low}, {high}] goes outside what {param.where} "
-                                       f"takes, {param.minimum} to {param.maximum}")
+            if (param.minimum is not None and low < param.minimum) or (
+                param.maximum is not None and high > param.maximum
+            ):
+                raise CompositionError(
+                    f"[options] {key}: [{low}, {high}] goes outside what {param.where} "
+                    f"takes, {param.minimum} to {param.maximum}"
+                )
             specs.append(OptionSpec(key, minimum=low, maximum=high))
-        elif param.kind in ("choice", "race") and isinstance(spec, list) and spec and \
-                all(isinstance(v, str) for v in spec):
+        elif (
+            param.kind in ("choice", "race")
+            and isinstance(spec, list)
+            and spec
+            and all(isinstance(v, str) for v in spec)
+        ):
             specs.append(OptionSpec(key, choices=tuple(spec)))
         else:
-            raise CompositionError(f"[options] {key}: write true, [min, max] for a number, or a list of choices")
+            raise CompositionError(
+                f"[options] {key}: write true, [min, max] for a number, or a list of choices"
+            )
     return tuple(specs)
 
 
 # -- checking ---------------------------------------------------------------------------------------
 
 
-def _check(values: dict[str, Any], options: tuple[OptionSpec, ...], ends: bool = True, played: bool = False) -> Rules:
+def _check(
+    values: dict[str, Any], options: tuple[OptionSpec, ...], ends: bool = True, played: bool = False
+) -> Rules:
     for p in SCHEMA:
         values[p.key] = _check_value(p, values[p.key])
     for spec in options:
@@ -353,7 +536,9 @@ def _check(values: dict[str, Any], options: tuple[OptionSpec, ...], ends: bool =
             try:
                 _check_together({**values, spec.key: _check_value(PARAMS[spec.key], choice)}, played)
             except CompositionError as err:
-                raise CompositionError(f"[options] {spec.key} = {choice!r} (one of its choices): {err}") from None
+                raise CompositionError(
+                    f"[options] {spec.key} = {choice!r} (one of its choices): {err}"
+                ) from None
     return Rules(tuple((k, _freeze(v)) for k, v in values.items()), options, played)
 
 
@@ -363,15 +548,19 @@ def _check_value(p: Param, value: Any) -> Any:
         if not isinstance(value, str):
             raise CompositionError(f"{where} is text, not {value!r}")
         if p.kind == "id" and not ID_PATTERN.fullmatch(value):
-            raise CompositionError(f"{where} {value!r}: 2 to 40 lowercase letters, digits and dashes, "
-                                   "starting with a letter or digit")
+            raise CompositionError(
+                f"{where} {value!r}: 2 to 40 lowercase letters, digits and dashes, "
+                "starting with a letter or digit"
+            )
         if p.key == "name" and not 1 <= len(value.strip()) <= 40:
             raise CompositionError(f"{where}: 1 to 40 characters")
         if len(value) > 400:
             raise CompositionError(f"{where} is too long (400 characters at most)")
         if bad := UNSHOWN.search(value):
-            raise CompositionError(f"{where}: no control characters, bidirectional overrides or half characters "
-                                   f"(U+{ord(bad.group()):04X} at character {bad.start() + 1})")
+            raise CompositionError(
+                f"{where}: no control characters, bidirectional overrides or half characters "
+                f"(U+{ord(bad.group()):04X} at character {bad.start() + 1})"
+            )
         return value
     if p.kind == "bool":
         if not isinstance(value, bool):
@@ -390,8 +579,11 @@ def _check_value(p: Param, value: Any) -> Any:
     if p.kind == "players":
         if isinstance(value, int) and not isinstance(value, bool):
             value = [value, value]
-        if not (isinstance(value, (list, tuple)) and len(value) == 2 and
-                all(isinstance(v, int) and not isinstance(v, bool) for v in value)):
+        if not (
+            isinstance(value, (list, tuple))
+            and len(value) == 2
+            and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+        ):
             raise CompositionError(f"players is a number or [fewest, most], not {value!r}")
         low, high = value
         if not 2 <= low <= high <= 4:
@@ -411,12 +603,16 @@ def _check_value(p: Param, value: Any) -> Any:
     if p.kind == "kinds":
         for v in value:
             if v not in KIND_NAMES:
-                raise CompositionError(f"{where}: {v!r} is not a kind of move; kinds: {', '.join(KIND_NAMES)}")
+                raise CompositionError(
+                    f"{where}: {v!r} is not a kind of move; kinds: {', '.join(KIND_NAMES)}"
+                )
         return list(dict.fromkeys(value))
     if p.kind == "presets":
         for v in value:
             if not isinstance(v, str) or v not in PRESETS:
-                raise CompositionError(f"{where}: {v!r} is not a series preset; presets: {', '.join(PRESETS)}")
+                raise CompositionError(
+                    f"{where}: {v!r} is not a series preset; presets: {', '.join(PRESETS)}"
+                )
         if len(set(value)) != len(value):
             raise CompositionError(f"{where} names a preset twice")
         return list(value)
@@ -452,28 +648,41 @@ def _check_together(v: dict[str, Any], played: bool = False) -> None:
     if v["reincarnation"] and v["headless"]:
         raise CompositionError("moves.reincarnation moves to the head node, which board.headless removes")
     if v["rolled"] and v["enter"] in ("none", "head"):
-        raise CompositionError(f"tokens.rolled: the node die cannot choose where stones enter when "
-                               f"tokens.enter = {v['enter']!r}")
+        raise CompositionError(
+            f"tokens.rolled: the node die cannot choose where stones enter when tokens.enter = {v['enter']!r}"
+        )
     if v["rolled"] and v["phase"] != "first":
-        raise CompositionError("tokens.rolled: the node die places stones in a first phase; set tokens.phase = "
-                               "'first'")
+        raise CompositionError(
+            "tokens.rolled: the node die places stones in a first phase; set tokens.phase = 'first'"
+        )
     if v["rolled"] and v["chain"]:
-        raise CompositionError("tokens.rolled and moves.chain: the die picks the node, so no chain can decide it")
+        raise CompositionError(
+            "tokens.rolled and moves.chain: the die picks the node, so no chain can decide it"
+        )
     if v["enter"] == "none" or v["stones"] == 0:
         if not v["residents"]:
-            raise CompositionError("no stone can ever be on the board: give tokens.stones and tokens.enter, or "
-                                   "tokens.residents")
+            raise CompositionError(
+                "no stone can ever be on the board: give tokens.stones and tokens.enter, or tokens.residents"
+            )
     if v["phase"] == "first" and (v["enter"] == "none" or v["stones"] == 0):
-        raise CompositionError("tokens.phase = 'first' needs stones to enter (tokens.stones and tokens.enter)")
+        raise CompositionError(
+            "tokens.phase = 'first' needs stones to enter (tokens.stones and tokens.enter)"
+        )
     if v["through"] and v["moves"] < 2:
-        raise CompositionError("turn.through needs turn.moves of 2 or more: the stone lands with the next move")
+        raise CompositionError(
+            "turn.through needs turn.moves of 2 or more: the stone lands with the next move"
+        )
     if v["through"] and v["landing"] != "stymie":
-        raise CompositionError("turn.through passes over stones, so landing on one cannot also capture it: set "
-                               "encounters.landing = 'stymie'")
+        raise CompositionError(
+            "turn.through passes over stones, so landing on one cannot also capture it: set "
+            "encounters.landing = 'stymie'"
+        )
     movers = kinds or v["reincarnation"] or v["hopping"] != "none"
     if not movers and v["phase"] == "first":
-        raise CompositionError("tokens.phase = 'first' but no kind of move is allowed: nothing could happen "
-                               "after the stones are placed")
+        raise CompositionError(
+            "tokens.phase = 'first' but no kind of move is allowed: nothing could happen "
+            "after the stones are placed"
+        )
     if v["exit"] and not (v["gravity"] or v["levity"]):
         raise CompositionError("moves.exit leaves the board down (gravity) or up (levity): allow one of them")
     if v["hop_captures"] and v["hopping"] in ("none", "own"):
@@ -482,29 +691,43 @@ def _check_together(v: dict[str, Any], played: bool = False) -> None:
     for key in ("lethal", "capture_only"):
         for kind in v[key]:
             if kind not in allowed:
-                raise CompositionError(f"encounters.{key} names {kind!r}, a kind of move the game does not allow")
+                raise CompositionError(
+                    f"encounters.{key} names {kind!r}, a kind of move the game does not allow"
+                )
     if v["capture_only"] and v["landing"] == "stymie":
-        raise CompositionError("encounters.capture_only: with landing = 'stymie' no move can land on an opponent")
+        raise CompositionError(
+            "encounters.capture_only: with landing = 'stymie' no move can land on an opponent"
+        )
     if v["lethal"] and v["landing"] == "stymie":
-        raise CompositionError("encounters.lethal names kinds of move, but landing = 'stymie' makes none lethal")
+        raise CompositionError(
+            "encounters.lethal names kinds of move, but landing = 'stymie' makes none lethal"
+        )
     if (v["push"] or v["pop"]) and v["enter"] == "none":
         raise CompositionError("encounters.push and pop happen when a stone enters: tokens.enter is 'none'")
     if v["push"] and v["pop"]:
-        raise CompositionError("encounters.push and pop together: an entering stone cannot push down and pop up")
+        raise CompositionError(
+            "encounters.push and pop together: an entering stone cannot push down and pop up"
+        )
     if v["push"] and v["enter"] == "bottom":
-        raise CompositionError("encounters.push drives stones down from where they enter; tokens.enter = "
-                               "'bottom' leaves nowhere to push them (use pop)")
+        raise CompositionError(
+            "encounters.push drives stones down from where they enter; tokens.enter = "
+            "'bottom' leaves nowhere to push them (use pop)"
+        )
     if v["pop"] and v["enter"] in ("head", "top"):
-        raise CompositionError(f"encounters.pop drives stones up from where they enter; tokens.enter = "
-                               f"{v['enter']!r} leaves nowhere to pop them (use push)")
+        raise CompositionError(
+            f"encounters.pop drives stones up from where they enter; tokens.enter = "
+            f"{v['enter']!r} leaves nowhere to pop them (use push)"
+        )
     if (v["push"] or v["pop"]) and v["rolled"]:
-        raise CompositionError("encounters.push/pop need an occupied node to enter on; the node die only "
-                               "picks free nodes")
+        raise CompositionError(
+            "encounters.push/pop need an occupied node to enter on; the node die only picks free nodes"
+        )
     # Levels below the bottom are simply not on a shallower board; a list with none on it is a contradiction.
     for key in ("lateral_levels", "levels"):
         if v[key] and min(v[key]) > depth:
-            raise CompositionError(f"{PARAMS[key].where} names only levels below the bottom of a board of "
-                                   f"depth {depth}")
+            raise CompositionError(
+                f"{PARAMS[key].where} names only levels below the bottom of a board of depth {depth}"
+            )
     if v["lateral_levels"] and not v["lateral"]:
         raise CompositionError("moves.lateral_levels limits lateral moves, but moves.lateral is false")
     if not played:
@@ -512,26 +735,40 @@ def _check_together(v: dict[str, Any], played: bool = False) -> None:
     goals = v["win"]
     if "vacate" in goals and not v["exit"]:
         raise CompositionError("goal 'vacate': stones must be able to leave the board; set moves.exit")
-    if "capture" in goals and v["landing"] == "stymie" and not v["hop_captures"] and not v["push"] \
-            and not v["pop"]:
-        raise CompositionError("goal 'capture' but nothing captures: set encounters.landing, hop_captures, "
-                               "push or pop")
+    if (
+        "capture" in goals
+        and v["landing"] == "stymie"
+        and not v["hop_captures"]
+        and not v["push"]
+        and not v["pop"]
+    ):
+        raise CompositionError(
+            "goal 'capture' but nothing captures: set encounters.landing, hop_captures, push or pop"
+        )
     if "capture" in goals and v["capture"] and v["captured"] == "out":
         # Taken stones never come back: a goal past all an opponent ever has could never be met. The fewest
         # players make the fewest opponents.
-        own = [(v["stones"] if v["enter"] != "none" else 0) + (len(v["residents"][seat]) if v["residents"] else 0)
-               for seat in range(low)]
-        fewest = min(sum(own[f] for f in range(low) if (f - seat) % (2 if v["teams"] else low))
-                     for seat in range(low))
+        own = [
+            (v["stones"] if v["enter"] != "none" else 0)
+            + (len(v["residents"][seat]) if v["residents"] else 0)
+            for seat in range(low)
+        ]
+        fewest = min(
+            sum(own[f] for f in range(low) if (f - seat) % (2 if v["teams"] else low)) for seat in range(low)
+        )
         if v["capture"] > fewest:
-            raise CompositionError(f"goal.capture = {v['capture']}, but captured stones leave the game and an "
-                                   f"opponent has only {fewest} stones to take (tokens.stones, tokens.residents): "
-                                   "ask for fewer, or set encounters.captured = 'returned'")
+            raise CompositionError(
+                f"goal.capture = {v['capture']}, but captured stones leave the game and an "
+                f"opponent has only {fewest} stones to take (tokens.stones, tokens.residents): "
+                "ask for fewer, or set encounters.captured = 'returned'"
+            )
     if "race" in goals and v["race"] not in ("top", "bottom"):
         _nodes(v, "race", [v["race"]])
     if "race" in goals and v["race"] == v["enter"]:
-        raise CompositionError(f"goal.race = {v['race']!r} is where tokens.enter brings stones in: the first stone "
-                               "entered would win; race to the other end")
+        raise CompositionError(
+            f"goal.race = {v['race']!r} is where tokens.enter brings stones in: the first stone "
+            "entered would win; race to the other end"
+        )
     if "arrangement" in goals and not v["arrangement"]:
         raise CompositionError("goal 'arrangement' needs goal.arrangement: the sets of nodes to cover")
     if v["arrangement"]:
@@ -540,38 +777,49 @@ def _check_together(v: dict[str, Any], played: bool = False) -> None:
                 raise CompositionError("goal.arrangement: each set names one or more different nodes")
     if "connection" in goals:
         if len(v["connect"]) < high or any(len(pair) != 2 for pair in v["connect"]):
-            raise CompositionError(f"goal 'connection' needs goal.connect: two nodes for each of the {high} seats")
+            raise CompositionError(
+                f"goal 'connection' needs goal.connect: two nodes for each of the {high} seats"
+            )
     for pair in v["connect"]:
         _nodes(v, "connect", pair)
     if not movers and v["enter"] == "none":
         raise CompositionError("nothing can ever happen: no stones enter and none can move")
     if v["residents"]:
         if len(v["residents"]) != high:
-            raise CompositionError(f"tokens.residents: one list of nodes for each of the {high} seats, not "
-                                   f"{len(v['residents'])}")
+            raise CompositionError(
+                f"tokens.residents: one list of nodes for each of the {high} seats, not {len(v['residents'])}"
+            )
         seen: dict[int, int] = {}
         for seat, names in enumerate(v["residents"][:high]):
             for n in _nodes(v, "residents", names):
                 if n in seen:
-                    raise CompositionError(f"tokens.residents: {nd.name(n)} is given to seat {seen[n] + 1} and "
-                                           f"seat {seat + 1}")
+                    raise CompositionError(
+                        f"tokens.residents: {nd.name(n)} is given to seat {seen[n] + 1} and seat {seat + 1}"
+                    )
                 seen[n] = seat
         if v["connect"]:
             for seat, pair in enumerate(v["connect"][:high]):
                 for n in _nodes(v, "connect", pair):
                     if seen.get(n, seat) != seat:
-                        raise CompositionError(f"goal.connect: seat {seat + 1}'s endpoint {nd.name(n)} holds "
-                                               f"a resident of seat {seen[n] + 1}")
+                        raise CompositionError(
+                            f"goal.connect: seat {seat + 1}'s endpoint {nd.name(n)} holds "
+                            f"a resident of seat {seen[n] + 1}"
+                        )
     if v["phase"] == "first" and (v["rolled"] or not (v["through"] or v["push"] or v["pop"])):
         # Every stone enters before any moves, so every one needs a free node where stones enter.
         ends = ((0, "head"), (1, "top"), (depth, "bottom"))
-        entry = [n for n in nd.nodes(depth, v["headless"])
-                 if v["enter"] == "anywhere" or (nd.LEVEL[n], v["enter"]) in ends]
+        entry = [
+            n
+            for n in nd.nodes(depth, v["headless"])
+            if v["enter"] == "anywhere" or (nd.LEVEL[n], v["enter"]) in ends
+        ]
         room = len(set(entry) - {n for names in v["residents"][:high] for n in _nodes(v, "residents", names)})
         if v["stones"] * high > room:
-            raise CompositionError(f"tokens.phase = 'first' enters every stone before any moves, but {high} players' "
-                                   f"tokens.stones = {v['stones']} need {v['stones'] * high} free nodes and "
-                                   f"tokens.enter = {v['enter']!r} has {room}")
+            raise CompositionError(
+                f"tokens.phase = 'first' enters every stone before any moves, but {high} players' "
+                f"tokens.stones = {v['stones']} need {v['stones'] * high} free nodes and "
+                f"tokens.enter = {v['enter']!r} has {room}"
+            )
     if v["levels"] and "gryb" not in goals:
         raise CompositionError("goal.levels limits GRYBs, but 'gryb' is not among goal.win")
 
@@ -583,27 +831,45 @@ def _check_dead(v: dict[str, Any], kinds: list[str]) -> None:
     ranges, is checked (a Super Giant board's tables are megabytes)."""
     if v["hopping"] != "none" and not any(_repeats(v, kind) for kind in kinds):
         allowed = ", ".join(k for k, kind in MOVE_KEYS.items() if v[k]) or "none"
-        raise CompositionError(f"moves.hopping = {v['hopping']!r} hops by the same kind of move twice, but no kind "
-                               f"of move the game allows goes twice on this board (moves allowed: {allowed})")
+        raise CompositionError(
+            f"moves.hopping = {v['hopping']!r} hops by the same kind of move twice, but no kind "
+            f"of move the game allows goes twice on this board (moves allowed: {allowed})"
+        )
     if v["colour_of"] == "source" and v["die"] != "colour":
-        raise CompositionError("turn.colour_of = 'source' makes the colour rolled the node moved from, but "
-                               "turn.die = 'none' rolls no colour: set turn.die = 'colour'")
+        raise CompositionError(
+            "turn.colour_of = 'source' makes the colour rolled the node moved from, but "
+            "turn.die = 'none' rolls no colour: set turn.die = 'colour'"
+        )
     if v["reincarnation"] and not _reaches_bottom(v, kinds):
-        raise CompositionError("moves.reincarnation moves a stone from the bottom level, but no stone can ever get "
-                               "there: moves.gravity is false, and no other move, tokens.enter, tokens.residents or "
-                               "encounters.push brings one down")
+        raise CompositionError(
+            "moves.reincarnation moves a stone from the bottom level, but no stone can ever get "
+            "there: moves.gravity is false, and no other move, tokens.enter, tokens.residents or "
+            "encounters.push brings one down"
+        )
     goals = v["win"]
-    unused = [(key, goal) for key, goal in (("integrated", "gryb"), ("endian", "gryb"), ("capture", "capture"),
-                                            ("race", "race"), ("arrangement", "arrangement"),
-                                            ("connect", "connection"))
-              if v[key] != PARAMS[key].default and goal not in goals]
+    unused = [
+        (key, goal)
+        for key, goal in (
+            ("integrated", "gryb"),
+            ("endian", "gryb"),
+            ("capture", "capture"),
+            ("race", "race"),
+            ("arrangement", "arrangement"),
+            ("connect", "connection"),
+        )
+        if v[key] != PARAMS[key].default and goal not in goals
+    ]
     if unused:
         key, goal = unused[0]
-        raise CompositionError(f"goal.{key} is set, but {goal!r} is not among goal.win: it would change nothing")
+        raise CompositionError(
+            f"goal.{key} is set, but {goal!r} is not among goal.win: it would change nothing"
+        )
     captures = v["landing"] != "stymie" or v["hop_captures"] or v["push"] or v["pop"]
     if v["captured"] == "returned" and not captures:
-        raise CompositionError("encounters.captured = 'returned' gives captured stones back, but nothing captures: "
-                               "encounters.landing is 'stymie' and no hop_captures, push or pop")
+        raise CompositionError(
+            "encounters.captured = 'returned' gives captured stones back, but nothing captures: "
+            "encounters.landing is 'stymie' and no hop_captures, push or pop"
+        )
 
 
 def _repeats(v: dict[str, Any], kind: str) -> bool:
@@ -667,8 +933,14 @@ def to_data(rules: Rules) -> dict:
         else:
             data[p.key] = value
     if rules.options:
-        data["options"] = {s.key: [s.minimum, s.maximum] if s.minimum is not None else
-                           list(s.choices) if s.choices is not None else True for s in rules.options}
+        data["options"] = {
+            s.key: [s.minimum, s.maximum]
+            if s.minimum is not None
+            else list(s.choices)
+            if s.choices is not None
+            else True
+            for s in rules.options
+        }
     return data
 
 
@@ -702,7 +974,9 @@ class Library:
 
     def path(self, game_id: str) -> Path:
         if not ID_PATTERN.fullmatch(game_id):
-            raise CompositionError(f"no composition {game_id!r}: ids are lowercase letters, digits and dashes")
+            raise CompositionError(
+                f"no composition {game_id!r}: ids are lowercase letters, digits and dashes"
+            )
         return self.folder / f"{game_id}.toml"
 
     def ids(self) -> list[str]:
@@ -711,7 +985,9 @@ class Library:
     def get(self, game_id: str) -> Rules:
         path = self.path(game_id)
         if not path.is_file():
-            raise CompositionError(f"no saved composition {game_id!r}; saved: {', '.join(self.ids()) or 'none'}")
+            raise CompositionError(
+                f"no saved composition {game_id!r}; saved: {', '.join(self.ids()) or 'none'}"
+            )
         return self.read(path)
 
     @staticmethod
@@ -720,15 +996,19 @@ class Library:
         under another name would be listed, installed and deleted under two different names)."""
         rules = load(path)
         if rules.id != path.stem:
-            raise CompositionError(f"{path.name} holds the composition {rules.id!r}: a saved composition's file "
-                                   f"is named by its id ({rules.id}.toml)")
+            raise CompositionError(
+                f"{path.name} holds the composition {rules.id!r}: a saved composition's file "
+                f"is named by its id ({rules.id}.toml)"
+            )
         return rules
 
     def save(self, rules: Rules, replace: bool = False) -> Path:
         path = self.path(rules.id)
         if path.exists() and not replace:
-            raise CompositionError(f"a composition {rules.id!r} is already saved: to replace it, import with "
-                                   "--replace (on the page, tick Replace)")
+            raise CompositionError(
+                f"a composition {rules.id!r} is already saved: to replace it, import with "
+                "--replace (on the page, tick Replace)"
+            )
         self.folder.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".tmp")
         with open(tmp, "w", encoding="utf-8") as f:

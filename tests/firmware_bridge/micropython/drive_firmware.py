@@ -54,11 +54,16 @@ for mode in (DEFERRED, EAGER):
         fw.tick(t)
     fw.tick(600)
     # Host commands split anywhere, with garbage between them.
-    host = (b"\x05\x01garbage\x00" + protocol.get_snapshot(7) + protocol.get_hello(1)
-            + protocol.configure(10, EAGER, 2000, 250, tag=3) + protocol.configure(99, EAGER, 2000, 0, tag=4)
-            + protocol.ping(9))
+    host = (
+        b"\x05\x01garbage\x00"
+        + protocol.get_snapshot(7)
+        + protocol.get_hello(1)
+        + protocol.configure(10, EAGER, 2000, 250, tag=3)
+        + protocol.configure(99, EAGER, 2000, 0, tag=4)
+        + protocol.ping(9)
+    )
     for i in range(0, len(host), 5):
-        fw.receive(host[i:i + 5], 700)
+        fw.receive(host[i : i + 5], 700)
     keys.state[0] = 3
     fw.tick(701)
     fw.tick(702)
