@@ -61,6 +61,7 @@ from companion.games.engine import find  # noqa: E402
 from companion.service import config as config_mod  # noqa: E402
 from companion.service.store import ACTION, Store  # noqa: E402
 from companion.session.renderer import DIE_SECONDS  # noqa: E402
+from companion.service import commands as c
 
 PACE = 0.15  # seconds between a player's presses, quick ones
 
@@ -150,17 +151,17 @@ class Finger:
 
     def chores(self) -> dict:
         """Lift and put down what the board asks for; the snapshot after."""
-        snapshot = self.runtime.call("snapshot")
+        snapshot = self.runtime.call(c.Snapshot())
         while snapshot["table"]["chores"]:
             self.press(snapshot["table"]["chores"][0]["node"])
-            snapshot = self.runtime.call("snapshot")
+            snapshot = self.runtime.call(c.Snapshot())
         return snapshot
 
 
 def pick_up_and_put_down(finger: Finger, presses: int) -> Samples:
     """'Drangles: a stone on the head node, pressed again and again (selected, put down): nothing stored."""
     samples = Samples()
-    finger.runtime.call("new_game", "drangles", 2, {})
+    finger.runtime.call(c.NewGame("drangles", 2, {}))
     finger.press("0")
     for i in range(presses):
         # at a quick player's pace, landing at different points of the animation (presses 0.04-0.06 s apart,
@@ -172,13 +173,13 @@ def pick_up_and_put_down(finger: Finger, presses: int) -> Samples:
 def placements(finger: Finger, count: int, rng: random.Random) -> Samples:
     """25 Men's GRYB: a placement on a free node, each stored; a GRYB's removal pressed, not timed."""
     samples = Samples()
-    finger.runtime.call("new_game", "25-mens-gryb", 2, {})
+    finger.runtime.call(c.NewGame("25-mens-gryb", 2, {}))
     while len(samples.frame) < count:
         snapshot = finger.chores()
         legal = snapshot["legal"]
         places = [a for a in legal if "-" not in a and not a.startswith("x") and a != "pass"]
         if snapshot["state"].get("over") or not legal or (not places and not legal[0].startswith("x")):
-            finger.runtime.call("new_game", "25-mens-gryb", 2, {})  # every man placed: a new game
+            finger.runtime.call(c.NewGame("25-mens-gryb", 2, {}))  # every man placed: a new game
         elif not places:
             finger.press(legal[0][1:])  # a removal the GRYB just formed asks for
         else:
@@ -189,14 +190,14 @@ def placements(finger: Finger, count: int, rng: random.Random) -> Samples:
 def moves_after_a_roll(finger: Finger, count: int, rng: random.Random) -> Samples:
     """EZ GRYB: ROLL, then a move onto the colour rolled: its stone pressed, then its target (timed)."""
     samples = Samples()
-    finger.runtime.call("new_game", "ez-gryb", 2, {})
+    finger.runtime.call(c.NewGame("ez-gryb", 2, {}))
     while len(samples.frame) < count:
         snapshot = finger.chores()
         legal = snapshot["legal"]
         if snapshot["state"].get("over") or not legal:
-            finger.runtime.call("new_game", "ez-gryb", 2, {})
+            finger.runtime.call(c.NewGame("ez-gryb", 2, {}))
         elif legal[0].startswith("roll:"):
-            finger.runtime.call("roll")
+            finger.runtime.call(c.Roll())
             time.sleep(DIE_SECONDS + 0.05)  # the player reads the colour once the die has settled
         elif moves := [a for a in legal if "-" in a and "," not in a]:
             source, target = rng.choice(moves).split("-")

@@ -11,7 +11,7 @@ the longest rules page, Now playing on the boards of depth 4, 5 and 6; tests/web
 each under 150 KB). A change reaching an open page is timed two ways, each to the event carrying it
 arriving on an SSE client reading a real socket: from a node pressed on the board (the emulated Pico's key
 matrix: its firmware, the pty, the serial bridge, the runtime), and from just before
-``runtime.call("press", node)`` (the runtime and the feed alone). First render uses Playwright's navigation
+``runtime.call(c.Press(node))`` (the runtime and the feed alone). First render uses Playwright's navigation
 timing when /usr/bin/chromium is there.
 """
 
@@ -33,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from companion.assembly import Companion  # noqa: E402
 from companion.service import config as config_mod  # noqa: E402
+from companion.service import commands as c
 from web.testing import WEIGHT_LIMIT, LoadedDie, every_page_weight, page_weight  # noqa: E402
 
 
@@ -77,7 +78,7 @@ def sse_latency(runtime, port: int, changes: int, press) -> list[float]:
     """Ms from ``press("0")`` to the event of the change it makes on the feed, ``changes`` times."""
     feed = Feed(port)
     feed.next_snapshot()
-    runtime.call("new_game", "drangles", 2, {"stones": 400, "turn_limit": 100000})
+    runtime.call(c.NewGame("drangles", 2, {"stones": 400, "turn_limit": 100000}))
     while feed.next_snapshot()["game"]["id"] != "drangles":
         pass
     times = []
@@ -160,7 +161,7 @@ def main() -> None:
             renders = first_render(base)
             pages = every_page_weight(runtime, fetcher(base))
             board = sse_latency(runtime, port, args.changes, on_the_board(companion.node_input))
-            latency = sse_latency(runtime, port, args.changes, lambda node: runtime.call("press", node))
+            latency = sse_latency(runtime, port, args.changes, lambda node: runtime.call(c.Press(node)))
         finally:
             companion.stop()
     print("| measure | value | target |")

@@ -27,6 +27,7 @@ from companion.games.composed import interpreter as composed
 from companion.games.die import Die
 from companion.rules import node as nd
 from companion.service import notify
+from companion.service import commands as c
 from companion.service import runtime as runtime_mod
 from companion.service.config import Config
 from companion.service.runtime import Runtime
@@ -136,17 +137,17 @@ class Companion:
             )
             self.runtime.start()
             submit = self.runtime.submit
-            self.panel.when_roll = lambda: submit("roll")
-            self.panel.when_ok = lambda: submit("ok")
-            self.panel.when_undo = lambda: submit("undo")
-            self.panel.when_menu = lambda: submit("menu")
+            self.panel.when_roll = lambda: submit(c.Roll())
+            self.panel.when_ok = lambda: submit(c.Ok())
+            self.panel.when_undo = lambda: submit(c.Undo())
+            self.panel.when_menu = lambda: submit(c.Menu())
             self.node_input = open_node_input(config.serial.url)
             self.node_input.when_event = self._node_event
             self._selftest = Run(
                 self.surface,
                 self.node_input,
                 [nd.name(n) for n in nd.nodes()],
-                on_end=lambda: self.runtime.submit("tick"),
+                on_end=lambda: self.runtime.submit(c.Tick()),
             )  # the game's picture again
             self._serve()
             self._link_watch = threading.Thread(target=self._watch_link, name="gryb-link-led", daemon=True)
@@ -186,16 +187,14 @@ class Companion:
             return
         if self.selftest_running:
             return  # the self-test has the LEDs
-        night = runtime.effects.night
-        surface.brightness = (
-            min(runtime.brightness, self.config.leds.night_brightness) if night else runtime.brightness
-        )
-        if surface.budget_ma != runtime.budget_ma:
+        settings = runtime.settings
+        surface.brightness = settings.shown_brightness()
+        if surface.budget_ma != settings.budget_ma:
             try:
-                surface.budget_ma = runtime.budget_ma
+                surface.budget_ma = settings.budget_ma
             except ValueError as err:  # below what this layout draws doing nothing: keep the old budget
                 log.warning("LED budget not applied: %s", err)
-                runtime.budget_ma = surface.budget_ma
+                settings.budget_ma = surface.budget_ma
         # A Giant board's nodes are not the cloth's: it shows only whose turn and the die (on_cloth()), and a
         # pairing code, which is the cloth's own (a phone must pair to play a game only a phone can show).
         nodes = picture.nodes if runtime.on_cloth() else picture.code
@@ -209,8 +208,8 @@ class Companion:
         runtime = self.runtime
         if self.selftest_running:
             return  # the board is the self-test's from its LED sweep on, before it takes the presses itself
-        if runtime is not None:
-            runtime.submit("cloth" if event.pressed else "release", event.node)
+        if runtime is not None and event.pressed:
+            runtime.submit(c.ClothPress(event.node))
 
     def start_selftest(self, timeout: float = SELFTEST_SECONDS) -> bool:
         """Run the self-test (LED sweep, every node pressed, link) on its own thread; False if one runs.

@@ -6,8 +6,9 @@ from flask import Blueprint, Response, jsonify, render_template
 
 from companion.games.composed import schema as composition
 from companion.games.engine import catalogue
-from web.play import _call
-from web.security import body, paired, refuse, web
+from companion.service import commands as c
+from web.api import body, call, command, refuse, web
+from web.security import paired
 
 bp = Blueprint("compose", __name__)
 
@@ -68,11 +69,7 @@ def export(game_id: str):
 @bp.post("/api/compositions")
 @paired
 def save():
-    data = body("text", "format", "replace")
-    text, fmt, replace = data.get("text"), data.get("format", "toml"), data.get("replace", False)
-    if not isinstance(text, str) or fmt not in ("toml", "json") or not isinstance(replace, bool):
-        refuse(400, 'send {"text": the composition, "format": "toml" or "json", "replace": false}')
-    return jsonify(ok=True, game=_call("compose", text, fmt, replace))
+    return jsonify(ok=True, game=call(command(c.Compose)))
 
 
 @bp.post("/api/compositions/<game_id>/delete")
@@ -81,5 +78,5 @@ def delete(game_id: str):
     body()
     if game_id not in web().runtime.library.ids():  # the companion's own included: they are not saved files
         refuse(404, f"no saved composition {game_id!r}")
-    _call("forget_composition", game_id)
+    call(c.ForgetComposition(game_id))
     return jsonify(ok=True)

@@ -22,8 +22,7 @@ import time
 
 from flask import Blueprint, Response, current_app, request
 
-from web.play import compact
-from web.security import refuse, web
+from web.api import compact, refuse, web
 
 bp = Blueprint("events", __name__)
 

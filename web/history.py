@@ -26,7 +26,7 @@ from companion.session.record import GameRecord
 from companion.session.seating import HUMAN, by_player, by_seat, seating
 from web.board import board_svg
 from web.replays import position
-from web.security import refuse, web
+from web.api import refuse, web
 
 bp = Blueprint("history", __name__)
 

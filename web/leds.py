@@ -23,8 +23,7 @@ import secrets
 from flask import Blueprint, current_app, jsonify, request
 
 from companion.rules import node as nd
-from web.pairing import board_here
-from web.security import refuse, web
+from web.api import board_here, refuse, web
 
 bp = Blueprint("leds", __name__)
 

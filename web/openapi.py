@@ -13,22 +13,16 @@ import tomllib
 
 from flask import Blueprint, jsonify
 
-from companion.ai import LEVELS
 from companion.games.composed import schema as composition
 from companion.games.engine import catalogue
-from companion.games.series import METHODS, PRESETS
-from companion.service.config import TIME_SCALES
-from companion.session.seating import SEATS
+from companion.games.series import PRESETS
+from companion.service import commands as c
+from companion.service import settings
+from companion.service.config import Config
 from web.compose import EXAMPLE
 
 bp = Blueprint("openapi", __name__)
 
-NODE = {
-    "type": "string",
-    "pattern": "^(0|[GRYB]{1,6})$",
-    "maxLength": 6,
-    "description": "a node in the manuals' notation: 0 for the head node, else the colours of its path",
-}
 ERROR = {"type": "object", "required": ["error"], "properties": {"error": {"type": "string"}}}
 STATE = {
     "type": "object",
@@ -77,38 +71,8 @@ STATE = {
         "feedback": {"type": ["object", "null"]},
     },
 }
-CHANGEABLE = {
-    "brightness": {"type": "number", "minimum": 0, "maximum": 1},
-    "night": {"type": "boolean"},
-    "sounds": {"type": "boolean"},
-    "die": {
-        "enum": ["electronic", "physical"],
-        "description": "electronic: the companion rolls; physical: you roll a GRYB die and enter it",
-    },
-    "time_scale": {
-        "type": "number",
-        "minimum": TIME_SCALES[0],
-        "maximum": TIME_SCALES[1],
-        "description": "multiplies the computer players' thinking time (easy 0.05 s, "
-        "medium 0.12 s, hard 0.25 s a move on a desktop core; about 8 "
-        "on a Raspberry Pi Zero 2 W plays as strong)",
-    },
-    "budget_ma": {
-        "type": "integer",
-        "minimum": 1100,
-        "maximum": 60000,
-        "description": "the LED power supply's current budget in mA",
-    },
-    "colours": {
-        "type": "array",
-        "minItems": 4,
-        "maxItems": 4,
-        "items": {"type": "string", "pattern": "^#[0-9A-Fa-f]{6}$"},
-        "description": "the four players' stone colours (player 1 first): apart from each "
-        "other and the board's",
-    },
-}
-SETTINGS = {"type": "object", "properties": CHANGEABLE | {"menu": {"type": "boolean"}}}
+CHANGEABLE = settings.schema(Config().leds.least_budget_ma())  # for the default layout
+SETTINGS = {"type": "object", "properties": CHANGEABLE["properties"] | {"menu": {"type": "boolean"}}}
 FEEDBACK = {
     "type": "object",
     "required": ["ok", "message"],
@@ -142,21 +106,6 @@ STATUS = {
         },
     },
 }
-# The game a press, move or button is meant for: refused (400) when a new game has begun since.
-GAME = {
-    "type": "integer",
-    "description": "the id of the game the page shows (state.game_id): the command is "
-    "refused if a new game has begun since",
-}
-IN_GAME = {"type": "object", "additionalProperties": False, "properties": {"game": GAME}}
-PLY = {
-    "type": "integer",
-    "minimum": 0,
-    "description": "the number of actions of the position the page shows "
-    "(the snapshot's ply): the command is refused (400, nothing done) when the game has moved on since, "
-    "so two phones tapping UNDO at once take back one move, not two",
-}
-AT_PLY = {"type": "object", "additionalProperties": False, "properties": {"game": GAME, "ply": PLY}}
 
 
 def _json(schema: dict) -> dict:
@@ -202,85 +151,17 @@ def _get(summary: str, schema: dict, *errors: int, params: list | None = None) -
 GAME_ID = {"name": "game_id", "in": "path", "required": True, "schema": {"type": "integer", "minimum": 0}}
 COMPOSITION_ID = {"type": "string", "pattern": f"^{composition.ID_PATTERN.pattern}$", "maxLength": 40}
 COMPOSED_ID = {"name": "game_id", "in": "path", "required": True, "schema": COMPOSITION_ID}
-NAMES = "the players' names, player 1 first (a longer one keeps its first 24 characters)"
-SEATS_SAY = (
-    "who each player is: a person, or the computer at a level (one per player). Player 1 begins, unless "
-    "the game goes on with a series: then the player after the one who began the last game does"
-)
-SERIES = {
-    "oneOf": [
-        {"type": "null"},
-        {"const": "continue"},
-        {
-            "type": "object",
-            "required": ["method", "target"],
-            "properties": {
-                "method": {"enum": list(METHODS)},
-                "target": {"type": "integer", "minimum": 1, "maximum": 10000},
-            },
-        },
-    ],
-    "description": 'null: just this game (a series being played ends); "continue": the game goes on with '
-    "the series being played (not over, as many players); a method and target: a new series",
-}
 
 
-def _option(option: dict) -> dict:
-    """A game's option as the form sends it: its default's type, with its range or its choices."""
-    default = option["default"]
-    if option.get("choices"):
-        return {"enum": list(option["choices"]), "default": default}
-    if isinstance(default, bool):
-        return {"type": "boolean", "default": default}
-    if isinstance(default, int):
-        return {"type": "integer", "default": default} | {
-            key: option[key] for key in ("minimum", "maximum") if option.get(key) is not None
-        }
-    return {"type": "string", "maxLength": 100, "default": default}
-
-
-def new_game(games: list[dict]) -> dict:
+def new_game(games) -> dict:
     """POST /api/games/new's body: one schema for each game of the catalogue and each number of players it
-    takes (the game by its id, its own options, one seat a player and no more names than players); the
-    number of players may be left out for the fewest."""
-    variants = []
-    for game in games:
-        options = {
-            "type": "object",
-            "additionalProperties": False,
-            "properties": {o["name"]: _option(o) for o in game["options"]},
-        }
-        low, high = game["players"]["min"], game["players"]["max"]
-        for players in range(low, high + 1):
-            variants.append(
-                {
-                    "type": "object",
-                    "additionalProperties": False,
-                    "required": ["game"] if players == low else ["game", "players"],
-                    "properties": {
-                        "game": {"const": game["id"]},
-                        "players": {"const": players},
-                        "options": options,
-                        "names": {
-                            "type": "array",
-                            "maxItems": players,
-                            "items": {"type": "string", "maxLength": 24},
-                        },
-                        "seats": {
-                            "type": "array",
-                            "minItems": players,
-                            "maxItems": players,
-                            "items": {"enum": list(SEATS)},
-                        },
-                        "series": {"$ref": "#/components/schemas/Series"},
-                    },
-                }
-            )
-    return {
-        "description": f"a game id from /api/games and how it is set up. names: {NAMES}; seats: {SEATS_SAY}; "
-        "series: as Series says",
-        "oneOf": variants,
-    }
+    takes (commands.new_game_schema); the number of players may be left out for the fewest."""
+    variants = [
+        c.new_game_schema(cls, players)
+        for cls in games
+        for players in range(cls.min_players, cls.max_players + 1)
+    ]
+    return {"description": c.NewGame.__doc__, "oneOf": variants}
 
 
 # What a composition's text may not hold (composition.UNSHOWN: control characters, bidirectional marks), as
@@ -409,8 +290,8 @@ DOCUMENT = {
             "Settings": SETTINGS,
             "Feedback": FEEDBACK,
             "Empty": EMPTY,
-            "NewGame": new_game([cls.describe() for cls in catalogue()]),
-            "Series": SERIES,
+            "NewGame": new_game(catalogue()),
+            "Series": c.SERIES,
             "Composition": _composition(),
         },
     },
@@ -442,21 +323,18 @@ DOCUMENT = {
         "/api/press": _command(
             "press a node (on the simulator: through the emulated MCU; the outcome "
             "arrives on the feed and state is null)",
-            {
-                "type": "object",
-                "required": ["node"],
-                "additionalProperties": False,
-                "properties": {"node": NODE, "game": GAME},
-            },
+            c.Press.schema(),
             {"$ref": "#/components/schemas/Feedback"},
         ),
-        "/api/roll": _command("the ROLL button", IN_GAME, {"$ref": "#/components/schemas/Feedback"}),
-        "/api/ok": _command("the OK / END TURN button", AT_PLY, {"$ref": "#/components/schemas/Feedback"}),
-        "/api/undo": _command("the UNDO button", AT_PLY, {"$ref": "#/components/schemas/Feedback"}),
+        "/api/roll": _command("the ROLL button", c.Roll.schema(), {"$ref": "#/components/schemas/Feedback"}),
+        "/api/ok": _command(
+            "the OK / END TURN button", c.Ok.schema(), {"$ref": "#/components/schemas/Feedback"}
+        ),
+        "/api/undo": _command("the UNDO button", c.Undo.schema(), {"$ref": "#/components/schemas/Feedback"}),
         "/api/again": _command(
             "Play again: once a game is over, the same game begun by the next player along "
             "(OK at a game's end does the same)",
-            IN_GAME,
+            c.Again.schema(),
             {"$ref": "#/components/schemas/Feedback"},
         ),
         "/api/selftest": _command(
@@ -480,28 +358,14 @@ DOCUMENT = {
         ),
         "/api/act": _command(
             "an action in the notation (docs/notation.md), e.g. 0-G",
-            {
-                "type": "object",
-                "required": ["action"],
-                "additionalProperties": False,
-                "properties": {"action": {"type": "string", "minLength": 1, "maxLength": 200}, "game": GAME},
-            },
+            c.Act.schema(),
             {"$ref": "#/components/schemas/Feedback"},
         ),
         "/api/seat": _command(
             "hand a seat over during the game: to the computer at a level, or back to a person "
             "(seat as in state.seats; game, the game's id, refuses a change meant for a game "
             "since replaced)",
-            {
-                "type": "object",
-                "required": ["seat", "kind"],
-                "additionalProperties": False,
-                "properties": {
-                    "seat": {"type": "integer", "minimum": 0, "maximum": 3},
-                    "kind": {"type": "string", "enum": ["human", *LEVELS]},
-                    "game": GAME,
-                },
-            },
+            c.Seat.schema() | {"properties": c.Seat.BODY | {"seat": c.Seat.BODY["seat"] | {"maximum": 3}}},
             {"$ref": "#/components/schemas/Feedback"},
         ),
         "/api/games": _get(
@@ -569,7 +433,7 @@ DOCUMENT = {
         "/api/settings": _get("settings and hardware status", {"type": "object"})
         | _command(
             "change settings (all or none: a refused request changes nothing)",
-            {"type": "object", "minProperties": 1, "additionalProperties": False, "properties": CHANGEABLE},
+            CHANGEABLE,
             {
                 "type": "object",
                 "properties": {
@@ -605,7 +469,7 @@ DOCUMENT = {
                     },
                     "withheld": {
                         "type": "array",
-                        "items": NODE,
+                        "items": c.NODE,
                         "description": "nodes not told: a pairing code is on the board",
                     },
                 },
@@ -705,9 +569,7 @@ DOCUMENT = {
 def served() -> dict:
     """The document as served now: a composition saved since the start has joined the catalogue, so the games
     a new game may name are the catalogue's as it stands."""
-    schemas = DOCUMENT["components"]["schemas"] | {
-        "NewGame": new_game([cls.describe() for cls in catalogue()])
-    }
+    schemas = DOCUMENT["components"]["schemas"] | {"NewGame": new_game(catalogue())}
     return DOCUMENT | {"components": DOCUMENT["components"] | {"schemas": schemas}}
 
 

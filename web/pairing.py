@@ -1,6 +1,6 @@
 """Pairing a phone: a random four-colour code shown on the board, typed on the phone.
 
-POST /api/pair/start shows a fresh code on the board LEDs (``runtime.call("show_code", code)``);
+POST /api/pair/start shows a fresh code on the board LEDs (``runtime.call(ShowCode(code))``);
 whoever can see the board types it, POST /api/pair {"code": "GRYB"} sets a signed session cookie
 carrying a CSRF token. The code is single-use, lives two minutes, dies after three wrong guesses,
 and never reaches a log, a response or the change feed. Asking while a code is shown keeps that code
@@ -21,7 +21,6 @@ simulator by reading the code off the laptop's screen.
 from __future__ import annotations
 
 import hmac
-import ipaddress
 import logging
 import secrets
 import threading
@@ -30,7 +29,9 @@ from collections import deque
 
 from flask import Blueprint, current_app, jsonify, request, session
 
-from web.security import body, csrf_token, is_paired, paired, refuse, web
+from companion.service.commands import ShowCode
+from web.api import body, board_here, refuse, web
+from web.security import csrf_token, is_paired, paired
 
 bp = Blueprint("pairing", __name__)
 log = logging.getLogger(__name__)
@@ -72,7 +73,7 @@ class PairingCode:
             self._timer = threading.Timer(CODE_SECONDS, self._expire, args=(code,))
             self._timer.daemon = True
             self._timer.start()
-        self.runtime.call("show_code", code, timeout=5)
+        self.runtime.call(ShowCode(code), timeout=5)
         return code
 
     def shown(self) -> str | None:
@@ -115,7 +116,7 @@ class PairingCode:
 
     def _hide(self) -> None:
         try:
-            self.runtime.call("show_code", None, timeout=5)
+            self.runtime.call(ShowCode(None), timeout=5)
         except Exception:  # the board keeps the code a little longer; the code is dead anyway
             log.warning("could not hide the pairing code")
 
@@ -134,13 +135,6 @@ def _limit(what: str) -> None:
     key = f"{what} {request.remote_addr or '?'}"
     if not limiter.allow(key):
         refuse(429, f"too many {what}: wait a minute", **{"Retry-After": str(limiter.retry_after(key))})
-
-
-def _loopback() -> bool:
-    try:
-        return ipaddress.ip_address(request.remote_addr or "").is_loopback
-    except ValueError:
-        return False
 
 
 @bp.get("/api/session")
@@ -166,11 +160,6 @@ def pair_start():
     if board_here():
         answer["code"] = code  # the page is the board here (see the module docstring)
     return jsonify(answer)
-
-
-def board_here() -> bool:
-    """Whether this request's page is the board: the simulator, seen from the laptop it runs on."""
-    return web().sim_input is not None and _loopback()
 
 
 @bp.get("/api/pair/shown")

@@ -18,9 +18,7 @@ from __future__ import annotations
 import functools
 import hmac
 import ipaddress
-import json
 import os
-import re
 import secrets
 import threading
 import time
@@ -31,13 +29,9 @@ from pathlib import Path
 from flask import Flask, current_app, jsonify, render_template, request, session
 from werkzeug.exceptions import HTTPException
 
-MAX_BODY = 16 * 1024
+from web.api import MAX_BODY, ApiError, board_here, refuse, short, web
+
 BACKSTOP = 4 * MAX_BODY  # waitress' own limit (a text/plain 413): past it the app never sees the body
-MAX_NESTING = 32  # arrays and objects in a body; the page sends two levels
-QUOTE = 40  # a longer word in an error message (user text quoted back) keeps its first 20 characters
-MAX_MESSAGE = 400  # room for the longest reason (a composition section listing its parameters)
-TOO_DEEP = f"the body is not valid JSON here: nested more than {MAX_NESTING} deep"
-HALF = "the body is not valid JSON here: it holds half a character (a lone surrogate such as \\ud800)"
 SESSION_HOURS = 12
 SECRET_FILE = "web-secret.key"
 EPOCH_FILE = "web-pairing.epoch"
@@ -119,68 +113,6 @@ class RateLimit:
             if not hits:
                 return 0
             return max(1, int(self.window - (self.clock() - hits[0])) + 1)
-
-
-class ApiError(Exception):
-    def __init__(self, status: int, message: str, headers: dict | None = None):
-        super().__init__(message)
-        self.status, self.message, self.headers = status, message, headers or {}
-
-
-def refuse(status: int, message: str, **headers):
-    raise ApiError(status, message, headers)
-
-
-def short(message: str) -> str:
-    """An error message fit to send back: each overlong word (say a 15,000-letter node name the request
-    sent, quoted in the reason) cut to its first 20 characters and "…", the whole to MAX_MESSAGE."""
-    message = re.sub(r"\S{%d,}" % (QUOTE + 1), lambda m: m.group()[:20] + "…", str(message))
-    return message if len(message) <= MAX_MESSAGE else message[: MAX_MESSAGE - 1] + "…"
-
-
-def _nesting_ok(data) -> bool:
-    """Whether no array or object in ``data`` lies more than MAX_NESTING deep (walked without recursion)."""
-    stack = [(data, 1)]
-    while stack:
-        value, depth = stack.pop()
-        if isinstance(value, dict):
-            value = list(value.values())
-        if isinstance(value, list):
-            if depth > MAX_NESTING:
-                return False
-            stack.extend((v, depth + 1) for v in value)
-    return True
-
-
-def web():
-    return current_app.extensions["gryb"]
-
-
-def body(*fields: str) -> dict:
-    """The request's JSON object ({} for an empty body), of no fields but ``fields``; 400 for anything else
-    (a field the endpoint does not take is a mistake the client should hear of, not a silent no-op)."""
-    raw = request.get_data(cache=True)
-    if not raw.strip():
-        return {}
-    try:
-        data = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
-        refuse(400, "the body is not valid JSON")
-    except RecursionError:  # past the decoder's own stack: a few thousand [ in a row
-        refuse(400, TOO_DEEP)
-    if not _nesting_ok(data):
-        refuse(400, TOO_DEEP)
-    try:  # "\ud800" decodes, but no page, file or log can hold it: a name with one would break /history
-        json.dumps(data, ensure_ascii=False).encode()
-    except UnicodeEncodeError:
-        refuse(400, HALF)
-    if not isinstance(data, dict):
-        refuse(400, "the body must be a JSON object")
-    unknown = [key for key in data if key not in fields]
-    if unknown:
-        takes = f"takes {', '.join(fields)}" if fields else "takes no fields"
-        refuse(400, f"unknown field {unknown[0]!r}: POST {request.path} {takes}")
-    return data
 
 
 def is_paired() -> bool:
@@ -318,8 +250,6 @@ def init_app(app: Flask, state_dir: Path) -> None:
 
     @app.context_processor
     def _template_globals():
-        from web.pairing import board_here
-
         return {
             "paired": is_paired(),
             "csrf": csrf_token(),

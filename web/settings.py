@@ -5,15 +5,13 @@ from __future__ import annotations
 
 from flask import Blueprint, jsonify, render_template
 
-from companion.service.config import TIME_SCALES
-from companion.service.runtime import BRIGHTNESS_STEPS
+from companion.service import commands as c
+from companion.service.settings import BRIGHTNESS_STEPS, TIME_SCALES
 from firmware_bridge.client import HEARTBEAT_TIMEOUT
-from web.play import _call
-from web.security import body, paired, refuse, web
+from web.api import body, call, command, refuse, web
+from web.security import paired
 
 bp = Blueprint("settings", __name__)
-
-SETTINGS = ("brightness", "night", "sounds", "budget_ma", "colours", "die", "time_scale")
 
 
 def _heard(age):
@@ -90,23 +88,7 @@ def status():
 @bp.post("/api/settings")
 @paired
 def set_settings():
-    data = body(*SETTINGS)
-    changes = {k: data[k] for k in SETTINGS if k in data}
-    if not changes:
-        refuse(
-            400,
-            "settings are brightness (0 to 1), night and sounds (true or false), budget_ma (mA), "
-            f"colours (four '#RRGGBB'), die (electronic or physical) and time_scale "
-            f"({TIME_SCALES[0]:g} to {TIME_SCALES[1]:g})",
-        )
-    if "brightness" in changes:
-        value = changes["brightness"]
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
-            refuse(400, "brightness is a number from 0 to 1")
-    for key in ("night", "sounds"):
-        if key in changes and not isinstance(changes[key], bool):
-            refuse(400, f"{key} is true or false")
-    snapshot = _call("settings", changes)  # the runtime checks them all before changing any
+    snapshot = call(command(c.ChangeSettings))  # the runtime checks them all before changing any
     return jsonify(ok=True, settings=snapshot["settings"])
 
 

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from itertools import cycle
 
 from companion.games.engine import catalogue
+from companion.service import commands as c
 
 # Issue 6: "Page weight < 150 KB", a page with everything it loads, as sent (KB as 1000 bytes).
 WEIGHT_LIMIT = 150_000
@@ -44,7 +45,7 @@ def pair(client, runtime) -> str:
 def play_to_the_end(runtime, game: str, players: int, options: dict, rng: random.Random) -> int:
     """A whole game played at random through the runtime, as a table would: the stones it asks to be lifted
     or put down pressed, ROLL when the die is due, a random legal action otherwise. Its stored id."""
-    runtime.call("new_game", game, players, options)
+    runtime.call(c.NewGame(game, players, options))
     game_id = runtime.snapshot()["game_id"]
     play_on(runtime, rng)
     return game_id
@@ -54,13 +55,13 @@ def play_on(runtime, rng: random.Random, most: int | None = None) -> dict:
     """The game on the board played on at random as ``play_to_the_end`` plays one, for at most ``most``
     steps (None: to its end). The last snapshot."""
     steps = 0
-    while not (s := runtime.call("snapshot"))["state"]["over"] and (most is None or steps < most):
+    while not (s := runtime.call(c.Snapshot()))["state"]["over"] and (most is None or steps < most):
         if s["table"]["chores"]:
-            runtime.call("press", s["table"]["chores"][0]["node"])
+            runtime.call(c.Press(s["table"]["chores"][0]["node"]))
         elif s["state"]["awaiting_roll"]:
-            runtime.call("roll")
+            runtime.call(c.Roll())
         else:
-            runtime.call("act", rng.choice(s["legal"]))
+            runtime.call(c.Act(rng.choice(s["legal"])))
         steps += 1
     return s
 
@@ -96,7 +97,7 @@ def every_page_weight(runtime, fetch: Callable[[str], bytes]) -> dict[str, dict[
         ("EZ GRYB, depth 6", "ez-gryb", 2, 6),
         ("Multiverse, 4 players, depth 6", "multiverse", 4, 6),
     ):
-        runtime.call("new_game", game, players, {"depth": depth})
+        runtime.call(c.NewGame(game, players, {"depth": depth}))
         weights[f"/ Now playing ({label})"] = page_weight(fetch, "/")
     for label, path in (
         ("/games", "/games"),

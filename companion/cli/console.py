@@ -28,8 +28,9 @@ from companion.games import howto
 from companion.games.die import Die
 from companion.games.engine import Game, IllegalAction
 from companion.rules.action import PASS, ROLL, Action
-from companion.session.hands import Hands, outcome
-from companion.session.seating import HUMAN, SEATS, by_player, by_seat, next_along
+from companion.session.hands import outcome
+from companion.session.session import Session
+from companion.session.seating import HUMAN, SEATS, by_player
 
 # Chess pieces (Hyper-Chess) drawn as chess figures, Player 1's white and Player 2's black, so a king is
 # told from a pawn; every other stone is its player's number.
@@ -59,16 +60,40 @@ class Console:
         out: TextIO,
         level_of: Callable[[str], ai.Level] | None = None,
     ):
-        """``level_of`` makes a level from its name (``play``'s --time-scale and --seed in it) for the
-        hint and for a seat handed to the computer."""
-        self.game, self.die, self.seats, self.rng, self.out = game, die, seats, rng, out
+        """``seats``: the computer's level by player. ``level_of`` makes a level from its name (``play``'s
+        --time-scale and --seed in it) for the hint and for a seat handed to the computer."""
+        self.die, self.rng, self.out = die, rng, out
         self.level_of = level_of or (lambda name: ai.level(name, 1.0, game.id))
         self.hint = self.level_of(ai.HINT_LEVEL)  # as the board's hint
         self._hint_rng = random.Random()  # a hint asked for leaves the computer players' stream alone
-        self.levels = dict(seats)  # by player; ``seats`` is by seat, and they part when the start moves round
-        self.players = [self.player_name(i) for i in range(game.players)]
-        self.order = list(range(game.players))  # per seat: the player sitting there
+        self.levels = dict(seats)  # the computer's level by player
+        kinds = [self.levels[p].name if p in self.levels else HUMAN for p in range(game.players)]
+        # No stones on a cloth at a terminal: the computer's moves and UNDO apply at once.
+        self.session = Session.begin(game, kinds=kinds, cloth=False)
         self._last_shown: tuple | None = None  # (game, turn, player) of the last "to play" line
+
+    @property
+    def game(self) -> Game:
+        return self.session.game
+
+    @property
+    def order(self) -> list[int]:
+        return self.session.order
+
+    @property
+    def names(self) -> list[str]:
+        """Who sits at each seat."""
+        return self.session.names
+
+    @property
+    def players(self) -> list[str]:
+        """The players' names, player 1 first."""
+        return self.session.by_player(self.session.names)
+
+    @property
+    def seats(self) -> dict[int, ai.Level]:
+        """The computer's level by seat."""
+        return {seat: self.levels[p] for seat, p in enumerate(self.order) if p in self.levels}
 
     # -- the loop -------------------------------------------------------------------------------
 
@@ -102,16 +127,7 @@ class Console:
             self.write(f"the game is over: type {OVER}")
             return
         if text == "again":
-            if not game.over:
-                self.write("'again' starts the game anew once it is over; 'quit' ends this one")
-                return
-            self.game = type(game)(game.players, **game.settings)
-            self.order = next_along(self.order)
-            self.seats = {seat: self.levels[p] for seat, p in enumerate(self.order) if p in self.levels}
-            self.write(f"{self.game.name} again: {self.names[0]} begins")
-            self.say_aims()
-            self.advance()
-            self.show()
+            self.again()
             return
         if text == "help":
             self.write(
@@ -158,6 +174,21 @@ class Console:
         self.advance()
         self.show()
 
+    def again(self) -> None:
+        """The same game once more, begun by the next player along, as OK at a game's end on the board."""
+        game = self.game
+        if not game.over:
+            self.write("'again' starts the game anew once it is over; 'quit' ends this one")
+            return
+        names, kinds, order = self.session.again()
+        self.session = Session.begin(
+            type(game)(game.players, **game.settings), names, kinds, order, cloth=False
+        )
+        self.write(self.session.again_said())
+        self.say_aims()
+        self.advance()
+        self.show()
+
     def advance(self) -> None:
         """Roll the die and play the computer seats until a person is to choose or the game is over.
         A forced pass is played too: there is nothing to choose."""
@@ -189,23 +220,10 @@ class Console:
             self.levels.pop(player, None)
         else:
             self.levels[player] = self.level_of(kind)
-        self.players[player] = self.player_name(player)
-        self.seats = {seat: self.levels[p] for seat, p in enumerate(self.order) if p in self.levels}
-        self.write(
-            f"Player {player + 1} is played by " + ("a person" if kind == HUMAN else f"the computer ({kind})")
-        )
+        self.write(self.session.seat(self.order.index(player), kind).message)
         if not self.game.over:
             self.advance()
             self.show()
-
-    def player_name(self, player: int) -> str:
-        level = self.levels.get(player)
-        return f"Player {player + 1}" + (f" (computer, {level.name})" if level else "")
-
-    @property
-    def names(self) -> list[str]:
-        """Who sits at each seat."""
-        return by_seat(self.players, self.order)
 
     def words(self, action: Action) -> str:
         """An action as typed, and in words where the game says more (Grim Reaper's "M6GGG (male, 6
@@ -224,12 +242,9 @@ class Console:
             self.write(f"{who}: {words}")
 
     def undo(self) -> None:
-        """Back to the person's own turn, as UNDO on the board does against the computer: their last
-        move and all after it (the roll before it stands); a computer's opening is never taken back."""
-        people = set(range(self.game.players)) - set(self.seats) or set(range(self.game.players))
-        table = Hands(self.game)
-        taken = table.undo_for(people)
-        self.write(table.message)
+        """Back to the person's own turn, as UNDO on the board does against the computer."""
+        taken = self.session.undo()
+        self.write(self.session.hands.message)
         if taken:
             self.advance()
             self._last_shown = None  # back to the start of a turn, not its second move

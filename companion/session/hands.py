@@ -95,6 +95,9 @@ class Hands:
         Action, ...
     ] = ()  # presses that fit several actions (Grim Reaper's sex and life): pick one
     physical_die: bool = False  # the players roll a real GRYB die and tell the companion what it shows
+    # The stones are on a cloth, moved by hands: what changed without a press becomes a chore. Without
+    # one (a terminal), nothing waits for hands.
+    cloth: bool = True
 
     def __post_init__(self):
         if not self.names:
@@ -226,7 +229,7 @@ class Hands:
 
     def _trial(self) -> Hands:
         """A copy of the table with its game copied, nothing selected and no chores, to try presses on."""
-        return Hands(self.game.copy(), list(self.names), physical_die=self.physical_die)
+        return Hands(self.game.copy(), list(self.names), physical_die=self.physical_die, cloth=self.cloth)
 
     def _ok_action(self, legal: list[Action]) -> Action | None:
         """What OK does with one stone of the player's own selected, when that one press is also a whole
@@ -406,7 +409,7 @@ class Hands:
     def _chores(self, before: tuple[int, ...], pressed: tuple[Node, ...]) -> tuple[Chore, ...]:
         """The stones the players must lift or put down for the cloth to match the engine again. A game
         whose stones are the LEDs alone (Multiverse) has none."""
-        if not self.game.physical_stones:
+        if not (self.cloth and self.game.physical_stones):
             return ()
         return _merge(self.chores + _diff(before, self.game.stones, pressed))
 

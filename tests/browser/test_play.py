@@ -18,6 +18,7 @@ from companion.games.die import Die
 from companion.games.engine import find
 from companion.rules import node as nd
 from companion.session.hands import _presses
+from companion.service import commands as c
 
 DOCS_IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images"
 PHONE = {"width": 360, "height": 740}
@@ -226,9 +227,9 @@ def test_other_pages_render_without_errors_or_csp_violations(browser, site, arti
 def test_every_players_board_never_covers_the_buttons(browser, site, viewport):
     """Multiverse shows every player's board beside the cloth's. On a laptop that strip once took the
     panel's column and pushed ROLL, OK and UNDO under the (sticky) board, where no click reached them."""
-    site.runtime.call("new_game", "multiverse", 4, {}, None, None, None)
-    site.runtime.call("roll")  # the node die: player 1 places a ring where it says
-    site.runtime.call("press", site.runtime.snapshot()["table"]["targets"][0])
+    site.runtime.call(c.NewGame("multiverse", 4, {}, None, None, None))
+    site.runtime.call(c.Roll())  # the node die: player 1 places a ring where it says
+    site.runtime.call(c.Press(site.runtime.snapshot()["table"]["targets"][0]))
     ctx = browser.new_context(viewport=viewport)
     page = ctx.new_page()
     page.goto(site.url + "/")
@@ -259,11 +260,11 @@ def test_rings_of_several_players_in_one_space_are_drawn_in_slices(browser, site
     """On Multiverse's shown board, rings of two players can stand in one space (each simultaneous with
     it through another conduit): the page draws that stone in slices of both colours, not as one player's."""
     rt, rng = site.runtime, random.Random(0)
-    rt.call("new_game", "multiverse", 3, {}, None, None, None)
+    rt.call(c.NewGame("multiverse", 3, {}, None, None, None))
     rt.die = Die(4)
     deadline = time.monotonic() + 60
     while True:
-        s = rt.call("snapshot")
+        s = rt.call(c.Snapshot())
         shared = {
             name: stone["players"]
             for name, stone in s["state"]["stones"].items()
@@ -294,9 +295,9 @@ def test_player_numbers_on_the_stones_for_telling_the_colours_apart(browser, sit
     every stone and every colour chip carries its player's number, which stays the player's when the
     start moves round; the choice outlives a reload and unticking takes the numbers away."""
     rt, rng = site.runtime, random.Random(5)
-    rt.call("new_game", "pyragryb", 3, {}, None, None, None)
+    rt.call(c.NewGame("pyragryb", 3, {}, None, None, None))
     rt.die = Die(4)
-    while len((s := rt.call("snapshot"))["state"]["stones"]) < 4:
+    while len((s := rt.call(c.Snapshot()))["state"]["stones"]) < 4:
         step(rt, rng, s)
     page = browser.new_context(viewport=PHONE).new_page()
     page.goto(site.url + "/")
@@ -320,7 +321,7 @@ def test_player_numbers_on_the_stones_for_telling_the_colours_apart(browser, sit
     assert page.locator("#numbers").is_checked() and len(numbers_drawn()) == len(stones)
     # The next game begins with Player 2 in seat 1: the numbers follow the players, as their colours do.
     finish(rt, rng, "pyragryb", 3)
-    rt.call("again")
+    rt.call(c.Again())
     until(
         page,
         "document.querySelectorAll('#scores .chip text.num').length === 3 && "
@@ -339,7 +340,7 @@ def test_colour_letters_on_the_nodes_for_telling_the_printed_colours_apart(brows
     letter still presses its node; the choice outlives a reload and a board of another depth, and unticking
     takes the letters away."""
     rt = site.runtime
-    rt.call("new_game", "25-mens-gryb", 2, {}, None, None, None)
+    rt.call(c.NewGame("25-mens-gryb", 2, {}, None, None, None))
     page = browser.new_context(viewport=PHONE).new_page()
     page.goto(site.url + "/")
     pair(page, rt)
@@ -370,7 +371,7 @@ def test_colour_letters_on_the_nodes_for_telling_the_printed_colours_apart(brows
     page.reload()
     until(page, "document.body.dataset.version > 0")
     assert page.locator("#letters").is_checked() and len(page.evaluate(letters)) == 340
-    rt.call("new_game", "25-mens-gryb", 2, {"depth": 5}, None, None, None)  # the Giant board, fetched anew
+    rt.call(c.NewGame("25-mens-gryb", 2, {"depth": 5}, None, None, None))  # the Giant board, fetched anew
     until(
         page,
         "document.getElementById('board').dataset.depth === '5' && "
@@ -384,7 +385,7 @@ def test_colour_letters_on_the_nodes_for_telling_the_printed_colours_apart(brows
 def test_pieces_of_different_kinds_are_told_apart_and_a_game_without_a_die_has_no_roll(browser, site):
     """Hyper-Chess on the page: each piece carries its figure (the cloth has real pieces, the page only
     circles); with no die there is no ROLL and no die face. EZ GRYB brings both back."""
-    site.runtime.call("new_game", "hyper-chess", 2, {}, None, None, None)
+    site.runtime.call(c.NewGame("hyper-chess", 2, {}, None, None, None))
     ctx = browser.new_context(viewport=PHONE)
     page = ctx.new_page()
     page.goto(site.url + "/")
@@ -405,7 +406,7 @@ def test_pieces_of_different_kinds_are_told_apart_and_a_game_without_a_die_has_n
     head = "getComputedStyle(document.querySelector('#board circle.n[data-n=\"0\"]')).opacity"
     assert float(page.evaluate(head)) == 1
     v = version(page)
-    site.runtime.call("new_game", "ez-gryb", 2, {}, None, None, None)
+    site.runtime.call(c.NewGame("ez-gryb", 2, {}, None, None, None))
     until(
         page,
         f"+document.body.dataset.version > {v} && document.querySelectorAll('#board .stone').length === 0"
@@ -426,10 +427,10 @@ def test_pyragryb_shows_each_players_pyramids_size_by_size(browser, site):
     """PyraGRYB's pieces come in three sizes, five of each: the In hand column splits them (large, medium,
     small), with how many of each are on the board under it; another game's column is one number again."""
     rt = site.runtime
-    rt.call("new_game", "pyragryb", 3, {}, ["Ann", "Bo", "Cy"], None, None)
+    rt.call(c.NewGame("pyragryb", 3, {}, ["Ann", "Bo", "Cy"], None, None))
     for colour in "GRY":  # each enters a large pyramid on the top node of the colour rolled
-        rt.call("roll")
-        assert rt.call("press", colour).ok
+        rt.call(c.Roll())
+        assert rt.call(c.Press(colour)).ok
     page = browser.new_context(viewport=PHONE).new_page()
     page.goto(site.url + "/")
     until(page, "document.body.dataset.version > 0")
@@ -441,7 +442,7 @@ def test_pyragryb_shows_each_players_pyramids_size_by_size(browser, site):
     overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
     assert overflow <= 0  # three columns of numbers still fit a 360 px phone
     v = version(page)
-    rt.call("new_game", "ez-gryb", 2, {}, None, None, None)
+    rt.call(c.NewGame("ez-gryb", 2, {}, None, None, None))
     until(page, f"+document.body.dataset.version > {v}")
     assert page.locator("#scores th").all_text_contents() == ["", "Player", "Points", "In hand"]
     assert page.locator("#scores tbody tr").first.locator("td").last.inner_text() == "30"
@@ -612,7 +613,7 @@ def test_the_live_feed_reconnects_by_itself(browser, site):
         opened = cable.streams
         # A change made elsewhere (ROLL at the table, not on this page) arrives over the feed.
         v = version(page)
-        runtime.call("roll")
+        runtime.call(c.Roll())
         until(
             page,
             f"+document.body.dataset.version > {v} && document.getElementById('die').textContent === 'G'",
@@ -637,7 +638,7 @@ def test_the_live_feed_reconnects_by_itself(browser, site):
 
         # And the new stream goes on following the board.
         v = version(page)
-        runtime.call("roll")
+        runtime.call(c.Roll())
         until(
             page,
             f"+document.body.dataset.version > {v} && document.getElementById('die').textContent === 'R'",
@@ -650,7 +651,7 @@ def test_the_live_feed_reconnects_by_itself(browser, site):
 def test_a_press_that_fits_several_moves_offers_them_in_words(browser, site):
     """Grim Reaper: a tap on a free square could be a male or a female with any life; the page asks with
     a button for each, in words, and the one tapped is the move made."""
-    site.runtime.call("new_game", "grim-reaper", 2, {}, None, None, None)
+    site.runtime.call(c.NewGame("grim-reaper", 2, {}, None, None, None))
     page = browser.new_context(viewport=PHONE).new_page()
     page.goto(site.url + "/")
     until(page, "document.body.dataset.version > 0")
@@ -689,24 +690,24 @@ def step(rt, rng, s: dict) -> None:
     """One step of play on the runtime from snapshot ``s``: a chore done, the computer's proposed move
     carried out (or its search waited for), the die rolled, or a random legal action of a person's."""
     if s["table"]["chores"]:
-        rt.call("press", s["table"]["chores"][0]["node"])
+        rt.call(c.Press(s["table"]["chores"][0]["node"]))
     elif s["table"]["proposal"]:
-        for node in _presses(rt.table.game.parse(s["table"]["proposal"])):
-            rt.call("press", nd.name(node))
+        for node in _presses(rt.session.hands.game.parse(s["table"]["proposal"])):
+            rt.call(c.Press(nd.name(node)))
     elif s["seats"][s["state"]["to_move"]] != "human":
         time.sleep(0.01)  # the computer is rolling or thinking
     elif s["state"]["awaiting_roll"]:
-        rt.call("roll")
+        rt.call(c.Roll())
     else:
-        rt.call("act", rng.choice(s["legal"]))
+        rt.call(c.Act(rng.choice(s["legal"])))
 
 
 def finish(rt, rng, game_id, players, options=None, names=None, series=None, seats=None) -> dict:
     """Play a game to its end on the runtime (see ``step``); its last snapshot."""
-    rt.call("new_game", game_id, players, options or {}, names, series, seats)
+    rt.call(c.NewGame(game_id, players, options or {}, names, series, seats))
     rt.die = Die(4)
     deadline = time.monotonic() + 60
-    while not (s := rt.call("snapshot"))["state"]["over"]:
+    while not (s := rt.call(c.Snapshot()))["state"]["over"]:
         assert time.monotonic() < deadline, s["table"]
         step(rt, rng, s)
     return s
@@ -791,7 +792,7 @@ def test_the_form_goes_on_with_the_series_being_played(browser, site):
     """While a series is on, the form of the game being played offers to go on with it, chosen already:
     the next game counts in it and is begun by the next player along."""
     rt = site.runtime
-    rt.call("new_game", "ez-gryb", 2, {}, ["Ann", "Bo"], {"method": "games", "target": 3})
+    rt.call(c.NewGame("ez-gryb", 2, {}, ["Ann", "Bo"], {"method": "games", "target": 3}))
     series = rt.snapshot()["series"]["id"]
     page = browser.new_context(viewport=PHONE).new_page()
     page.goto(site.url + "/")
@@ -814,7 +815,7 @@ def test_the_one_form_is_set_for_each_game_chosen_and_keeps_the_names_typed(brow
     default chosen: EZ GRYB's best of five, 000), none for a game the manuals give none;
     the names typed stay from game to game, for the same people play whichever they choose."""
     rt = site.runtime
-    rt.call("new_game", "multiverse", 3, {}, ["Ann", "Bo", "Cy"], {"method": "games", "target": 3})
+    rt.call(c.NewGame("multiverse", 3, {}, ["Ann", "Bo", "Cy"], {"method": "games", "target": 3}))
     page = paired_page(browser, site, "/games")
     form = page.locator("form.newgame")
 
@@ -948,13 +949,13 @@ def test_every_game_of_the_catalogue_is_drawn_as_it_stands(browser, site):
     until(page, "document.body.dataset.version > 0")
     for cls in engine.catalogue():
         rng = random.Random(cls.id)
-        rt.call("new_game", cls.id, cls.max_players, {}, None, None, None)
+        rt.call(c.NewGame(cls.id, cls.max_players, {}, None, None, None))
         rt.die = Die(7)
         for _ in range(60):
-            if (s := rt.call("snapshot"))["state"]["over"]:
+            if (s := rt.call(c.Snapshot()))["state"]["over"]:
                 break
             step(rt, rng, s)
-        s = rt.call("snapshot")
+        s = rt.call(c.Snapshot())
         until(page, f"+document.body.dataset.version >= {s['version']}")
         assert page.locator("#board").count() == 1
         assert int(page.evaluate("+document.querySelector('#board').dataset.depth")) == s["board"]["depth"], (
@@ -998,7 +999,7 @@ def test_the_page_draws_every_board_from_the_shared_geometry(browser, site):
     problems = []
     page.on("pageerror", lambda e: problems.append(str(e)))
     for depth in (6, 4, 2, 5, 3):
-        rt.call("new_game", "ez-gryb", 2, {"depth": depth}, None, None, None)
+        rt.call(c.NewGame("ez-gryb", 2, {"depth": depth}, None, None, None))
         if depth == 6:  # the first as the page loads it, the others as it changes board with the game
             page.goto(site.url + "/")
         v = rt.snapshot()["version"]
@@ -1043,7 +1044,7 @@ def test_the_simulators_page_shows_what_the_leds_show_while_asked_to(browser, si
         and page.locator("#board .leds").count() == 0
         and page.evaluate(LEDS_SHOWN)["pixels"] is None
     )
-    rt.call("set", "brightness", 1.0)  # the LEDs' colours as set (at 0.5 they glow half as bright)
+    rt.call(c.ChangeSettings(brightness=1.0))  # the LEDs' colours as set (at 0.5 they glow half as bright)
     colours = rt.snapshot()["colours"]
     page.get_by_label("LEDs:").check()
     until(
@@ -1051,7 +1052,7 @@ def test_the_simulators_page_shows_what_the_leds_show_while_asked_to(browser, si
         f"(() => {{ const p = {LEDS_SHOWN}.pixels; "  # player 1 to roll
         f"return p?.length === 8 && p.slice(0, 4).every((c) => c === '{colours[0]}'); }})()",
     )
-    rt.call("roll")
+    rt.call(c.Roll())
     target = rt.snapshot()["table"]["targets"][0]
     after(
         page, lambda: page.locator(f"#board circle.n[data-n='{target}']").click()
@@ -1084,7 +1085,7 @@ def test_a_timed_series_counts_down_on_the_page(browser, site):
     """A series of a set time shows the time left, and the page counts it down between snapshots."""
     import re
 
-    site.runtime.call("new_game", "ez-gryb", 2, {}, ["Ann", "Bo"], {"method": "time", "target": 600}, None)
+    site.runtime.call(c.NewGame("ez-gryb", 2, {}, ["Ann", "Bo"], {"method": "time", "target": 600}, None))
     page = browser.new_context(viewport=PHONE).new_page()
     page.goto(site.url + "/")
     until(page, "document.body.dataset.version > 0")
@@ -1151,7 +1152,7 @@ def test_a_watchers_setting_goes_back_as_it_asks_for_pairing(browser, site):
 def test_a_refusal_is_not_shown_again_on_reload_and_a_series_lists_its_games_by_name(browser, site):
     rt = site.runtime
     finish(rt, random.Random(4), "ez-gryb", 2, {}, ["Ann", "Bo"], {"method": "games", "target": 3})
-    s = rt.call("snapshot")
+    s = rt.call(c.Snapshot())
     page = browser.new_context(viewport=PHONE).new_page()
     page.goto(site.url + "/")
     pair(page, rt)
@@ -1259,7 +1260,7 @@ def test_forget_all_phones_asks_first(browser, site):
 
 
 def test_a_computer_seat_given_a_persons_name_still_says_it_is_the_computer(browser, site):
-    site.runtime.call("new_game", "drangles", 2, {}, ["Ann", "Bartholomew"], None, ["human", "medium"])
+    site.runtime.call(c.NewGame("drangles", 2, {}, ["Ann", "Bartholomew"], None, ["human", "medium"]))
     page = browser.new_context(viewport=PHONE).new_page()
     page.goto(site.url + "/")
     until(page, "document.body.dataset.version > 0")
@@ -1271,7 +1272,7 @@ def test_a_computer_seat_given_a_persons_name_still_says_it_is_the_computer(brow
 
 def test_a_seat_is_handed_to_the_computer_from_the_page_and_it_plays_on(browser, site):
     """A player who has to go: "Who plays" hands their seat to the computer, which answers at once."""
-    site.runtime.call("new_game", "drangles", 2, {}, ["Ann", ""], None, None)
+    site.runtime.call(c.NewGame("drangles", 2, {}, ["Ann", ""], None, None))
     page = paired_page(browser, site, "/")
     until(page, "document.body.dataset.version > 0")
     after(page, lambda: page.locator("#board circle.n[data-n='0']").click())
@@ -1284,10 +1285,10 @@ def test_a_seat_is_handed_to_the_computer_from_the_page_and_it_plays_on(browser,
     until(page, "document.getElementById('message').textContent.includes('the computer plays')")
     snap = site.runtime.snapshot()
     assert snap["seats"] == ["human", "easy"] and snap["table"]["proposal"]
-    assert snap["table"]["names"] == ["Ann", "Computer (easy)"]
+    assert snap["table"]["names"] == ["Ann", "Player 2 (computer, easy)"]
     until(
         page,
-        "document.querySelector('#seat-list .seat-row:nth-child(2) span').textContent === 'Computer (easy)'",
+        "document.querySelector('#seat-list .seat-row:nth-child(2) span').textContent === 'Player 2 (computer, easy)'",
     )
     assert page.locator("#seat-list select[data-seat='0']").input_value() == "human"
     page.context.close()
@@ -1299,13 +1300,13 @@ def test_a_newborns_random_life_is_rolled_from_the_page(browser, site):
     life (roll:N). The page hid ROLL and the die for the whole game, as for a game without one, so a birth
     left the phone with a roll to make and nothing to make it with (found 2026-11-25 playing every game
     through the page)."""
-    site.runtime.call("new_game", "grim-reaper", 2, {"random_life": True}, None, None, None)
+    site.runtime.call(c.NewGame("grim-reaper", 2, {"random_life": True}, None, None, None))
     for action in "M5BGG F3GRG pass pass M4GRB F5RRR pass pass F1GBG M3RGG end".split():
-        assert site.runtime.call("act", action).ok, action
+        assert site.runtime.call(c.Act(action)).ok, action
     page = paired_page(browser, site, "/")
     until(page, "document.body.dataset.version > 0")
     assert not page.locator("#roll").is_visible() and not page.locator("#die").is_visible()  # none rolled yet
-    after(page, lambda: site.runtime.call("act", "+MGBB/GBG"))
+    after(page, lambda: site.runtime.call(c.Act("+MGBB/GBG")))
     assert page.locator("#roll").is_visible() and "to roll" in page.locator("#turn-name").inner_text()
     page.locator("#roll").click()
     until(page, "document.querySelector('#die').textContent === '7'")
@@ -1316,7 +1317,7 @@ def test_a_newborns_random_life_is_rolled_from_the_page(browser, site):
 
 @pytest.mark.die("GGGG")
 def test_roll_is_dimmed_while_no_roll_is_due(browser, site):
-    site.runtime.call("new_game", "ez-gryb", 2, {}, None, None, None)
+    site.runtime.call(c.NewGame("ez-gryb", 2, {}, None, None, None))
     page = paired_page(browser, site, "/")
     until(page, "document.body.dataset.version > 0")
     is_idle = "document.querySelector('#roll').classList.contains('idle')"
@@ -1332,7 +1333,7 @@ def test_roll_is_dimmed_while_no_roll_is_due(browser, site):
 def test_a_watchers_roll_is_as_dim_as_its_other_buttons_when_a_roll_is_due(browser, site):
     """Unpaired, the controls are dimmed; ROLL glowed yellow all the same when a roll was due (its
     attention rule outweighed the watcher's)."""
-    site.runtime.call("new_game", "ez-gryb", 2, {}, None, None, None)
+    site.runtime.call(c.NewGame("ez-gryb", 2, {}, None, None, None))
     page = browser.new_context(viewport=PHONE).new_page()
     page.goto(site.url + "/")
     until(page, "document.body.dataset.version > 0 && document.body.classList.contains('watching')")
@@ -1348,11 +1349,11 @@ def test_a_move_is_typed_in_the_notation_with_the_legal_ones_suggested(browser, 
     suggests the legal moves, plays the one typed, and a move the rules refuse is answered, changes
     nothing and stays in the field to be put right."""
     rt = site.runtime
-    rt.call("new_game", "ez-gryb", 2, {}, ["Ann", "Bo"], None, None)
+    rt.call(c.NewGame("ez-gryb", 2, {}, ["Ann", "Bo"], None, None))
     page = paired_page(browser, site, "/")
     until(page, "document.body.dataset.version > 0")
     after(page, lambda: page.locator("#roll").click())
-    s = rt.call("snapshot")
+    s = rt.call(c.Snapshot())
     page.locator("#type-box summary").click()
     assert s["legal"] and not any(a.startswith("roll") for a in s["legal"])
     until(page, f"document.querySelectorAll('#legal-list option').length === {len(s['legal'])}")
@@ -1362,11 +1363,13 @@ def test_a_move_is_typed_in_the_notation_with_the_legal_ones_suggested(browser, 
     page.locator("#type-form button").click()
     until(page, "document.getElementById('message').classList.contains('refused')")
     assert "you rolled" in page.locator("#message").text_content()
-    assert page.locator("#type-action").input_value() == wrong and rt.call("snapshot")["state"] == s["state"]
+    assert (
+        page.locator("#type-action").input_value() == wrong and rt.call(c.Snapshot())["state"] == s["state"]
+    )
     page.locator("#type-action").fill(s["legal"][0])
     after(page, lambda: page.locator("#type-action").press("Enter"))
     until(page, "document.getElementById('type-action').value === ''")
-    assert rt.call("snapshot")["state"]["last"] == [s["legal"][0]]
+    assert rt.call(c.Snapshot())["state"]["last"] == [s["legal"][0]]
     page.context.close()
 
 
@@ -1374,7 +1377,7 @@ def test_the_board_is_played_from_the_keyboard_and_says_what_is_under_its_ring(b
     """One tab stop for the whole board: the letters walk the notation, Backspace and 0 go up, the arrows
     go where they point, Enter presses (through the emulated Pico, as a tap); a live region says where
     the ring is and what stands there."""
-    site.runtime.call("new_game", "ez-gryb", 2, {}, ["Ann", "Bo"], None, None)
+    site.runtime.call(c.NewGame("ez-gryb", 2, {}, ["Ann", "Bo"], None, None))
     page = paired_page(browser, site, "/")
     until(page, "document.body.dataset.version > 0")
     at = "document.getElementById('board').dataset.at"
@@ -1444,7 +1447,7 @@ def test_a_narrow_phone_zooms_the_board_and_the_zoomed_board_follows_the_play(br
     sideways); a tap there plays; another player's move outside the box is scrolled into it, and so is the
     keyboard's ring; the choice is this phone's and outlives a reload."""
     rt = site.runtime
-    rt.call("new_game", "25-mens-gryb", 2, {}, ["Ann", "Bo"], None, None)
+    rt.call(c.NewGame("25-mens-gryb", 2, {}, ["Ann", "Bo"], None, None))
     page = browser.new_context(
         viewport=NARROW, device_scale_factor=2, is_mobile=True, has_touch=True
     ).new_page()
@@ -1464,7 +1467,7 @@ def test_a_narrow_phone_zooms_the_board_and_the_zoomed_board_follows_the_play(br
     assert page.evaluate(INSIDE, "0") and not page.evaluate(INSIDE, "BBBB")
     after(page, lambda: page.locator("#board circle.n[data-n='G']").tap())
     assert site.pressed == ["G"] and rt.snapshot()["state"]["stones"]["G"]["player"] == 0
-    after(page, lambda: rt.call("press", "BBBB"))  # Bo, at the board, in a corner the box does not show
+    after(page, lambda: rt.call(c.Press("BBBB")))  # Bo, at the board, in a corner the box does not show
     until(page, f"({INSIDE})('BBBB')")
     assert not page.evaluate(INSIDE, "0")
     page.reload()
@@ -1481,7 +1484,7 @@ def test_a_narrow_phone_zooms_the_board_and_the_zoomed_board_follows_the_play(br
     # The Giant board (depth 5) halves every node again: zoomed, it is drawn four times as large, its
     # bottom-level nodes as large as the standard board's zoomed.
     page.locator("#zoom").tap()
-    rt.call("new_game", "25-mens-gryb", 2, {"depth": 5}, ["Ann", "Bo"], None, None)
+    rt.call(c.NewGame("25-mens-gryb", 2, {"depth": 5}, ["Ann", "Bo"], None, None))
     until(page, "document.getElementById('board').dataset.depth === '5'")
     giant = page.evaluate(TARGET, "GGGGG")
     assert abs(giant - zoomed) < 0.1 * zoomed, (giant, zoomed)
@@ -1508,7 +1511,7 @@ def settled(page):
 
 def zoomed_phone(browser, site, game_id: str, seats=None):
     """A new game of Ann and Bo, and a narrow phone's page on it, paired and zoomed."""
-    site.runtime.call("new_game", game_id, 2, {}, ["Ann", "Bo"], None, seats)
+    site.runtime.call(c.NewGame(game_id, 2, {}, ["Ann", "Bo"], None, seats))
     page = browser.new_context(
         viewport=NARROW, device_scale_factor=2, is_mobile=True, has_touch=True
     ).new_page()
@@ -1554,7 +1557,7 @@ def test_the_zoomed_board_goes_to_the_computers_move_and_stays_on_a_pick_the_fin
     until(page, f"({INSIDE})('{stone}')")
     assert not page.evaluate(INSIDE, "BRB")
     for name in (stone, to):
-        after(page, lambda n=name: rt.call("press", n))
+        after(page, lambda n=name: rt.call(c.Press(n)))
     assert rt.snapshot()["state"]["last"] == [stone, to] and rt.snapshot()["state"]["to_move"] == 0
     settled(page)
     # Ann's finger takes the box back to her pieces, a pawn just over its lower edge, and picks it there.
@@ -1608,7 +1611,7 @@ def test_nothing_scrolls_the_zoomed_box_from_under_a_finger_and_a_drag_presses_n
     settled(page)
     dragged = page.evaluate(SCROLLED)
     assert dragged[0] < start[0] and dragged[1] == start[1]
-    after(page, lambda: rt.call("press", "BBBB"))  # Bo, at the board, in a corner the box does not show
+    after(page, lambda: rt.call(c.Press("BBBB")))  # Bo, at the board, in a corner the box does not show
     time.sleep(0.6)  # as long as a smooth scroll would take
     assert page.evaluate(SCROLLED) == dragged and not page.evaluate(INSIDE, "BBBB")
     touch.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
@@ -1670,7 +1673,7 @@ def test_a_screen_reader_hears_whose_turn_it_is_and_the_points_and_not_the_figur
     again); points are said as they change (the move's message, "Ann: B", does not give them, and a GRYB's
     outline is for the eye); the board, a control, reads as its name, not as the figures drawn on it."""
     rt = site.runtime
-    rt.call("new_game", "ez-gryb", 2, {}, ["Ann", "Bo"], None, None)
+    rt.call(c.NewGame("ez-gryb", 2, {}, ["Ann", "Bo"], None, None))
     page = browser.new_context(viewport=PHONE).new_page()
     page.goto(site.url + "/")
     until(page, "document.body.dataset.version > 0")
@@ -1681,21 +1684,21 @@ def test_a_screen_reader_hears_whose_turn_it_is_and_the_points_and_not_the_figur
         for (const id of ['turn-name', 'points-say']) new MutationObserver(() => heard.push([id,
             document.getElementById(id).textContent])).observe(document.getElementById(id),
             { childList: true, characterData: true, subtree: true }); }""")
-    after(page, lambda: rt.call("roll"))
-    after(page, lambda: rt.call("press", "B"))  # refused (G was rolled): the turn stays Ann's
+    after(page, lambda: rt.call(c.Roll()))
+    after(page, lambda: rt.call(c.Press("B")))  # refused (G was rolled): the turn stays Ann's
     assert rt.snapshot()["feedback"]["ok"] is False
     for colour in "GRYB":
-        after(page, lambda: rt.call("press", colour))
+        after(page, lambda: rt.call(c.Press(colour)))
         if colour != "B":
-            after(page, lambda: rt.call("roll"))  # Bo's G: nothing to do, the turn passes by itself
-            after(page, lambda: rt.call("roll"))
+            after(page, lambda: rt.call(c.Roll()))  # Bo's G: nothing to do, the turn passes by itself
+            after(page, lambda: rt.call(c.Roll()))
     heard = page.evaluate("heard")
     turns = [text for region, text in heard if region == "turn-name"]
     assert turns[:3] == ["Ann to move", "Bo to roll", "Ann to roll"], turns
     assert turns[-1] == "Ann won" and all(a != b for a, b in zip(turns, turns[1:])), turns
     assert [text for region, text in heard if region == "points-say"] == ["Ann: 1 point"]
     v = version(page)
-    rt.call("new_game", "hyper-chess", 2, {}, ["Ann", "Bo"], None, None)
+    rt.call(c.NewGame("hyper-chess", 2, {}, ["Ann", "Bo"], None, None))
     until(
         page,
         f"+document.body.dataset.version > {v} && document.querySelectorAll('#board text.kind').length === 20",
@@ -1724,15 +1727,15 @@ def test_the_letters_on_the_four_colours_can_be_read(browser, site):
     the code typed and the code shown, each letter is at WCAG AA's 4.5:1 against its colour (white on the
     printed green was 3.5:1); and each pairing key shows its colour's corner, as the board does."""
     rt = site.runtime
-    rt.call("new_game", "ez-gryb", 2, {}, None, None, None)
+    rt.call(c.NewGame("ez-gryb", 2, {}, None, None, None))
     page = browser.new_context(viewport=PHONE).new_page()
     page.goto(site.url + "/")
     until(page, "document.body.dataset.version > 0")
     for colour in "GRYB":
-        after(page, lambda: rt.call("roll"))
+        after(page, lambda: rt.call(c.Roll()))
         assert page.locator("#die").inner_text() == colour
         assert contrast(page, "#die") >= 4.5, colour
-        after(page, lambda: rt.call("press", colour))
+        after(page, lambda: rt.call(c.Press(colour)))
     page.locator("#pair-open").click()
     until(page, "document.querySelector('#pair-shown .codeview').textContent.length === 4")
     page.evaluate("""document.querySelector('#pair-shown .codeview').replaceChildren(...[...'GRYB'].map((c) => {
@@ -1765,11 +1768,11 @@ def test_two_phones_tapping_undo_at_once_take_back_one_move(browser, site):
     not two. Bo's request is held on its way until Ann's has been done, as a slow Wi-Fi would hold it;
     it carries the position Bo's page showed, so the runtime refuses it and his page says why."""
     rt = site.runtime
-    rt.call("new_game", "drangles", 2, {}, ["Ann", "Bo"], None, None)
+    rt.call(c.NewGame("drangles", 2, {}, ["Ann", "Bo"], None, None))
     for node in ("0", "0", "G", "0"):  # Ann enters and moves to G; Bo enters
-        assert rt.call("press", node).ok
+        assert rt.call(c.Press(node)).ok
     ann, bo = (paired_page(browser, site, "/") for _ in range(2))
-    shown = rt.call("snapshot")
+    shown = rt.call(c.Snapshot())
     for page in (ann, bo):
         until(page, f"document.body.dataset.version >= {shown['version']}")
     held = []
@@ -1781,11 +1784,11 @@ def test_two_phones_tapping_undo_at_once_take_back_one_move(browser, site):
         bo.wait_for_timeout(20)
     assert held[0].request.post_data_json == {"game": shown["game_id"], "ply": shown["ply"]}
     after(ann, lambda: ann.locator("#undo").click())
-    assert rt.call("snapshot")["ply"] == shown["ply"] - 1
+    assert rt.call(c.Snapshot())["ply"] == shown["ply"] - 1
     held[0].continue_()
     until(bo, "document.querySelector('#message').classList.contains('refused')")
     assert bo.locator("#message").text_content() == "the game has moved on since: look at the board again"
-    assert rt.call("snapshot")["ply"] == shown["ply"] - 1  # Ann's move stands
+    assert rt.call(c.Snapshot())["ply"] == shown["ply"] - 1  # Ann's move stands
     for page in (ann, bo):
         page.context.close()
 

@@ -95,13 +95,13 @@ def test_a_seat_changes_hands_mid_game_and_a_bad_seat_word_changes_nothing():
     move = str(game.legal_actions()[0])
     c.play(iter([move, "seat 2 easy"]))
     text = out.getvalue()
-    assert "Player 2 is played by the computer (easy)" in text and "Player 2 (computer, easy): " in text
+    assert "the computer (easy) plays for Player 2 now" in text and "Player 2 (computer, easy): " in text
     assert c.seats == {1: c.levels[1]} and c.levels[1].name == "easy"
     # The computer's turn was played: Player 1 to move again (or the game over).
     assert game.over or game.to_move == 0
     c.play(iter(["seat 2 human", "seat 1 medium"]))
     text = out.getvalue()
-    assert "Player 2 is played by a person" in text and c.players[1] == "Player 2"
+    assert "a person plays for Player 2 now" in text and c.players[1] == "Player 2"
     assert c.players[0] == "Player 1 (computer, medium)" and set(c.seats) == {0}
     assert game.over or game.to_move == 1  # Player 1 played at once; the person at seat 2 is asked
 
@@ -271,7 +271,7 @@ def test_a_seat_handed_over_once_the_game_is_over_plays_the_next_one():
 
     c.play(typed())
     text = out.getvalue()
-    assert "Player 1 is played by the computer (easy)" in text
+    assert "the computer (easy) plays for Player 1 now" in text
     assert "the game is over: type" not in text
     assert c.order == [1, 0] and c.seats == {
         1: c.levels[0]

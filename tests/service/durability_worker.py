@@ -36,6 +36,7 @@ from companion.service.config import Config
 from companion.service.runtime import Runtime
 from companion.service.store import Store
 from companion.session.hands import _presses
+from companion.service import commands as c
 
 GAME, OPTIONS = "ez-gryb", {"depth": 2}  # a die game whose games end within the script, with captures
 UNDO_SHARE = 1 / 12  # of the steps where a move could be taken back
@@ -45,63 +46,67 @@ UNDO_AT_END = 1 / 2  # of the game ends: UNDO puts the game back in play, else O
 class ScriptedRuntime(Runtime):
     """The runtime, and one question the script asks it on its own thread (where the game may be read)."""
 
-    def _do_position(self) -> tuple:
+    def position(self) -> tuple:
         """(game id, events in its log, a copy of the game, the nodes of the stones to lift or put down)."""
-        return (
-            self.game_id,
-            self.store.event_count(self.game_id),
-            self.table.game.copy(),
-            [c.node for c in self.table.chores],
+        return self.call(
+            c.Read(
+                lambda session: (
+                    session.game_id,
+                    self.store.event_count(session.game_id),
+                    session.game.copy(),
+                    [chore.node for chore in session.hands.chores],
+                )
+            )
         )
 
 
 def set_up(runtime: Runtime) -> None:
     """The script's game, unless it is being played (a restart): on a fresh store, after the default game."""
-    snapshot = runtime.call("snapshot")
+    snapshot = runtime.call(c.Snapshot())
     if snapshot["game"]["id"] != GAME or snapshot["game"]["settings"].get("depth") != OPTIONS["depth"]:
-        runtime.call("new_game", GAME, 2, OPTIONS)
+        runtime.call(c.NewGame(GAME, 2, OPTIONS))
 
 
 def position(runtime: Runtime) -> tuple[int, int, str]:
-    game_id, events, game, _ = runtime.call("position")
+    game_id, events, game, _ = runtime.position()
     return game_id, events, repr(game.state_key())
 
 
 def step(runtime: Runtime, seed: int) -> str:
     """One step of the script: the inputs a player makes for one stored change (a roll, a move, an UNDO,
     the next game), then the stones the board asks to be lifted or put down. Returns what it was."""
-    game_id, events, game, _ = runtime.call("position")
+    game_id, events, game, _ = runtime.position()
     rng = random.Random(f"{seed}:{game_id}:{events}")
     moved = any(a.kind not in ("roll", "pass") for a, _ in game.history)
     if game.over:
         what = "undo at the end" if moved and rng.random() < UNDO_AT_END else "again"
-        _do(runtime, "undo" if what != "again" else "ok")
+        _do(runtime, c.Undo() if what != "again" else c.Ok())
     elif moved and rng.random() < UNDO_SHARE:
         what = "undo"
-        _do(runtime, "undo")
+        _do(runtime, c.Undo())
     elif game.is_chance:
         what = "roll"
         runtime.die = Die(rng.randrange(2**32))  # read by the runtime's thread after the call below
-        _do(runtime, "roll")
+        _do(runtime, c.Roll())
     else:
         action = rng.choice(game.legal_actions())
         what = action.kind
         for node in _presses(action):
-            _do(runtime, "press", nd.name(node))
-        if runtime.call("position")[1] == events:  # a pass, or a press that only selected: OK makes it
-            _do(runtime, "ok")
-    after = runtime.call("position")
+            _do(runtime, c.Press(nd.name(node)))
+        if runtime.position()[1] == events:  # a pass, or a press that only selected: OK makes it
+            _do(runtime, c.Ok())
+    after = runtime.position()
     if after[:2] == (game_id, events):
         raise RuntimeError(f"the script's {what} stored nothing")
     for node in after[3]:  # the players move the stones the board asks for
-        _do(runtime, "press", nd.name(node))
+        _do(runtime, c.Press(nd.name(node)))
     return what
 
 
-def _do(runtime: Runtime, name: str, *args) -> None:
-    feedback = runtime.call(name, *args)
+def _do(runtime: Runtime, command: c.Command) -> None:
+    feedback = runtime.call(command)
     if not feedback.ok:
-        raise RuntimeError(f"{name} {' '.join(args)} was refused: {feedback.message}")
+        raise RuntimeError(f"{command} was refused: {feedback.message}")
 
 
 def main() -> None:
@@ -161,8 +166,8 @@ class Finger:
         time.sleep(self.board.config.panel.bounce_time + 0.005)  # the next press is not taken for a bounce
 
     def report(self, **extra) -> dict:
-        snapshot = self.runtime.call("snapshot")  # queued after the input: handled, committed, shown
-        game = self.runtime.table.game
+        snapshot = self.runtime.call(c.Snapshot())  # queued after the input: handled, committed, shown
+        game = self.runtime.session.hands.game
         table = snapshot["table"]
         return {
             "version": snapshot["version"],

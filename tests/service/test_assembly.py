@@ -26,6 +26,7 @@ from companion.service import config as config_mod
 from companion.service.config import BOARD_COLOURS
 from companion.service.store import Store
 from companion.session.hands import _presses
+from companion.service import commands as c
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -88,9 +89,9 @@ def play_on_the_board(companion, game_id: str, options: dict, max_steps: int = 2
     """Play a whole game with node presses (emulated Pico -> pty -> bridge) and panel buttons only."""
     runtime, sim = companion.runtime, companion.node_input
     rng = random.Random(7)
-    runtime.call("new_game", game_id, 2, options)
+    runtime.call(c.NewGame(game_id, 2, options))
     for _ in range(max_steps):
-        game = runtime.table.game
+        game = runtime.session.hands.game
         if game.over:
             return game
         snap = runtime.snapshot()
@@ -153,7 +154,7 @@ def test_undo_held_opens_the_menu_and_roll_there_dims_the_board_down_to_night_mo
         assert _leds_at(companion, leds) == pytest.approx(leds)
         settings = runtime.snapshot()["settings"]
         assert (settings["brightness"], settings["night"]) == (brightness, night_mode)
-    assert len(runtime.table.game.history) == 0  # ROLL in the menu rolled no die
+    assert len(runtime.session.hands.game.history) == 0  # ROLL in the menu rolled no die
     button(companion, "ok")  # closes the menu
     deadline = time.monotonic() + 3
     while runtime.snapshot()["settings"]["menu"] and time.monotonic() < deadline:
@@ -184,10 +185,10 @@ def test_a_giant_game_leaves_the_cloth_dark_but_for_a_pairing_code(companion):
     pair must still read the code there, for the phone is the only way to play that game."""
     runtime, leds = companion.runtime, companion.surface
     version = runtime.snapshot()["version"]
-    runtime.call("new_game", "drangles", 2, {"depth": 5}, ["Ann", "Bo"])
-    runtime.call("press", "G")
+    runtime.call(c.NewGame("drangles", 2, {"depth": 5}, ["Ann", "Bo"]))
+    runtime.call(c.Press("G"))
     wait_version(runtime, version)
-    runtime.call("tick")
+    runtime.call(c.Tick())
     assert not leds.node_colours()  # Ann's stone on the Giant board's G is not the cloth's G
     request = urllib.request.Request(
         companion.url + "/api/pair/start",
@@ -197,7 +198,7 @@ def test_a_giant_game_leaves_the_cloth_dark_but_for_a_pairing_code(companion):
     )
     with urllib.request.urlopen(request, timeout=5) as r:
         code = json.load(r)["code"]  # the simulator's own page is told the code; a phone reads the cloth
-    runtime.call("tick")
+    runtime.call(c.Tick())
     lit = leds.node_colours()
     assert set(lit) == {"G", "R", "Y", "B"} | {top + colour for top, colour in zip("GRYB", code)}, (code, lit)
 
@@ -228,12 +229,14 @@ def test_the_page_is_told_what_the_leds_show(companion):
     """GET /api/leds (issue 3): what the simulator's LEDs show, after brightness, gamma and the limiter: after a
     move, the stone's node in its player's colour, and the status pixels whose turn it is and the die."""
     runtime = companion.runtime
-    runtime.call("set", "brightness", 1.0)  # the colours come out as they are set (at 0.5, half as bright)
+    runtime.call(
+        c.ChangeSettings(brightness=1.0)
+    )  # the colours come out as they are set (at 0.5, half as bright)
     colours = runtime.snapshot()["colours"]
     leds_shown(
         companion, lambda s: s["status"][:4] == [colours[0]] * 4 and not s["nodes"]
     )  # player 1 to roll
-    runtime.call("roll")
+    runtime.call(c.Roll())
     snap = runtime.snapshot()
     die, target = snap["state"]["die"], snap["table"]["targets"][0]
     leds_shown(
@@ -243,12 +246,12 @@ def test_the_page_is_told_what_the_leds_show(companion):
             and [board_colour(pixel) for pixel in s["status"][4:]] == [die] * 4
         ),
     )
-    runtime.call("press", target)
+    runtime.call(c.Press(target))
     shown = leds_shown(companion, lambda s: target in s["nodes"] and s["status"][:4] == [colours[1]] * 4)
     assert shown["nodes"] == {target: colours[0]} and colours[0] != colours[1]  # the stone just entered
     assert shown["withheld"] == [] and shown["limited"] is False
     assert shown["frames"] == companion.surface.status()["frames_sent"]
-    runtime.call("set", "brightness", 0.5)  # dimmer, as the LEDs are
+    runtime.call(c.ChangeSettings(brightness=0.5))  # dimmer, as the LEDs are
     dim = leds_shown(companion, lambda s: s["frames"] > shown["frames"] and target in s["nodes"])
     assert dim["nodes"][target] == "#808080"
 
@@ -843,7 +846,7 @@ def test_the_self_test_from_the_page_takes_the_board_and_gives_it_back(companion
     tap(sim, "G")  # the game takes presses again: EZ GRYB answers that the die comes first
     snap = wait_version(runtime, before)
     assert "roll" in snap["table"]["message"]
-    runtime.call("set", "budget_ma", 2000)
+    runtime.call(c.ChangeSettings(budget_ma=2000))
     assert companion.surface.settle(2) and companion.surface.budget_ma == 2000
 
 

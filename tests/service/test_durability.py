@@ -21,6 +21,7 @@ import pytest
 from companion.games.die import Die
 from companion.service.config import Config
 from companion.service.store import Store
+from companion.service import commands as c
 
 STEPS = 500
 SEED = 2026
@@ -140,10 +141,10 @@ def test_a_command_whose_writes_fail_changes_nothing_and_the_next_one_is_stored(
     rt = _runtime(tmp_path / "gryb.db", busy_ms=50)  # writes wait 50 ms for a lock, then fail
     rt.start()
     other = sqlite3.connect(tmp_path / "gryb.db", isolation_level=None)
-    rt.call("new_game", "drangles", 2, {}, ["Ann", "Bo"], {"method": "games", "target": 3}, None)
+    rt.call(c.NewGame("drangles", 2, {}, ["Ann", "Bo"], {"method": "games", "target": 3}, None))
     for action in ["0", "0-G", "0", "0-R"]:
-        assert rt.call("act", action).ok
-    before = rt.call("snapshot")
+        assert rt.call(c.Act(action)).ok
+    before = rt.call(c.Snapshot())
     other.execute("BEGIN IMMEDIATE")  # another program holds the write lock: every write fails
     for command, args in [
         ("undo", ()),
@@ -153,23 +154,23 @@ def test_a_command_whose_writes_fail_changes_nothing_and_the_next_one_is_stored(
     ]:
         with pytest.raises(StorageError, match=r"could not save \(database is locked\): nothing changed"):
             rt.call(command, *args)
-        after = rt.call("snapshot")
+        after = rt.call(c.Snapshot())
         assert after["state"] == before["state"] and after["game_id"] == before["game_id"], command
         assert after["seats"] == before["seats"] and after["settings"] == before["settings"], command
         assert after["table"]["message"].startswith("could not save"), command
-        assert len(rt.table.game.history) == 4
+        assert len(rt.session.hands.game.history) == 4
     other.execute("ROLLBACK")
     # Once the store writes again, UNDO and the next move are stored, and a restart brings them back.
-    assert rt.call("undo").ok
-    for chore in rt.call("snapshot")["table"]["chores"]:  # the stones the UNDO moved, moved on the cloth
-        assert rt.call("press", chore["node"]).ok
-    assert rt.call("act", "0-B").ok
-    played = [str(a) for a, _ in rt.table.game.history]
+    assert rt.call(c.Undo()).ok
+    for chore in rt.call(c.Snapshot())["table"]["chores"]:  # the stones the UNDO moved, moved on the cloth
+        assert rt.call(c.Press(chore["node"])).ok
+    assert rt.call(c.Act("0-B")).ok
+    played = [str(a) for a, _ in rt.session.hands.game.history]
     assert played == ["0", "0-G", "0", "0-B"]
     rt.stop()
     rt.store.close()
     again = _runtime(tmp_path / "gryb.db")
-    assert [str(a) for a, _ in again.table.game.history] == played
+    assert [str(a) for a, _ in again.session.hands.game.history] == played
     assert again.snapshot()["settings"] == before["settings"] and again.snapshot()["series"] is not None
     again.store.close()
 
@@ -182,11 +183,11 @@ def test_a_command_whose_writes_fail_keeps_the_stones_still_to_be_moved(tmp_path
     rt = _runtime(tmp_path / "gryb.db", busy_ms=50)
     rt.start()
     other = sqlite3.connect(tmp_path / "gryb.db", isolation_level=None)
-    rt.call("new_game", "drangles", 2, {}, ["Ann", "Bo"], None, None)
+    rt.call(c.NewGame("drangles", 2, {}, ["Ann", "Bo"], None, None))
     for action in ["0", "0-G", "0", "0-R"]:
-        assert rt.call("act", action).ok
-    assert rt.call("undo").ok
-    chores = rt.call("snapshot")["table"]["chores"]
+        assert rt.call(c.Act(action)).ok
+    assert rt.call(c.Undo()).ok
+    chores = rt.call(c.Snapshot())["table"]["chores"]
     assert [c["text"] for c in chores] == ["put a stone of Bo on 0", "lift Bo's stone from R"]
     other.execute("BEGIN IMMEDIATE")
     for command, args in [
@@ -196,10 +197,10 @@ def test_a_command_whose_writes_fail_keeps_the_stones_still_to_be_moved(tmp_path
     ]:
         with pytest.raises(StorageError):
             rt.call(command, *args)
-        assert rt.call("snapshot")["table"]["chores"] == chores, command
+        assert rt.call(c.Snapshot())["table"]["chores"] == chores, command
     other.execute("ROLLBACK")
-    assert rt.call("press", "R").ok and rt.call("press", "0").ok
-    assert rt.call("snapshot")["table"]["message"] == "board and game agree again"
+    assert rt.call(c.Press("R")).ok and rt.call(c.Press("0")).ok
+    assert rt.call(c.Snapshot())["table"]["message"] == "board and game agree again"
     rt.stop()
     rt.store.close()
 
@@ -210,15 +211,15 @@ def test_a_new_game_is_stored_whole_or_not_at_all(tmp_path):
 
     rt = _runtime(tmp_path / "gryb.db")
     rt.start()
-    first = rt.call("snapshot")["game_id"]
+    first = rt.call(c.Snapshot())["game_id"]
     other = sqlite3.connect(tmp_path / "gryb.db", isolation_level=None)
     other.execute("CREATE TRIGGER refuse BEFORE INSERT ON settings BEGIN SELECT RAISE(ABORT, 'no room'); END")
     with pytest.raises(StorageError, match=r"could not save \(no room\)"):
-        rt.call("new_game", "drangles", 2, {}, None, None, ["human", "easy"])
-    assert rt.call("snapshot")["game_id"] == first and rt.call("snapshot")["seats"] == ["human", "human"]
+        rt.call(c.NewGame("drangles", 2, {}, None, None, ["human", "easy"]))
+    assert rt.call(c.Snapshot())["game_id"] == first and rt.call(c.Snapshot())["seats"] == ["human", "human"]
     assert rt.store.current_game().id == first  # the new game's row, written first, was rolled back
     other.execute("DROP TRIGGER refuse")
-    assert rt.call("new_game", "drangles", 2, {}, None, None, ["human", "easy"])["seats"] == ["human", "easy"]
+    assert rt.call(c.NewGame("drangles", 2, {}, None, None, ["human", "easy"]))["seats"] == ["human", "easy"]
     rt.stop()
     rt.store.close()
 
@@ -228,7 +229,7 @@ def test_stored_settings_and_seats_that_no_longer_read_are_ignored_with_a_log_li
 
     rt = _runtime(tmp_path / "gryb.db")
     rt.start()
-    game_id = rt.call("new_game", "drangles", 2, {}, None, None, ["human", "easy"])["game_id"]
+    game_id = rt.call(c.NewGame("drangles", 2, {}, None, None, ["human", "easy"]))["game_id"]
     rt.stop()
     rt.store.close()
     store = Store(tmp_path / "gryb.db")
@@ -250,10 +251,10 @@ def test_a_stored_game_whose_seats_names_or_series_do_not_read_is_restored_witho
     rt = _runtime(tmp_path / "gryb.db")
     rt.start()
     snap = rt.call(
-        "new_game", "drangles", 2, {}, ["Ann", "Bo"], {"method": "games", "target": 3}, ["human", "easy"]
+        c.NewGame("drangles", 2, {}, ["Ann", "Bo"], {"method": "games", "target": 3}, ["human", "easy"])
     )
     game_id, series_id = snap["game_id"], snap["series"]["id"]
-    assert rt.call("act", "0").ok
+    assert rt.call(c.Act("0")).ok
     rt.stop()
     rt.store.close()
     db = sqlite3.connect(tmp_path / "gryb.db", isolation_level=None)
@@ -263,7 +264,7 @@ def test_a_stored_game_whose_seats_names_or_series_do_not_read_is_restored_witho
     db.close()
     again = _runtime(tmp_path / "gryb.db")
     snap = again.snapshot()
-    assert snap["game_id"] == game_id and [str(a) for a, _ in again.table.game.history] == ["0"]
+    assert snap["game_id"] == game_id and [str(a) for a, _ in again.session.hands.game.history] == ["0"]
     assert snap["seats"] == ["human", "human"] and snap["table"]["names"] == ["Player 1", "Player 2"]
     assert snap["series"] is None
     assert f"game {game_id}: stored seats None do not read" in caplog.text

@@ -9,6 +9,7 @@ import pytest
 from companion.games.die import Die
 from companion.rules import node as nd
 from companion.service.runtime import CommandError
+from companion.service import commands as c
 
 
 class Frames:
@@ -24,7 +25,7 @@ class Frames:
 def test_a_fresh_start_sets_up_ez_gryb_and_draws_frames(make):
     frames = Frames()
     rt = make(frame_sink=frames)
-    assert rt.call("snapshot")["game"]["id"] == "ez-gryb"
+    assert rt.call(c.Snapshot())["game"]["id"] == "ez-gryb"
     assert frames.event.wait(5)
 
 
@@ -44,9 +45,9 @@ def test_a_waiting_board_is_drawn_as_often_as_its_picture_changes(make):
         time.sleep(seconds)
         return len(frames.pictures) - before
 
-    rt.call("new_game", "25-mens-gryb", 2, {})
+    rt.call(c.NewGame("25-mens-gryb", 2, {}))
     assert 5 <= drawn(1.0) <= TARGET_FPS + 3
-    rt.call("new_game", "ez-gryb", 2, {})
+    rt.call(c.NewGame("ez-gryb", 2, {}))
     assert 3 <= drawn(2.0) <= 6
 
 
@@ -55,7 +56,7 @@ def test_the_watchdog_is_pinged_on_time_between_the_frames_of_a_waiting_board(ma
     does not spin (systemd restarts a companion whose pings stop)."""
     pings, frames = [], Frames()
     rt = make(frame_sink=frames, watchdog=lambda: pings.append(time.monotonic()), watchdog_every=0.1)
-    rt.call("new_game", "25-mens-gryb", 2, {})  # a frame every 0.05 s, a ping due every 0.1 s
+    rt.call(c.NewGame("25-mens-gryb", 2, {}))  # a frame every 0.05 s, a ping due every 0.1 s
     time.sleep(0.3)
     pinged, drawn = len(pings), len(frames.pictures)
     time.sleep(1.0)
@@ -65,9 +66,9 @@ def test_the_watchdog_is_pinged_on_time_between_the_frames_of_a_waiting_board(ma
 
 def test_presses_become_durable_actions_and_a_restart_restores_the_game(make):
     rt = make()
-    rt.call("new_game", "drangles", 2, {}, ["Ann", "Bo"])
+    rt.call(c.NewGame("drangles", 2, {}, ["Ann", "Bo"]))
     for node in ["0", "0", "G"]:
-        assert rt.call("press", node).ok
+        assert rt.call(c.Press(node)).ok
     state = rt.snapshot()["state"]
     assert set(state["stones"]) == {"G"} and state["to_move"] == 1
     events = rt.store.events(rt.game_id)
@@ -89,30 +90,30 @@ def test_a_command_the_caller_gave_up_on_is_never_done_later(make):
             time.sleep(0.5)  # a slow SD card, an LED write hanging: the loop is busy for a while
 
     rt = make(frame_sink=slow_frames)
-    rt.call("new_game", "drangles", 2)
+    rt.call(c.NewGame("drangles", 2))
     for node in ["0", "0", "G"]:
-        assert rt.call("press", node).ok
+        assert rt.call(c.Press(node)).ok
     stall.set()
-    rt.submit("snapshot")  # the loop draws after it, and stalls there
+    rt.submit(c.Snapshot())  # the loop draws after it, and stalls there
     assert stalled.wait(5)
     with pytest.raises(TimeoutError, match="undo was not done"):
-        rt.call("undo", timeout=0.1)
+        rt.call(c.Undo(), timeout=0.1)
     stall.clear()
     time.sleep(0.6)
     assert [a for _, a in rt.store.events(rt.game_id)] == [
         "0",
         "0-G",
     ]  # not taken back behind the player's back
-    assert rt.call("undo").ok  # the retry is the only undo
+    assert rt.call(c.Undo()).ok  # the retry is the only undo
     assert [a for _, a in rt.store.events(rt.game_id)] == ["0", "0-G", None]
 
 
 def test_illegal_press_is_refused_flashes_and_buzzes_and_changes_nothing(make):
     sounds = []
     rt = make(sound=sounds.append)
-    rt.call("new_game", "drangles", 2)
+    rt.call(c.NewGame("drangles", 2))
     before = rt.snapshot()["state"]
-    fb = rt.call("press", "G")
+    fb = rt.call(c.Press("G"))
     assert not fb.ok and fb.message == "new stones enter through the head node 0"
     assert sounds == ["illegal"] and rt.effects.flash[0] == 1
     assert rt.snapshot()["state"] == before and rt.snapshot()["feedback"]["ok"] is False
@@ -120,53 +121,53 @@ def test_illegal_press_is_refused_flashes_and_buzzes_and_changes_nothing(make):
 
 def test_roll_ok_undo_and_the_undo_is_logged(make):
     rt = make(die=Die(5))
-    rt.call("new_game", "ez-gryb", 2)
-    fb = rt.call("roll")
+    rt.call(c.NewGame("ez-gryb", 2))
+    fb = rt.call(c.Roll())
     assert fb.rolled
     rolled = rt.snapshot()["state"]["die"]
-    assert rt.call("press", rolled).ok  # enter on the top node of the colour rolled
-    assert rt.call("undo").ok
+    assert rt.call(c.Press(rolled)).ok  # enter on the top node of the colour rolled
+    assert rt.call(c.Undo()).ok
     state = rt.snapshot()
     assert state["state"]["stones"] == {} and state["table"]["chores"][0]["kind"] == "lift"
     kinds = [k for k, _ in rt.store.events(rt.game_id)]
     assert kinds == ["action", "action", "undo"]
-    assert rt.call("press", rolled).ok  # the chore: lift the stone, press its node
+    assert rt.call(c.Press(rolled)).ok  # the chore: lift the stone, press its node
 
 
 def test_bad_commands_get_clear_errors_and_the_loop_survives(make):
     rt = make()
     with pytest.raises(CommandError, match="'X' is not one of the colours"):
-        rt.call("press", "GX")
+        rt.call(c.Press("GX"))
     with pytest.raises(CommandError, match="no game 'chess'"):
-        rt.call("new_game", "chess", 2)
+        rt.call(c.NewGame("chess", 2))
     with pytest.raises(CommandError, match="for 2 players"):
-        rt.call("new_game", "ez-gryb", 3)
+        rt.call(c.NewGame("ez-gryb", 3))
     with pytest.raises(CommandError, match="unknown command"):
         rt.call("explode")
     with pytest.raises(CommandError, match="brightness is a number"):
-        rt.call("set", "brightness", 3)
-    assert rt.call("snapshot")["game"]["id"] == "ez-gryb"
+        rt.call(c.ChangeSettings(brightness=3))
+    assert rt.call(c.Snapshot())["game"]["id"] == "ez-gryb"
 
 
 def test_menu_brightness_and_night_mode_are_kept(make):
     rt = make()
-    rt.call("menu")
+    rt.call(c.Menu())
     assert rt.snapshot()["settings"]["menu"]
-    start = rt.brightness
-    rt.call("roll")
-    assert rt.brightness != start
-    rt.call("ok")
+    start = rt.settings.brightness
+    rt.call(c.Roll())
+    assert rt.settings.brightness != start
+    rt.call(c.Ok())
     assert not rt.snapshot()["settings"]["menu"]
-    rt.call("set", "night", True)
-    assert rt.store.setting("night") is True and rt.store.setting("brightness") == rt.brightness
+    rt.call(c.ChangeSettings(night=True))
+    assert rt.store.setting("night") is True and rt.store.setting("brightness") == rt.settings.brightness
 
 
 def test_the_menu_dims_step_by_step_into_night_mode_then_starts_again_from_the_brightest(make):
     rt = make()  # brightness 0.5, night mode at 0.25: the steps 100, 60, 40 %, then night mode
-    rt.call("menu")
+    rt.call(c.Menu())
     seen = []
     for _ in range(5):
-        said = rt.call("roll").message
+        said = rt.call(c.Roll()).message
         settings = rt.snapshot()["settings"]
         seen.append((said, settings["brightness"], settings["night"]))
     assert seen == [
@@ -176,11 +177,11 @@ def test_the_menu_dims_step_by_step_into_night_mode_then_starts_again_from_the_b
         ("brightness 60 %", 0.6, False),
         ("brightness 40 %", 0.4, False),
     ]
-    assert rt.call("roll").message == "night mode"
-    assert rt.call("ok").message == "menu closed"
+    assert rt.call(c.Roll()).message == "night mode"
+    assert rt.call(c.Ok()).message == "menu closed"
     rt.stop()
     again = make()  # what the menu chose outlives a restart, as the phone's choice does
-    assert (again.brightness, again.effects.night) == (0.4, True)
+    assert (again.settings.brightness, again.settings.night) == (0.4, True)
 
 
 def test_with_night_mode_dark_the_menu_keeps_every_step_and_says_the_leds_are_off(make):
@@ -190,8 +191,8 @@ def test_with_night_mode_dark_the_menu_keeps_every_step_and_says_the_leds_are_of
 
     config = Config()
     rt = make(replace(config, leds=replace(config.leds, brightness=1.0, night_brightness=0.0)))
-    rt.call("menu")
-    assert [rt.call("roll").message for _ in range(5)] == [
+    rt.call(c.Menu())
+    assert [rt.call(c.Roll()).message for _ in range(5)] == [
         "brightness 60 %",
         "brightness 40 %",
         "brightness 25 %",
@@ -208,7 +209,7 @@ def test_the_config_can_start_the_board_in_night_mode_and_the_phone_s_choice_the
     config = config_mod.load(path, sim=True)
     rt = make(config)
     assert rt.snapshot()["settings"]["night"] is True
-    rt.call("set", "night", False)
+    rt.call(c.ChangeSettings(night=False))
     rt.stop()
     assert make(config).snapshot()["settings"]["night"] is False  # the config is where it starts, not a rule
 
@@ -216,8 +217,8 @@ def test_the_config_can_start_the_board_in_night_mode_and_the_phone_s_choice_the
 def test_change_feed_pushes_each_change(make):
     rt = make()
     feed = rt.subscribe()
-    rt.call("new_game", "drangles", 2)
-    rt.call("press", "0")
+    rt.call(c.NewGame("drangles", 2))
+    rt.call(c.Press("0"))
     versions = []
     while not feed.empty():
         versions.append(feed.get_nowait()["version"])
@@ -228,14 +229,14 @@ def _win(rt, texts="G pass R pass Y pass B", faces="G G R R Y Y B"):
     """Play EZ GRYB's quickest win (Ann's four top nodes) with a loaded die."""
     for text, face in zip(texts.split(), faces.split()):
         rt.die = _Loaded(face)
-        rt.call("roll")
+        rt.call(c.Roll())
         if text != "pass":
-            assert rt.call("press", text).ok
+            assert rt.call(c.Press(text)).ok
 
 
 def test_a_finished_game_is_recorded_and_scores_the_series(make):
     rt = make()
-    rt.call("new_game", "ez-gryb", 2, {}, None, {"method": "games", "target": 3})
+    rt.call(c.NewGame("ez-gryb", 2, {}, None, {"method": "games", "target": 3}))
     _win(rt)
     snap = rt.snapshot()
     assert snap["state"]["over"] and snap["state"]["winner"] == 0
@@ -247,30 +248,30 @@ def test_a_press_on_the_head_node_in_a_headless_game_is_refused_with_the_reason(
     """The cloth has a head node that EZ GRYB (headless) leaves out: pressing it flashes and says why,
     like any press the rules refuse, and changes nothing."""
     rt = make()
-    rt.call("new_game", "ez-gryb", 2)
+    rt.call(c.NewGame("ez-gryb", 2))
     before = rt.snapshot()
-    feedback = rt.call("press", "0")
+    feedback = rt.call(c.Press("0"))
     assert not feedback.ok and feedback.node == nd.HEAD
     assert feedback.message == "the head node 0 is not on a headless board: EZ GRYB does not use it"
     snap = rt.snapshot()
     assert snap["feedback"]["message"] == feedback.message and snap["state"] == before["state"]
     with pytest.raises(CommandError, match="bad node name .GX."):  # no board has it: the caller's mistake
-        rt.call("press", "GX")
+        rt.call(c.Press("GX"))
 
 
 def test_ok_at_a_games_end_plays_it_again_from_the_board_alone(make):
     """Without a phone: OK once a game is over starts the same game, options, players and computer levels
     again, begun by the next player along, and the series goes on (the page's Play again)."""
     rt = make()
-    rt.call("new_game", "ez-gryb", 2, {"stones": 12}, ["Ann", "Bo"], {"method": "games", "target": 3})
-    assert rt.call("ok").ok is False  # mid-game OK is the game's own (here: nothing to confirm)
+    rt.call(c.NewGame("ez-gryb", 2, {"stones": 12}, ["Ann", "Bo"], {"method": "games", "target": 3}))
+    assert rt.call(c.Ok()).ok is False  # mid-game OK is the game's own (here: nothing to confirm)
     mid = rt.snapshot()
-    refused = rt.call("again")  # the page's Play again, mid-game: refused, nothing changes
+    refused = rt.call(c.Again())  # the page's Play again, mid-game: refused, nothing changes
     assert not refused.ok and "not over" in refused.message and rt.snapshot()["game_id"] == mid["game_id"]
     _win(rt)
     first = rt.snapshot()
     assert first["state"]["over"] and first["series"]["totals"] == [1, 0]
-    feedback = rt.call("ok")
+    feedback = rt.call(c.Ok())
     assert feedback.ok and feedback.message == "EZ GRYB again: Bo begins"
     again = rt.snapshot()
     assert (
@@ -287,7 +288,7 @@ def test_ok_at_a_games_end_plays_it_again_from_the_board_alone(make):
 
 def test_a_stored_seating_that_does_not_read_seats_the_players_in_their_order(make):
     rt = make()
-    rt.call("new_game", "drangles", 2, {}, ["Ann", "Bo"])
+    rt.call(c.NewGame("drangles", 2, {}, ["Ann", "Bo"]))
     game_id = rt.game_id
     rt.stop()
     for broken in ([0, 0], [1.0, 0.0], [1, 0, 2], "10"):  # a player twice, not whole numbers, a seat too many
@@ -305,16 +306,16 @@ def test_the_start_moves_round_a_series_and_the_players_keep_colours_and_totals(
     across a restart; a new series from the form seats them in their order again."""
     win = ("G pass pass R pass pass Y pass pass B", "G G G R R R Y Y Y B")  # the top quadrangle, seat 0's
     rt = make()
-    rt.call("new_game", "pyragryb", 3, {}, ["Ann", "Bo", "Cy"], {"method": "games", "target": 4})
+    rt.call(c.NewGame("pyragryb", 3, {}, ["Ann", "Bo", "Cy"], {"method": "games", "target": 4}))
     colours = rt.snapshot()["colours"]
     _win(rt, *win)  # Ann wins
-    assert rt.call("ok").message == "PyraGRYB again: Bo begins"
+    assert rt.call(c.Ok()).message == "PyraGRYB again: Bo begins"
     snap = rt.snapshot()
     assert snap["table"]["names"] == ["Bo", "Cy", "Ann"] and snap["state"]["to_move"] == 0
     assert snap["order"] == [1, 2, 0] and snap["colours"] == [colours[1], colours[2], colours[0]]
     assert snap["series"]["names"] == ["Ann", "Bo", "Cy"] and snap["series"]["totals"] == [1, 0, 0]
     rt.call(
-        "new_game", "pyragryb", 3, {}, ["Ann", "", "Cy"], "continue"
+        c.NewGame("pyragryb", 3, {}, ["Ann", "", "Cy"], "continue")
     )  # from the form: go on with the series
     snap = rt.snapshot()  # begun by the next player: Cy (the game before was left unplayed)
     assert snap["table"]["names"] == ["Cy", "Ann", "Player 2"] and snap["order"] == [2, 0, 1]
@@ -322,31 +323,31 @@ def test_the_start_moves_round_a_series_and_the_players_keep_colours_and_totals(
     snap = rt.snapshot()
     assert snap["series"]["totals"] == [1, 0, 1] and snap["series"]["names"] == ["Ann", "Player 2", "Cy"]
     assert rt.store.finished_games()[0].result["winners"] == [0]  # the game's own record is by seat
-    rt.call("ok")
+    rt.call(c.Ok())
     rt.stop()
     rt = make()  # a restart keeps who sits where, and whose colour is whose
     snap = rt.snapshot()
     assert snap["table"]["names"] == ["Ann", "Player 2", "Cy"] and snap["order"] == [0, 1, 2]
     assert snap["colours"] == colours
-    rt.call("new_game", "pyragryb", 3, {}, ["Ann", "Bo", ""], "continue", ["human", "human", "easy"])
+    rt.call(c.NewGame("pyragryb", 3, {}, ["Ann", "Bo", ""], "continue", ["human", "human", "easy"]))
     snap = rt.snapshot()  # the fourth game: player 2 begins; the computer plays for player 3 in seat 2
-    assert snap["table"]["names"] == ["Bo", "Computer (easy)", "Ann"] and snap["seats"] == [
+    assert snap["table"]["names"] == ["Bo", "Player 3 (computer, easy)", "Ann"] and snap["seats"] == [
         "human",
         "easy",
         "human",
     ]
     assert snap["colours"] == [colours[1], colours[2], colours[0]] and snap["series"]["totals"] == [1, 0, 1]
     with pytest.raises(CommandError, match="the series being played is for 3 players: choose 3"):
-        rt.call("new_game", "ez-gryb", 2, {}, ["Ann", "Bo"], "continue")
+        rt.call(c.NewGame("ez-gryb", 2, {}, ["Ann", "Bo"], "continue"))
     assert rt.snapshot()["series"]["totals"] == [1, 0, 1] and rt.snapshot()["game"]["id"] == "pyragryb"
-    rt.call("new_game", "pyragryb", 3, {}, ["Ann", "Bo", "Cy"], {"method": "games", "target": 3})
+    rt.call(c.NewGame("pyragryb", 3, {}, ["Ann", "Bo", "Cy"], {"method": "games", "target": 3}))
     assert rt.snapshot()["table"]["names"] == ["Ann", "Bo", "Cy"] and rt.snapshot()["order"] == [0, 1, 2]
     # Just this game: the series being played ends, and the players sit in their order.
-    rt.call("new_game", "ez-gryb", 2, {}, ["Bo", "Cy"], None)
+    rt.call(c.NewGame("ez-gryb", 2, {}, ["Bo", "Cy"], None))
     snap = rt.snapshot()
     assert snap["series"] is None and snap["table"]["names"] == ["Bo", "Cy"] and snap["order"] == [0, 1]
     with pytest.raises(CommandError, match="no series is being played"):
-        rt.call("new_game", "ez-gryb", 2, {}, ["Bo", "Cy"], "continue")
+        rt.call(c.NewGame("ez-gryb", 2, {}, ["Bo", "Cy"], "continue"))
 
 
 def test_ok_after_a_series_is_over_starts_the_series_again(make):
@@ -354,11 +355,11 @@ def test_ok_after_a_series_is_over_starts_the_series_again(make):
     same game in a new series of the same method and target, begun by the next player along; the
     finished series keeps its result."""
     rt = make()
-    rt.call("new_game", "ez-gryb", 2, {}, ["Ann", "Bo"], {"method": "points", "target": 1})
+    rt.call(c.NewGame("ez-gryb", 2, {}, ["Ann", "Bo"], {"method": "points", "target": 1}))
     _win(rt)
     first = rt.snapshot()
     assert first["series"]["over"] and first["series"]["winners"] == [0]
-    feedback = rt.call("again")
+    feedback = rt.call(c.Again())
     assert feedback.ok and feedback.message == "EZ GRYB again, a new series: Bo begins"
     again = rt.snapshot()
     assert again["series"]["id"] != first["series"]["id"] and not again["series"]["over"]
@@ -376,18 +377,18 @@ def test_a_series_of_a_game_played_win_or_lose_counts_its_wins(make):
     rt = make()
     rng = random.Random(5)
     wins = [0, 0]
-    rt.call("new_game", "grim-reaper", 2, {}, None, {"method": "games", "target": 3})
+    rt.call(c.NewGame("grim-reaper", 2, {}, None, {"method": "games", "target": 3}))
     for game in range(3):
         if game:
-            rt.call("new_game", "grim-reaper", 2, {}, None, "continue")  # the next game of the series
+            rt.call(c.NewGame("grim-reaper", 2, {}, None, "continue"))  # the next game of the series
         while not (snap := rt.snapshot())["state"]["over"]:
             assert snap["state"]["scores"] == [0, 0]  # nothing to count while it is played
             if snap["table"]["chores"]:  # the pieces that died, lifted from the cloth
-                assert rt.call("press", snap["table"]["chores"][0]["node"]).ok
-            elif rt.table.game.is_chance:
-                assert rt.call("roll").ok
+                assert rt.call(c.Press(snap["table"]["chores"][0]["node"])).ok
+            elif rt.session.hands.game.is_chance:
+                assert rt.call(c.Roll()).ok
             else:
-                assert rt.call("act", rng.choice(snap["legal"])).ok
+                assert rt.call(c.Act(rng.choice(snap["legal"]))).ok
         for w in snap["state"]["winners"]:
             wins[w] += 1
         assert snap["state"]["scores"] == [int(p in snap["state"]["winners"]) for p in range(2)]
@@ -401,30 +402,30 @@ def test_undo_after_a_games_end_takes_its_result_back_and_it_counts_once(make):
     """UNDO of the winning move puts the game back in play: it leaves the finished games and the series,
     even across a restart, and when it ends again it is counted once, with its new result."""
     rt = make()
-    rt.call("new_game", "ez-gryb", 2, {}, ["Ann", "Bo"], {"method": "games", "target": 3})
+    rt.call(c.NewGame("ez-gryb", 2, {}, ["Ann", "Bo"], {"method": "games", "target": 3}))
     game_id = rt.snapshot()["game_id"]
     _win(rt)
     assert rt.snapshot()["series"]["totals"] == [1, 0] and [r.id for r in rt.store.finished_games()] == [
         game_id
     ]
-    assert rt.call("undo").ok
+    assert rt.call(c.Undo()).ok
     snap = rt.snapshot()
     assert not snap["state"]["over"] and snap["series"]["totals"] == [0, 0] and snap["series"]["games"] == []
     assert rt.store.finished_games() == [] and rt.store.game_row(game_id).result is None
     assert [c["node"] for c in snap["table"]["chores"]] == ["B"]  # the stone taken back is lifted
-    assert rt.call("press", "B").ok and rt.call("press", "B").ok  # lifted, then the same win again
+    assert rt.call(c.Press("B")).ok and rt.call(c.Press("B")).ok  # lifted, then the same win again
     assert rt.snapshot()["series"]["totals"] == [1, 0] and len(rt.snapshot()["series"]["games"]) == 1
     # Over, restarted, undone, restarted: the game is in play and the series has nothing of it.
     rt.stop()
     rt = make()
     assert rt.snapshot()["state"]["over"] and rt.snapshot()["series"]["totals"] == [1, 0]
-    assert rt.call("undo").ok
+    assert rt.call(c.Undo()).ok
     rt.stop()
     rt = make()
     snap = rt.snapshot()
     assert snap["game_id"] == game_id and not snap["state"]["over"] and snap["series"]["totals"] == [0, 0]
     assert rt.store.finished_games() == []
-    assert rt.call("press", "B").ok
+    assert rt.call(c.Press("B")).ok
     assert rt.snapshot()["series"]["totals"] == [1, 0] and rt.snapshot()["state"]["over"]
     assert rt.store.finished_games()[0].result == {"winners": [0], "scores": [1, 0]}
 
@@ -434,7 +435,7 @@ def test_a_power_cut_as_a_game_ends_is_mended_on_restart(make, cut):
     """The winning move's event is durable before the result is written: a restart finds the game over
     and records the result, in the series once."""
     rt = make()
-    rt.call("new_game", "ez-gryb", 2, {}, ["Ann", "Bo"], {"method": "games", "target": 3})
+    rt.call(c.NewGame("ez-gryb", 2, {}, ["Ann", "Bo"], {"method": "games", "target": 3}))
     game_id, series_id = rt.snapshot()["game_id"], rt.snapshot()["series"]["id"]
     _win(rt)
     rt.stop()
@@ -453,15 +454,15 @@ def test_a_power_cut_as_a_game_ends_is_mended_on_restart(make, cut):
 def test_a_clock_set_back_before_a_timed_series_began_shows_it_waiting_not_running_backwards(make):
     now = [10_000.0]
     rt = make(wall=lambda: now[0])
-    rt.call("new_game", "ez-gryb", 2, {}, None, {"method": "time", "target": 600})
+    rt.call(c.NewGame("ez-gryb", 2, {}, None, {"method": "time", "target": 600}))
     rt.stop()
     now[0] -= 3600  # started again before the network time put the clock right
     rt = make(wall=lambda: now[0])
-    series = rt.call("snapshot")["series"]
+    series = rt.call(c.Snapshot())["series"]
     assert series["elapsed"] == 0 and not series["over"]
     now[0] += 3600 + 601  # the clock put right, the time up
-    rt.call("tick")
-    assert rt.call("snapshot")["series"]["over"]
+    rt.call(c.Tick())
+    assert rt.call(c.Snapshot())["series"]["over"]
 
 
 def test_a_timed_series_runs_by_the_clock_across_restarts(make):
@@ -470,13 +471,13 @@ def test_a_timed_series_runs_by_the_clock_across_restarts(make):
     OK then starts the series again, timed from then."""
     now = [1000.0]
     rt = make(wall=lambda: now[0])
-    rt.call("new_game", "ez-gryb", 2, {}, ["Ann", "Bo"], {"method": "time", "target": 600})
+    rt.call(c.NewGame("ez-gryb", 2, {}, ["Ann", "Bo"], {"method": "time", "target": 600}))
     series_id = rt.snapshot()["series"]["id"]
     now[0] += 300
     _win(rt)
     assert rt.snapshot()["series"]["totals"] == [1, 0] and rt.store.series_finished(series_id) is None
     assert rt.snapshot()["series"]["over"] is False and rt.snapshot()["series"]["winners"] == []
-    rt.call("ok")  # the same game again, in the series
+    rt.call(c.Ok())  # the same game again, in the series
     rt.stop()
     now[0] += 400  # 700 s since the series began, 400 of them while the companion was off
     rt = make(wall=lambda: now[0])
@@ -486,10 +487,10 @@ def test_a_timed_series_runs_by_the_clock_across_restarts(make):
     assert snap["series"]["totals"] == [1, 0] and snap["series"]["games"][-1]["ended_at"] == 700
     assert snap["series"]["over"] is True and snap["series"]["winners"] == [0]  # Ann's one game in time
     assert rt.store.series_finished(series_id) == now[0]
-    rt.call("ok")  # time is up: OK plays the series again, with a clock of its own from now
+    rt.call(c.Ok())  # time is up: OK plays the series again, with a clock of its own from now
     again = rt.snapshot()["series"]
     assert again["id"] != series_id and again["games"] == [] and again["elapsed"] == 0 and not again["over"]
-    rt.call("new_game", "ez-gryb", 2, {}, ["Ann", "Bo"], "continue")
+    rt.call(c.NewGame("ez-gryb", 2, {}, ["Ann", "Bo"], "continue"))
     assert rt.snapshot()["series"]["id"] == again["id"]  # a new game goes on in the series that is on
     now[0] += 601
     # With nothing pressed, the series is published as over within the loop's second of waiting.
@@ -499,7 +500,7 @@ def test_a_timed_series_runs_by_the_clock_across_restarts(make):
         time.sleep(0.05)
     assert rt.snapshot()["series"]["elapsed"] == 601
     with pytest.raises(CommandError, match="the series is over"):  # by the clock, with no game ended
-        rt.call("new_game", "ez-gryb", 2, {}, ["Ann", "Bo"], "continue")
+        rt.call(c.NewGame("ez-gryb", 2, {}, ["Ann", "Bo"], "continue"))
 
 
 def test_random_commands_and_restarts_keep_the_record_and_the_series_true(make):
@@ -520,35 +521,47 @@ def test_random_commands_and_restarts_keep_the_record_and_the_series_true(make):
     rt = make(die=Die(1), wall=lambda: now[0])
     for _ in range(4000):
         now[0] += rng.random() * 5
-        s = rt.call("snapshot")
+        s = rt.call(c.Snapshot())
         r = rng.random()
         try:
             if r < 0.01:
-                rt.call("new_game", rng.choice(games), 2, {}, None, rng.choice(series), None)
+                rt.call(c.NewGame(rng.choice(games), 2, {}, None, rng.choice(series), None))
             elif r < 0.015:
                 rt.stop()
-                seated = (rt.game_id, rt.order, rt.table.names, rt.seats, rt.snapshot()["colours"])
+                seated = (
+                    rt.game_id,
+                    rt.session.order,
+                    rt.session.hands.names,
+                    rt.session.seats,
+                    rt.snapshot()["colours"],
+                )
                 rt = make(die=Die(rng.randrange(99)), wall=lambda: now[0])
-                assert (rt.game_id, rt.order, rt.table.names, rt.seats, rt.snapshot()["colours"]) == seated
+                assert (
+                    rt.game_id,
+                    rt.session.order,
+                    rt.session.hands.names,
+                    rt.session.seats,
+                    rt.snapshot()["colours"],
+                ) == seated
             elif r < 0.08:
-                rt.call("ok")
+                rt.call(c.Ok())
             elif r < 0.12:
-                rt.call("undo")
+                rt.call(c.Undo())
             elif r < 0.3:
-                rt.call("roll")
+                rt.call(c.Roll())
             elif r < 0.4 and s["table"]["chores"]:
-                rt.call("press", s["table"]["chores"][0]["node"])
+                rt.call(c.Press(s["table"]["chores"][0]["node"]))
             elif r < 0.9 and s["legal"] and not s["state"]["awaiting_roll"]:
-                rt.call("act", rng.choice(s["legal"]))
+                rt.call(c.Act(rng.choice(s["legal"])))
             else:
-                rt.call("press", rng.choice(["0", "G", "R", "GG", "BY", "RRR", "YYYY"]))
+                rt.call(c.Press(rng.choice(["0", "G", "R", "GG", "BY", "RRR", "YYYY"])))
         except CommandError:
             pass  # refused with a reason; nothing changed
-        assert (rt.store.game_row(rt.game_id).finished is not None) == rt.table.game.over
-        if rt.series is not None:
-            counted = [g.game for g in rt.series.games]
+        assert (rt.store.game_row(rt.game_id).finished is not None) == rt.session.hands.game.over
+        if rt.session.series is not None:
+            counted = [g.game for g in rt.session.series.games]
             assert len(counted) == len(set(counted)), counted
-            assert rt.store.series(rt.series_id)["totals"] == list(rt.series.totals())
+            assert rt.store.series(rt.session.series_id)["totals"] == list(rt.session.series.totals())
 
 
 class _Loaded:
@@ -571,9 +584,9 @@ def test_a_frame_that_cannot_be_shown_leaves_the_loop_taking_commands(make, capl
         raise OSError("the LED strip is gone")
 
     rt = make(frame_sink=failing)
-    assert rt.call("roll").ok
+    assert rt.call(c.Roll()).ok
     target = rt.snapshot()["table"]["targets"][0]
-    assert rt.call("press", target).ok
+    assert rt.call(c.Press(target)).ok
     assert target in rt.snapshot()["state"]["stones"] and len(shown) > 2
     faults = [r for r in caplog.records if "could not show the frame" in r.getMessage()]
     assert len(faults) == 1 and rt._thread.is_alive()
@@ -586,20 +599,20 @@ def test_a_rolled_number_is_drawn_and_the_loop_lives_on_after_it_and_after_a_res
     the same roll (found 2026-11-25 by playing every game through the web page)."""
     frames = Frames()
     rt = make(frame_sink=frames)
-    rt.call("new_game", "grim-reaper", 2, {"random_life": True})
+    rt.call(c.NewGame("grim-reaper", 2, {"random_life": True}))
     for action in "M5BGG F3GRG pass pass M4GRB F5RRR pass pass F1GBG M3RGG end +MGBB/GBG".split():
-        assert rt.call("act", action).ok, action
-    assert rt.call("roll").ok
+        assert rt.call(c.Act(action)).ok, action
+    assert rt.call(c.Roll()).ok
     rolled = rt.snapshot()["state"]["die"]
     assert rolled.isdigit()
     time.sleep(1.0)  # the die settles after 0.8 s
     frames.event.clear()
-    assert frames.event.wait(5) and rt.call("snapshot", timeout=2)["state"]["die"] == rolled
+    assert frames.event.wait(5) and rt.call(c.Snapshot(), timeout=2)["state"]["die"] == rolled
     assert frames.pictures[-1].status[-1] == (0, 0, 0)  # a number is no colour: the die's pixels stay dark
     rt.stop()
     again = make(frame_sink=frames)
     frames.event.clear()
-    assert frames.event.wait(5) and again.call("snapshot", timeout=2)["state"]["die"] == rolled
+    assert frames.event.wait(5) and again.call(c.Snapshot(), timeout=2)["state"]["die"] == rolled
 
 
 def test_watchdog_is_pinged_from_the_loop(make):
@@ -611,22 +624,20 @@ def test_watchdog_is_pinged_from_the_loop(make):
 def test_a_command_meant_for_a_game_since_replaced_is_refused_on_the_loop(make):
     rt = make()
     old = rt.snapshot()["game_id"]
-    rt.call("new_game", "drangles", 2, {}, ["Ann", "Bo"])
+    rt.call(c.NewGame("drangles", 2, {}, ["Ann", "Bo"]))
     new, before = rt.snapshot()["game_id"], rt.snapshot()
     with pytest.raises(CommandError, match="a new game has started since"):
-        rt.call("in_game", old, "press", "0")
-    with pytest.raises(CommandError, match="'new_game' is not one of act, again, ok, press, roll, undo"):
-        rt.call("in_game", new, "new_game", "ez-gryb", 2, {})
+        rt.call(c.Press("0", game=old))
     assert rt.snapshot()["version"] == before["version"] and rt.snapshot()["game_id"] == new
-    assert rt.call("in_game", new, "press", "0").ok and rt.snapshot()["state"]["stones"]["0"]["player"] == 0
+    assert rt.call(c.Press("0", game=new)).ok and rt.snapshot()["state"]["stones"]["0"]["player"] == 0
 
 
 def test_pairing_code_shows_on_the_top_level_nodes_and_not_in_the_feed(make):
     frames = Frames()
     rt = make(frame_sink=frames)
-    rt.call("show_code", "YBGR")
+    rt.call(c.ShowCode("YBGR"))
     frames.pictures.clear()
-    rt.call("tick")
+    rt.call(c.Tick())
     picture = frames.pictures[-1]
     from companion.service.config import BOARD_COLOURS
 
@@ -639,32 +650,32 @@ def test_pairing_code_shows_on_the_top_level_nodes_and_not_in_the_feed(make):
     ] == [4, 4, -4, 4]  # below G and to its right; below R and to its left
     assert "YBGR" not in str(rt.snapshot())
     with pytest.raises(CommandError, match="four of G, R, Y, B"):
-        rt.call("show_code", "YBGX")
-    rt.call("show_code", None)
-    rt.call("tick")
+        rt.call(c.ShowCode("YBGX"))
+    rt.call(c.ShowCode(None))
+    rt.call(c.Tick())
     assert frames.pictures[-1].nodes.get(1) != BOARD_COLOURS["Y"]
 
 
 def test_a_giant_board_is_played_on_the_phone_not_the_cloth(make):
     frames = Frames()
     rt = make(frame_sink=frames)
-    rt.call("new_game", "drangles", 2, {"depth": 5}, ["Ann", "Bo"])
+    rt.call(c.NewGame("drangles", 2, {"depth": 5}, ["Ann", "Bo"]))
     snap = rt.snapshot()
     assert snap["board"] == {"depth": 5, "headless": False, "on_cloth": False}
-    refused = rt.call("cloth", "0")  # a press on the bandanna: not one of this board's nodes
+    refused = rt.call(c.ClothPress("0"))  # a press on the bandanna: not one of this board's nodes
     assert not refused.ok and "does not fit the cloth" in refused.message
     assert rt.store.events(rt.game_id) == []
-    assert rt.call("press", "0").ok  # the phone's board
+    assert rt.call(c.Press("0")).ok  # the phone's board
     assert (
-        rt.call("press", "0").ok and rt.call("press", "GGGGG").ok is False
+        rt.call(c.Press("0")).ok and rt.call(c.Press("GGGGG")).ok is False
     )  # 0 selected; GGGGG is not one move
-    rt.call("new_game", "drangles", 2, {"depth": 3}, ["Ann", "Bo"])
+    rt.call(c.NewGame("drangles", 2, {"depth": 3}, ["Ann", "Bo"]))
     assert rt.snapshot()["board"] == {
         "depth": 3,
         "headless": False,
         "on_cloth": True,
     }  # the cloth's upper three levels
-    assert rt.call("cloth", "0").ok
+    assert rt.call(c.ClothPress("0")).ok
 
 
 def test_the_same_gryb_formed_again_is_celebrated_again(make):
@@ -674,21 +685,21 @@ def test_the_same_gryb_formed_again_is_celebrated_again(make):
 
     sounds = []
     rt = make(sound=sounds.append, die=LoadedDie(["roll:@" + n for n in "G R Y B G R Y B".split()]))
-    rt.call("new_game", "square-deal", 2, {}, None, None)
+    rt.call(c.NewGame("square-deal", 2, {}, None, None))
     for node in "G R Y B".split():
-        rt.call("roll")
-        assert rt.call("press", node).ok
+        rt.call(c.Roll())
+        assert rt.call(c.Press(node)).ok
     assert sounds.count("gryb") == 1
     first = rt.effects.gryb_started
 
     def lift_the_captured():
-        for chore in rt.call("snapshot")["table"]["chores"]:
-            assert rt.call("press", chore["node"]).ok
+        for chore in rt.call(c.Snapshot())["table"]["chores"]:
+            assert rt.call(c.Press(chore["node"])).ok
 
     lift_the_captured()
     for node in "G R Y B".split():
-        rt.call("roll")
-        assert rt.call("press", node).ok
+        rt.call(c.Roll())
+        assert rt.call(c.Press(node)).ok
     assert sounds.count("gryb") == 2 and rt.effects.gryb_started > first
     lift_the_captured()
-    assert rt.call("snapshot")["state"]["scores"] == [0, 4]
+    assert rt.call(c.Snapshot())["state"]["scores"] == [0, 4]

@@ -16,6 +16,7 @@ from companion.rules.action import Action
 from companion.service.config import Computer, Config
 from companion.service.runtime import CommandError
 from companion.session.hands import _presses
+from companion.service import commands as c
 
 
 @pytest.fixture
@@ -27,7 +28,7 @@ def make(make):
 def wait_for(rt, predicate, timeout=10.0):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        snap = rt.call("snapshot")
+        snap = rt.call(c.Snapshot())
         if predicate(snap):
             return snap
         time.sleep(0.02)
@@ -37,19 +38,22 @@ def wait_for(rt, predicate, timeout=10.0):
 def press_all(rt, action_text):
     """Make an action at the table: press its stones, then its targets."""
     for node in _presses(Action.parse(action_text)):
-        feedback = rt.call("press", nd.name(node))
+        feedback = rt.call(c.Press(nd.name(node)))
         assert feedback.ok, feedback.message
 
 
 def test_a_computer_move_is_shown_and_waits_until_a_player_carries_it_out(make):
     rt = make()
-    snap = rt.call("new_game", "drangles", 2, {}, ["Ann"], None, ["human", "easy"])
-    assert snap["seats"] == ["human", "easy"] and snap["table"]["names"] == ["Ann", "Computer (easy)"]
+    snap = rt.call(c.NewGame("drangles", 2, {}, ["Ann"], None, ["human", "easy"]))
+    assert snap["seats"] == ["human", "easy"] and snap["table"]["names"] == [
+        "Ann",
+        "Player 2 (computer, easy)",
+    ]
     played = []
     while snap["state"]["to_move"] == 0:  # the human's turn (Drangles: the head node, then a move)
         played.append(snap["legal"][0])
         press_all(rt, played[-1])
-        snap = rt.call("snapshot")
+        snap = rt.call(c.Snapshot())
     refused = False
     while snap["state"]["to_move"] == 1:
         snap = wait_for(rt, lambda s: s["table"]["proposal"])
@@ -58,47 +62,49 @@ def test_a_computer_move_is_shown_and_waits_until_a_player_carries_it_out(make):
         # Nothing else is accepted while the proposal waits: not another node, not OK.
         first_press = nd.name(_presses(Action.parse(proposal))[0])
         stray = next(n for n in nd.NODE_NAMES[:21] if n != first_press)
-        wrong = rt.call("press", stray)
+        wrong = rt.call(c.Press(stray))
         assert not wrong.ok and "the computer plays" in wrong.message
-        assert not rt.call("ok").ok
+        assert not rt.call(c.Ok()).ok
         refused = True
         press_all(rt, proposal)
         played.append(proposal)
-        snap = rt.call("snapshot")
+        snap = rt.call(c.Snapshot())
     assert refused and snap["state"]["to_move"] == 0 and snap["table"]["proposal"] is None
     assert [a for _, a in rt.store.events(rt.game_id)] == played
     # UNDO against the computer goes back to the human's turn: both moves are taken back.
-    assert rt.call("undo").ok
-    snap = rt.call("snapshot")
-    assert snap["state"]["to_move"] == 0 and len(rt.table.game.history) < len(played)
-    undone = played[len(rt.table.game.history) :][::-1]  # newest first: the computer's move, then the human's
+    assert rt.call(c.Undo()).ok
+    snap = rt.call(c.Snapshot())
+    assert snap["state"]["to_move"] == 0 and len(rt.session.hands.game.history) < len(played)
+    undone = played[len(rt.session.hands.game.history) :][
+        ::-1
+    ]  # newest first: the computer's move, then the human's
     assert len(undone) >= 2 and snap["table"]["message"] == f"took back {', '.join(undone)}"
-    assert all(rt.table.game.owner(n) != 1 for n in range(341))
+    assert all(rt.session.hands.game.owner(n) != 1 for n in range(341))
     # ... and the computer does not move again by itself, since the human is to move.
     time.sleep(0.3)
-    assert rt.call("snapshot")["table"]["proposal"] is None
+    assert rt.call(c.Snapshot())["table"]["proposal"] is None
 
 
 def test_undo_never_takes_back_the_computers_opening_so_it_cannot_choose_again(make):
     rt = make()
-    snap = rt.call("new_game", "drangles", 2, {}, None, None, ["easy", "human"])
+    snap = rt.call(c.NewGame("drangles", 2, {}, None, None, ["easy", "human"]))
     opening = []
     while snap["state"]["to_move"] == 0:  # the computer's first turn (the head node, then a move)
         snap = wait_for(rt, lambda s: s["table"]["proposal"])
         opening.append(snap["table"]["proposal"])
         press_all(rt, opening[-1])
-        snap = rt.call("snapshot")
-    feedback = rt.call("undo")
+        snap = rt.call(c.Snapshot())
+    feedback = rt.call(c.Undo())
     assert not feedback.ok and feedback.message == "nothing to take back: no move of yours yet"
-    assert [str(a) for a, _ in rt.table.game.history] == opening
+    assert [str(a) for a, _ in rt.session.hands.game.history] == opening
     assert [a for _, a in rt.store.events(rt.game_id)] == opening
 
 
 def test_the_computer_rolls_its_own_die_and_the_seats_survive_a_restart(make):
     rt = make()
-    rt.call("new_game", "ez-gryb", 2, {}, None, None, ["human", "medium"])
-    rt.call("roll")
-    snap = rt.call("snapshot")
+    rt.call(c.NewGame("ez-gryb", 2, {}, None, None, ["human", "medium"]))
+    rt.call(c.Roll())
+    snap = rt.call(c.Snapshot())
     if snap["state"]["to_move"] == 0:  # the human's roll fitted: enter a stone
         press_all(rt, snap["legal"][0])
     # The computer rolls for itself; then either its move waits on the board or the turn passed.
@@ -116,23 +122,23 @@ def test_the_computer_rolls_its_own_die_and_the_seats_survive_a_restart(make):
     assert len(rolls) >= 2
     rt.stop()
     again = make()
-    assert again.call("snapshot")["seats"] == ["human", "medium"]
+    assert again.call(c.Snapshot())["seats"] == ["human", "medium"]
 
 
 def test_bad_seats_are_refused_and_change_nothing(make):
     rt = make()
-    before = rt.call("snapshot")["game_id"]
+    before = rt.call(c.Snapshot())["game_id"]
     for seats in (["human"], ["human", "genius"], ["human", 3]):
         with pytest.raises(CommandError, match="seats"):
-            rt.call("new_game", "drangles", 2, {}, None, None, seats)
-    assert rt.call("snapshot")["game_id"] == before
+            rt.call(c.NewGame("drangles", 2, {}, None, None, seats))
+    assert rt.call(c.Snapshot())["game_id"] == before
 
 
 def test_a_hint_suggests_a_legal_move_and_binds_nobody(make):
     rt = make()
-    rt.call("new_game", "drangles", 2, {}, None, None, None)
+    rt.call(c.NewGame("drangles", 2, {}, None, None, None))
     press_all(rt, "0")  # the head node; now many moves are open
-    assert rt.call("hint").ok
+    assert rt.call(c.Hint()).ok
     snap = wait_for(rt, lambda s: s["table"]["hint"])
     hint = snap["table"]["hint"]
     assert hint in snap["legal"]
@@ -143,13 +149,13 @@ def test_a_hint_suggests_a_legal_move_and_binds_nobody(make):
     ) == re.split("[-,]", hint)
     other = next(a for a in snap["legal"] if a != snap["table"]["hint"])
     press_all(rt, other)
-    assert rt.call("snapshot")["table"]["hint"] is None
+    assert rt.call(c.Snapshot())["table"]["hint"] is None
 
 
 def ask_for_a_hint(rt):
-    rt.call("new_game", "drangles", 2, {}, None, None, None)
+    rt.call(c.NewGame("drangles", 2, {}, None, None, None))
     press_all(rt, "0")
-    assert rt.call("hint").ok
+    assert rt.call(c.Hint()).ok
     wait_for(rt, lambda s: s["table"]["hint"])
 
 
@@ -161,23 +167,23 @@ def test_the_config_time_scale_reaches_the_search(make, searched, scale):
 
 def test_the_time_scale_setting_overrides_the_config_and_is_kept(make, searched):
     rt = make(Config(computer=Computer(time_scale=8.0)))
-    assert rt.call("snapshot")["settings"]["time_scale"] == 8.0  # the config's until changed
-    rt.call("settings", {"time_scale": 2})
-    before = rt.call("snapshot")
+    assert rt.call(c.Snapshot())["settings"]["time_scale"] == 8.0  # the config's until changed
+    rt.call(c.ChangeSettings(**{"time_scale": 2}))
+    before = rt.call(c.Snapshot())
     for bad in (0.05, 21, True, "2", None):
         with pytest.raises(CommandError, match="time_scale multiplies"):
-            rt.call("settings", {"time_scale": bad})
-    assert rt.call("snapshot")["settings"] == before["settings"]
+            rt.call(c.ChangeSettings(**{"time_scale": bad}))
+    assert rt.call(c.Snapshot())["settings"] == before["settings"]
     ask_for_a_hint(rt)
     assert [lvl.seconds for lvl in searched] == [pytest.approx(ai.LEVELS[ai.HINT_LEVEL].seconds * 2)]
     rt.stop()
     again = make(Config(computer=Computer(time_scale=8.0)))  # the same store: a restart keeps it
-    assert again.call("snapshot")["settings"]["time_scale"] == 2.0
+    assert again.call(c.Snapshot())["settings"]["time_scale"] == 2.0
 
 
 def test_a_computer_seat_searches_at_its_games_own_level(make, searched):
     rt = make()
-    rt.call("new_game", "hyper-chess", 2, {}, None, None, ["medium", "human"])  # blue, the computer, begins
+    rt.call(c.NewGame("hyper-chess", 2, {}, None, None, ["medium", "human"]))  # blue, the computer, begins
     wait_for(rt, lambda s: s["table"]["proposal"])
     assert searched == [ai.level("medium", game="hyper-chess")]
     assert searched[0].iterations == ai.GAME_LEVELS["hyper-chess"]["medium"]["iterations"]
@@ -188,20 +194,20 @@ def test_a_physical_die_is_rolled_for_the_computer_once_asked_and_the_loop_waits
     the computer, and waits. (It used to ask again at every turn of its loop: some 50,000 snapshots a
     second, the board's CPU flat out and every open page flooded.)"""
     rt = make()
-    rt.call("settings", {"die": "physical"})
-    rt.call("new_game", "ez-gryb", 2, {}, None, None, ["easy", "human"])
+    rt.call(c.ChangeSettings(**{"die": "physical"}))
+    rt.call(c.NewGame("ez-gryb", 2, {}, None, None, ["easy", "human"]))
     asked = wait_for(rt, lambda s: s["table"]["choices"])
     assert (
         asked["table"]["message"]
-        == "roll the GRYB die for Computer (easy), then choose the colour it shows on the phone"
+        == "roll the GRYB die for Player 1 (computer, easy), then choose the colour it shows on the phone"
     )
     assert [c["action"] for c in asked["table"]["choices"]] == ["roll:G", "roll:R", "roll:Y", "roll:B"]
     assert asked["state"]["awaiting_roll"]
     time.sleep(0.3)
-    assert rt.call("snapshot")["version"] == asked["version"]  # nothing happens until the players answer
-    rt.call("roll")  # ROLL pressed meanwhile asks the same: the die is still rolled for the computer
-    assert rt.call("snapshot")["table"]["message"] == asked["table"]["message"]
-    rt.call("act", "roll:Y")
+    assert rt.call(c.Snapshot())["version"] == asked["version"]  # nothing happens until the players answer
+    rt.call(c.Roll())  # ROLL pressed meanwhile asks the same: the die is still rolled for the computer
+    assert rt.call(c.Snapshot())["table"]["message"] == asked["table"]["message"]
+    rt.call(c.Act("roll:Y"))
     proposed = wait_for(rt, lambda s: s["table"]["proposal"])
     assert proposed["state"]["die"] == "Y" and proposed["table"]["proposal"] == "Y"
 
@@ -233,16 +239,16 @@ def test_a_computer_move_searched_before_an_undo_is_never_proposed_after_it(make
     move chosen for another board, or "... is not legal here" with a buzz), and the fresh search's answer
     then replaced it under the hands of the player carrying it out."""
     rt = make()
-    rt.call("new_game", "25-mens-gryb", 2, {}, None, None, ["human", "easy"])
+    rt.call(c.NewGame("25-mens-gryb", 2, {}, None, None, ["human", "easy"]))
     press_all(rt, "GG")
     wait_for(rt, lambda s: held.thread is not None)  # the computer thinks about its answer to GG
-    assert rt.call("undo").ok
+    assert rt.call(c.Undo()).ok
     press_all(rt, "GG")  # the chore: the stone taken back is lifted
     press_all(rt, "RR")  # as many actions as when the search began, another position
     snap = wait_for(rt, lambda s: s["table"]["proposal"])  # the answer to RR
     held.release.set()
     held.thread.join(5)  # the answer to GG is queued: anything after it in the queue runs after it
-    after = rt.call("snapshot")
+    after = rt.call(c.Snapshot())
     assert after["version"] == snap["version"] and after["table"] == snap["table"]
     assert [a for _, a in rt.store.events(rt.game_id)] == ["GG", None, "RR"]
 
@@ -266,18 +272,18 @@ def test_a_search_nobody_waits_for_any_more_ends_at_once(make, monkeypatch):
 
     monkeypatch.setattr(ai, "search", timed)
     rt = make(Config(computer=Computer(time_scale=20.0)))
-    rt.call("new_game", "25-mens-gryb", 2, {}, None, None, ["human", "hard"])
+    rt.call(c.NewGame("25-mens-gryb", 2, {}, None, None, ["human", "hard"]))
     press_all(rt, "GG")
     time.sleep(0.3)  # the computer thinks about its answer to GG
-    assert rt.call("undo").ok
+    assert rt.call(c.Undo()).ok
     name, seconds = ended(1)
     assert name == "hard" and seconds < 1.5
-    assert rt.call("hint").ok  # a hint for the position after the undo, then a new game
+    assert rt.call(c.Hint()).ok  # a hint for the position after the undo, then a new game
     time.sleep(0.3)
-    rt.call("new_game", "drangles", 2, {}, None, None, None)
+    rt.call(c.NewGame("drangles", 2, {}, None, None, None))
     name, seconds = ended(2)
     assert name == ai.HINT_LEVEL and seconds < 1.5
-    rt.call("new_game", "hyper-chess", 2, {}, None, None, ["hard", "human"])  # the computer begins
+    rt.call(c.NewGame("hyper-chess", 2, {}, None, None, ["hard", "human"]))  # the computer begins
     time.sleep(0.3)
     rt.stop()
     name, seconds = ended(3)
@@ -286,17 +292,17 @@ def test_a_search_nobody_waits_for_any_more_ends_at_once(make, monkeypatch):
 
 def test_a_hint_searched_before_an_undo_is_never_shown_after_it(make, held):
     rt = make()
-    rt.call("new_game", "25-mens-gryb", 2, {}, None, None, None)
+    rt.call(c.NewGame("25-mens-gryb", 2, {}, None, None, None))
     press_all(rt, "GG")
-    assert rt.call("hint").ok  # for player 2, after GG
+    assert rt.call(c.Hint()).ok  # for player 2, after GG
     wait_for(rt, lambda s: held.thread is not None)
-    assert rt.call("undo").ok
+    assert rt.call(c.Undo()).ok
     press_all(rt, "GG")
     press_all(rt, "RR")  # player 2 to move again, after RR
-    before = rt.call("snapshot")
+    before = rt.call(c.Snapshot())
     held.release.set()
     held.thread.join(5)
-    after = rt.call("snapshot")
+    after = rt.call(c.Snapshot())
     assert after["table"]["hint"] is None and after["version"] == before["version"]
 
 
@@ -305,20 +311,22 @@ def test_nothing_is_played_for_the_computer_while_it_thinks_nor_instead_of_its_m
     search takes two seconds: a second press of the player's, or a stone knocked, played for it), and a
     move sent from the phone replaced the move it proposed."""
     rt = make()
-    rt.call("new_game", "25-mens-gryb", 2, {}, None, None, ["human", "easy"])
+    rt.call(c.NewGame("25-mens-gryb", 2, {}, None, None, ["human", "easy"]))
     press_all(rt, "GG")
     wait_for(rt, lambda s: held.thread is not None)  # the computer is thinking
-    for command, args in [("press", ("RR",)), ("ok", ()), ("act", ("RR",))]:
-        feedback = rt.call(command, *args)
-        assert not feedback.ok and feedback.message == "Computer (easy) is thinking: wait for its move"
+    for command in [c.Press("RR"), c.Ok(), c.Act("RR")]:
+        feedback = rt.call(command)
+        assert (
+            not feedback.ok and feedback.message == "Player 2 (computer, easy) is thinking: wait for its move"
+        )
     assert [a for _, a in rt.store.events(rt.game_id)] == ["GG"]
     held.release.set()
     snap = wait_for(rt, lambda s: s["table"]["proposal"])
     proposal = snap["table"]["proposal"]
     other = next(a for a in snap["legal"] if a != proposal)
-    feedback = rt.call("act", other)
+    feedback = rt.call(c.Act(other))
     assert not feedback.ok and feedback.message == f"the computer plays {proposal}: press {proposal}"
-    assert rt.call("snapshot")["table"]["proposal"] == proposal
+    assert rt.call(c.Snapshot())["table"]["proposal"] == proposal
     press_all(rt, proposal)
     assert [a for _, a in rt.store.events(rt.game_id)] == ["GG", proposal]
 
@@ -333,7 +341,7 @@ def test_a_failed_search_still_moves_the_computer(make, monkeypatch, caplog):
 
     monkeypatch.setattr(ai, "search", broken)
     rt = make()
-    rt.call("new_game", "25-mens-gryb", 2, {}, None, None, ["human", "easy"])
+    rt.call(c.NewGame("25-mens-gryb", 2, {}, None, None, ["human", "easy"]))
     press_all(rt, "GG")
     snap = wait_for(rt, lambda s: s["table"]["proposal"])
     assert snap["table"]["proposal"] == snap["legal"][0] and "the easy search failed" in caplog.text
@@ -352,56 +360,62 @@ def test_hint_tapped_again_while_one_is_worked_out_starts_no_second_search(make,
 
     monkeypatch.setattr(ai, "search", counted)
     rt = make()
-    rt.call("new_game", "25-mens-gryb", 2, {}, None, None, None)
+    rt.call(c.NewGame("25-mens-gryb", 2, {}, None, None, None))
     for _ in range(5):
-        assert rt.call("hint").message == "thinking about a hint"
+        assert rt.call(c.Hint()).message == "thinking about a hint"
     release.set()
     snap = wait_for(rt, lambda s: s["table"]["hint"])
     assert len(started) == 1 and snap["table"]["hint"] in snap["legal"]
-    assert rt.call("hint").ok and wait_for(rt, lambda s: len(started) == 2)  # asked again once it is shown
+    assert rt.call(c.Hint()).ok and wait_for(rt, lambda s: len(started) == 2)  # asked again once it is shown
     press_all(rt, snap["legal"][0])
-    assert rt.call("hint").ok and wait_for(rt, lambda s: len(started) == 3)  # and for the next position
+    assert rt.call(c.Hint()).ok and wait_for(rt, lambda s: len(started) == 3)  # and for the next position
 
 
 def test_a_seat_handed_to_the_computer_mid_game_plays_on_and_keeps_its_player(make):
     """A player who has to go leaves their seat to the computer; the game goes on from where it stands."""
     rt = make()
-    rt.call("new_game", "25-mens-gryb", 2, {}, ["Ann", ""], None, None)
+    rt.call(c.NewGame("25-mens-gryb", 2, {}, ["Ann", ""], None, None))
     press_all(rt, "GG")
     press_all(rt, "RR")  # Player 2's first move
-    feedback = rt.call("seat", 1, "easy", rt.game_id)
+    feedback = rt.call(c.Seat(1, "easy", rt.game_id))
     assert feedback.ok and feedback.message == "the computer (easy) plays for Player 2 now"
-    snap = rt.call("snapshot")
+    snap = rt.call(c.Snapshot())
     # A name the companion gave becomes the one it gives a computer; Ann's own name would have stayed.
-    assert snap["seats"] == ["human", "easy"] and snap["table"]["names"] == ["Ann", "Computer (easy)"]
+    assert snap["seats"] == ["human", "easy"] and snap["table"]["names"] == [
+        "Ann",
+        "Player 2 (computer, easy)",
+    ]
     press_all(rt, snap["legal"][0])  # Ann's move: now the computer answers it
     snap = wait_for(rt, lambda s: s["table"]["proposal"])
     press_all(rt, snap["table"]["proposal"])
     assert len(rt.store.events(rt.game_id)) == 4
     # UNDO is now against the computer: back to Ann's own move, the computer's answer with it.
-    assert rt.call("undo").ok and rt.call("snapshot")["state"]["to_move"] == 0
+    assert rt.call(c.Undo()).ok and rt.call(c.Snapshot())["state"]["to_move"] == 0
     rt.stop()
     again = make()  # the seats and the names are the game's, and a restart keeps them
-    snap = again.call("snapshot")
-    assert snap["seats"] == ["human", "easy"] and snap["table"]["names"] == ["Ann", "Computer (easy)"]
-    assert again.store.game_row(again.game_id).names == ["Ann", "Computer (easy)"]
+    snap = again.call(c.Snapshot())
+    assert snap["seats"] == ["human", "easy"] and snap["table"]["names"] == [
+        "Ann",
+        "Player 2 (computer, easy)",
+    ]
+    assert again.store.game_row(again.game_id).names == ["Ann", "Player 2 (computer, easy)"]
 
 
 def test_a_seat_taken_back_from_the_computer_while_it_thinks_gets_no_move_from_it(make, held):
     """The search begun for the computer answers for a seat a person has taken over since: its move is
     not proposed, and the person plays the turn."""
     rt = make()
-    rt.call("new_game", "25-mens-gryb", 2, {}, None, None, ["human", "easy"])
+    rt.call(c.NewGame("25-mens-gryb", 2, {}, None, None, ["human", "easy"]))
     press_all(rt, "GG")
     wait_for(rt, lambda s: held.thread is not None)  # the computer thinks about its answer to GG
-    feedback = rt.call("seat", 1, "human")
+    feedback = rt.call(c.Seat(1, "human"))
     assert feedback.ok and feedback.message == "a person plays for Player 2 now"
-    snap = rt.call("snapshot")
+    snap = rt.call(c.Snapshot())
     assert snap["seats"] == ["human", "human"] and snap["table"]["names"] == ["Player 1", "Player 2"]
     held.release.set()
     held.thread.join(5)
     time.sleep(0.2)
-    snap = rt.call("snapshot")
+    snap = rt.call(c.Snapshot())
     assert snap["table"]["proposal"] is None and snap["state"]["to_move"] == 1
     press_all(rt, "RR")  # the person plays the turn
     assert [a for _, a in rt.store.events(rt.game_id)] == ["GG", "RR"]
@@ -409,14 +423,14 @@ def test_a_seat_taken_back_from_the_computer_while_it_thinks_gets_no_move_from_i
 
 def test_a_proposal_waiting_for_hands_is_put_away_when_a_person_takes_the_seat(make):
     rt = make()
-    rt.call("new_game", "drangles", 2, {}, ["Ann", "Bo"], None, ["human", "medium"])
-    snap = rt.call("snapshot")
+    rt.call(c.NewGame("drangles", 2, {}, ["Ann", "Bo"], None, ["human", "medium"]))
+    snap = rt.call(c.Snapshot())
     while snap["state"]["to_move"] == 0:
         press_all(rt, snap["legal"][0])
-        snap = rt.call("snapshot")
+        snap = rt.call(c.Snapshot())
     snap = wait_for(rt, lambda s: s["table"]["proposal"])
-    assert rt.call("seat", 1, "human").message == "a person plays for Bo now"
-    snap = rt.call("snapshot")
+    assert rt.call(c.Seat(1, "human")).message == "a person plays for Bo now"
+    snap = rt.call(c.Snapshot())
     assert snap["table"]["proposal"] is None and snap["table"]["names"] == ["Ann", "Bo"]
     other = next(a for a in snap["legal"] if a != snap["table"]["proposal"])
     press_all(rt, other)  # Bo plays a move of their own, not the one proposed
@@ -428,7 +442,7 @@ def test_a_proposal_waiting_for_hands_is_put_away_when_a_person_takes_the_seat(m
     [
         ((2, "easy"), "seat: 0 to 1"),
         ((-1, "easy"), "seat: 0 to 1"),
-        (("1", "easy"), "seat: 0 to 1"),
+        (("1", "easy"), "a seat is one of"),
         ((1, "genius"), "a seat is one of human, easy"),
         ((1, None), "a seat is one of"),
         ((1, "easy", 99999), "a new game has started since"),
@@ -436,11 +450,11 @@ def test_a_proposal_waiting_for_hands_is_put_away_when_a_person_takes_the_seat(m
 )
 def test_a_bad_seat_change_is_refused_and_changes_nothing(make, args, error):
     rt = make()
-    rt.call("new_game", "drangles", 2, {}, None, None, None)
-    before = rt.call("snapshot")
+    rt.call(c.NewGame("drangles", 2, {}, None, None, None))
+    before = rt.call(c.Snapshot())
     with pytest.raises(CommandError, match=error):
-        rt.call("seat", *args)
-    after = rt.call("snapshot")
+        rt.call(c.Seat(*args))
+    after = rt.call(c.Snapshot())
     assert after["version"] == before["version"] and after["seats"] == ["human", "human"]
     assert rt.store.setting(f"seats:{rt.game_id}") is None
 
@@ -449,39 +463,39 @@ def test_a_stone_lifted_for_the_computers_move_goes_back_when_a_person_takes_the
     """The computer's stone is in a player's hand when a person takes the seat: the proposal is put away
     and the stone is asked back onto its node before anyone plays on."""
     rt = make()
-    rt.call("new_game", "drangles", 2, {}, ["Ann", "Bo"], None, ["human", "medium"])
+    rt.call(c.NewGame("drangles", 2, {}, ["Ann", "Bo"], None, ["human", "medium"]))
     for node in ("0", "0", "G"):  # Ann enters and moves on
-        assert rt.call("press", node).ok
+        assert rt.call(c.Press(node)).ok
     snap = wait_for(rt, lambda s: s["table"]["proposal"])
     press_all(rt, snap["table"]["proposal"])  # Bo enters at the head node
     snap = wait_for(rt, lambda s: s["table"]["proposal"] and len(s["table"]["proposal"]) > 1)
     assert snap["table"]["proposal"].startswith("0-")
-    assert rt.call("press", "0").ok  # Bo's stone is lifted
-    assert rt.call("seat", 1, "human").ok
-    snap = rt.call("snapshot")
+    assert rt.call(c.Press("0")).ok  # Bo's stone is lifted
+    assert rt.call(c.Seat(1, "human")).ok
+    snap = rt.call(c.Snapshot())
     assert snap["table"]["proposal"] is None and snap["table"]["picks"] == []
     assert [(c["node"], c["kind"]) for c in snap["table"]["chores"]] == [("0", "put")]
     assert snap["table"]["chores"][0]["text"] == "put a stone of Bo on 0"
-    assert not rt.call("press", "R").ok  # the game waits for the stone
-    assert rt.call("press", "0").ok and rt.call("snapshot")["table"]["chores"] == []
+    assert not rt.call(c.Press("R")).ok  # the game waits for the stone
+    assert rt.call(c.Press("0")).ok and rt.call(c.Snapshot())["table"]["chores"] == []
 
 
 def test_a_hint_that_arrives_with_a_stone_in_hand_asks_for_the_stone_back_first(make, held):
     """The hint says how to play from nothing selected, so a stone lifted while it was worked out goes
     back first (it was dropped from the selection with no word until 2026-11-26)."""
     rt = make()
-    rt.call("new_game", "drangles", 2, {}, None, None, None)
+    rt.call(c.NewGame("drangles", 2, {}, None, None, None))
     press_all(rt, "0")
-    assert rt.call("hint").ok
+    assert rt.call(c.Hint()).ok
     wait_for(rt, lambda s: held.thread is not None)
-    assert rt.call("press", "0").ok  # the stone on 0 lifted while the hint is worked out
+    assert rt.call(c.Press("0")).ok  # the stone on 0 lifted while the hint is worked out
     held.release.set()
     snap = wait_for(rt, lambda s: s["table"]["hint"])
     assert snap["table"]["picks"] == [] and [(c["node"], c["kind"]) for c in snap["table"]["chores"]] == [
         ("0", "put")
     ]
     assert snap["table"]["message"].startswith("first put a stone of Player 1 on 0 and press it · hint: ")
-    assert rt.call("press", "0").ok and rt.call("snapshot")["table"]["chores"] == []
+    assert rt.call(c.Press("0")).ok and rt.call(c.Snapshot())["table"]["chores"] == []
     press_all(rt, snap["table"]["hint"])  # then the hint is played as it says
     assert rt.store.events(rt.game_id)[-1] == ("action", snap["table"]["hint"])
 
@@ -511,14 +525,14 @@ def test_a_computer_seat_has_its_tables_built_ahead_on_a_thread_of_its_own(make,
         return grown_to(warmed, count)
 
     rt = make()
-    rt.call("new_game", "ez-gryb", 2, {}, None, None, ["human", "human"])
+    rt.call(c.NewGame("ez-gryb", 2, {}, None, None, ["human", "human"]))
     assert settled(0) == []
-    rt.call("new_game", "connection", 2, {}, None, None, ["human", "hard"])
+    rt.call(c.NewGame("connection", 2, {}, None, None, ["human", "hard"]))
     assert settled(1) == [("connection", "gryb-warm")]
-    rt.call("seat", 0, "easy")  # already warmed for this game
+    rt.call(c.Seat(0, "easy"))  # already warmed for this game
     assert settled(1) == [("connection", "gryb-warm")]
-    rt.call("new_game", "drangles", 2, {}, None, None, ["human", "human"])
-    rt.call("seat", 1, "medium")
+    rt.call(c.NewGame("drangles", 2, {}, None, None, ["human", "human"]))
+    rt.call(c.Seat(1, "medium"))
     assert settled(2)[1] == ("drangles", "gryb-warm")
     rt.stop()
     make()  # a restart restores the game with its computer seat
@@ -539,22 +553,22 @@ def test_a_kind_of_game_first_warmed_is_settled_so_collections_skip_its_tables(m
     def settled(count):
         return grown_to(calls, count)
 
-    caplog.set_level(logging.INFO, logger="companion.service.runtime")
+    caplog.set_level(logging.INFO, logger="companion.service.computer")
     gc.unfreeze()
     try:
         rt = make(settle=settle)
-        rt.call("new_game", "ez-gryb", 2, {}, None, None, ["human", "human"])
+        rt.call(c.NewGame("ez-gryb", 2, {}, None, None, ["human", "human"]))
         assert settled(0) == []  # no computer seat: nothing warmed, nothing settled
-        rt.call("new_game", "hyper-chess", 2, {}, None, None, ["human", "easy"])
+        rt.call(c.NewGame("hyper-chess", 2, {}, None, None, ["human", "easy"]))
         assert settled(1) == ["gryb-warm"]
-        chess = rt.table.game
+        chess = rt.session.hands.game
         live = {id(o) for o in gc.get_objects()}
         assert id(chess.t) not in live and id(chess.t.moves) not in live  # frozen: walked by no collection
-        rt.call("new_game", "hyper-chess", 2, {}, None, None, ["hard", "human"])
+        rt.call(c.NewGame("hyper-chess", 2, {}, None, None, ["hard", "human"]))
         assert settled(1) == ["gryb-warm"]  # the same kind again
-        rt.call("new_game", "hyper-chess", 2, {"headless": True}, None, None, ["hard", "human"])
+        rt.call(c.NewGame("hyper-chess", 2, {"headless": True}, None, None, ["hard", "human"]))
         assert settled(2) == ["gryb-warm"] * 2  # another board is another kind
-        assert id(rt.table.game.t) not in {id(o) for o in gc.get_objects()}
+        assert id(rt.session.hands.game.t) not in {id(o) for o in gc.get_objects()}
         logged = [r.getMessage() for r in caplog.records if "tables settled" in r.getMessage()]
         assert len(logged) == 2 and all(
             re.fullmatch(

@@ -20,6 +20,7 @@ from companion.service.runtime import Runtime
 from companion.service.store import Store
 from companion.session.hands import said
 from companion.session.record import GameRecord
+from companion.service import commands as c
 from hardware.node_input import SimulatedNodeInput
 from web import create_app
 from web.compose import EXAMPLE
@@ -57,7 +58,7 @@ def paired(client, rt):
 
 
 def unchanged(rt, before):
-    after = rt.call("snapshot")
+    after = rt.call(c.Snapshot())
     return after["version"] == before["version"] and after["state"] == before["state"]
 
 
@@ -87,10 +88,11 @@ def test_anyone_may_watch(client, rt):
         "version": state["version"],
         "legal": ["roll:G", "roll:R", "roll:Y", "roll:B"],
     }
-    rt.call("roll")
+    rt.call(c.Roll())
     legal = client.get("/api/legal").get_json()
     assert (
-        legal["legal"] == [str(a) for a in rt.table.game.legal_actions()] and legal["legal"][0][0] in "GRYB"
+        legal["legal"] == [str(a) for a in rt.session.hands.game.legal_actions()]
+        and legal["legal"][0][0] in "GRYB"
     )
 
 
@@ -218,7 +220,7 @@ def test_the_settings_page_shows_the_last_frames_current_and_whether_it_was_dimm
 
 
 def test_changes_need_pairing(client, rt):
-    before = rt.call("snapshot")
+    before = rt.call(c.Snapshot())
     for path, body in [
         ("/api/roll", {}),
         ("/api/press", {"node": "0"}),
@@ -245,7 +247,7 @@ def test_pairing_shows_the_code_on_the_board_only(client, rt, caplog):
     )
     r = client.post("/api/pair", json={"code": code})
     assert r.status_code == 200 and r.get_json()["paired"]
-    assert rt.call("snapshot") and rt.effects.code is None  # hidden once used
+    assert rt.call(c.Snapshot()) and rt.effects.code is None  # hidden once used
     assert code not in caplog.text
     cookie = r.headers["Set-Cookie"]
     assert "HttpOnly" in cookie and "SameSite=Strict" in cookie and "Secure" not in cookie
@@ -279,7 +281,7 @@ def test_a_code_is_single_use_and_dies_after_three_wrong_guesses(client, rt, app
     assert (killed.status_code, killed.get_json()) == (403, spent)
     dead = third.post("/api/pair", json={"code": code})  # dead after three wrong
     assert (dead.status_code, dead.get_json()) == (403, spent)
-    assert rt.call("snapshot") and rt.effects.code is None
+    assert rt.call(c.Snapshot()) and rt.effects.code is None
 
 
 def test_asking_again_keeps_the_code_someone_is_typing(client, rt, app):
@@ -367,7 +369,9 @@ def test_guessing_from_many_addresses_gets_no_further_than_from_one(app, rt):
         and refused == "too many wrong codes on this board: pairing opens again in 10 minutes"
     )
     assert (
-        590 <= int(started.headers["Retry-After"]) <= 601 and rt.call("snapshot") and rt.effects.code is None
+        590 <= int(started.headers["Retry-After"]) <= 601
+        and rt.call(c.Snapshot())
+        and rt.effects.code is None
     )
     holder = app.extensions["gryb-pair-code"]
     holder._misses = type(holder._misses)(t - 600 for t in holder._misses)  # ten minutes on
@@ -395,7 +399,7 @@ def test_forget_this_phone_and_forget_all(paired, app, rt):
 
 
 def test_csrf_token_is_required_and_must_match(paired, rt):
-    before = rt.call("snapshot")
+    before = rt.call(c.Snapshot())
     assert paired.post("/api/roll", headers={"X-CSRF-Token": ""}).status_code == 403
     assert paired.post("/api/roll", headers={"X-CSRF-Token": "forged"}).status_code == 403
     assert unchanged(rt, before)
@@ -449,13 +453,13 @@ def test_every_change_refuses_a_request_without_the_csrf_token(method, path, rt,
     )
     client = app.test_client()
     token = pair(client, rt)  # paired: the session cookie is there, only the header is missing or wrong
-    rt.call("roll")  # EZ GRYB's die shows G: a press, an action, a hint all have something to do
+    rt.call(c.Roll())  # EZ GRYB's die shows G: a press, an action, a hint all have something to do
     if path in SAVED_FIRST:
-        rt.call("compose", COMPOSITION, "toml", False)
+        rt.call(c.Compose(COMPOSITION, "toml", False))
     url = re.sub(r"\{(\w+)\}", lambda m: PATH_PARAMS[m.group(1)], path)
     try:
         pairings = app.extensions["gryb-pairings"]
-        before, epoch, library = rt.call("snapshot"), pairings.epoch, rt.library.ids()
+        before, epoch, library = rt.call(c.Snapshot()), pairings.epoch, rt.library.ids()
         games = [g["id"] for g in client.get("/api/games").get_json()["games"]]
         stored = {
             k: rt.store.setting(k) for k in ("brightness", "night", "sounds", "budget_ma", "colours", "die")
@@ -465,7 +469,7 @@ def test_every_change_refuses_a_request_without_the_csrf_token(method, path, rt,
             r = client.open(url, method=method, json=data, headers=headers)
             assert r.status_code == 403, (headers, r.status_code)
             assert "CSRF" in r.get_json()["error"]
-        after = rt.call("snapshot")
+        after = rt.call(c.Snapshot())
         assert after is before or (
             after["version"],
             after["state"],
@@ -491,11 +495,11 @@ def test_every_change_refuses_a_request_without_the_csrf_token(method, path, rt,
         assert r.status_code == 200, (r.status_code, r.get_json())
     finally:
         if PROBE in rt.library.ids():  # the catalogue is the process's: leave it as it was
-            rt.call("forget_composition", PROBE)
+            rt.call(c.ForgetComposition(PROBE))
 
 
 def test_cross_origin_and_cross_site_posts_are_refused(paired, rt):
-    before = rt.call("snapshot")
+    before = rt.call(c.Snapshot())
     for headers in [
         {"Origin": "http://evil.example"},
         {"Origin": "null"},
@@ -515,7 +519,7 @@ def test_cross_origin_and_cross_site_posts_are_refused(paired, rt):
 
 
 def test_only_json_bodies_and_small_ones(paired, rt):
-    before = rt.call("snapshot")
+    before = rt.call(c.Snapshot())
     r = paired.post("/api/press", data="node=0", content_type="application/x-www-form-urlencoded")
     assert r.status_code == 415
     assert paired.post("/api/press", data='{"node": "0"}', content_type="text/plain").status_code == 415
@@ -600,7 +604,7 @@ def test_a_session_cookie_signed_with_another_key_is_refused(paired, app, rt, tm
     assert {"csrf", "epoch", "paired_at"} <= set(session)
     elsewhere = create_app(rt, Config(), state_dir=tmp_path / "another-board")
     assert elsewhere.secret_key != app.secret_key
-    before = rt.call("snapshot")
+    before = rt.call(c.Snapshot())
     phone = app.test_client()
     phone.set_cookie("gryb_session", _signed(elsewhere, session))
     headers = {"X-CSRF-Token": session["csrf"]}
@@ -622,7 +626,7 @@ def test_a_session_older_than_its_twelve_hours_is_refused(paired, app, rt):
     session = app.session_interface.get_signing_serializer(app).loads(paired.get_cookie("gryb_session").value)
     headers = {"X-CSRF-Token": session["csrf"]}
     phone = app.test_client()
-    before = rt.call("snapshot")
+    before = rt.call(c.Snapshot())
     phone.set_cookie(
         "gryb_session", _signed(app, session | {"paired_at": time.time() - SESSION_HOURS * 3600 - 1})
     )
@@ -672,7 +676,7 @@ def test_pages_have_no_inline_script_or_style(app, paired, rt, tmp_path):
     _play(paired, rt, random.Random(1))  # a finished game: the history lists it with its outcome
     finished = rt.snapshot()["game_id"]
     paired.post("/api/games/new", json={"game": "drangles"})  # and one being played
-    rt.call("compose", COMPOSITION, "toml", False)  # a game of one's own: its rules page lists its parameters
+    rt.call(c.Compose(COMPOSITION, "toml", False))  # a game of one's own: its rules page lists its parameters
     laptop = create_app(rt, Config(), sim_input=SimulatedNodeInput(), state_dir=tmp_path / "state")
     values = {
         "game_id": {
@@ -709,7 +713,7 @@ def test_pages_have_no_inline_script_or_style(app, paired, rt, tmp_path):
                         _inline_script_or_style(r.get_data(as_text=True)),
                     )
     finally:
-        rt.call("forget_composition", PROBE)  # the catalogue is the process's: leave it as it was
+        rt.call(c.ForgetComposition(PROBE))  # the catalogue is the process's: leave it as it was
         laptop.extensions["gryb"].sim_input.close()
     assert "/compose" in paths and "/games/csrf-probe/rules" in paths and f"/history/{finished}" in paths
     # Every template was rendered, or is part of one that was (an include renders with its page).
@@ -748,19 +752,19 @@ def test_sim_input_takes_the_taps(rt, tmp_path):
             taps.append(name)
 
     app = create_app(rt, Config(), sim_input=Sim(), state_dir=tmp_path)
-    c = app.test_client()
-    c.environ_base["HTTP_X_CSRF_TOKEN"] = pair(c, rt)
-    before = rt.call("snapshot")
-    assert c.post("/api/press", json={"node": "RG"}).get_json()["via"] == "board"
+    client = app.test_client()
+    client.environ_base["HTTP_X_CSRF_TOKEN"] = pair(client, rt)
+    before = rt.call(c.Snapshot())
+    assert client.post("/api/press", json={"node": "RG"}).get_json()["via"] == "board"
     assert taps == ["RG"] and unchanged(rt, before)
     # A tap from a page that still shows a game since replaced is not passed on to the emulated board.
-    r = c.post("/api/press", json={"node": "G", "game": before["game_id"] + 1})
+    r = client.post("/api/press", json={"node": "G", "game": before["game_id"] + 1})
     assert (r.status_code, r.get_json()["error"]) == (
         400,
         "a new game has started since: look at the board again",
     )
     assert taps == ["RG"]
-    assert c.post(
+    assert client.post(
         "/api/press", json={"node": "G", "game": before["game_id"]}
     ).status_code == 200 and taps == ["RG", "G"]
 
@@ -769,9 +773,9 @@ def test_a_move_meant_for_a_game_since_replaced_is_refused_and_changes_nothing(p
     """Ann taps her move as Bo, on another phone, starts a new game: were the move made in the new game,
     Ann would be told it was made in the game she saw. The page sends the game it shows; the runtime checks
     it on its own thread, where no new game can begin between the check and the move."""
-    old = rt.call("snapshot")["game_id"]
+    old = rt.call(c.Snapshot())["game_id"]
     assert paired.post("/api/games/new", json={"game": "drangles", "names": ["Ann", "Bo"]}).status_code == 200
-    before = rt.call("snapshot")
+    before = rt.call(c.Snapshot())
     assert before["game_id"] != old
     for path, data in [
         ("/api/press", {"node": "0"}),
@@ -804,13 +808,13 @@ def test_two_phones_tapping_undo_at_once_take_back_one_move(paired, rt):
     assert paired.post("/api/games/new", json={"game": "drangles", "names": ["Ann", "Bo"]}).status_code == 200
     for node in ("0", "0", "G"):  # Ann enters and moves to G: two actions
         assert paired.post("/api/press", json={"node": node}).get_json()["ok"]
-    shown = rt.call("snapshot")
+    shown = rt.call(c.Snapshot())
     assert shown["ply"] == 2
     first = paired.post("/api/undo", json={"game": shown["game_id"], "ply": shown["ply"]})
     assert first.status_code == 200 and first.get_json()["ok"] and first.get_json()["state"]["ply"] == 1
     for chore in first.get_json()["state"]["table"]["chores"]:  # the stone back on 0
         assert paired.post("/api/press", json={"node": chore["node"]}).get_json()["ok"]
-    before = rt.call("snapshot")
+    before = rt.call(c.Snapshot())
     for path in ("/api/undo", "/api/ok"):
         r = paired.post(path, json={"game": shown["game_id"], "ply": shown["ply"]})
         assert (r.status_code, r.get_json()) == (
@@ -830,7 +834,7 @@ def test_two_phones_tapping_undo_at_once_take_back_one_move(paired, rt):
 
 def test_a_field_an_endpoint_does_not_take_is_a_400_and_changes_nothing(paired, rt):
     # {"zzz": 1} rolled the die: a misspelt field (say "gmae") went unheard, and the command was done anyway.
-    before = rt.call("snapshot")
+    before = rt.call(c.Snapshot())
     posts = [path.replace("{game_id}", "mine") for path, ops in DOCUMENT["paths"].items() if "post" in ops]
     assert len(posts) >= 15
     for path in posts:
@@ -887,15 +891,18 @@ def test_new_game_with_names_options_and_a_series(paired, rt):
     }
     r = paired.post("/api/games/new", json=body)
     assert r.status_code == 200, r.get_json()
-    s = rt.call("snapshot")
+    s = rt.call(c.Snapshot())
     assert s["game"]["id"] == "drangles" and s["game"]["settings"]["stones"] == 12
     assert s["table"]["names"] == ["Ann", "Bo b"] and s["series"]["method"] == "points"
     r = paired.post(
         "/api/games/new", json=body | {"names": ["\u202eAnn\u202c 12", "B\x00o\x1b[31mb\u2067 زيد"]}
     )
-    assert rt.call("snapshot")["table"]["names"] == ["Ann 12", "B o [31mb زيد"]  # no control or bidi override
+    assert rt.call(c.Snapshot())["table"]["names"] == [
+        "Ann 12",
+        "B o [31mb زيد",
+    ]  # no control or bidi override
     assert paired.get("/api/series").get_json()["series"]["target"] == 8
-    before = rt.call("snapshot")
+    before = rt.call(c.Snapshot())
     for bad in [
         {"game": "chess"},
         {"game": "drangles", "players": 5},
@@ -1035,10 +1042,10 @@ def test_settings(paired, rt):
     assert r.status_code == 200, r.get_json()
     settings = rt.snapshot()["settings"]
     assert (settings["sounds"], settings["budget_ma"], settings["colours"]) == (False, 2500, colours)
-    assert rt.colours[3] == (128, 128, 255) and rt.store.setting("budget_ma") == 2500
+    assert rt.settings.colours[3] == (128, 128, 255) and rt.store.setting("budget_ma") == 2500
     assert paired.post("/api/settings", json={"time_scale": 8}).status_code == 200  # a Pi Zero 2 W
     assert rt.snapshot()["settings"]["time_scale"] == 8.0 and rt.store.setting("time_scale") == 8.0
-    before = rt.call("snapshot")
+    before = rt.call(c.Snapshot())
     for bad in [
         {},
         {"brightness": 2},
@@ -1059,7 +1066,7 @@ def test_settings(paired, rt):
     ]:  # one bad value: nothing of the request changes
         r = paired.post("/api/settings", json=bad)
         assert r.status_code == 400, bad
-    after = rt.call("snapshot")
+    after = rt.call(c.Snapshot())
     assert after["settings"] == before["settings"]
     # The players' own GRYB die: ROLL asks for its colour, which the phone then enters.
     assert paired.post("/api/settings", json={"die": "physical"}).status_code == 200
@@ -1126,7 +1133,7 @@ def test_history_replay_and_export(paired, rt):
     paired.post("/api/games/new", json={"game": "ez-gryb", "options": {"depth": 2, "stones": 4}})
     game_id = rt.snapshot()["game_id"]
     for _ in range(400):
-        s = rt.call("snapshot")
+        s = rt.call(c.Snapshot())
         if s["state"]["over"]:
             break
         if s["table"]["chores"]:
@@ -1185,7 +1192,7 @@ def test_the_exported_record_says_who_played_when_and_how_it_ended_and_reads_bac
     assert r.status_code == 200, r.get_json()
     game_id = rt.snapshot()["game_id"]
     deadline = time.monotonic() + 60
-    while not (s := rt.call("snapshot"))["state"]["over"]:
+    while not (s := rt.call(c.Snapshot()))["state"]["over"]:
         assert time.monotonic() < deadline, s["table"]
         proposal = s["table"].get("proposal")
         if s["table"]["chores"]:
@@ -1228,7 +1235,7 @@ def _play(paired, rt, rng, undos=0.0, until_over=True, actions=None):
     UNDO); to its end, or for ``actions`` requests."""
     done = 0
     while until_over or done < actions:
-        s = rt.call("snapshot")
+        s = rt.call(c.Snapshot())
         if s["state"]["over"]:
             break
         done += 1
@@ -1292,7 +1299,7 @@ def test_a_game_still_being_played_is_replayed_as_it_stands_at_every_request(pai
     for step in range(30):
         _play(paired, rt, rng, undos=0.2, until_over=False, actions=1)
         answer = paired.get(url).get_json()
-        live = rt.call("snapshot")["state"]
+        live = rt.call(c.Snapshot())["state"]
         assert answer["actions"] == _from_the_start(rt, game_id, 0)["actions"], step
         assert answer["state"]["stones"] == live["stones"] and answer["state"]["turn"] == live["turn"], step
         if answer["actions"]:
@@ -1337,7 +1344,7 @@ def test_a_game_played_win_or_lose_is_listed_by_its_winner_without_points(paired
     )
     game_id = rt.snapshot()["game_id"]
     rt.die = Die(4)
-    while not (s := rt.call("snapshot"))["state"]["over"]:
+    while not (s := rt.call(c.Snapshot()))["state"]["over"]:
         if s["table"]["chores"]:  # the pieces that died, lifted from the cloth
             assert (
                 paired.post("/api/press", json={"node": s["table"]["chores"][0]["node"]}).status_code == 200
@@ -1407,17 +1414,17 @@ def test_the_openapi_document_says_which_new_games_are_valid_as_the_catalogue_st
         assert paired.post("/api/games/new", json=body).status_code == 200, game
     assert paired.post("/api/games/new", json={"game": "ez-gryb", "options": {"depth": 7}}).status_code == 400
     try:
-        rt.call("compose", COMPOSITION, "toml", False)
+        rt.call(c.Compose(COMPOSITION, "toml", False))
         assert PROBE in {v["properties"]["game"]["const"] for v in variants()}
     finally:
-        rt.call("forget_composition", PROBE)
+        rt.call(c.ForgetComposition(PROBE))
     assert PROBE not in {v["properties"]["game"]["const"] for v in variants()}
 
 
 def test_a_computer_seat_and_a_hint_from_the_page(paired, rt):
     r = paired.post("/api/games/new", json={"game": "drangles", "players": 2, "seats": ["human", "hard"]})
     assert r.status_code == 200, r.get_json()
-    assert rt.call("snapshot")["seats"] == ["human", "hard"]
+    assert rt.call(c.Snapshot())["seats"] == ["human", "hard"]
     assert paired.post("/api/press", json={"node": "0"}).status_code == 200  # the head node
     assert paired.post("/api/hint").get_json()["ok"]
     deadline = time.monotonic() + 10
@@ -1431,11 +1438,11 @@ def test_a_computer_seat_and_a_hint_from_the_page(paired, rt):
         {"game": "drangles", "seats": "hard"},
     ]:
         assert paired.post("/api/games/new", json=bad).status_code == 400, bad
-    assert rt.call("snapshot")["seats"] == ["human", "hard"]
+    assert rt.call(c.Snapshot())["seats"] == ["human", "hard"]
 
 
 def test_a_seat_is_handed_over_from_the_page_and_a_bad_one_is_a_400(paired, rt, app):
-    game_id = rt.call("new_game", "drangles", 2, {}, None, None, ["human", "hard"])["game_id"]
+    game_id = rt.call(c.NewGame("drangles", 2, {}, None, None, ["human", "hard"]))["game_id"]
     r = paired.post("/api/seat", json={"seat": 1, "kind": "human", "game": game_id})
     assert r.status_code == 200 and r.get_json()["message"] == "a person plays for Player 2 now"
     assert r.get_json()["state"]["seats"] == ["human", "human"]
@@ -1457,7 +1464,7 @@ def test_a_seat_is_handed_over_from_the_page_and_a_bad_one_is_a_400(paired, rt, 
         assert r.status_code == 400 and error in r.get_json()["error"], bad
     stranger = app.test_client()  # not paired
     assert stranger.post("/api/seat", json={"seat": 0, "kind": "easy"}).status_code == 401
-    assert rt.call("snapshot")["seats"] == ["human", "human"]
+    assert rt.call(c.Snapshot())["seats"] == ["human", "human"]
 
 
 # -- hostile ids, query strings and bodies ---------------------------------------------------------
@@ -1509,7 +1516,7 @@ def test_ply_and_limit_are_whole_numbers_or_a_400(client, rt):
 
 def test_json_nested_too_deep_is_a_400_on_every_json_endpoint(paired, rt, caplog):
     caplog.set_level(logging.ERROR)
-    before = rt.call("snapshot")
+    before = rt.call(c.Snapshot())
     posts = [path.replace("{game_id}", "mine") for path, ops in DOCUMENT["paths"].items() if "post" in ops]
     assert "/api/press" in posts and "/api/pair" in posts and len(posts) > 10
     bodies = [
@@ -1532,7 +1539,7 @@ def test_half_a_character_is_a_400_on_every_json_endpoint(paired, rt, caplog):
     # "\ud800" decodes, but no page can be sent with it: a player's name holding one made /games (and, once
     # the game was over, /history for its next 50 games) a 500 for every phone.
     caplog.set_level(logging.ERROR)
-    before = rt.call("snapshot")
+    before = rt.call(c.Snapshot())
     posts = [path.replace("{game_id}", "mine") for path, ops in DOCUMENT["paths"].items() if "post" in ops]
     for path in posts:
         for text in ['{"game": "ez-gryb", "names": ["Ann\\ud800", "Bo"]}', '{"\\udfff": 1}']:
@@ -1554,11 +1561,11 @@ def test_half_a_character_is_a_400_on_every_json_endpoint(paired, rt, caplog):
         data='{"game": "ez-gryb", "names": ["Ann \\ud83d\\ude00"]}',
         content_type="application/json",
     )
-    assert r.status_code == 200 and rt.call("snapshot")["table"]["names"][0] == "Ann \U0001f600"
+    assert r.status_code == 200 and rt.call(c.Snapshot())["table"]["names"][0] == "Ann \U0001f600"
 
 
 def test_an_error_quotes_at_most_a_short_prefix_of_what_was_sent(paired, rt):
-    before = rt.call("snapshot")
+    before = rt.call(c.Snapshot())
     for node in ["G" * 15000, "X" + "G" * 15000, "0" + "G" * 15000]:
         r = paired.post("/api/press", json={"node": node})
         error = r.get_json()["error"]
@@ -1579,13 +1586,13 @@ def test_a_move_that_cannot_be_stored_is_answered_503_and_changes_nothing(tmp_pa
         client = create_app(runtime, config, state_dir=tmp_path / "state").test_client()
         client.environ_base["HTTP_X_CSRF_TOKEN"] = pair(client, runtime)
         client.post("/api/games/new", json={"game": "drangles"})
-        before = runtime.call("snapshot")
+        before = runtime.call(c.Snapshot())
         other = sqlite3.connect(tmp_path / "gryb.db", isolation_level=None)
         other.execute("BEGIN IMMEDIATE")  # another program holds the database
         r = client.post("/api/act", json={"action": "0"})
         assert r.status_code == 503
         assert r.get_json()["error"] == "could not save (database is locked): nothing changed; try again"
-        assert runtime.call("snapshot")["state"] == before["state"]
+        assert runtime.call(c.Snapshot())["state"] == before["state"]
         other.execute("ROLLBACK")
         assert client.post("/api/act", json={"action": "0"}).status_code == 200
     finally:

@@ -43,6 +43,7 @@ from companion.rules import node as nd
 from companion.service.config import Config
 from companion.service.runtime import Runtime
 from companion.service.store import Store
+from companion.service import commands as c
 from hardware.led_layout import load_layout
 from hardware.leds import SimulatedSurface
 from hardware.node_input import SimulatedNodeInput
@@ -115,13 +116,13 @@ class World:
             self.move_on(WRONG_WINDOW + 1)
             self.token = pair(self.paired, self.rt)
         if self.rt.snapshot()["settings"]["time_scale"] > 1:
-            self.rt.call("settings", {"time_scale": 1.0})
+            self.rt.call(c.ChangeSettings(**{"time_scale": 1.0}))
 
     def move_on(self, seconds: float) -> None:
         """Time passes between requests: pairing limits reset, a timed series that ran out says so now (the
         runtime's idle tick would say it a second later, in the middle of the next request)."""
         self.clock.advance(seconds)
-        self.rt.call("tick")
+        self.rt.call(c.Tick())
 
 
 @pytest.fixture(scope="module")
@@ -172,7 +173,7 @@ def _compositions_forgotten(request):
     if "world" in request.fixturenames:
         rt = request.getfixturevalue("world").rt
         for saved in rt.library.ids():
-            rt.call("forget_composition", saved)
+            rt.call(c.ForgetComposition(saved))
 
 
 SEARCHES = ("gryb-hint_ready", "gryb-computer")  # the runtime's search threads (Runtime._think)
@@ -184,11 +185,11 @@ def quiet(rt):
     is queued after the command before it (not searched on a thread): a second snapshot that finds the
     version unchanged says nothing was."""
     while True:
-        snapshot = rt.call("snapshot")  # the queue handled: a search its commands started is running now
+        snapshot = rt.call(c.Snapshot())  # the queue handled: a search its commands started is running now
         searches = [t for t in threading.enumerate() if t.name in SEARCHES]
         for t in searches:
             t.join(30)
-        if not searches and rt.call("snapshot")["version"] == snapshot["version"]:
+        if not searches and rt.call(c.Snapshot())["version"] == snapshot["version"]:
             return snapshot
 
 
@@ -197,7 +198,7 @@ def check(rt, send, what=None) -> int:
     saved compositions). Every saved composition is a game of the catalogue, whatever was taken or refused."""
     before, saved = quiet(rt), rt.library.ids()
     status = send()
-    after = rt.call("snapshot")
+    after = rt.call(c.Snapshot())
     assert status < 500, (status, what)
     if status >= 400:
         assert after["version"] == before["version"] and after["state"] == before["state"], (status, what)
@@ -542,7 +543,7 @@ NODES = re.compile(r"0|[GRYB]+")
 def known(world: World, path: str) -> dict:
     """Values the API lists now, for the fields and path parameters a schema can only type: what a page (or
     a person at the table, for the code) would send."""
-    snapshot = world.rt.call("snapshot")
+    snapshot = world.rt.call(c.Snapshot())
     legal = snapshot["legal"]
     values = {
         "game": [snapshot["game_id"]],
@@ -586,11 +587,11 @@ def _move_due(world: World) -> None:
         s = quiet(rt)
         state, to_move = s["state"], s["state"]["to_move"]
         if state["over"]:
-            rt.call("again")
+            rt.call(c.Again())
         elif s["seats"][to_move] != "human":
-            rt.call("seat", to_move, "human", None)
+            rt.call(c.Seat(to_move, "human", None))
         elif state["awaiting_roll"]:
-            rt.call("act", s["legal"][0]) if s["settings"]["die"] == "physical" else rt.call("roll")
+            rt.call(c.Act(s["legal"][0])) if s["settings"]["die"] == "physical" else rt.call(c.Roll())
         else:
             return
 
@@ -602,18 +603,18 @@ def _code_shown(world: World) -> None:
 
 def _a_series(world: World) -> None:
     if not known(world, "/api/series/{series_id}")["series_id"]:
-        world.rt.call("new_game", "ez-gryb", 2, {}, None, {"method": "games", "target": 3}, None)
+        world.rt.call(c.NewGame("ez-gryb", 2, {}, None, {"method": "games", "target": 3}, None))
 
 
 def _a_saved_composition(world: World) -> None:
     if not known(world, "/api/compositions/{game_id}/delete")["game_id"]:
-        world.rt.call("compose", EXAMPLE, "toml", True)
+        world.rt.call(c.Compose(EXAMPLE, "toml", True))
 
 
 def _the_example_free(world: World) -> None:
     """The document's example composition may be saved again (without replace)."""
     if "my-game" in world.rt.library.ids():
-        world.rt.call("forget_composition", "my-game")
+        world.rt.call(c.ForgetComposition("my-game"))
 
 
 ARRANGE = {  # what the world needs for a valid request to be taken (besides a paired phone)
@@ -779,7 +780,7 @@ def test_watchers_change_nothing_whatever_they_send(world, data):
     request = made(world, data.draw(documented() | hostile(), label="request"))
     before = quiet(world.rt)
     check(world.rt, lambda: open_with(world.app.test_client(), request)[0], request)
-    after = world.rt.call("snapshot")
+    after = world.rt.call(c.Snapshot())
     assert after["version"] == before["version"] and after["state"] == before["state"]
 
 
@@ -839,5 +840,5 @@ def test_malformed_http_is_refused_without_a_5xx(world, server, raw):
     if answer:
         status = int(answer.split(b" ", 2)[1])
         assert status < 500 or status == 501 and raw.startswith(b"GARBAGE"), answer
-    after = rt.call("snapshot")
+    after = rt.call(c.Snapshot())
     assert after["version"] == before["version"]

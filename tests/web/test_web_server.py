@@ -12,6 +12,7 @@ import pytest
 from companion.service.config import Config
 from companion.service.runtime import Runtime
 from companion.service.store import Store
+from companion.service import commands as c
 from web import create_app
 from web.security import BACKSTOP, MAX_BODY
 from web.server import serve
@@ -76,9 +77,9 @@ def test_serves_on_port_zero_and_streams_changes(rt, tmp_path):
         feed = Feed(server.port)
         first = feed.snapshot()
         assert first["version"] == rt.snapshot()["version"] and "legal" not in first
-        rt.call("roll")
+        rt.call(c.Roll())
         t0 = time.perf_counter()
-        rt.call("press", "G")
+        rt.call(c.Press("G"))
         seen = feed.snapshot()
         while "G" not in seen["state"]["stones"]:
             seen = feed.snapshot()
@@ -208,7 +209,7 @@ def test_a_request_body_over_the_limit_gets_the_apis_json_413(rt, tmp_path):
     """Past MAX_BODY (and short of waitress' backstop) the app refuses it, with {"error": ...} like any refusal,
     whether the body comes with a Content-Length or chunked."""
     app = create_app(rt, Config(), state_dir=tmp_path)
-    before = rt.call("snapshot")
+    before = rt.call(c.Snapshot())
     big = b'{"node": "' + b"G" * 20000 + b'"}'
     with serve(app, "127.0.0.1", 0) as server:
         for path, body, chunked in [
@@ -230,7 +231,7 @@ def test_a_request_body_over_the_limit_gets_the_apis_json_413(rt, tmp_path):
                 assert str(MAX_BODY) in json.loads(r.read())["error"]
             finally:
                 conn.close()
-    after = rt.call("snapshot")
+    after = rt.call(c.Snapshot())
     assert after["version"] == before["version"] and after["state"] == before["state"]
 
 

@@ -1,0 +1,455 @@
+"""What the runtime can be asked to do: one dataclass per command, its JSON body declared once.
+
+A command's fields are its JSON body. ``BODY`` holds each field's JSON Schema, with ``x-error``: what a
+refusal says. :meth:`Command.validate` checks a command against it; the web's 400, the runtime's refusal
+and the OpenAPI document (web/openapi.py) all come from that one declaration. What depends on the state
+(the game now, whose turn, the catalogue) the runtime checks as it runs the command.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any, Callable, ClassVar
+
+from companion.games.engine import Game, Option
+from companion.games.series import METHODS
+from companion.service.schema import CommandError, check
+from companion.service.settings import SAYS as SETTINGS_SAYS
+from companion.service.settings import SETTINGS
+from companion.session.seating import SEATS
+
+GO_ON = "continue"  # a new game goes on with the series being played
+MAX_NAME = 24  # characters of a player's name
+# Never part of a name: control characters and the bidirectional marks, one of which turns the rest of
+# a line round ("Ann 12 – Bo 3" read right to left on every phone's history).
+UNSHOWN = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+NODE = {
+    "type": "string",
+    "format": "node",
+    "pattern": "^(0|[GRYB]{1,6})$",
+    "maxLength": 6,
+    "description": "a node in the manuals' notation: 0 for the head node, else the colours of its path",
+}
+GAME = {
+    "type": "integer",
+    "description": "the id of the game the page shows (state.game_id): refused if a new game has begun since",
+    "x-error": "game is the id of the game the page shows (state.game_id), a whole number",
+}
+PLY = {
+    "type": "integer",
+    "minimum": 0,
+    "description": "the number of actions of the position the page shows (the snapshot's ply): refused "
+    "(400, nothing done) when the game has moved on since, so two phones tapping UNDO take back one move",
+    "x-error": "ply is the number of actions of the position the page shows (the state's ply), a whole number",
+}
+
+
+@dataclass(frozen=True)
+class Command:
+    """A request to the runtime. Fields left None were not sent."""
+
+    BODY: ClassVar[dict] = {}  # field -> JSON Schema, with x-error
+    REQUIRED: ClassVar[tuple[str, ...]] = ()
+    SAYS: ClassVar[str] = "the body does not read"  # for a field whose schema says nothing itself
+
+    @classmethod
+    def schema(cls) -> dict:
+        """The JSON Schema of the body (also the OpenAPI document's request body)."""
+        schema = {"type": "object", "additionalProperties": False, "properties": cls.BODY}
+        return schema | ({"required": list(cls.REQUIRED)} if cls.REQUIRED else {})
+
+    @classmethod
+    def fields(cls) -> tuple[str, ...]:
+        return tuple(cls.BODY)
+
+    @classmethod
+    def from_body(cls, data: dict) -> Command:
+        """The command a JSON body asks for, checked first (a missing field is said, not a TypeError)."""
+        check(cls.schema(), {k: v for k, v in data.items() if v is not None}, cls.SAYS)
+        return cls(**data)
+
+    def body(self) -> dict:
+        return {k: v for k, v in asdict(self).items() if k in self.BODY and v is not None}
+
+    def validate(self) -> None:
+        if self.BODY:
+            check(self.schema(), self.body(), self.SAYS)
+
+
+# -- at the table: presses and buttons, meant for the game the page shows (``game``) -------------------
+
+
+@dataclass(frozen=True)
+class Press(Command):
+    """A tap on a node (the phone, a test): a press as a finger makes on the cloth."""
+
+    node: str
+    game: int | None = None
+    BODY: ClassVar[dict] = {
+        "node": NODE | {"x-error": 'give the node to press, e.g. {"node": "RG"}'},
+        "game": GAME,
+    }
+    REQUIRED: ClassVar[tuple[str, ...]] = ("node",)
+
+
+@dataclass(frozen=True)
+class ClothPress(Command):
+    """A press of a node's button under the cloth; refused for a board larger than the cloth."""
+
+    node: str
+
+
+@dataclass(frozen=True)
+class Roll(Command):
+    game: int | None = None
+    BODY: ClassVar[dict] = {"game": GAME}
+
+
+@dataclass(frozen=True)
+class Ok(Command):
+    """OK: confirm, end the turn, pass where that is all there is; at a game's end, play it again."""
+
+    game: int | None = None
+    ply: int | None = None
+    BODY: ClassVar[dict] = {"game": GAME, "ply": PLY}
+
+
+@dataclass(frozen=True)
+class Undo(Command):
+    game: int | None = None
+    ply: int | None = None
+    BODY: ClassVar[dict] = {"game": GAME, "ply": PLY}
+
+
+@dataclass(frozen=True)
+class Again(Command):
+    """The page's Play again: what OK does at a game's end."""
+
+    game: int | None = None
+    BODY: ClassVar[dict] = {"game": GAME}
+
+
+@dataclass(frozen=True)
+class Act(Command):
+    """An action typed or tapped on the phone, in the notation (docs/notation.md)."""
+
+    action: str
+    game: int | None = None
+    BODY: ClassVar[dict] = {
+        "action": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 200,
+            "description": "an action in the notation (docs/notation.md), one of GET /api/legal's",
+            "x-error": 'give the action in the notation, e.g. {"action": "0-G"}',
+        },
+        "game": GAME,
+    }
+    REQUIRED: ClassVar[tuple[str, ...]] = ("action",)
+
+
+@dataclass(frozen=True)
+class Hint(Command):
+    """Ask the computer what a good player would do; the hint appears when its search is done."""
+
+
+@dataclass(frozen=True)
+class Menu(Command):
+    """UNDO held: the menu opens (ROLL dims the board step by step, OK closes), or closes."""
+
+
+@dataclass(frozen=True)
+class Seat(Command):
+    """Hand a seat to the computer at a level, or back to a person, during the game."""
+
+    seat: int
+    kind: str
+    game: int | None = None
+    BODY: ClassVar[dict] = {
+        "seat": {
+            "type": "integer",
+            "description": "the seat, as in state.seats (from 0; the game says how many)",
+        },
+        "kind": {
+            "enum": list(SEATS),
+            "description": "a person (human) or the computer at a level",
+            "x-error": f"a seat is one of {', '.join(SEATS)}",
+        },
+        "game": {k: v for k, v in GAME.items() if k != "x-error"},
+    }
+    REQUIRED: ClassVar[tuple[str, ...]] = ("seat", "kind")
+    SAYS: ClassVar[str] = (
+        "give the seat (as in state.seats, from 0) and who plays it: a seat is one of "
+        f'{", ".join(SEATS)} (e.g. {{"seat": 1, "kind": "hard"}})'
+    )
+
+
+# -- the game, the settings, the catalogue ---------------------------------------------------------------
+
+NAMES = {
+    "type": "array",
+    "maxItems": 4,
+    "items": {"type": "string"},
+    "description": f"the players' names, player 1 first (at most {MAX_NAME} characters are kept; control "
+    "and bidirectional characters become spaces); an empty or missing name is given one",
+    "x-error": "names is a list of text, one for each player",
+}
+SEATS_FIELD = {
+    "type": "array",
+    "items": {"enum": list(SEATS)},
+    "description": "per player: human, or the computer at a level",
+    "x-error": f"seats is a list with one of {', '.join(SEATS)} for each player",
+}
+SERIES = {
+    "anyOf": [
+        {"type": "null"},
+        {"const": GO_ON},
+        {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["method", "target"],
+            "properties": {
+                "method": {"enum": list(METHODS)},
+                "target": {"type": "integer", "minimum": 1, "maximum": 10000},
+            },
+        },
+    ],
+    "description": f'null: just this game; "{GO_ON}": go on with the series being played; or a new one '
+    "with its method and target (1 to 10000)",
+    "x-error": f'series is null (just this game), "{GO_ON}" (go on with the series being played) or '
+    f'{{"method": one of {", ".join(METHODS)}, "target": a whole number from 1 to 10000}}',
+}
+
+
+@dataclass(frozen=True)
+class NewGame(Command):
+    """A new game: the game's id, players, its options, names and seats by player, and the series."""
+
+    game: str
+    players: int | None = None  # None: the fewest the game takes
+    options: dict = field(default_factory=dict)
+    names: list | None = None
+    series: Any = None
+    seats: list | None = None
+    BODY: ClassVar[dict] = {
+        "game": {
+            "type": "string",
+            "description": "a game id from /api/games",
+            "x-error": "choose a game from /api/games",
+        },
+        "players": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 4,
+            "x-error": "players is how many play, a whole number from 1 to 4",
+        },
+        "options": {"type": "object", "x-error": "options is an object of option name to value"},
+        "names": NAMES,
+        "series": SERIES,
+        "seats": SEATS_FIELD,
+    }
+    REQUIRED: ClassVar[tuple[str, ...]] = ("game",)
+
+    def body(self) -> dict:
+        body = super().body()
+        if self.series is None:
+            body.pop("series", None)
+        return body
+
+    def check_for(self, cls: type[Game]) -> tuple[int, dict, list[str], list[str]]:
+        """The game's own rules for this body: (players, options converted, names cleaned, seats)."""
+        players = cls.min_players if self.players is None else self.players
+        if not cls.min_players <= players <= cls.max_players:
+            low, high = cls.min_players, cls.max_players
+            raise CommandError(
+                f"{cls.name} is for {low} players"
+                if low == high
+                else f"{cls.name} is for {low} to {high} players"
+            )
+        known = {o.name: o for o in cls.options}
+        options = {}
+        for key, value in self.options.items():
+            if key not in known:
+                raise CommandError(f"{cls.name} has no option {key!r}")
+            options[key] = json_option(known[key], value)
+        names = list(self.names or [])
+        if len(names) > players:
+            raise CommandError(NAMES["x-error"])
+        seats = list(self.seats) if self.seats is not None else ["human"] * players
+        if len(seats) != players:
+            raise CommandError(f"seats: one of {', '.join(SEATS)} for each of the {players} players")
+        return players, options, [clean_name(n) for n in names], seats
+
+
+def clean_name(name: str) -> str:
+    """A name as the page and the history show it: no control or bidirectional characters, one space
+    between words, at most MAX_NAME characters."""
+    return " ".join(UNSHOWN.sub(" ", name).split())[:MAX_NAME]
+
+
+def json_option(option: Option, value: Any) -> Any:
+    """A game option's value as JSON sends it: of its default's type (true or false, a whole number, text of
+    100 characters at most), then the option's own range and choices."""
+    kind = type(option.default)
+    if kind is bool and not isinstance(value, bool):
+        raise CommandError(f"option {option.name} is true or false")
+    if kind is int and (isinstance(value, bool) or not isinstance(value, int)):
+        raise CommandError(f"option {option.name} is a whole number")
+    if kind is str and (not isinstance(value, str) or len(value) > 100):
+        raise CommandError(f"option {option.name} is text of 100 characters at most")
+    try:
+        return option.convert(value)
+    except ValueError as err:
+        raise CommandError(str(err)) from None
+
+
+def option_schema(option: Option) -> dict:
+    """A game option as JSON Schema (the OpenAPI document's new-game bodies)."""
+    kind = type(option.default)
+    schema: dict = {"default": option.default}
+    if kind is bool:
+        schema["type"] = "boolean"
+    elif kind is int:
+        schema["type"] = "integer"
+        schema |= {
+            k: v for k, v in (("minimum", option.minimum), ("maximum", option.maximum)) if v is not None
+        }
+    else:
+        schema |= {"type": "string", "maxLength": 100}
+    if option.choices is not None:
+        schema["enum"] = list(option.choices)
+    return schema
+
+
+def new_game_schema(cls: type[Game], players: int) -> dict:
+    """The body that starts ``cls`` for ``players``: its own options, one seat a player, no more names."""
+    options = {o.name: option_schema(o) for o in cls.options}
+    return {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["game"] if players == cls.min_players else ["game", "players"],
+        "properties": {
+            "game": {"const": cls.id},
+            "players": {"const": players},
+            "options": {"type": "object", "additionalProperties": False, "properties": options},
+            "names": NAMES | {"maxItems": players, "items": {"type": "string", "maxLength": MAX_NAME}},
+            "seats": SEATS_FIELD | {"minItems": players, "maxItems": players},
+            "series": SERIES,
+        },
+    }
+
+
+KEEP: Any = type("Keep", (), {"__repr__": lambda self: "KEEP"})()  # a setting the command leaves as it is
+
+
+@dataclass(frozen=True)
+class ChangeSettings(Command):
+    """Change settings (companion/service/settings.py declares each); all are checked before any changes."""
+
+    brightness: float | None = KEEP
+    night: bool | None = KEEP
+    sounds: bool | None = KEEP
+    budget_ma: int | None = KEEP
+    colours: list | None = KEEP
+    die: str | None = KEEP
+    time_scale: float | None = KEEP
+    BODY: ClassVar[dict] = SETTINGS  # the layout's own lowest budget is the runtime's to check
+    SAYS: ClassVar[str] = SETTINGS_SAYS
+
+    @classmethod
+    def schema(cls) -> dict:
+        return super().schema() | {"minProperties": 1}
+
+    def body(self) -> dict:
+        return self.changes()
+
+    @classmethod
+    def from_body(cls, data: dict) -> Command:
+        check(cls.schema(), data, cls.SAYS)  # null is no brightness: refused, not taken as "left out"
+        return cls(**data)
+
+    def changes(self) -> dict:
+        return {f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name) is not KEEP}
+
+
+@dataclass(frozen=True)
+class ShowCode(Command):
+    """Show a pairing code on the board (None hides it). The code never goes to the change feed."""
+
+    code: str | None
+    BODY: ClassVar[dict] = {
+        "code": {
+            "type": "string",
+            "pattern": "^[GRYB]{4}$",
+            "x-error": "a pairing code is four of G, R, Y, B",
+        }
+    }
+
+
+@dataclass(frozen=True)
+class Compose(Command):
+    """Save a composition (docs/composer.md) and add it to the catalogue."""
+
+    text: str
+    format: str = "toml"
+    replace: bool = False
+    BODY: ClassVar[dict] = {
+        "text": {"type": "string", "description": "the composition, in TOML (or JSON)"},
+        "format": {"enum": ["toml", "json"], "default": "toml"},
+        "replace": {"type": "boolean", "default": False, "description": "replace a saved one of the same id"},
+    }
+    REQUIRED: ClassVar[tuple[str, ...]] = ("text",)
+    SAYS: ClassVar[str] = 'send {"text": the composition, "format": "toml" or "json", "replace": false}'
+
+
+@dataclass(frozen=True)
+class ForgetComposition(Command):
+    """Delete a saved composition; games under way keep playing it."""
+
+    game_id: str
+
+
+# -- the runtime's own ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Snapshot(Command):
+    """The state as the page sees it, once every command before this one is done."""
+
+
+@dataclass(frozen=True)
+class Tick(Command):
+    """Nothing came for a while: a timed series whose time ran out is published as over."""
+
+
+@dataclass(frozen=True)
+class Read(Command):
+    """Run ``look(session)`` on the runtime's thread, where the game can be read whole (tests, tools)."""
+
+    look: Callable
+
+
+@dataclass(frozen=True)
+class ComputerMove(Command):
+    """A computer player's search is done: its move, for the position ``token`` names."""
+
+    token: tuple
+    action: str | None
+
+
+@dataclass(frozen=True)
+class ComputerRoll(Command):
+    token: tuple
+
+
+@dataclass(frozen=True)
+class HintReady(Command):
+    token: tuple
+    action: str | None
+
+
+# Commands a page sends for the game it shows (``game``): refused once a new game has begun since.
+IN_GAME = (Press, Roll, Ok, Undo, Again, Act)

@@ -1,0 +1,160 @@
+"""The session as the store keeps it: a game's row, each action and UNDO as it happens, the seats, the
+result and the series; and the session rebuilt from them when the companion starts again."""
+
+from __future__ import annotations
+
+import logging
+from typing import Callable
+
+from companion.games.engine import Game, UnknownGame, find
+from companion.games.series import Series
+from companion.rules.action import Action
+from companion.service.store import ACTION, UNDO, Store, StoreError
+from companion.session.seating import HUMAN, SEATS, seating
+from companion.session.session import Session
+
+log = logging.getLogger(__name__)
+
+
+class Ledger:
+    def __init__(self, store: Store, wall: Callable[[], float]):
+        self.store, self.wall = store, wall
+        self.logged = 0  # the game's actions stored so far
+        self.series_started = 0.0  # wall-clock seconds: a timed series runs from it
+
+    def open_game(self, session: Session, seed: int | None) -> None:
+        """A new game's row (its seats and seating where they are not the plain ones)."""
+        store = self.store
+        session.game_id = store.new_game(session.game, session.names, seed, session.series_id, self.wall())
+        if any(s != HUMAN for s in session.seats):
+            store.set_setting(f"seats:{session.game_id}", session.seats)
+        if session.order != sorted(session.order):
+            store.set_setting(f"order:{session.game_id}", session.order)
+        self.logged = 0
+
+    def open_series(self, session: Session, series: Series, game: str) -> None:
+        session.series = series
+        session.series_id = self.store.new_series(series.to_dict() | {"game": game}, self.wall())
+        self.series_started = self.wall()
+
+    def write(self, session: Session) -> list[Action]:
+        """Store the actions the game took since the last write; returns them."""
+        history = session.game.history
+        new = [a for a, _ in history[self.logged :]]
+        for action in new:
+            self.store.append(session.game_id, ACTION, str(action), self.wall())
+        self.logged = len(history)
+        return new
+
+    def undone(self, session: Session, count: int) -> None:
+        """UNDOs are events too: the log stays append-only, the history is now shorter."""
+        for _ in range(count):
+            self.store.append(session.game_id, UNDO, None, self.wall())
+        self.logged = len(session.game.history)
+
+    def seated(self, session: Session, renamed: bool) -> None:
+        self.store.set_setting(f"seats:{session.game_id}", session.seats)
+        if renamed:
+            self.store.rename(session.game_id, session.names)
+
+    def elapsed(self) -> float:
+        # A Pi has no clock while off: it may start before network time sets its clock right, earlier than
+        # the series began. The series then waits at 0, not at minus an hour.
+        return max(0.0, self.wall() - self.series_started)
+
+    def finish(self, session: Session) -> None:
+        """The result into the series (while it counts) and then the store. In that order, and the series
+        never counting a game twice, a power cut between the two is mended on restart."""
+        game, series = session.game, session.series
+        if session.count_result(self.elapsed()):
+            finished = self.wall() if series.over(self.elapsed()) else None
+            self.store.save_series(session.series_id, series.to_dict(), finished)
+        result = {"winners": list(game.winners), "scores": list(game.scores)}
+        self.store.finish_game(session.game_id, result, self.wall())
+        log.info("game %s over: winners %s, scores %s", session.game_id, result["winners"], result["scores"])
+
+    def reopen(self, session: Session) -> None:
+        """UNDO took back a finished game's last move: its result leaves the series and the store."""
+        if session.series is not None and session.series.taken_back(session.game_id):
+            self.store.save_series(session.series_id, session.series.to_dict(), None)
+        self.store.reopen_game(session.game_id)
+        log.info("game %s: in play again after undo", session.game_id)
+
+    def restore(self, begin: Callable[..., Session]) -> Session | None:
+        """The newest game as it was played (None when there is none, or it no longer replays).
+        ``begin(game, names, kinds, order)`` makes the session, as for a new game."""
+        store = self.store
+        try:
+            row = store.current_game()
+        except StoreError as err:
+            log.error("%s; starting a new game", err)
+            return None
+        if row is None:
+            return None
+        try:
+            game = store.replay(row)
+        except (ValueError, UnknownGame) as err:
+            log.error("game %s could not be replayed (%s); starting a new game", row.id, err)
+            return None
+        names = row.names
+        if not (
+            isinstance(names, list) and len(names) == game.players and all(isinstance(n, str) for n in names)
+        ):
+            log.error("game %s: stored names %r do not read; the players are numbered", row.id, names)
+            names = None
+        seats = self._kept(f"seats:{row.id}", [HUMAN] * game.players)
+        if not (isinstance(seats, list) and len(seats) == game.players and all(s in SEATS for s in seats)):
+            log.error("game %s: stored seats %r do not read; every seat a person's", row.id, seats)
+            seats = [HUMAN] * game.players
+        order = seating(self._kept(f"order:{row.id}"), game.players)
+        # Stored names and seats are by seat; begin() takes them by player.
+        by_player = [None] * game.players
+        for seat, player in enumerate(order):
+            by_player[player] = seat
+        session = begin(
+            game,
+            [names[s] for s in by_player] if names else None,
+            [seats[s] for s in by_player],
+            order,
+        )
+        session.game_id = row.id
+        self.logged = len(game.history)
+        self._restore_series(session, row)
+        # A power cut between an action's event and the game's result (or an undo's events and taking the
+        # result back) leaves the two apart: the events are what happened.
+        if game.over and row.finished is None:
+            self.finish(session)
+        elif not game.over and row.finished is not None:
+            self.reopen(session)
+        log.info("restored game %s (%s) after %d actions", row.id, row.game, len(game.history))
+        return session
+
+    def _restore_series(self, session: Session, row) -> None:
+        if row.series_id is None:
+            return
+        try:
+            data = self.store.series(row.series_id)
+            series = None if data is None else Series.from_dict(data)
+        except (KeyError, TypeError, ValueError) as err:  # a SeriesError, or not JSON
+            log.error(
+                "game %s: its series %s does not read (%s); the game goes on in none",
+                row.id,
+                row.series_id,
+                err,
+            )
+            return
+        if series is not None:
+            session.series, session.series_id = series, row.series_id
+            started = self.store.series_started(row.series_id)
+            self.series_started = self.wall() if started is None else started
+
+    def _kept(self, key: str, default=None):
+        """A value stored with the game being restored; None where it is not even JSON."""
+        try:
+            return self.store.setting(key, default)
+        except ValueError:
+            return None
+
+    @staticmethod
+    def default_game() -> Game:
+        return find("ez-gryb")(2)

@@ -1,0 +1,208 @@
+"""A game being played at the board: the game, the hands at it, who sits where, and the series.
+
+The runtime (the board and the phone) and the terminal (``gryb-companion play``) both drive a Session, so
+they behave and word things alike. Pure, like the engine: whoever drives it stores what changed, rolls
+the die and runs the computer's searches.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from companion.games.engine import Game, IllegalAction
+from companion.games.series import Series
+from companion.rules.action import ROLL, Action
+from companion.rules.node import Node
+from companion.session.hands import Feedback, Hands
+from companion.session.seating import HUMAN, SEATS, by_player, by_seat, next_along
+
+PEOPLE = tuple(f"Player {i + 1}" for i in range(4))  # the names people get when they give none
+
+
+class SessionError(ValueError):
+    """A request the session refuses before anything changes (a seat that is not there); says why."""
+
+
+def given_name(player: int, kind: str, people: tuple[str, ...] = PEOPLE) -> str:
+    """The name the companion gives a player who chose none: a person's from ``people``, the computer's
+    with its seat's number, so that two computers at one level are still told apart."""
+    return people[player] if kind == HUMAN else f"Player {player + 1} (computer, {kind})"
+
+
+@dataclass
+class Session:
+    hands: Hands
+    seats: list[str]  # per seat: HUMAN or the computer's level
+    order: list[int]  # per seat: the player sitting there (players keep colour and series totals)
+    series: Series | None = None
+    people: tuple[str, ...] = PEOPLE
+    # Where the session is kept (the store's row ids); None at a terminal.
+    game_id: int | None = None
+    series_id: int | None = None
+    seated: int = field(default=0)  # seats handed over so far: a search begun before one is not used
+
+    @classmethod
+    def begin(
+        cls,
+        game: Game,
+        names: list[str] | None = None,
+        kinds: list[str] | None = None,
+        order: list[int] | None = None,
+        *,
+        people: tuple[str, ...] = PEOPLE,
+        cloth: bool = True,
+        physical_die: bool = False,
+        series: Series | None = None,
+    ) -> Session:
+        """A new game. ``names`` and ``kinds`` (a person or a computer level) are by player, player 1 first;
+        ``order`` says who sits where (seat 0 moves first). A player without a name gets the given one."""
+        kinds = list(kinds or [HUMAN] * game.players)
+        if len(kinds) != game.players or any(k not in SEATS for k in kinds):
+            raise SessionError(f"seats: one of {', '.join(SEATS)} for each of the {game.players} players")
+        names = [
+            names[p] if names and p < len(names) and names[p] else given_name(p, kinds[p], people)
+            for p in range(game.players)
+        ]
+        order = list(order or range(game.players))
+        hands = Hands(game, by_seat(names, order), cloth=cloth, physical_die=physical_die)
+        return cls(hands, by_seat(kinds, order), order, series, people)
+
+    @property
+    def game(self) -> Game:
+        return self.hands.game
+
+    @property
+    def names(self) -> list[str]:
+        return self.hands.names
+
+    def by_player(self, per_seat: list) -> list:
+        return by_player(per_seat, self.order)
+
+    def again(self) -> tuple[list[str], list[str], list[int]]:
+        """The next game's players: (names by player, kinds by player, seating), begun by the next along."""
+        return self.by_player(self.names), self.by_player(self.seats), next_along(self.order)
+
+    def again_said(self, new_series: bool = False) -> str:
+        return f"{self.game.name} again{', a new series' if new_series else ''}: {self.names[0]} begins"
+
+    # -- whose turn ---------------------------------------------------------------------------------
+
+    def computer_to_move(self) -> str | None:
+        """The level of the computer to move, when it is to act now (nothing waits for hands)."""
+        hands, game = self.hands, self.game
+        if game.over or hands.chores or hands.proposal is not None or game.to_move >= len(self.seats):
+            return None
+        kind = self.seats[game.to_move]
+        return None if kind == HUMAN else kind
+
+    def thinking(self) -> str | None:
+        """Why a press, OK or a move is refused now: the computer is to choose and has not proposed yet.
+        The die (a physical one rolled for it) and the stones to move are still the players' to do."""
+        if self.game.is_chance or self.computer_to_move() is None:
+            return None
+        return f"{self.names[self.game.to_move]} is thinking: wait for its move"
+
+    def people_at_table(self) -> set[int]:
+        """The seats people play (every seat when the computer plays them all): UNDO goes back to theirs."""
+        return {s for s, kind in enumerate(self.seats) if kind == HUMAN} or set(range(self.game.players))
+
+    # -- what the players do --------------------------------------------------------------------------
+
+    def press(self, node: Node) -> Feedback:
+        if thinking := self.thinking():
+            return Feedback(False, thinking, node)
+        return self.hands.press(node)
+
+    def ok(self) -> Feedback:
+        if thinking := self.thinking():
+            return Feedback(False, thinking)
+        return self.hands.ok()
+
+    def act(self, text: str) -> Feedback:
+        """An action typed or tapped on the phone, in the notation; counts as its presses."""
+        action = self.game.parse(text)
+        if action.kind == ROLL and not self.hands.physical_die:
+            raise IllegalAction("the die is rolled with ROLL, not typed in")
+        if thinking := self.thinking():
+            return Feedback(False, thinking)
+        return self.hands.act(action, pressed=action.sources + action.targets)
+
+    def roll(self, die) -> Feedback:
+        """ROLL: the electronic die rolls; a physical die is rolled by the players (for the computer too)."""
+        kind = self.seats[self.game.to_move] if self.game.to_move < len(self.seats) else HUMAN
+        return self.hands.roll(die, computer=None if kind == HUMAN else self.names[self.game.to_move])
+
+    def undo(self) -> list[Action]:
+        """Back to a person's last move, the computer's replies after it too (never a computer's opening)."""
+        return self.hands.undo_for(self.people_at_table())
+
+    def propose(self, action: Action) -> Feedback:
+        """The computer's move: shown for hands to carry out, or applied at once where nothing is on a cloth."""
+        if not self.hands.cloth:
+            return self.hands.act(action, pressed=())
+        return self.hands.propose(action)
+
+    def show_hint(self, action: Action) -> str:
+        """A hint for the person to move, shown from nothing selected; returns what it says."""
+        hands = self.hands
+        hands.drop()  # a stone picked meanwhile is put down: the hint starts from nothing selected
+        hands.hint = action
+        first = hands.chore_reason() + " · " if hands.chores else ""
+        how = f" ({hands.say_how(action)})" if hands.cloth else ""
+        hands.message = f"{first}hint: {self.game.say(action)}{how}"
+        return hands.message
+
+    def seat(self, seat: int, kind: str) -> Feedback:
+        """Hand a seat to the computer at a level, or back to a person, keeping the player's colour, place
+        and scores. A name the companion gave follows the new kind; a name the players chose stays. The
+        computer's move waiting for hands, a selection and a hint of the seat to move are put away."""
+        game = self.game
+        if type(seat) is not int or not 0 <= seat < game.players:
+            raise SessionError(f"seat: 0 to {game.players - 1}, one for each of the {game.players} players")
+        if kind not in SEATS:
+            raise SessionError(f"a seat is one of {', '.join(SEATS)}")
+        was, before = self.seats[seat], self.names[seat]
+        if kind == was:
+            return Feedback(True, f"{before} plays on as before")
+        player = self.order[seat]
+        if before == given_name(player, was, self.people):
+            self.hands.names = (
+                self.names[:seat] + [given_name(player, kind, self.people)] + self.names[seat + 1 :]
+            )
+        self.seats = self.seats[:seat] + [kind] + self.seats[seat + 1 :]
+        self.seated += 1
+        hands = self.hands
+        if seat == game.to_move and not game.over:
+            hands.drop()  # before the proposal goes: a stone lifted for it is to be put back
+            hands.proposal, hands.hint, hands.choices = None, None, ()
+        name = self.names[seat]
+        hands.message = (
+            f"a person plays for {name} now"
+            if kind == HUMAN
+            else f"the computer ({kind}) plays for {before} now"
+        )
+        return Feedback(True, hands.message)
+
+    # -- the series ------------------------------------------------------------------------------------
+
+    def count_result(self, elapsed: float) -> bool:
+        """The finished game's result into the series while it still counts, never twice; True if counted."""
+        series, game = self.series, self.game
+        if series is None or not series.accepts() or any(g.game == self.game_id for g in series.games):
+            return False
+        winners = sorted(self.order[w] for w in game.winners)
+        series.add(self.by_player(game.scores), winners, ended_at=elapsed, game=self.game_id)
+        return True
+
+    def series_dict(self, elapsed: float) -> dict | None:
+        """The series for the page: its games and totals, whether it is over and who won it."""
+        series = self.series
+        if series is None:
+            return None
+        return series.to_dict() | {
+            "id": self.series_id,
+            "over": series.over(elapsed),
+            "names": self.by_player(self.names),
+            "winners": list(series.winners(elapsed)),
+            "elapsed": round(elapsed, 1),
+        }
