@@ -7,11 +7,14 @@ from flask import Blueprint, jsonify, render_template
 
 from companion.service import commands as c
 from companion.service.settings import BRIGHTNESS_STEPS, TIME_SCALES
-from firmware_bridge.client import HEARTBEAT_TIMEOUT
 from web.api import body, call, command, refuse, web
 from web.security import paired
 
 bp = Blueprint("settings", __name__)
+
+# Seconds without a word from the Pico before the link counts as lost: the bridge's HEARTBEAT_TIMEOUT, which
+# the web (that never imports a driver) repeats; tests/web/test_web_api.py checks the two agree.
+LOST_AFTER = 2.0
 
 
 def _heard(age):
@@ -19,7 +22,7 @@ def _heard(age):
     with its unit and what it means."""
     if isinstance(age, bool) or not isinstance(age, (int, float)):
         return age
-    if age < HEARTBEAT_TIMEOUT:
+    if age < LOST_AFTER:
         return f"{age:.1f} s ago: the board answers"
     return f"{age:.0f} s ago: no word from the board"
 

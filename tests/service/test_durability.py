@@ -146,14 +146,14 @@ def test_a_command_whose_writes_fail_changes_nothing_and_the_next_one_is_stored(
         assert rt.call(c.Act(action)).ok
     before = rt.call(c.Snapshot())
     other.execute("BEGIN IMMEDIATE")  # another program holds the write lock: every write fails
-    for command, args in [
-        ("undo", ()),
-        ("act", ("G-GG",)),
-        ("new_game", ("drangles", 2, {}, None, "continue", ["human", "easy"])),
-        ("settings", ({"brightness": 0.3, "night": True},)),
+    for command in [
+        c.Undo(),
+        c.Act("G-GG"),
+        c.NewGame("drangles", 2, {}, None, "continue", ["human", "easy"]),
+        c.ChangeSettings(brightness=0.3, night=True),
     ]:
         with pytest.raises(StorageError, match=r"could not save \(database is locked\): nothing changed"):
-            rt.call(command, *args)
+            rt.call(command)
         after = rt.call(c.Snapshot())
         assert after["state"] == before["state"] and after["game_id"] == before["game_id"], command
         assert after["seats"] == before["seats"] and after["settings"] == before["settings"], command
@@ -190,13 +190,13 @@ def test_a_command_whose_writes_fail_keeps_the_stones_still_to_be_moved(tmp_path
     chores = rt.call(c.Snapshot())["table"]["chores"]
     assert [c["text"] for c in chores] == ["put a stone of Bo on 0", "lift Bo's stone from R"]
     other.execute("BEGIN IMMEDIATE")
-    for command, args in [
-        ("settings", ({"brightness": 0.3},)),
-        ("undo", ()),
-        ("new_game", ("drangles", 2, {}, None, None, None)),
+    for command in [
+        c.ChangeSettings(brightness=0.3),
+        c.Undo(),
+        c.NewGame("drangles", 2, {}, None, None, None),
     ]:
         with pytest.raises(StorageError):
-            rt.call(command, *args)
+            rt.call(command)
         assert rt.call(c.Snapshot())["table"]["chores"] == chores, command
     other.execute("ROLLBACK")
     assert rt.call(c.Press("R")).ok and rt.call(c.Press("0")).ok

@@ -191,6 +191,13 @@ def test_the_settings_page_says_when_the_board_was_last_heard_in_seconds_and_wor
     )
 
 
+def test_the_page_counts_the_link_lost_when_the_bridge_does():
+    from firmware_bridge.client import HEARTBEAT_TIMEOUT
+    from web.settings import LOST_AFTER
+
+    assert LOST_AFTER == HEARTBEAT_TIMEOUT
+
+
 def test_the_settings_page_shows_the_last_frames_current_and_whether_it_was_dimmed_to_fit(rt, tmp_path):
     """docs/hardware.md: the settings page shows the LED driver's estimate of the last frame and whether the
     current limiter dimmed it, for whoever sizes the power supply (the API keeps the whole led_status)."""
