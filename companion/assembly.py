@@ -88,6 +88,8 @@ class Companion:
     # -- start ------------------------------------------------------------------------------------
 
     def start(self) -> None:
+        from companion.service.board import board_geometry
+        from hardware.buttons import load_button_layout
         from hardware.led_layout import load_layout
         from hardware.leds import open_surface
         from hardware.node_input import open_node_input
@@ -104,7 +106,7 @@ class Companion:
             leds = config.leds
             self.surface = open_surface(
                 leds.driver,
-                load_layout(leds.layout),
+                load_layout(leds.layout, board_geometry()),
                 interface=leds.interface,
                 strip=leds.strip,
                 brightness=leds.brightness,
@@ -140,7 +142,7 @@ class Companion:
             self.panel.when_ok = lambda: submit("ok")
             self.panel.when_undo = lambda: submit("undo")
             self.panel.when_menu = lambda: submit("menu")
-            self.node_input = open_node_input(config.serial.url)
+            self.node_input = open_node_input(config.serial.url, load_button_layout(board_geometry()))
             self.node_input.when_event = self._node_event
             self._selftest = Run(
                 self.surface,

@@ -39,11 +39,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from companion.rules import node as nd
+from hardware.geometry import Board
 
 FORMAT = "gryb-led-layout/1"
 LAYOUT_DIR = Path(__file__).parent / "layouts"
-DEPTH = nd.STANDARD_DEPTH
 CORNERS = ("top-left", "top-right", "bottom-left", "bottom-right")
 ROTATIONS = (0, 90, 180, 270)
 
@@ -58,7 +57,7 @@ class LayoutError(ValueError):
 class LedLayout:
     """Where each node and status slot sits on the LED chain.
 
-    ``nodes`` maps every node name of the standard board to its pixel index; ``status[i]`` is the
+    ``nodes`` maps every node name of ``board`` to its pixel index; ``status[i]`` is the
     pixel of status slot ``i``; ``rods`` the pixels drawn as quadrangle sides (matrix layouts).
     ``size`` is (width, height) for a matrix and None for a chain; ``cells[i]`` is pixel i's
     (x, y) cell on a matrix (None where no cell).
@@ -73,6 +72,7 @@ class LedLayout:
     cells: tuple[Cell | None, ...] = ()
     description: str = ""
     source: str = ""
+    board: Board | None = field(default=None, repr=False, compare=False)
     _by_pixel: dict[int, str] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -131,16 +131,16 @@ def rotate(cell: Cell, size: tuple[int, int], rotation: int) -> tuple[Cell, tupl
     return (height - 1 - y, x), (height, width)
 
 
-def rod_cells(depth: int = DEPTH) -> set[Cell]:
-    """Grid points (-15..15) on the sides of every quadrangle, nodes excluded."""
+def rod_cells(board: Board) -> set[Cell]:
+    """Grid points on the sides of every quadrangle, nodes excluded."""
     points: set[Cell] = set()
-    for parent in nd.nodes(depth - 1):
-        corners = [nd.position(child, depth) for child in nd.children(parent)]  # G R Y B: around the square
+    for quadrangle in board.quadrangles:
+        corners = [board.points[name] for name in quadrangle]
         for (x0, y0), (x1, y1) in zip(corners, corners[1:] + corners[:1]):
             steps = max(abs(x1 - x0), abs(y1 - y0))
             for i in range(1, steps):
                 points.add((x0 + (x1 - x0) * i // steps, y0 + (y1 - y0) * i // steps))
-    return points - {nd.position(n, depth) for n in nd.nodes(depth)}
+    return points - set(board.points.values())
 
 
 # -- loading -------------------------------------------------------------------------------------
@@ -151,8 +151,8 @@ def shipped_layouts() -> list[str]:
     return sorted(p.stem[len("led-") :] for p in LAYOUT_DIR.glob("led-*.json"))
 
 
-def load_layout(name_or_path: str | Path) -> LedLayout:
-    """Load a shipped layout by name (``panels-32x32``, ``chain-341``) or a layout file by path."""
+def load_layout(name_or_path: str | Path, board: Board) -> LedLayout:
+    """Load a shipped layout of ``board`` by name (``panels-32x32``, ``chain-341``) or a file by path."""
     text = str(name_or_path)
     shipped = LAYOUT_DIR / f"led-{text}.json"
     if not isinstance(name_or_path, Path) and "/" not in text and shipped.is_file():
@@ -169,11 +169,11 @@ def load_layout(name_or_path: str | Path) -> LedLayout:
         raise LayoutError(f"cannot read LED layout {path}: {err}") from None
     except json.JSONDecodeError as err:
         raise LayoutError(f"LED layout {path} is not valid JSON: {err}") from None
-    return layout_from_dict(data, source=str(path))
+    return layout_from_dict(data, board, source=str(path))
 
 
-def layout_from_dict(data: Any, source: str = "<layout>") -> LedLayout:
-    """Build and validate a layout from its parsed JSON; :class:`LayoutError` names any problem."""
+def layout_from_dict(data: Any, board: Board, source: str = "<layout>") -> LedLayout:
+    """Build and validate a layout of ``board`` from its parsed JSON; :class:`LayoutError` names any problem."""
     where = f"LED layout {source}"
     if not isinstance(data, dict):
         raise LayoutError(f"{where}: the file must hold a JSON object")
@@ -188,11 +188,11 @@ def layout_from_dict(data: Any, source: str = "<layout>") -> LedLayout:
         raise LayoutError(f"{where}: give exactly one of 'matrix' or 'chain'")
     description = data.get("description", "")
     if "matrix" in data:
-        return _matrix_layout(data, name, description, source, where)
+        return _matrix_layout(data, board, name, description, source, where)
     for key in ("origin", "rods"):
         if key in data:
             raise LayoutError(f"{where}: {key!r} belongs to matrix layouts, not chains")
-    return _chain_layout(data["chain"], name, description, source, where)
+    return _chain_layout(data["chain"], board, name, description, source, where)
 
 
 def _keys(obj: dict, allowed: set[str], where: str) -> None:
@@ -283,7 +283,9 @@ def _panels(matrix: dict, size: tuple[int, int], where: str) -> list[dict]:
     return panels
 
 
-def _matrix_layout(data: dict, name: str, description: str, source: str, where: str) -> LedLayout:
+def _matrix_layout(
+    data: dict, board: Board, name: str, description: str, source: str, where: str
+) -> LedLayout:
     matrix = data["matrix"]
     if not isinstance(matrix, dict):
         raise LayoutError(f"{where}: 'matrix' must be an object")
@@ -334,10 +336,7 @@ def _matrix_layout(data: dict, name: str, description: str, source: str, where: 
     ox = _int(origin[0], "origin x", where, 0, width - 1)
     oy = _int(origin[1], "origin y", where, 0, height - 1)
 
-    nodes = {}
-    for n in nd.nodes(DEPTH):
-        x, y = nd.position(n, DEPTH)
-        nodes[nd.name(n)] = pixel_of((ox + x, oy + y), f"node {nd.name(n)}")
+    nodes = {name: pixel_of((ox + x, oy + y), f"node {name}") for name, (x, y) in board.points.items()}
 
     status_cells = data.get("status", [])
     if not isinstance(status_cells, list):
@@ -362,7 +361,7 @@ def _matrix_layout(data: dict, name: str, description: str, source: str, where: 
                 p
                 for p in (
                     pixel_of((ox + x, oy + y), "a rod")
-                    for x, y in rod_cells()
+                    for x, y in rod_cells(board)
                     if 0 <= ox + x < width and 0 <= oy + y < height
                 )
                 if p not in taken
@@ -376,11 +375,22 @@ def _matrix_layout(data: dict, name: str, description: str, source: str, where: 
             if physical_cell in index_of:
                 cells[index_of[physical_cell]] = (x, y)
     return LedLayout(
-        name, pixel_count, nodes, tuple(status), rods, (width, height), tuple(cells), description, source
+        name,
+        pixel_count,
+        nodes,
+        tuple(status),
+        rods,
+        (width, height),
+        tuple(cells),
+        description,
+        source,
+        board,
     )
 
 
-def _chain_layout(chain: Any, name: str, description: str, source: str, where: str) -> LedLayout:
+def _chain_layout(
+    chain: Any, board: Board, name: str, description: str, source: str, where: str
+) -> LedLayout:
     if not isinstance(chain, dict):
         raise LayoutError(f"{where}: 'chain' must be an object")
     _keys(chain, {"pixels", "nodes", "status"}, f"{where}: chain")
@@ -388,12 +398,11 @@ def _chain_layout(chain: Any, name: str, description: str, source: str, where: s
     order = chain.get("nodes")
     if not isinstance(order, list):
         raise LayoutError(f"{where}: chain.nodes must be the list of node names in chain order")
-    known = {nd.name(n) for n in nd.nodes(DEPTH)}
     nodes: dict[str, int] = {}
     for i, node_name in enumerate(order):
         if node_name is None:
             continue  # a chain position left dark (e.g. a spare LED)
-        if node_name not in known:
+        if node_name not in board:
             raise LayoutError(
                 f"{where}: chain.nodes[{i}] = {node_name!r} is not a node of the standard board"
             )
@@ -406,7 +415,7 @@ def _chain_layout(chain: Any, name: str, description: str, source: str, where: s
                 f"{where}: node {node_name} at chain position {i} is past the chain's {pixel_count} pixels"
             )
         nodes[node_name] = i
-    missing = [n for n in (nd.name(m) for m in nd.nodes(DEPTH)) if n not in nodes]
+    missing = [n for n in board if n not in nodes]
     if missing:
         shown = ", ".join(missing[:8]) + (" ..." if len(missing) > 8 else "")
         raise LayoutError(f"{where}: {len(missing)} node(s) have no LED: {shown}")
@@ -424,7 +433,7 @@ def _chain_layout(chain: Any, name: str, description: str, source: str, where: s
             f"{' ...' if len(holes) > 8 else ''} light nothing (holes in the chain); "
             "shorten 'pixels' or name the node"
         )
-    return LedLayout(name, pixel_count, nodes, tuple(status), (), None, (), description, source)
+    return LedLayout(name, pixel_count, nodes, tuple(status), (), None, (), description, source, board)
 
 
 def _no_duplicates(nodes: dict[str, int], status: list[int], where: str) -> None:

@@ -567,11 +567,14 @@ class SimulatedSurface(LedSurface):
         """Estimated current of the frame on the LEDs."""
         return self._pipeline.current(self._wire)
 
-    def render_png(self, path_or_file, scale: int = 16) -> None:
-        """Draw the bandanna (G/R/Y/B nodes, quadrangle rods) with this frame's glow; write a PNG."""
+    def render_png(self, path_or_file, palette: Mapping[str, RGB], scale: int = 16) -> None:
+        """Draw the layout's board (nodes printed in ``palette``'s G/R/Y/B, quadrangle rods) with this
+        frame's glow; write a PNG. Needs Pillow (the ``docs`` extra)."""
         from hardware.board_image import draw_board
 
-        image = draw_board(self.node_colours(), self.status_colours(), scale=scale)
+        if self.layout.board is None:
+            raise LedInputError(f"layout {self.layout.name} has no board to draw (load it with one)")
+        image = draw_board(self.layout.board, palette, self.node_colours(), self.status_colours(), scale)
         image.save(path_or_file, format="PNG")
 
 

@@ -15,12 +15,11 @@ import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 from firmware_bridge.client import HEARTBEAT_TIMEOUT, BridgeClient, KeyEvent
 from firmware_bridge.emulator import Emulator
 from firmware_bridge.firmware.debounce import DEFERRED
-from hardware.buttons import ButtonLayout, load_button_layout
+from hardware.buttons import ButtonLayout
 
 log = logging.getLogger(__name__)
 
@@ -79,28 +78,24 @@ class NodeInput:
             log.exception("node input: when_event failed for %s", event)
 
 
-def _layout(layout: ButtonLayout | str | Path | None) -> ButtonLayout:
-    if isinstance(layout, ButtonLayout):
-        return layout
-    return load_button_layout(layout)
-
-
 class SerialNodeInput(NodeInput):
     """Node buttons on the Pico's USB serial port (or any pyserial URL) through ``firmware_bridge``.
 
-    ``layout`` is a :class:`ButtonLayout`, a path to a layout file, or None for the default 24x16 layout.
+    ``layout`` is the :class:`ButtonLayout` of the board (see :func:`hardware.buttons.load_button_layout`).
     ``heartbeat_timeout`` seconds without a frame count as a lost link (keys released, reconnect).
     """
 
     def __init__(
         self,
         url: str,
-        layout: ButtonLayout | str | Path | None = None,
+        layout: ButtonLayout,
         *,
         heartbeat_timeout: float = HEARTBEAT_TIMEOUT,
         backoff: tuple[float, float] = (0.05, 2.0),
     ):
-        self.layout = _layout(layout)
+        if not isinstance(layout, ButtonLayout):
+            raise TypeError(f"layout must be a ButtonLayout (see hardware.buttons), not {layout!r}")
+        self.layout = layout
         self.url = url
         self.unmapped_keys: dict[str, int] = {}
         self._lock = threading.Lock()
@@ -180,13 +175,12 @@ class SimulatedNodeInput(SerialNodeInput):
 
     def __init__(
         self,
-        layout: ButtonLayout | str | Path | None = None,
+        layout: ButtonLayout,
         *,
         heartbeat_timeout: float = HEARTBEAT_TIMEOUT,
         backoff: tuple[float, float] = (0.05, 2.0),
         emulator_options: dict | None = None,
     ):
-        layout = _layout(layout)
         options = dict(debounce_ms=5, mode=DEFERRED)
         options.update(emulator_options or {})
         self.emulator = Emulator(layout.rows, layout.cols, **options)
@@ -219,7 +213,7 @@ class SimulatedNodeInput(SerialNodeInput):
         self.emulator.close()
 
 
-def open_node_input(url: str, layout: ButtonLayout | str | Path | None = None) -> NodeInput:
+def open_node_input(url: str, layout: ButtonLayout) -> NodeInput:
     """``"sim"``: the emulated Pico (:class:`SimulatedNodeInput`); anything else: a pyserial URL."""
     if url == SIM:
         return SimulatedNodeInput(layout)
