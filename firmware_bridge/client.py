@@ -79,7 +79,6 @@ class BridgeClient:
         self._stop = threading.Event()
         self._port: serial.SerialBase | None = None
         self._last_open_error: str | None = None
-        self._ever_up = False
         self._silent: str | None = None  # why the link is not up though the port opens (logged once)
         self._problems_logged = (0, 0)  # (bad frames, link problems) as of the last warning
         self._problems_logged_at = -PROBLEM_LOG_EVERY
@@ -189,7 +188,6 @@ class BridgeClient:
                 self._problems_logged, self._problems_logged_at = problems, now
             if up:
                 delay = self.backoff[0]
-                self._ever_up = True
                 self._silent = None
             if timed_out:
                 if self._silent is None:  # once per outage: a Pico without its firmware is silent for ever

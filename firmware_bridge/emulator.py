@@ -136,8 +136,6 @@ class Emulator:
         self.device: str | None = None
         self.firmware: Firmware | None = None
         self.boots = 0
-        self.frames_written = 0
-        self.frames_lost = 0  # dropped by drop_frames or because the host was not reading
         self.written: list[bytes] | None = None  # set to a list to record every frame written
         self.on_frame = None  # called with each frame just before it is written (benchmarks)
         self._rng = random.Random(seed)
@@ -337,7 +335,6 @@ class Emulator:
             self.written.append(frame)
         if self._drop:
             self._drop -= 1
-            self.frames_lost += 1
             return
         if self._corrupt:
             self._corrupt -= 1
@@ -347,24 +344,19 @@ class Emulator:
             frame = bytes(spoilt)
         if self.on_frame is not None:
             self.on_frame(frame)  # before the write, so a benchmark's clock starts before the host can see it
-        if self._raw_write(frame):
-            self.frames_written += 1
+        self._raw_write(frame)
 
-    def _raw_write(self, data: bytes) -> bool:
+    def _raw_write(self, data: bytes) -> None:
+        """Lost, as on USB, when the cable is out or the host is not reading (the pty is full)."""
         if self._master is None:
-            self.frames_lost += 1
-            return False
+            return
         try:
             os.write(self._master, data)
-            return True
-        except BlockingIOError:  # the host is not reading and the pty is full: like a full USB FIFO
-            self.frames_lost += 1
-            return False
+        except BlockingIOError:
+            pass
         except OSError as err:
-            if err.errno in (errno.EIO, errno.EBADF):
-                self.frames_lost += 1
-                return False
-            raise
+            if err.errno not in (errno.EIO, errno.EBADF):
+                raise
 
     def _run(self) -> None:
         while not self._stop.is_set():
