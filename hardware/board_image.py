@@ -1,13 +1,5 @@
-"""The simulated board as a picture (Pillow): the printed bandanna with the LEDs' glow on top.
-
-The bandanna: quadrangle rods, then every node printed in its G/R/Y/B colour (bigger dots for higher
-levels, the head node white). A lit node glows through the cloth around its dot, and the dot's centre
-shows the LED's colour exactly, so a test can read a node's colour off the picture. The status pixels
-(whose turn, the die) sit in a strip under the board, as on the LED matrix's spare row.
-
-Node (x, y) of a board reaching -r..r is drawn centred at ((x + r + 1.5) * scale, (y + r + 1.5) * scale);
-the picture is ``(2r + 3) * scale`` wide and two grid steps higher (33 x 35 steps for the standard board).
-Pillow is an extra (``pip install gryb-companion[docs]``): only this module needs it.
+"""The simulated board as a picture: the printed bandanna, the LEDs' glow, the status pixels under it.
+A lit dot's centre shows the LED's colour exactly, for tests. Pillow (the ``docs`` extra) only here.
 """
 
 from __future__ import annotations
@@ -49,7 +41,7 @@ def size(board: Board, scale: int) -> tuple[int, int]:
 
 
 def centre(board: Board, name: str, scale: int) -> tuple[float, float]:
-    """Where a node is drawn."""
+    """Where a node is drawn: 1.5 grid steps of margin round the board."""
     x, y = board.points[name]
     offset = board.reach + 1.5
     return ((x + offset) * scale, (y + offset) * scale)
@@ -75,8 +67,7 @@ def draw_board(
     status: Sequence[RGB] = (),
     scale: int = 16,
 ) -> Image.Image:
-    """The board with these nodes glowing (node name -> apparent RGB) and these status colours; ``palette``
-    gives the printed colour of each letter G, R, Y, B."""
+    """The board printed in ``palette`` (letter -> RGB) with ``lit`` nodes glowing (name -> RGB)."""
     if not isinstance(scale, int) or not 4 <= scale <= 64:
         raise ValueError(f"scale is pixels per grid step, 4..64, not {scale!r}")
     PIL = _pillow()

@@ -1,21 +1,7 @@
 """The button layout: which switch of the diode matrix, (row, col), sits under which node.
 
-A layout is a JSON data file (``hardware/layouts/buttons-24x16.json`` is the default) validated on load:
-the matrix size, a row of node names (or null for a spare position) per matrix row, every name a node of
-the board, no node twice, every node present. Any problem raises one :class:`ButtonLayoutError` that
-names it, and nothing is loaded.
-
-The default order follows the board's geometry (a :class:`hardware.geometry.Board`), so each matrix wire
-runs straight across the overlay:
-
-- the 256 leaves sit on odd coordinates, a 16x16 grid: leaf (x, y) is on row wire ``(y + 15) / 2`` and
-  column wire ``(x + 15) / 2``; rows 0-15 run along the leaf rows, columns 0-15 down the leaf columns;
-- every other node (64 on level 3, 16 on level 2, 4 on level 1, the head) sits between leaves. Rows
-  16-23 run along the eight level-3 lines (y = 2 mod 4) between the leaf rows; a node takes the one at
-  or just above it, ``16 + (y + 14) // 4``. Its column is the leaf column wire at or just left of it,
-  ``(x + 15) // 2``. Level-3 nodes land on even columns, levels 0-2 on odd ones, so no two collide.
-
-That uses 341 of the 384 positions; the other 43 are spares and never become events.
+A JSON file (``hardware/layouts/buttons-24x16.json`` by default), checked on load: one
+:class:`ButtonLayoutError` names the problem and nothing is loaded (docs/firmware.md, 'The button layout').
 """
 
 from __future__ import annotations
@@ -39,7 +25,7 @@ class ButtonLayoutError(ValueError):
 
 @dataclass(frozen=True)
 class ButtonLayout:
-    """Node <-> (row, col) of the diode matrix. Build it with :meth:`from_mapping` or :func:`load_button_layout`."""
+    """Node <-> (row, col) of the diode matrix, from :meth:`from_mapping` or :func:`load_button_layout`."""
 
     rows: int
     cols: int
@@ -51,7 +37,7 @@ class ButtonLayout:
     def from_mapping(
         cls, rows: int, cols: int, mapping: dict[Key, str], board: Board, source: str = "button layout"
     ) -> ButtonLayout:
-        """Validate ``{(row, col): node name}``; raise :class:`ButtonLayoutError` naming the first problem."""
+        """Validate ``{(row, col): node name}`` against ``board``."""
         where = f"{source}: "
         if (
             not isinstance(rows, int)
@@ -90,7 +76,7 @@ class ButtonLayout:
         return self.node_of.get((row, col))
 
     def key(self, node: str) -> Key:
-        """The (row, col) of a node (for the self-test and the simulator); ButtonLayoutError if none."""
+        """The (row, col) of a node; ButtonLayoutError if none."""
         try:
             return self.key_of[node]
         except KeyError:
@@ -114,7 +100,7 @@ class ButtonLayout:
 
 
 def parse_layout(data: object, board: Board, source: str = "button layout") -> ButtonLayout:
-    """A :class:`ButtonLayout` of ``board`` from the JSON form (see :meth:`ButtonLayout.to_json`)."""
+    """A :class:`ButtonLayout` of ``board`` from the JSON form of :meth:`ButtonLayout.to_json`."""
     where = f"{source}: "
     if not isinstance(data, dict):
         raise ButtonLayoutError(f"{where}expected a JSON object with rows, cols and matrix")
@@ -147,7 +133,7 @@ def parse_layout(data: object, board: Board, source: str = "button layout") -> B
 
 
 def load_button_layout(board: Board, path: str | Path | None = None) -> ButtonLayout:
-    """Load and validate a layout file of ``board`` (the default 24x16 layout when ``path`` is None)."""
+    """Load and validate a layout file of ``board`` (None: the default 24x16 one)."""
     path = Path(path) if path is not None else DEFAULT_LAYOUT
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -159,7 +145,8 @@ def load_button_layout(board: Board, path: str | Path | None = None) -> ButtonLa
 
 
 def default_key(board: Board, name: str) -> Key:
-    """The default wiring's (row, col) for a node of the standard board (see the module docstring)."""
+    """The default wiring of the standard board: leaf (x, y) on row (y + 15) / 2, column (x + 15) / 2; any
+    other node on the level-3 row wire at or above it and the leaf column at or left of it."""
     if board.depth != 4:
         raise ButtonLayoutError("the default button wiring is for the standard 4-level board")
     x, y = board.points[name]

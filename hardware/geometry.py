@@ -1,8 +1,4 @@
-"""The board as hardware/ needs it: plain data handed in by the caller, never computed here.
-
-The game computes the geometry in one place (``companion.rules.node.position``) and
-``companion.service.board.board_geometry()`` packs it into a :class:`Board` for the LED and button layouts.
-"""
+"""The board as hardware/ needs it: plain data from the caller (companion.service.board), not computed."""
 
 from __future__ import annotations
 
@@ -19,12 +15,8 @@ def _no_node(name: str) -> str:
 
 @dataclass(frozen=True, eq=False)
 class Board:
-    """Every node by name: its point on the grid (x to the right, y down), its level, its printed colour.
-
-    ``points`` runs in breadth-first order, the head first. ``focus`` is the colour letter printed at each
-    node but the head; each quadrangle lists its four nodes around the square, in G R Y B order.
-    ``why_not(name)`` words why a name is no node here, in the game's terms, for error messages.
-    """
+    """Each node's point (x right, y down; breadth-first), level and printed letter (``focus``, not the
+    head's); quadrangles in order round the square; ``why_not(name)`` in the game's words."""
 
     depth: int
     head: str
@@ -45,5 +37,5 @@ class Board:
 
     @property
     def reach(self) -> int:
-        """The largest coordinate, either way: the grid runs -reach..reach on both axes."""
+        """The grid runs -reach..reach on both axes."""
         return max(max(abs(x), abs(y)) for x, y in self.points.values())

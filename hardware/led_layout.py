@@ -1,34 +1,8 @@
 """LED layouts: which pixel of the LED chain lights each node of the board, and the status pixels.
 
-A layout is a small JSON file. Two kinds ship in ``hardware/layouts/``:
-
-``matrix`` (default ``panels-32x32``)
-    A grid of WS2812B panels. The file describes the panel arrangement the way WLED's 2D set-up and
-    Adafruit NeoMatrix do, and the pixel map is derived from it:
-
-    - ``panel``: ``width``, ``height``, ``first`` (corner of the panel's first LED: ``top-left``,
-      ``top-right``, ``bottom-left``, ``bottom-right``), ``major`` (``rows``: LEDs run along rows;
-      ``columns``: along columns) and ``serpentine`` (true: alternate lines reverse, "zigzag";
-      false: "progressive").
-    - ``tiles``: how the panels follow each other in the chain, with the same three options
-      (NEO_TILE_*). As in NeoMatrix, serpentine tiles turn the panels of alternate tile lines by
-      180 degrees (that is what makes the data cable short).
-    - or ``panels``: an explicit list in chain order, WLED style, each ``{x, y, width, height,
-      first, major, serpentine}`` with (x, y) the panel's top-left cell.
-    - ``rotation``: 0, 90, 180 or 270 degrees clockwise: how the mounted matrix is turned against
-      the board (the board's top is y = 0).
-
-    Node (x, y) of the board (-15..15) sits at cell ``origin + (x, y)`` (``origin`` [16, 16]: node
-    (x, y) at pixel (x+16, y+16)). ``status`` lists the cells [x, y] of the status pixels (the
-    renderer's 8: four for whose turn, four for the die). With ``rods`` true, the cells on the
-    quadrangles' sides between nodes are listed as rod pixels.
-
-``chain`` (``chain-341``)
-    One LED per node in a custom order: ``nodes`` names the node at each chain position, ``status``
-    gives the chain positions of the status pixels, ``pixels`` the chain's length.
-
-Loading validates everything; a broken layout raises :class:`LayoutError` naming the problem
-(duplicates, holes, out-of-range cells, unknown or missing nodes) and nothing is half-built.
+A layout is a JSON file: a ``matrix`` of panels wired as WLED's 2D set-up and NeoMatrix describe them,
+or a ``chain`` in a custom order (docs/hardware.md, 'LED layouts'). Loading checks everything and raises
+one :class:`LayoutError` naming the problem; nothing is half-built.
 """
 
 from __future__ import annotations
@@ -55,12 +29,8 @@ class LayoutError(ValueError):
 
 @dataclass(frozen=True)
 class LedLayout:
-    """Where each node and status slot sits on the LED chain.
-
-    ``nodes`` maps every node name of ``board`` to its pixel index; ``status[i]`` is the
-    pixel of status slot ``i``; ``rods`` the pixels drawn as quadrangle sides (matrix layouts).
-    ``size`` is (width, height) for a matrix and None for a chain; ``cells[i]`` is pixel i's
-    (x, y) cell on a matrix (None where no cell).
+    """Where each node and status slot sits on the LED chain: ``nodes`` (name -> pixel), ``status`` (slot ->
+    pixel), ``rods`` (quadrangle sides). A matrix has ``size`` and ``cells`` (pixel -> (x, y) or None).
     """
 
     name: str
@@ -90,15 +60,9 @@ class LedLayout:
         return self._by_pixel.get(pixel)
 
 
-# -- geometry ------------------------------------------------------------------------------------
-
-
 def block_index(x: int, y: int, width: int, height: int, first: str, major: str, serpentine: bool) -> int:
-    """Index of cell (x, y) inside a ``width`` x ``height`` block wired from corner ``first``.
-
-    The same rule orders LEDs inside a panel and panels inside the matrix (NeoMatrix's MATRIX_* and
-    TILE_* flags; WLED's "1st LED", "orientation" and "serpentine").
-    """
+    """Index of cell (x, y) in a block wired from corner ``first``: LEDs in a panel and panels in the
+    matrix alike (NeoMatrix's MATRIX_* and TILE_* flags)."""
     if first.endswith("right"):
         x = width - 1 - x
     if first.startswith("bottom"):
@@ -118,8 +82,7 @@ def _opposite(corner: str) -> str:
 
 
 def rotate(cell: Cell, size: tuple[int, int], rotation: int) -> tuple[Cell, tuple[int, int]]:
-    """Board cell -> (cell, size) on the physical matrix when that matrix is turned ``rotation``
-    degrees clockwise against the board."""
+    """Board cell -> (cell, size) on the physical matrix, turned ``rotation`` degrees clockwise."""
     x, y = cell
     width, height = size
     if rotation == 0:
@@ -143,9 +106,6 @@ def rod_cells(board: Board) -> set[Cell]:
     return points - set(board.points.values())
 
 
-# -- loading -------------------------------------------------------------------------------------
-
-
 def shipped_layouts() -> list[str]:
     """Names of the layouts that ship with the program."""
     return sorted(p.stem[len("led-") :] for p in LAYOUT_DIR.glob("led-*.json"))
@@ -161,7 +121,8 @@ def load_layout(name_or_path: str | Path, board: Board) -> LedLayout:
         path = Path(text)
         if not path.is_file():
             raise LayoutError(
-                f"no LED layout {text!r}: give a shipped name ({', '.join(shipped_layouts())}) or a path to a layout file"
+                f"no LED layout {text!r}: give a shipped name ({', '.join(shipped_layouts())}) "
+                "or a path to a layout file"
             )
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -173,7 +134,7 @@ def load_layout(name_or_path: str | Path, board: Board) -> LedLayout:
 
 
 def layout_from_dict(data: Any, board: Board, source: str = "<layout>") -> LedLayout:
-    """Build and validate a layout of ``board`` from its parsed JSON; :class:`LayoutError` names any problem."""
+    """Build and validate a layout of ``board`` from its parsed JSON."""
     where = f"LED layout {source}"
     if not isinstance(data, dict):
         raise LayoutError(f"{where}: the file must hold a JSON object")
@@ -295,13 +256,13 @@ def _matrix_layout(
     rotation = matrix.get("rotation", 0)
     if rotation not in ROTATIONS:
         raise LayoutError(f"{where}: matrix.rotation must be one of 0, 90, 180, 270, not {rotation!r}")
-    # Panels live on the physical matrix, which is the board's grid turned by `rotation`.
+    # panels live on the physical matrix: the board's grid turned by `rotation`
     _, physical = rotate((0, 0), (width, height), rotation)
     panels = _panels(matrix, physical, where)
 
     index_of: dict[Cell, int] = {}
     base = 0
-    for i, panel in enumerate(panels):
+    for panel in panels:
         for py in range(panel["height"]):
             for px in range(panel["width"]):
                 cell = (panel["x"] + px, panel["y"] + py)
