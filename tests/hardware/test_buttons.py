@@ -135,8 +135,9 @@ def test_the_generator_script_prints_the_layout_and_leaves_the_shipped_file_alon
 
 def test_the_hardware_and_bridge_layers_import_no_game_logic():
     code = (
-        "import sys, hardware.geometry, hardware.buttons, hardware.led_layout, hardware.leds, hardware.board_image,"
-        " hardware.node_input, hardware.panel, hardware.selftest, firmware_bridge.client, firmware_bridge.emulator;"
+        "import sys, hardware.geometry, hardware.buttons, hardware.led_layout, hardware.leds,"
+        " hardware.board_image, hardware.node_input, hardware.panel, hardware.selftest,"
+        " firmware_bridge.client, firmware_bridge.emulator;"
         "print(sorted(m for m in sys.modules if m.startswith('companion')))"
     )
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
