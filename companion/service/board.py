@@ -11,6 +11,7 @@ from __future__ import annotations
 import sys
 from functools import cache
 from pathlib import Path
+from types import MappingProxyType
 
 from companion.rules import node as nd
 from hardware.buttons import default_layout, layout_text
@@ -27,16 +28,16 @@ def _why_not(depth: int, name: str) -> str:
 
 @cache
 def board_geometry(depth: int = nd.STANDARD_DEPTH) -> Board:
-    """The board ``depth`` levels deep (the standard one by default), built once."""
+    """The board ``depth`` levels deep (by default the standard one), built once, read-only: it is shared."""
     if not isinstance(depth, int) or not 1 <= depth <= nd.MAX_DEPTH:
         raise ValueError(f"depth must be 1..{nd.MAX_DEPTH}, not {depth!r}")
     nodes = nd.nodes(depth)
     return Board(
         depth=depth,
         head=nd.HEAD_NAME,
-        points={nd.name(n): nd.position(n, depth) for n in nodes},
-        levels={nd.name(n): nd.level(n) for n in nodes},
-        focus={nd.name(n): nd.focus(n) for n in nodes if n != nd.HEAD},
+        points=MappingProxyType({nd.name(n): nd.position(n, depth) for n in nodes}),
+        levels=MappingProxyType({nd.name(n): nd.level(n) for n in nodes}),
+        focus=MappingProxyType({nd.name(n): nd.focus(n) for n in nodes if n != nd.HEAD}),
         quadrangles=tuple(tuple(map(nd.name, nd.children(p))) for p in nd.nodes(depth - 1)),
         why_not=lambda name: _why_not(depth, name),
     )
