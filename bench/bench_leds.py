@@ -20,6 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from companion.service.board import board_geometry  # noqa: E402
 from hardware.led_layout import load_layout  # noqa: E402
 from hardware.leds import Pipeline  # noqa: E402
 
@@ -59,7 +60,7 @@ def main(argv=None) -> int:
     print("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- |")
     worst = 0.0
     for name in ("panels-32x32", "chain-341"):
-        layout = load_layout(name)
+        layout = load_layout(name, board_geometry())
         for strip in ("GRB", "GRBW"):
             for label, brightness, make in cases(layout):
                 mean, median, p99, ma, limited = measure(

@@ -58,10 +58,10 @@ sys.path.insert(0, str(ROOT))
 
 from companion.assembly import DB_NAME, Companion, settle  # noqa: E402
 from companion.games.engine import find  # noqa: E402
+from companion.service import commands as c
 from companion.service import config as config_mod  # noqa: E402
 from companion.service.store import ACTION, Store  # noqa: E402
 from companion.session.renderer import DIE_SECONDS  # noqa: E402
-from companion.service import commands as c
 
 PACE = 0.15  # seconds between a player's presses, quick ones
 

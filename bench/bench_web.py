@@ -32,8 +32,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from companion.assembly import Companion  # noqa: E402
-from companion.service import config as config_mod  # noqa: E402
 from companion.service import commands as c
+from companion.service import config as config_mod  # noqa: E402
 from web.testing import WEIGHT_LIMIT, LoadedDie, every_page_weight, page_weight  # noqa: E402
 
 

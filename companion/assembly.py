@@ -26,8 +26,8 @@ from collections.abc import Callable
 from companion.games.composed import interpreter as composed
 from companion.games.die import Die
 from companion.rules import node as nd
-from companion.service import notify
 from companion.service import commands as c
+from companion.service import notify
 from companion.service import runtime as runtime_mod
 from companion.service.config import Config
 from companion.service.runtime import Runtime
@@ -89,6 +89,8 @@ class Companion:
     # -- start ------------------------------------------------------------------------------------
 
     def start(self) -> None:
+        from companion.service.board import board_geometry
+        from hardware.buttons import load_button_layout
         from hardware.led_layout import load_layout
         from hardware.leds import open_surface
         from hardware.node_input import open_node_input
@@ -105,7 +107,7 @@ class Companion:
             leds = config.leds
             self.surface = open_surface(
                 leds.driver,
-                load_layout(leds.layout),
+                load_layout(leds.layout, board_geometry()),
                 interface=leds.interface,
                 strip=leds.strip,
                 brightness=leds.brightness,
@@ -141,7 +143,7 @@ class Companion:
             self.panel.when_ok = lambda: submit(c.Ok())
             self.panel.when_undo = lambda: submit(c.Undo())
             self.panel.when_menu = lambda: submit(c.Menu())
-            self.node_input = open_node_input(config.serial.url)
+            self.node_input = open_node_input(config.serial.url, load_button_layout(board_geometry()))
             self.node_input.when_event = self._node_event
             self._selftest = Run(
                 self.surface,

@@ -1,11 +1,5 @@
-"""The host client: pyserial port from a URL, a reader thread running :class:`link.HostLink`, reconnects.
-
-``serial.serial_for_url`` opens whatever the config names: ``/dev/ttyACM0`` (the Pico's USB serial), a pty
-path from the emulator, ``loop://`` or ``socket://host:port``. The reader thread reads whatever arrives,
-hands it to the link logic, calls ``on_key`` with each key event, and sends the commands the logic
-queues. When the port fails (an unplug: SerialException, the device path gone) or the MCU goes silent
-for ``heartbeat_timeout`` seconds, every key is released, the port is closed, and it is reopened with
-exponential back-off (``backoff[0]`` doubling up to ``backoff[1]`` seconds) until a HELLO answers.
+"""The host client: a pyserial URL (``/dev/ttyACM0``, a pty, ``loop://``, ``socket://``), a reader thread
+running :class:`link.HostLink`, and reconnects with back-off after an unplug or a silent MCU.
 """
 
 from __future__ import annotations
@@ -21,14 +15,14 @@ from firmware_bridge import protocol as p
 from firmware_bridge.link import CONNECTING, DOWN, UP, HostLink, KeyEvent
 
 try:
-    from termios import error as TermiosError  # pyserial's open flushes with tcflush: EIO on a vanished pty
+    from termios import error as TermiosError  # pyserial's open flushes: EIO on a vanished pty
 except ImportError:  # pragma: no cover - not a POSIX system
 
     class TermiosError(Exception):
         pass
 
 
-# What a port can raise when the board behind it goes away at any moment (termios.error is not an OSError).
+# what a port raises when the board behind it goes away (termios.error is no OSError)
 PORT_ERRORS = (serial.SerialException, OSError, TermiosError)
 
 log = logging.getLogger(__name__)
@@ -36,20 +30,13 @@ log = logging.getLogger(__name__)
 __all__ = ["BridgeClient", "KeyEvent", "UP", "DOWN", "CONNECTING", "HEARTBEAT_TIMEOUT"]
 
 
-HEARTBEAT_TIMEOUT = 2.0  # seconds without a frame from the Pico before the link counts as lost
-PROBLEM_LOG_EVERY = (
-    10.0  # seconds between warnings about spoilt frames and protocol problems (noise would flood)
-)
+HEARTBEAT_TIMEOUT = 2.0  # s without a frame before the link counts as lost
+PROBLEM_LOG_EVERY = 10.0  # s between warnings of spoilt frames (noise would flood the log)
 
 
 class BridgeClient:
-    """Talks to the node-button MCU over a pyserial URL on its own thread.
-
-    ``on_key(event)`` is called on the reader thread with each :class:`KeyEvent` (an exception in it is
-    logged, never kills the thread). ``pressed()`` and ``status()`` may be called from any thread.
-    Commands (``ping``, ``configure``, ``reset``, ``request_snapshot``) are queued and sent by the
-    reader thread within one read timeout. Use as a context manager or call ``close()``.
-    """
+    """Talks to the node-button MCU on its own thread; a context manager. ``on_key`` hears each
+    :class:`KeyEvent` on that thread; ``pressed()``, ``status()`` and the commands may come from any."""
 
     def __init__(
         self,
@@ -79,15 +66,12 @@ class BridgeClient:
         self._stop = threading.Event()
         self._port: serial.SerialBase | None = None
         self._last_open_error: str | None = None
-        self._ever_up = False
-        self._silent: str | None = None  # why the link is not up though the port opens (logged once)
-        self._problems_logged = (0, 0)  # (bad frames, link problems) as of the last warning
+        self._silent: str | None = None  # why the link is down though the port opens
+        self._problems_logged = (0, 0)  # (bad frames, link problems) at the last warning
         self._problems_logged_at = -PROBLEM_LOG_EVERY
         self._thread = threading.Thread(target=self._run, name=f"bridge {url}", daemon=True)
         if start:
             self.start()
-
-    # -- public -------------------------------------------------------------------------------------
 
     def start(self) -> None:
         self._thread.start()
@@ -126,7 +110,7 @@ class BridgeClient:
 
     @property
     def link(self) -> HostLink:
-        """The protocol state (for tests and diagnostics; read it, do not change it)."""
+        """The protocol state, to read (tests, diagnostics)."""
         return self._link
 
     def ping(self) -> int:
@@ -147,8 +131,6 @@ class BridgeClient:
         with self._lock:
             return self._link.command(builder, *args)
 
-    # -- the reader thread ------------------------------------------------------------------------------
-
     def _run(self) -> None:
         delay = self.backoff[0]
         while not self._stop.is_set():
@@ -160,7 +142,7 @@ class BridgeClient:
             try:
                 data = self._read()
             except (*PORT_ERRORS, TypeError) as err:
-                # TypeError: pyserial on a pty whose other side vanished mid-call
+                # TypeError: pyserial on a pty that vanished mid-call
                 self._failed(f"read failed: {err}")
                 continue
             now = time.monotonic()
@@ -189,10 +171,9 @@ class BridgeClient:
                 self._problems_logged, self._problems_logged_at = problems, now
             if up:
                 delay = self.backoff[0]
-                self._ever_up = True
                 self._silent = None
             if timed_out:
-                if self._silent is None:  # once per outage: a Pico without its firmware is silent for ever
+                if self._silent is None:  # once per outage: a Pico without firmware stays silent
                     self._silent = f"no frame from the MCU for {self._link.heartbeat_timeout:.1f} s"
                     log.warning(
                         "node buttons: %s on %s; reconnecting until it answers", self._silent, self.url
@@ -208,8 +189,7 @@ class BridgeClient:
 
     def _open(self) -> bool:
         try:
-            # exclusive: a second program on the same port (`gryb-companion selftest` while the service
-            # runs) would take half of every frame and both would lose presses; it is refused instead.
+            # exclusive: two programs on the port would split its frames and both lose presses
             port = serial.serial_for_url(
                 self.url, baudrate=self.baudrate, timeout=self.read_timeout, write_timeout=0.5, exclusive=True
             )
@@ -272,5 +252,5 @@ class BridgeClient:
         for event in events:
             try:
                 callback(event)
-            except Exception:  # a bug in the consumer must not stop the buttons
+            except Exception:  # a consumer's bug must not stop the buttons
                 log.exception("node buttons: on_key callback failed for %s", event)

@@ -1,17 +1,7 @@
 """The emulated Pico: the firmware's own logic on a thread, behind a pty, against a simulated key matrix.
 
-The host client opens ``emulator.path`` like it opens ``/dev/ttyACM0``: a stable symlink to the pty's
-slave side, which disappears while the emulator is "unplugged" and points at a fresh pty after it is
-plugged back (as a Pico re-enumerates after a USB unplug). Bytes on the pty are the real frames the
-firmware writes; host commands are read and obeyed by the same ``mcu.Firmware`` that runs on the Pico.
-
-The key matrix is either :class:`SwitchMatrix` (the switches as row bitmasks, cheap: the default) or the
-firmware's real ``ShiftRegisterMatrix`` clocking simulated 74HC595/74HC165 chips through the stand-in
-``machine`` module (``wiring="shift-register"``, about 0.7 ms of CPU per scan).
-
-Test helpers: :meth:`Emulator.press`/``release``/``tap``/``bounce`` move switches; :meth:`unplug` and
-:meth:`replug` pull the cable (power is lost too, so the firmware restarts); :meth:`noise` puts garbage on
-the line; :meth:`drop_frames` and :meth:`corrupt_frames` spoil the next frames the firmware writes.
+The host opens ``emulator.path`` as it opens ``/dev/ttyACM0``; the helpers press keys, pull the cable and
+spoil the line (docs/firmware.md, 'The emulator').
 """
 
 from __future__ import annotations
@@ -31,11 +21,11 @@ from firmware_bridge.firmware.debounce import DEFERRED
 from firmware_bridge.firmware.keymatrix import Matrix, ShiftRegisterMatrix
 from firmware_bridge.firmware.mcu import DEBOUNCE_MS, HEARTBEAT_MS, SCAN_US, Firmware
 
-IDLE_WAIT = 0.25  # longest sleep with nothing due: a press or a command wakes the loop at once anyway
+IDLE_WAIT = 0.25  # s; a press or a command wakes the loop at once
 
 
 class _Switches(Matrix):
-    """What the simulated matrices share: their size, a lock, and ``set`` refusing a key not on them."""
+    """A simulated matrix: its size, a lock, and ``set`` refusing a key off it."""
 
     def __init__(self, rows: int, cols: int):
         self.rows = rows
@@ -56,7 +46,7 @@ class _Switches(Matrix):
 
 
 class SwitchMatrix(_Switches):
-    """Key switches as a set; ``scan()`` gives the rows a perfect diode matrix would read. Thread-safe."""
+    """Key switches as row bitmasks: what a perfect diode matrix reads. Thread-safe."""
 
     def __init__(self, rows: int = 24, cols: int = 16):
         super().__init__(rows, cols)
@@ -78,7 +68,7 @@ class SwitchMatrix(_Switches):
 
 
 class WiredMatrix(_Switches):
-    """The firmware's ``ShiftRegisterMatrix`` on a simulated board (stand-in ``machine``)."""
+    """The firmware's ``ShiftRegisterMatrix`` on ``standin_machine``'s simulated chips."""
 
     def __init__(self, rows: int = 24, cols: int = 16):
         from firmware_bridge import standin_machine
@@ -105,12 +95,7 @@ class WiredMatrix(_Switches):
 
 
 class Emulator:
-    """A Pico running the node-button firmware, on a thread, behind a pty. Context manager.
-
-    ``path`` is the URL for the host (a symlink that survives replugs); ``firmware`` the running
-    ``mcu.Firmware`` (replaced at each power-up). Helper methods may be called from any thread and return
-    at once; what they schedule happens on the emulator's own timeline.
-    """
+    """A Pico running the firmware on a thread behind a pty; helpers return at once, from any thread."""
 
     def __init__(
         self,
@@ -136,10 +121,8 @@ class Emulator:
         self.device: str | None = None
         self.firmware: Firmware | None = None
         self.boots = 0
-        self.frames_written = 0
-        self.frames_lost = 0  # dropped by drop_frames or because the host was not reading
-        self.written: list[bytes] | None = None  # set to a list to record every frame written
-        self.on_frame = None  # called with each frame just before it is written (benchmarks)
+        self.written: list[bytes] | None = None  # a list records every frame written
+        self.on_frame = None  # hears each frame just before it is written (benchmarks)
         self._rng = random.Random(seed)
         self._master: int | None = None
         self._slave: int | None = None
@@ -159,8 +142,6 @@ class Emulator:
         self._closed = False
         if start:
             self.start()
-
-    # -- life --------------------------------------------------------------------------------------------
 
     def start(self) -> None:
         self.replug()
@@ -198,8 +179,6 @@ class Emulator:
         """The emulated MCU's clock: ms since the emulator was made."""
         return int((time.monotonic() - self._t0) * 1000)
 
-    # -- the switches --------------------------------------------------------------------------------------
-
     def press(self, row: int, col: int) -> None:
         self.matrix.set(row, col, True)
         self._wake()
@@ -209,14 +188,13 @@ class Emulator:
         self._wake()
 
     def tap(self, row: int, col: int, hold: float = 0.03) -> None:
-        """Close the switch now and open it ``hold`` seconds later; returns at once. Both are planned, so
-        the emulated MCU scans at each (below): a busy host cannot shorten the press it sees."""
+        """Close the switch now and open it ``hold`` seconds later, both planned (see :meth:`_run`)."""
         self.matrix.check(row, col)
         self._schedule(0.0, lambda: self.matrix.set(row, col, True))
         self._schedule(hold, lambda: self.matrix.set(row, col, False))
 
     def bounce(self, row: int, col: int, closed: bool, flips: int = 6, every: float = 0.0004) -> None:
-        """Chatter the contact ``flips`` times ``every`` seconds apart, then settle ``closed``; returns at once."""
+        """Chatter the contact ``flips`` times, then settle ``closed``."""
         self.matrix.check(row, col)
         for i in range(flips):
             level = (i % 2 == 0) == closed
@@ -226,24 +204,20 @@ class Emulator:
     def closed(self) -> set[tuple[int, int]]:
         return self.matrix.closed()
 
-    # -- the cable and the line ---------------------------------------------------------------------------
-
     def unplug(self, seconds: float | None = None) -> None:
-        """Pull the USB cable (the pty and the symlink go away, the MCU loses power); plug it back in after
-        ``seconds`` if given. Returns at once."""
+        """Pull the USB cable (and the power); plug it back after ``seconds`` if given."""
         with self._lock:
             self._unplug_now()
         if seconds is not None:
             self._schedule(seconds, self.replug)
 
     def replug(self) -> None:
-        """Plug the cable in: a fresh pty behind ``path``, and the firmware boots (HELLO, sequence 0) with the
-        settings the emulator was made with (a CONFIGURE does not survive a power cycle, as on the Pico)."""
+        """Plug the cable in: a fresh pty behind ``path``; the firmware boots."""
         with self._lock:
             if self._master is not None or self._closed:
                 return
             master, slave = os.openpty()
-            tty.setraw(slave)  # no echo, no line discipline: bytes are bytes
+            tty.setraw(slave)  # no echo, no line discipline
             os.set_blocking(master, False)
             self._master, self._slave = master, slave
             self.device = os.ttyname(slave)
@@ -262,32 +236,29 @@ class Emulator:
         self._wake()
 
     def noise(self, nbytes: int = 64, data: bytes | None = None) -> None:
-        """Put garbage (random bytes, or ``data``) on the line towards the host."""
+        """Put garbage (random bytes, or ``data``) on the line."""
         junk = data if data is not None else bytes(self._rng.randrange(256) for _ in range(nbytes))
         with self._lock:
             self._raw_write(junk)
 
     def hang(self, seconds: float) -> None:
-        """The firmware stops for ``seconds`` (a crash the watchdog has not caught): the line stays open
-        but says nothing and hears nothing."""
+        """The firmware stops for ``seconds``: the line stays open, silent and deaf."""
         with self._lock:
             self._hung_until = time.monotonic() + seconds
         self._schedule(seconds, lambda: None)
 
     def drop_frames(self, n: int = 1) -> None:
-        """The next ``n`` frames the firmware writes are lost on the way."""
+        """The next ``n`` frames are lost."""
         with self._lock:
             self._drop += n
 
     def corrupt_frames(self, n: int = 1) -> None:
-        """The next ``n`` frames the firmware writes have one byte flipped on the way."""
+        """The next ``n`` frames get one bit flipped."""
         with self._lock:
             self._corrupt += n
 
-    # -- inside ---------------------------------------------------------------------------------------------
-
     def _reset_requested(self) -> None:
-        # machine.reset() on a Pico drops off USB and comes back: an unplug of a few tens of ms.
+        # machine.reset() drops off USB and comes back
         self._schedule(0.0, lambda: self.unplug(0.05))
 
     def _unplug_now(self) -> None:
@@ -302,7 +273,7 @@ class Emulator:
             pass
 
     def _next_planned(self):
-        """The earliest planned (time, action) that is due, taken off the plan; None if none is."""
+        """The earliest due (time, action), taken off the plan; None if none."""
         with self._lock:
             if self._plan and self._plan[0][0] <= time.monotonic():
                 when, _, action = heapq.heappop(self._plan)
@@ -310,7 +281,7 @@ class Emulator:
         return None
 
     def _scan_at(self, when: float) -> None:
-        """One firmware scan stamped with the MCU time of ``when`` (a time.monotonic() value)."""
+        """One firmware scan at the MCU time of ``when`` (monotonic)."""
         with self._lock:
             if (
                 self.firmware is not None
@@ -332,12 +303,11 @@ class Emulator:
             pass
 
     def _write(self, frame: bytes) -> None:
-        """The firmware's USB write (called under the lock, on the emulator thread)."""
+        """The firmware's USB write (under the lock, on the emulator thread)."""
         if self.written is not None:
             self.written.append(frame)
         if self._drop:
             self._drop -= 1
-            self.frames_lost += 1
             return
         if self._corrupt:
             self._corrupt -= 1
@@ -346,25 +316,20 @@ class Emulator:
             spoilt[i] ^= 1 << self._rng.randrange(8)
             frame = bytes(spoilt)
         if self.on_frame is not None:
-            self.on_frame(frame)  # before the write, so a benchmark's clock starts before the host can see it
-        if self._raw_write(frame):
-            self.frames_written += 1
+            self.on_frame(frame)  # before the host can see it
+        self._raw_write(frame)
 
-    def _raw_write(self, data: bytes) -> bool:
+    def _raw_write(self, data: bytes) -> None:
+        """Lost, as on USB, with the cable out or the host not reading."""
         if self._master is None:
-            self.frames_lost += 1
-            return False
+            return
         try:
             os.write(self._master, data)
-            return True
-        except BlockingIOError:  # the host is not reading and the pty is full: like a full USB FIFO
-            self.frames_lost += 1
-            return False
+        except BlockingIOError:
+            pass
         except OSError as err:
-            if err.errno in (errno.EIO, errno.EBADF):
-                self.frames_lost += 1
-                return False
-            raise
+            if err.errno not in (errno.EIO, errno.EBADF):
+                raise
 
     def _run(self) -> None:
         while not self._stop.is_set():
@@ -381,7 +346,7 @@ class Emulator:
                 ready = select.select(
                     [self._wake_r] + ([master] if master is not None else []), [], [], wait
                 )[0]
-            except OSError as err:  # the cable pulled (its pty closed) between taking master and select
+            except OSError as err:  # the cable pulled between taking master and select
                 if err.errno != errno.EBADF:
                     raise
                 continue
@@ -400,11 +365,8 @@ class Emulator:
                         data = b""
                     if data and self.firmware is not None and not hung:
                         self.firmware.receive(data, self.ms())
-            # A real MCU scans every few hundred microseconds whatever the host does; this thread may run
-            # late (a loaded machine). So the firmware scans at the time each planned contact change was
-            # due, just before and just after it, as the MCU would have: a planned 20 ms tap is seen as
-            # 20 ms held even when this thread woke 50 ms late. The plan is looked at again after each
-            # change, so one planned while an earlier one ran is still scanned at its own time.
+            # scans at each planned change's own time, before and after it, however late this thread
+            # woke (docs/firmware.md, 'The emulator')
             while (due := self._next_planned()) is not None:
                 when, action = due
                 self._scan_at(when)

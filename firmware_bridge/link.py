@@ -1,25 +1,7 @@
-"""The host's end of the protocol without any I/O: bytes and times in, key events and command bytes out.
+"""The host's end of the protocol without I/O: bytes and times in, key events and command bytes out.
 
-``HostLink`` is what the serial client runs on its reader thread, and what the reliability tests drive
-directly on a byte stream (no pty, a fake clock). It keeps the host's picture of which keys are down and
-guards it:
-
-- duplicate or older sequence numbers are dropped;
-- a sequence gap (seen in an EDGE or a HEARTBEAT) asks the MCU for a SNAPSHOT, and the snapshot's
-  difference from the host's picture becomes synthesised edges, releases first;
-- an edge that contradicts the picture across a gap is explained by the lost edges it implies (a release
-  of a key the host thinks is up means its press was lost: report the press, then the release), which is
-  only done for keys whose state the host knew first-hand, never for keys it let go itself;
-- after (re)connecting, edges wait for the HELLO the host asks for: a replugged Pico numbers its edges
-  from 1 again, which the host sees from the MCU's clock going back (its ``ms``, by over a second), so
-  a tap in the milliseconds before that answer is neither applied against the old numbers nor dropped
-  as old;
-- a lost link releases every key (no key stays stuck), and those keys wait for the next snapshot; one
-  it finds still down is reported as "held" (the press that went on through the outage), never as a
-  new press, and only by that snapshot: a later one finding the key down reports a press.
-
-Nothing here ever invents a press: every press it reports is an EDGE the MCU sent or a key the MCU's own
-snapshot says is down (or, across a gap, a release that proves a press).
+How it keeps its picture of the keys, and never invents a press: docs/firmware.md, 'What the host does
+with it'.
 """
 
 from __future__ import annotations
@@ -28,10 +10,9 @@ from collections import namedtuple
 
 from firmware_bridge import protocol as p
 
-# The MCU's clock gone back by more than this is a restart (or its 32-bit ms wrapping): frames of one run
-# come in order, but an EDGE carries the time its contact first moved, a debounce before it is sent.
+# the MCU's clock gone back further is a restart (an EDGE is stamped a debounce before it is sent)
 RESTART_MS = 1000
-EARLY_EDGES = 64  # edges kept while waiting for the HELLO; past that the snapshot it brings settles the keys
+EARLY_EDGES = 64  # kept while waiting for the HELLO; past that its snapshot settles the keys
 
 KeyEvent = namedtuple("KeyEvent", "row col pressed time seq source")
 KeyEvent.__doc__ = """A key edge for the host: ``source`` is "edge" (an EDGE frame), "gap" (implied by an edge
@@ -50,9 +31,8 @@ def seq_ahead(seq: int, last: int) -> int:
 
 
 class HostLink:
-    """The protocol logic of the host client. Feed it with :meth:`receive`, call :meth:`poll` regularly,
-    :meth:`connected` after opening the port and :meth:`lost` when it fails; send what
-    :meth:`take_outgoing` returns."""
+    """Feed :meth:`receive`, call :meth:`poll` often, :meth:`connected` and :meth:`lost` as the port opens
+    and fails; send what :meth:`take_outgoing` returns."""
 
     def __init__(
         self, *, heartbeat_timeout: float = 2.0, snapshot_retry: float = 0.25, hello_retry: float = 0.5
@@ -70,27 +50,23 @@ class HostLink:
         self.resyncs = 0
         self.contradictions = 0
         self.unexpected = 0
-        self.errors: list[
-            str
-        ] = []  # the last ten problems: refused commands, bad snapshots, keys off the matrix
-        self.problems = 0  # how many there were in all
+        self.errors: list[str] = []  # the last ten problems
+        self.problems = 0
         self.acks = 0
         self.timed_out = False
         self.last_frame_at: float | None = None
-        self._untrusted: set[tuple[int, int]] = set()  # keys the host let go itself (link lost / restart)
-        self._held: set[tuple[int, int]] = set()  # keys a lost link released, until a snapshot shows them
+        self._untrusted: set[tuple[int, int]] = set()  # keys the host let go itself
+        self._held: set[tuple[int, int]] = set()  # keys a lost link released, until a snapshot
         self._want_snapshot = False
         self._synced = False
         self._snapshot_asked: float | None = None
         self._hello_asked: float | None = None
         self._connected_at: float | None = None
-        self._offset: float | None = None  # host time - MCU time, from frames stamped when sent
-        self._mcu_ms: int | None = None  # the MCU clock of the latest frame handled
-        self._early: list[p.Message] | None = None  # edges after (re)connecting, waiting for the HELLO
+        self._offset: float | None = None  # host time - MCU time
+        self._mcu_ms: int | None = None  # of the latest frame
+        self._early: list[p.Message] | None = None  # edges waiting for the HELLO
         self._out = bytearray()
         self._tag = 0
-
-    # -- the connection ---------------------------------------------------------------------------------
 
     def connected(self, now: float) -> None:
         """A port was (re)opened: start the handshake (HELLO, then SNAPSHOT)."""
@@ -104,7 +80,7 @@ class HostLink:
         self._ask_snapshot(now)
 
     def lost(self, now: float) -> list[KeyEvent]:
-        """The port failed or went silent: release every key so none stays stuck."""
+        """The port failed or went silent: release every key."""
         self.state = DOWN
         self._want_snapshot = False
         self._early = None
@@ -126,12 +102,10 @@ class HostLink:
         self._out += frame_builder(*args, tag=self._tag)
         return self._tag
 
-    # -- time -------------------------------------------------------------------------------------------
-
     def _clock_sample(self, ms: int, now: float) -> None:
         sample = now - ms / 1000.0
         if self._offset is None or sample < self._offset or sample - self._offset > 1.0:
-            self._offset = sample  # the fastest delivery seen, or the MCU restarted / its ms wrapped
+            self._offset = sample  # the fastest delivery yet, or a restart
         else:
             self._offset += (sample - self._offset) * 0.02  # follow crystal drift slowly
 
@@ -142,8 +116,6 @@ class HostLink:
         t = ms / 1000.0 + self._offset
         return now if t > now or now - t > 1.0 else t
 
-    # -- incoming -----------------------------------------------------------------------------------------
-
     def receive(self, data: bytes, now: float) -> list[KeyEvent]:
         events: list[KeyEvent] = []
         for msg in self.decoder.feed(data):
@@ -152,7 +124,7 @@ class HostLink:
 
     def handle(self, msg: p.Message, now: float) -> list[KeyEvent]:
         kind = msg.kind
-        if kind >= p.PING:  # a host command echoed back (loop://, a shorted line): not ours to obey
+        if kind >= p.PING:  # a host command echoed back (loop://, a shorted line)
             self.unexpected += 1
             return []
         self.last_frame_at = now
@@ -163,12 +135,11 @@ class HostLink:
         events: list[KeyEvent] = []
         if kind == p.HELLO and self._early is not None:
             early, self._early = self._early, None
-            for edge in early:  # before the HELLO's own clock, as they were sent
+            for edge in early:  # before the HELLO's clock, as sent
                 events.extend(self.handle(edge, now))
         if hasattr(msg, "ms"):
             if self._mcu_ms is not None and msg.ms + RESTART_MS < self._mcu_ms:
-                # The MCU restarted (or its clock wrapped): its numbers start again, and the keys the host
-                # has down are second-hand until a snapshot says how they stand.
+                # a restart: its numbers start again, the keys down are second-hand until a snapshot
                 self.last_seq = None
                 self._untrusted |= self.pressed
                 self._ask_snapshot(now)
@@ -191,8 +162,8 @@ class HostLink:
             self.acks += 1
         elif kind == p.ERROR:
             self._problem(
-                "%s refused (code %d): %s"
-                % (p.NAMES.get(msg.command, hex(msg.command)), msg.code, msg.text.decode("ascii", "replace"))
+                f"{p.NAMES.get(msg.command, hex(msg.command))} refused (code {msg.code}): "
+                f"{msg.text.decode('ascii', 'replace')}"
             )
         return []
 
@@ -206,7 +177,7 @@ class HostLink:
         self.state = UP
         self._hello_asked = None
         if self.last_seq is None or msg.seq != self.last_seq:
-            # Edges were missed or the MCU restarted: the host's picture is second-hand until a snapshot.
+            # edges missed or a restart: second-hand until a snapshot
             self.last_seq = msg.seq
             self._untrusted |= self.pressed
             self._ask_snapshot(now)
@@ -216,8 +187,8 @@ class HostLink:
         if self.hello is not None and (msg.row >= self.hello.rows or msg.col >= self.hello.cols):
             self.contradictions += 1
             self._problem(
-                "EDGE for key (%d, %d), outside the %dx%d matrix the MCU said it scans"
-                % (msg.row, msg.col, self.hello.rows, self.hello.cols)
+                f"EDGE for key ({msg.row}, {msg.col}), outside the "
+                f"{self.hello.rows}x{self.hello.cols} matrix the MCU said it scans"
             )
             return []
         gap = False
@@ -233,8 +204,7 @@ class HostLink:
         self.last_seq = msg.seq
         key = (msg.row, msg.col)
         t = self.host_time(msg.ms, now)
-        # A contradiction is explained by lost edges only while edges are known to be lost (a gap now, or
-        # a snapshot still awaited), and only for keys whose state the host learnt first-hand.
+        # explained by lost edges only while edges are known lost, and for keys known first-hand
         explain = (gap or self._want_snapshot) and key not in self._untrusted
         if msg.pressed:
             if key not in self.pressed:
@@ -262,7 +232,7 @@ class HostLink:
 
     def _snapshot(self, msg: p.Message, now: float) -> list[KeyEvent]:
         if self.last_seq is not None and seq_ahead(msg.seq, self.last_seq) < 0:
-            return []  # older than edges already applied (a duplicate): a fresh one is still wanted
+            return []  # older than edges applied: a fresh one is still wanted
         try:
             keys = p.unpack_bitmap(msg.bitmap, msg.rows, msg.cols)
         except p.ProtocolError as err:
@@ -275,7 +245,7 @@ class HostLink:
         self._snapshot_asked = None
         self.last_seq = msg.seq
         self._untrusted.clear()
-        held, self._held = self._held, set()  # this snapshot settles every key the outage released
+        held, self._held = self._held, set()  # settles every key the outage released
         if self.state == CONNECTING and self.hello is not None:
             self.state = UP
         released = sorted(self.pressed - keys)
@@ -284,8 +254,6 @@ class HostLink:
         return [KeyEvent(r, c, False, now, msg.seq, "resync") for r, c in released] + [
             KeyEvent(r, c, True, now, msg.seq, "held" if (r, c) in held else "resync") for r, c in pressed
         ]
-
-    # -- timers ---------------------------------------------------------------------------------------------
 
     def poll(self, now: float) -> list[KeyEvent]:
         """Retries and the heartbeat timeout; call it every few tens of ms."""
@@ -330,9 +298,7 @@ class HostLink:
         return {
             "state": self.state,
             "heartbeat_age": None if self.last_frame_at is None else round(now - self.last_frame_at, 3),
-            "firmware": None
-            if hello is None
-            else "%d.%d.%d" % (hello.fw_major, hello.fw_minor, hello.fw_patch),
+            "firmware": None if hello is None else f"{hello.fw_major}.{hello.fw_minor}.{hello.fw_patch}",
             "protocol": None if hello is None else hello.protocol,
             "matrix": None if hello is None else [hello.rows, hello.cols],
             "frames_ok": self.decoder.good,

@@ -1,23 +1,11 @@
-"""The serial protocol between the Pico that scans the node buttons and the Pi: both ends import this file.
-
-It is written in the subset of Python that MicroPython runs (no dataclasses, no typing at runtime, only
-``struct`` and ints, bytes and bytearrays), and the firmware imports the very same file, so both ends are
-tested against the same bytes.
-
-A frame on the wire is ``COBS(body) + b"\\x00"``: COBS removes every zero byte from the body, so 0x00 is
-only ever the delimiter and a reader that starts mid-stream or after line noise finds the next frame at
-the next zero. The body is::
-
-    version u8 | type u8 | payload (big-endian fields) | CRC-16/CCITT-FALSE of the preceding bytes, u16
-
-``Decoder`` takes bytes in any chunks and returns whole messages; a frame that fails COBS, the CRC, the
-version, the type or its exact length is counted in ``Decoder.bad`` and dropped, never raised.
+"""The serial protocol (docs/firmware.md, 'The protocol (version 1)'): the Pico's firmware imports this
+very file, so it keeps to the MicroPython subset.
 """
 
 import struct
 
 try:
-    from binascii import crc_hqx as _crc_hqx  # CPython: CRC-CCITT in C; with 0xFFFF it is CCITT-FALSE
+    from binascii import crc_hqx as _crc_hqx  # CPython, in C; from 0xFFFF it is CCITT-FALSE
 except ImportError:  # MicroPython has no crc_hqx
     _crc_hqx = None
 
@@ -27,7 +15,7 @@ VERSION = 1
 MAX_BODY = 160
 """Longest frame body either end accepts: room for the snapshot of a 32x32 matrix (140 bytes)."""
 
-# Message types: MCU -> host below 0x10, host -> MCU from 0x10.
+# message types: MCU -> host below 0x10, host -> MCU from 0x10
 HELLO = 0x01
 EDGE = 0x02
 HEARTBEAT = 0x03
@@ -44,12 +32,10 @@ EAGER = 0
 DEFERRED = 1
 MODE_NAMES = {EAGER: "eager", DEFERRED: "deferred"}
 
-# ERROR codes
-E_UNKNOWN = 1  # a command type the firmware does not know
-E_BAD_VALUE = 2  # a CONFIGURE value out of range; nothing was changed
+E_UNKNOWN = 1  # ERROR code: a command the firmware does not know
+E_BAD_VALUE = 2  # ERROR code: a CONFIGURE value out of range, nothing changed
 
-# Fixed part of each payload (struct format, big-endian) and its field names. SNAPSHOT and ERROR carry a
-# variable tail after the fixed part: the key bitmap and the error text.
+# each payload's fixed part and field names; SNAPSHOT and ERROR add a tail (the bitmap, the text)
 FORMATS = {
     HELLO: (">BBBBBBHI", ("fw_major", "fw_minor", "fw_patch", "protocol", "rows", "cols", "seq", "ms")),
     EDGE: (">HIBBB", ("seq", "ms", "row", "col", "pressed")),
@@ -86,7 +72,7 @@ class ProtocolError(ValueError):
     """A frame or a message that breaks the protocol; the message says how."""
 
 
-# -- CRC-16/CCITT-FALSE: poly 0x1021, init 0xFFFF, no reflection, no final xor ("123456789" -> 0x29B1) --
+# CRC-16/CCITT-FALSE: poly 0x1021, init 0xFFFF, no reflection, no final xor ("123456789" -> 0x29B1)
 
 
 def _crc_table():
@@ -103,7 +89,7 @@ _TABLE = _crc_table()
 
 
 def crc16_table(data, crc=0xFFFF):
-    """CRC-16/CCITT-FALSE by table, in the MicroPython subset (the firmware uses this one)."""
+    """By table: the firmware's CRC."""
     table = _TABLE
     for byte in data:
         crc = ((crc << 8) & 0xFF00) ^ table[(crc >> 8) ^ byte]
@@ -117,11 +103,8 @@ def crc16(data, crc=0xFFFF):
     return crc16_table(data, crc)
 
 
-# -- COBS ------------------------------------------------------------------------------------------
-
-
 def cobs_encode(data):
-    """COBS-encode ``data``: the result has no zero byte and is at most len/254 + 1 bytes longer."""
+    """COBS-encode ``data``: no zero byte, at most len/254 + 1 bytes longer."""
     out = bytearray(b"\x01")
     code_at = 0
     code = 1
@@ -131,7 +114,7 @@ def cobs_encode(data):
             code += 1
             if code < 255:
                 continue
-        # A zero byte, or a full block of 254 non-zero bytes: close the block and start the next one.
+        # a zero byte, or 254 non-zero bytes: close the block
         out[code_at] = code
         code_at = len(out)
         out.append(1)
@@ -141,7 +124,7 @@ def cobs_encode(data):
 
 
 def cobs_decode(data):
-    """Undo :func:`cobs_encode`; raise :class:`ProtocolError` on a zero byte or a block that overruns."""
+    """Undo :func:`cobs_encode`; ProtocolError on a zero byte or a block that overruns."""
     out = bytearray()
     i = 0
     n = len(data)
@@ -162,11 +145,8 @@ def cobs_decode(data):
     return bytes(out)
 
 
-# -- messages --------------------------------------------------------------------------------------
-
-
 class Message:
-    """One decoded message: ``kind`` (a type constant) and its fields as attributes (``msg.seq``)."""
+    """One decoded message: ``kind`` and its fields as attributes (``msg.seq``)."""
 
     def __init__(self, kind, values, tail=None):
         self.kind = kind
@@ -202,7 +182,7 @@ class Message:
 
 
 def body(kind, values, tail=b""):
-    """The frame body of a message (version, type, payload, CRC) before COBS; raise ProtocolError on bad values."""
+    """A message's frame body before COBS; ProtocolError on bad values."""
     if kind not in FORMATS:
         raise ProtocolError("unknown message type 0x%02x" % kind)
     fmt = FORMATS[kind][0]
@@ -213,8 +193,8 @@ def body(kind, values, tail=b""):
         OverflowError,
         TypeError,
         ValueError,
-    ) as err:  # MicroPython packs out-of-range ints silently
-        raise ProtocolError("%s: %s" % (NAMES[kind], err))
+    ) as err:  # not on MicroPython: it packs out-of-range ints silently
+        raise ProtocolError("%s: %s" % (NAMES[kind], err)) from None
     if kind not in TAILS and tail:
         raise ProtocolError("%s carries no tail" % NAMES[kind])
     head = bytes((VERSION, kind)) + payload + bytes(tail)
@@ -224,7 +204,7 @@ def body(kind, values, tail=b""):
 
 
 def encode(kind, values, tail=b""):
-    """The framed bytes of a message, ready for the wire (COBS + 0x00)."""
+    """The framed bytes of a message, ready for the wire."""
     return cobs_encode(body(kind, values, tail)) + b"\x00"
 
 
@@ -233,7 +213,7 @@ def encode_message(msg):
 
 
 def parse(data):
-    """The message in a frame body (after COBS); raise :class:`ProtocolError` saying what is wrong."""
+    """The message in a frame body (after COBS); ProtocolError says what is wrong."""
     n = len(data)
     if n < 4:
         raise ProtocolError("frame of %d bytes is too short" % n)
@@ -257,19 +237,15 @@ def parse(data):
 
 
 def decode(frame):
-    """The message in one wire frame (COBS-encoded, with or without its trailing 0x00)."""
+    """The message in one wire frame, with or without its trailing 0x00."""
     if frame and frame[-1] == 0:
         frame = frame[:-1]
     return parse(cobs_decode(frame))
 
 
 class Decoder:
-    """Streaming reader: ``feed(data)`` with any chunk of bytes returns the whole messages it completed.
-
-    Garbage, truncated, merged or corrupted frames are counted in ``bad`` and skipped; good frames in
-    ``good``. It never raises on what it reads. A run of bytes longer than any frame without a delimiter
-    is dropped (counted once) so noise cannot grow the buffer.
-    """
+    """Streaming reader: ``feed(data)`` returns the messages completed; bad frames are counted, never
+    raised."""
 
     def __init__(self, max_frame=2 * MAX_BODY):
         self.good = 0
@@ -280,7 +256,7 @@ class Decoder:
         self._skipping = False
 
     def reset(self):
-        """Forget any partial frame (after a reconnect); the counters stay."""
+        """Forget any partial frame; the counters stay."""
         self._buf = bytearray()
         self._skipping = False
 
@@ -315,7 +291,7 @@ class Decoder:
         return out
 
 
-# -- builders for each message (the names both ends use) -------------------------------------------
+# builders for each message, the names both ends use
 
 
 def hello(fw_version, rows, cols, seq, ms):
@@ -355,7 +331,7 @@ def get_hello(tag=0):
 
 
 def configure(debounce_ms, mode, scan_us, heartbeat_ms=0, tag=0):
-    """CONFIGURE: debounce time (0..255 ms), mode EAGER/DEFERRED, scan period (us), heartbeat (ms, 0 = keep)."""
+    """CONFIGURE: debounce ms, EAGER/DEFERRED, scan period us, heartbeat ms (0 = keep)."""
     return encode(CONFIGURE, (tag, debounce_ms, mode, scan_us, heartbeat_ms))
 
 
@@ -363,7 +339,7 @@ def reset(tag=0):
     return encode(RESET, (tag,))
 
 
-# -- the snapshot bitmap: row-major, bit (row * cols + col), least significant bit of byte 0 first -----
+# the snapshot bitmap: bit row * cols + col, least significant bit of byte 0 first
 
 
 def bitmap_size(rows, cols):
@@ -371,7 +347,7 @@ def bitmap_size(rows, cols):
 
 
 def pack_bitmap(row_bits, cols):
-    """Bitmap bytes from one int per row (bit c set = key (row, c) pressed)."""
+    """Bitmap bytes from one int per row (bit c: key (row, c) pressed)."""
     out = bytearray(bitmap_size(len(row_bits), cols))
     for r in range(len(row_bits)):
         bits = row_bits[r]
@@ -386,7 +362,7 @@ def pack_bitmap(row_bits, cols):
 
 
 def unpack_bitmap(bitmap, rows, cols):
-    """The set of pressed (row, col) keys in a snapshot bitmap; ProtocolError if its size is wrong."""
+    """The pressed (row, col) keys of a bitmap; ProtocolError if its size is wrong."""
     if len(bitmap) != bitmap_size(rows, cols):
         raise ProtocolError("snapshot bitmap of %d bytes for a %dx%d matrix" % (len(bitmap), rows, cols))
     keys = set()

@@ -1,15 +1,8 @@
-"""A stand-in for MicroPython's ``machine`` module on CPython, with a simulated Pico board behind it.
+"""MicroPython's ``machine`` module for CPython, with a simulated Pico board behind it.
 
-The firmware's own files run against it unchanged: ``Pin``, ``SPI``, ``mem32`` (the SIO ``GPIO_IN``
-register), ``reset``, and MicroPython's ``ticks_ms``/``ticks_us``/``ticks_diff``/``sleep_us``. Tests put
-it in ``sys.modules["machine"]`` to import ``main.py``.
-
-Behind the pins sits a :class:`Board`: a diode matrix of key switches (``board.keys``, a set of
-``(row, col)``) wired either directly to GPIO or through 74HC595 (rows) and 74HC165 (columns) chains on
-the SPI bus, modelled bit by bit: the 595s shift on the clock and show their outputs on a latch rising
-edge, the 165s sample the columns while SH/LD is low and shift on the clock. A column reads low when a
-closed key joins it to a row that is driven low; the diodes keep other rows out. A column input without
-a pull-up floats, and reads low, as a forgotten pull-up would show itself on the bench.
+The firmware's files run against it unchanged (tests put it in ``sys.modules["machine"]``). The
+:class:`Board` is a diode matrix of switches, wired to GPIO or through 74HC595/74HC165 chains modelled bit
+by bit; a column without a pull-up floats and reads low, as a forgotten pull-up would on the bench.
 """
 
 from __future__ import annotations
@@ -20,13 +13,13 @@ SIO_GPIO_IN = 0xD0000004
 
 
 class Board:
-    """A simulated Pico with a key matrix. Module-level ``Pin``/``SPI``/``mem32`` use :data:`BOARD`;
-    ``board.Pin``/``board.SPI``/``board.mem32`` give the same on a board of one's own."""
+    """A simulated Pico with a key matrix; ``board.Pin``/``SPI``/``mem32`` work on it (the module's on
+    :data:`BOARD`)."""
 
     def __init__(self):
         self.keys: set[tuple[int, int]] = set()
         self.outputs: dict[int, int] = {}  # gpio -> level driven
-        self.pulls: dict[int, int] = {}  # gpio -> pull (Pin.PULL_UP / PULL_DOWN) for inputs
+        self.pulls: dict[int, int] = {}  # gpio -> Pin.PULL_UP / PULL_DOWN
         self.direct_rows: tuple[int, ...] = ()
         self.direct_cols: tuple[int, ...] = ()
         self.chain = None
@@ -43,19 +36,15 @@ class Board:
         self.SPI = _SPI
         self.mem32 = _Mem32(self)
 
-    # -- wiring ---------------------------------------------------------------------------------------
-
     def wire_direct(self, row_gpios, col_gpios) -> None:
         """Rows on these GPIO outputs, columns on these GPIO inputs."""
         self.direct_rows = tuple(row_gpios)
         self.direct_cols = tuple(col_gpios)
 
     def wire_shift_registers(self, rows: int, cols: int, latch_gpio: int, load_gpio: int) -> ShiftChain:
-        """Rows on a 74HC595 chain, columns on a 74HC165 chain, both on the SPI bus (see keymatrix)."""
+        """Rows on 74HC595s, columns on 74HC165s, on the SPI bus (see keymatrix)."""
         self.chain = ShiftChain(self, rows, cols, latch_gpio, load_gpio)
         return self.chain
-
-    # -- levels ---------------------------------------------------------------------------------------
 
     def row_low(self, row: int) -> bool:
         if self.chain is not None:
@@ -92,7 +81,8 @@ class Board:
 
 
 class ShiftChain:
-    """74HC595 outputs driving the rows and 74HC165 inputs reading the columns, sharing SCK."""
+    """74HC595s driving the rows and 74HC165s reading the columns: the 595s shift on the clock and show
+    on a latch's rising edge, the 165s sample while SH/LD is low and shift on the clock."""
 
     def __init__(self, board: Board, rows: int, cols: int, latch_gpio: int, load_gpio: int):
         self.board = board
@@ -122,10 +112,10 @@ class ShiftChain:
         self.shift165 = value
 
     def clock(self, mosi_bit: int) -> int:
-        """One SCK pulse: return the bit on MISO (165 QH) before it, shift both chains."""
+        """One SCK pulse: the bit on MISO (165 QH) before it; both chains shift."""
         miso = (self.shift165 >> (self.in_bits - 1)) & 1
         if self.board.outputs.get(self.load_gpio, 1) == 0:
-            self._load()  # SH/LD held low: the 165 keeps loading and does not shift
+            self._load()  # SH/LD low: the 165 loads, does not shift
         else:
             self.shift165 = ((self.shift165 << 1) | 1) & ((1 << self.in_bits) - 1)
         self.shift595 = ((self.shift595 << 1) | mosi_bit) & ((1 << self.out_bits) - 1)
@@ -191,7 +181,7 @@ class Pin:
 
 
 class SPI:
-    """``machine.SPI`` in controller mode, mode 0, MSB first, clocking the board's shift chain."""
+    """``machine.SPI``, controller, mode 0, MSB first, clocking the board's chain."""
 
     MSB = 0
     LSB = 1
@@ -259,7 +249,7 @@ mem32 = _DefaultMem32()
 
 
 def new_board() -> Board:
-    """Replace the default board with a fresh one (for a test) and return it."""
+    """A fresh default board, for a test."""
     global BOARD
     BOARD = Board()
     return BOARD

@@ -1,34 +1,8 @@
 """LED layouts: which pixel of the LED chain lights each node of the board, and the status pixels.
 
-A layout is a small JSON file. Two kinds ship in ``hardware/layouts/``:
-
-``matrix`` (default ``panels-32x32``)
-    A grid of WS2812B panels. The file describes the panel arrangement the way WLED's 2D set-up and
-    Adafruit NeoMatrix do, and the pixel map is derived from it:
-
-    - ``panel``: ``width``, ``height``, ``first`` (corner of the panel's first LED: ``top-left``,
-      ``top-right``, ``bottom-left``, ``bottom-right``), ``major`` (``rows``: LEDs run along rows;
-      ``columns``: along columns) and ``serpentine`` (true: alternate lines reverse, "zigzag";
-      false: "progressive").
-    - ``tiles``: how the panels follow each other in the chain, with the same three options
-      (NEO_TILE_*). As in NeoMatrix, serpentine tiles turn the panels of alternate tile lines by
-      180 degrees (that is what makes the data cable short).
-    - or ``panels``: an explicit list in chain order, WLED style, each ``{x, y, width, height,
-      first, major, serpentine}`` with (x, y) the panel's top-left cell.
-    - ``rotation``: 0, 90, 180 or 270 degrees clockwise: how the mounted matrix is turned against
-      the board (the board's top is y = 0).
-
-    Node (x, y) of the board (-15..15) sits at cell ``origin + (x, y)`` (``origin`` [16, 16]: node
-    (x, y) at pixel (x+16, y+16)). ``status`` lists the cells [x, y] of the status pixels (the
-    renderer's 8: four for whose turn, four for the die). With ``rods`` true, the cells on the
-    quadrangles' sides between nodes are listed as rod pixels.
-
-``chain`` (``chain-341``)
-    One LED per node in a custom order: ``nodes`` names the node at each chain position, ``status``
-    gives the chain positions of the status pixels, ``pixels`` the chain's length.
-
-Loading validates everything; a broken layout raises :class:`LayoutError` naming the problem
-(duplicates, holes, out-of-range cells, unknown or missing nodes) and nothing is half-built.
+A layout is a JSON file: a ``matrix`` of panels wired as WLED's 2D set-up and NeoMatrix describe them,
+or a ``chain`` in a custom order (docs/hardware.md, 'LED layouts'). Loading checks everything and raises
+one :class:`LayoutError` naming the problem; nothing is half-built.
 """
 
 from __future__ import annotations
@@ -39,11 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from companion.rules import node as nd
+from hardware.geometry import Board
 
 FORMAT = "gryb-led-layout/1"
 LAYOUT_DIR = Path(__file__).parent / "layouts"
-DEPTH = nd.STANDARD_DEPTH
 CORNERS = ("top-left", "top-right", "bottom-left", "bottom-right")
 ROTATIONS = (0, 90, 180, 270)
 
@@ -56,12 +29,8 @@ class LayoutError(ValueError):
 
 @dataclass(frozen=True)
 class LedLayout:
-    """Where each node and status slot sits on the LED chain.
-
-    ``nodes`` maps every node name of the standard board to its pixel index; ``status[i]`` is the
-    pixel of status slot ``i``; ``rods`` the pixels drawn as quadrangle sides (matrix layouts).
-    ``size`` is (width, height) for a matrix and None for a chain; ``cells[i]`` is pixel i's
-    (x, y) cell on a matrix (None where no cell).
+    """Where each node and status slot sits on the LED chain: ``nodes`` (name -> pixel), ``status`` (slot ->
+    pixel), ``rods`` (quadrangle sides). A matrix has ``size`` and ``cells`` (pixel -> (x, y) or None).
     """
 
     name: str
@@ -73,6 +42,7 @@ class LedLayout:
     cells: tuple[Cell | None, ...] = ()
     description: str = ""
     source: str = ""
+    board: Board | None = field(default=None, repr=False, compare=False)
     _by_pixel: dict[int, str] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -90,15 +60,9 @@ class LedLayout:
         return self._by_pixel.get(pixel)
 
 
-# -- geometry ------------------------------------------------------------------------------------
-
-
 def block_index(x: int, y: int, width: int, height: int, first: str, major: str, serpentine: bool) -> int:
-    """Index of cell (x, y) inside a ``width`` x ``height`` block wired from corner ``first``.
-
-    The same rule orders LEDs inside a panel and panels inside the matrix (NeoMatrix's MATRIX_* and
-    TILE_* flags; WLED's "1st LED", "orientation" and "serpentine").
-    """
+    """Index of cell (x, y) in a block wired from corner ``first``: LEDs in a panel and panels in the
+    matrix alike (NeoMatrix's MATRIX_* and TILE_* flags)."""
     if first.endswith("right"):
         x = width - 1 - x
     if first.startswith("bottom"):
@@ -118,8 +82,7 @@ def _opposite(corner: str) -> str:
 
 
 def rotate(cell: Cell, size: tuple[int, int], rotation: int) -> tuple[Cell, tuple[int, int]]:
-    """Board cell -> (cell, size) on the physical matrix when that matrix is turned ``rotation``
-    degrees clockwise against the board."""
+    """Board cell -> (cell, size) on the physical matrix, turned ``rotation`` degrees clockwise."""
     x, y = cell
     width, height = size
     if rotation == 0:
@@ -131,19 +94,16 @@ def rotate(cell: Cell, size: tuple[int, int], rotation: int) -> tuple[Cell, tupl
     return (height - 1 - y, x), (height, width)
 
 
-def rod_cells(depth: int = DEPTH) -> set[Cell]:
-    """Grid points (-15..15) on the sides of every quadrangle, nodes excluded."""
+def rod_cells(board: Board) -> set[Cell]:
+    """Grid points on the sides of every quadrangle, nodes excluded."""
     points: set[Cell] = set()
-    for parent in nd.nodes(depth - 1):
-        corners = [nd.position(child, depth) for child in nd.children(parent)]  # G R Y B: around the square
+    for quadrangle in board.quadrangles:
+        corners = [board.points[name] for name in quadrangle]
         for (x0, y0), (x1, y1) in zip(corners, corners[1:] + corners[:1]):
             steps = max(abs(x1 - x0), abs(y1 - y0))
             for i in range(1, steps):
                 points.add((x0 + (x1 - x0) * i // steps, y0 + (y1 - y0) * i // steps))
-    return points - {nd.position(n, depth) for n in nd.nodes(depth)}
-
-
-# -- loading -------------------------------------------------------------------------------------
+    return points - set(board.points.values())
 
 
 def shipped_layouts() -> list[str]:
@@ -151,8 +111,8 @@ def shipped_layouts() -> list[str]:
     return sorted(p.stem[len("led-") :] for p in LAYOUT_DIR.glob("led-*.json"))
 
 
-def load_layout(name_or_path: str | Path) -> LedLayout:
-    """Load a shipped layout by name (``panels-32x32``, ``chain-341``) or a layout file by path."""
+def load_layout(name_or_path: str | Path, board: Board) -> LedLayout:
+    """Load a shipped layout of ``board`` by name (``panels-32x32``, ``chain-341``) or a file by path."""
     text = str(name_or_path)
     shipped = LAYOUT_DIR / f"led-{text}.json"
     if not isinstance(name_or_path, Path) and "/" not in text and shipped.is_file():
@@ -161,7 +121,8 @@ def load_layout(name_or_path: str | Path) -> LedLayout:
         path = Path(text)
         if not path.is_file():
             raise LayoutError(
-                f"no LED layout {text!r}: give a shipped name ({', '.join(shipped_layouts())}) or a path to a layout file"
+                f"no LED layout {text!r}: give a shipped name ({', '.join(shipped_layouts())}) "
+                "or a path to a layout file"
             )
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -169,11 +130,11 @@ def load_layout(name_or_path: str | Path) -> LedLayout:
         raise LayoutError(f"cannot read LED layout {path}: {err}") from None
     except json.JSONDecodeError as err:
         raise LayoutError(f"LED layout {path} is not valid JSON: {err}") from None
-    return layout_from_dict(data, source=str(path))
+    return layout_from_dict(data, board, source=str(path))
 
 
-def layout_from_dict(data: Any, source: str = "<layout>") -> LedLayout:
-    """Build and validate a layout from its parsed JSON; :class:`LayoutError` names any problem."""
+def layout_from_dict(data: Any, board: Board, source: str = "<layout>") -> LedLayout:
+    """Build and validate a layout of ``board`` from its parsed JSON."""
     where = f"LED layout {source}"
     if not isinstance(data, dict):
         raise LayoutError(f"{where}: the file must hold a JSON object")
@@ -188,11 +149,11 @@ def layout_from_dict(data: Any, source: str = "<layout>") -> LedLayout:
         raise LayoutError(f"{where}: give exactly one of 'matrix' or 'chain'")
     description = data.get("description", "")
     if "matrix" in data:
-        return _matrix_layout(data, name, description, source, where)
+        return _matrix_layout(data, board, name, description, source, where)
     for key in ("origin", "rods"):
         if key in data:
             raise LayoutError(f"{where}: {key!r} belongs to matrix layouts, not chains")
-    return _chain_layout(data["chain"], name, description, source, where)
+    return _chain_layout(data["chain"], board, name, description, source, where)
 
 
 def _keys(obj: dict, allowed: set[str], where: str) -> None:
@@ -283,7 +244,9 @@ def _panels(matrix: dict, size: tuple[int, int], where: str) -> list[dict]:
     return panels
 
 
-def _matrix_layout(data: dict, name: str, description: str, source: str, where: str) -> LedLayout:
+def _matrix_layout(
+    data: dict, board: Board, name: str, description: str, source: str, where: str
+) -> LedLayout:
     matrix = data["matrix"]
     if not isinstance(matrix, dict):
         raise LayoutError(f"{where}: 'matrix' must be an object")
@@ -293,13 +256,13 @@ def _matrix_layout(data: dict, name: str, description: str, source: str, where: 
     rotation = matrix.get("rotation", 0)
     if rotation not in ROTATIONS:
         raise LayoutError(f"{where}: matrix.rotation must be one of 0, 90, 180, 270, not {rotation!r}")
-    # Panels live on the physical matrix, which is the board's grid turned by `rotation`.
+    # panels live on the physical matrix: the board's grid turned by `rotation`
     _, physical = rotate((0, 0), (width, height), rotation)
     panels = _panels(matrix, physical, where)
 
     index_of: dict[Cell, int] = {}
     base = 0
-    for i, panel in enumerate(panels):
+    for panel in panels:
         for py in range(panel["height"]):
             for px in range(panel["width"]):
                 cell = (panel["x"] + px, panel["y"] + py)
@@ -334,10 +297,7 @@ def _matrix_layout(data: dict, name: str, description: str, source: str, where: 
     ox = _int(origin[0], "origin x", where, 0, width - 1)
     oy = _int(origin[1], "origin y", where, 0, height - 1)
 
-    nodes = {}
-    for n in nd.nodes(DEPTH):
-        x, y = nd.position(n, DEPTH)
-        nodes[nd.name(n)] = pixel_of((ox + x, oy + y), f"node {nd.name(n)}")
+    nodes = {name: pixel_of((ox + x, oy + y), f"node {name}") for name, (x, y) in board.points.items()}
 
     status_cells = data.get("status", [])
     if not isinstance(status_cells, list):
@@ -362,7 +322,7 @@ def _matrix_layout(data: dict, name: str, description: str, source: str, where: 
                 p
                 for p in (
                     pixel_of((ox + x, oy + y), "a rod")
-                    for x, y in rod_cells()
+                    for x, y in rod_cells(board)
                     if 0 <= ox + x < width and 0 <= oy + y < height
                 )
                 if p not in taken
@@ -376,11 +336,22 @@ def _matrix_layout(data: dict, name: str, description: str, source: str, where: 
             if physical_cell in index_of:
                 cells[index_of[physical_cell]] = (x, y)
     return LedLayout(
-        name, pixel_count, nodes, tuple(status), rods, (width, height), tuple(cells), description, source
+        name,
+        pixel_count,
+        nodes,
+        tuple(status),
+        rods,
+        (width, height),
+        tuple(cells),
+        description,
+        source,
+        board,
     )
 
 
-def _chain_layout(chain: Any, name: str, description: str, source: str, where: str) -> LedLayout:
+def _chain_layout(
+    chain: Any, board: Board, name: str, description: str, source: str, where: str
+) -> LedLayout:
     if not isinstance(chain, dict):
         raise LayoutError(f"{where}: 'chain' must be an object")
     _keys(chain, {"pixels", "nodes", "status"}, f"{where}: chain")
@@ -388,12 +359,11 @@ def _chain_layout(chain: Any, name: str, description: str, source: str, where: s
     order = chain.get("nodes")
     if not isinstance(order, list):
         raise LayoutError(f"{where}: chain.nodes must be the list of node names in chain order")
-    known = {nd.name(n) for n in nd.nodes(DEPTH)}
     nodes: dict[str, int] = {}
     for i, node_name in enumerate(order):
         if node_name is None:
             continue  # a chain position left dark (e.g. a spare LED)
-        if node_name not in known:
+        if node_name not in board:
             raise LayoutError(
                 f"{where}: chain.nodes[{i}] = {node_name!r} is not a node of the standard board"
             )
@@ -406,7 +376,7 @@ def _chain_layout(chain: Any, name: str, description: str, source: str, where: s
                 f"{where}: node {node_name} at chain position {i} is past the chain's {pixel_count} pixels"
             )
         nodes[node_name] = i
-    missing = [n for n in (nd.name(m) for m in nd.nodes(DEPTH)) if n not in nodes]
+    missing = [n for n in board if n not in nodes]
     if missing:
         shown = ", ".join(missing[:8]) + (" ..." if len(missing) > 8 else "")
         raise LayoutError(f"{where}: {len(missing)} node(s) have no LED: {shown}")
@@ -424,7 +394,7 @@ def _chain_layout(chain: Any, name: str, description: str, source: str, where: s
             f"{' ...' if len(holes) > 8 else ''} light nothing (holes in the chain); "
             "shorten 'pixels' or name the node"
         )
-    return LedLayout(name, pixel_count, nodes, tuple(status), (), None, (), description, source)
+    return LedLayout(name, pixel_count, nodes, tuple(status), (), None, (), description, source, board)
 
 
 def _no_duplicates(nodes: dict[str, int], status: list[int], where: str) -> None:

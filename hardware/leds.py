@@ -1,20 +1,6 @@
-"""The LED surface: what the runtime lights, on real WS281x LEDs (rpi_ws281x) or on the simulator.
+"""The LED surface: what the runtime lights, on WS281x LEDs (rpi_ws281x) or on the simulator.
 
-    surface = open_surface("sim", load_layout("panels-32x32"), brightness=0.5)
-    surface.show_nodes({"G": (255, 0, 0), "RGBY": (0, 0, 255)}, status=[(255, 255, 255)] * 4)
-    surface.status()     # {"driver": "sim", "last_frame_ma": 1093, "limited": False, ...}
-    surface.shown()      # {"nodes": {"G": (128, 0, 0), "RGBY": (0, 0, 128)}, "status": [...], "frames": 1, ...}
-    surface.close()
-
-Both backends share one pipeline, so the simulator tests the code the Pi runs:
-
-compose (node colours through the layout, status pixels; everything else off) -> brightness and a
-256-entry gamma table (one ``bytes.translate``) -> white extraction for RGBW strips -> current limiter
-(a per-channel mA model like FastLED's/WLED's, scaled so no frame exceeds the budget) -> skip if the
-same as the frame last sent -> frame-rate cap (a token bucket: on average no more than ``fps`` frames a
-second, but up to ``BURST`` back to back, so the frame a press causes goes out at once even while an
-animation is running at the full rate; frames beyond that are deferred, newer ones replace older ones,
-and the newest is always shown) -> encode in the strip's byte order (GRB or GRBW) -> the driver.
+Both backends share one pipeline (docs/hardware.md, 'The LED driver'), so the simulator runs the Pi's code.
 """
 
 from __future__ import annotations
@@ -39,13 +25,9 @@ log = logging.getLogger(__name__)
 RGB = tuple[int, int, int]
 
 GAMMA = 2.8  # WLED's default and Adafruit's gamma8 table
-# The dimmest brightness the LEDs show colours at: a colour's brightest channel (255 in every colour the
-# companion lights) gets 5 of the 256 duty steps, so its other channels keep some of their share. Below
-# it the 8-bit duty rounds whole colours away (at 0.08 white itself is 0.2 of a step: the board went dark
-# in night mode) and the last steps left make different colours alike. A brightness above 0 and below it
-# is shown at it; 0 is off.
+# the dimmest brightness that shows colours: lower ones but 0 are raised to it (docs/hardware.md)
 MIN_VISIBLE = 0.25
-BURST = 3  # frames the cap lets out back to back before it spaces them by 1/fps
+BURST = 3  # frames the cap lets out back to back
 STRIPS = ("GRB", "GRBW")
 INTERFACES = {"spi": 10, "pwm": 18}  # data GPIO for each: SPI0 MOSI, PWM0
 LED_FREQ_HZ = 800_000
@@ -55,23 +37,16 @@ SPIDEV_DEFAULT_BUFSIZ = 4096
 
 
 class LedError(RuntimeError):
-    """The LEDs cannot be driven: wrong platform, missing permission or library, closed surface.
-
-    The message says what is wrong and how to fix it.
-    """
+    """The LEDs cannot be driven; the message says the fix."""
 
 
 class LedInputError(LedError, ValueError):
-    """A bad argument or frame (brightness, colour, pixel count, option); nothing was changed."""
+    """A bad argument or frame; nothing was changed."""
 
 
 @dataclass(frozen=True)
 class PowerModel:
-    """Current drawn by one LED: mA per channel at full duty, plus the idle draw of its controller.
-
-    The defaults are FastLED's measured WS2812B figures (16, 11, 15 mA; 1 mA dark); WLED's model is the
-    same idea with one per-LED figure. The white die of an SK6812 RGBW LED is taken as 20 mA.
-    """
+    """One LED's mA per channel at full duty, and idle (FastLED's WS2812B figures)."""
 
     red_ma: float = 16.0
     green_ma: float = 11.0
@@ -81,7 +56,7 @@ class PowerModel:
 
 
 def gamma_table(brightness: float, gamma: float = GAMMA) -> bytes:
-    """256 entries: a colour value -> the duty sent to the LED at this brightness (perceptual)."""
+    """Colour value -> duty at this (perceptual) brightness."""
     return bytes(round(255 * ((v * brightness) / 255) ** gamma) for v in range(256))
 
 
@@ -94,11 +69,7 @@ def _scale_table(factor: float) -> bytes:
 
 
 class Pipeline:
-    """Frame processing shared by every backend: compose, brightness + gamma, limit, encode.
-
-    ``run(raw)`` takes a composed frame (``bytearray``, R G B per pixel) and returns the wire bytes
-    with the estimated current; it keeps no frame state, so it is safe to call from any thread.
-    """
+    """Compose, brightness + gamma, limit, encode: shared by every backend; no frame state."""
 
     def __init__(
         self,
@@ -132,7 +103,7 @@ class Pipeline:
                 f"{len(self._status)} status pixels"
             )
         raw = self._nodes_at_once(nodes)
-        if raw is None:  # a name or a colour that is not right: node by node, to say which
+        if raw is None:  # something is wrong: node by node, to say what
             raw = bytearray(3 * self.pixels)
             offsets = self._offsets
             for name, colour in nodes.items():
@@ -147,10 +118,7 @@ class Pipeline:
         return raw
 
     def _nodes_at_once(self, nodes: Mapping[str, RGB]) -> bytearray | None:
-        """The node colours written with the names and lengths checked once for the frame, not node by node:
-        a waiting board lights every node at every frame of its pulse, and the check of each, a call and a
-        copy, was most of the frame's cost. None when something is not right (the bytearray itself refuses
-        a value that is not an integer 0..255)."""
+        """Checked once per frame, not per node (docs/performance.md, 'LEDs'); None if something is wrong."""
         offsets = self._offsets
         try:
             if not nodes.keys() <= offsets.keys() or not set(map(len, nodes.values())) <= {3}:
@@ -168,12 +136,12 @@ class Pipeline:
             raise LedInputError(
                 f"a frame for layout {self.layout.name} has {self.pixels} pixels, not {len(pixels)}"
             )
-        try:  # fast path: one C-level pass; bytearray() refuses values outside 0..255
+        try:  # bytearray() refuses values outside 0..255
             if all(len(colour) == 3 for colour in pixels):
                 return bytearray(chain.from_iterable(pixels))
         except (TypeError, ValueError):
             pass
-        for i, colour in enumerate(pixels):  # find the bad one for the message
+        for i, colour in enumerate(pixels):
             _colour(colour, f"pixel {i}")
         raise LedInputError("a frame's pixels must each be three integers 0..255")
 
@@ -196,8 +164,7 @@ class Pipeline:
         return self._encode(r, g, b, w), ma, limited
 
     def _white(self, r: bytes, g: bytes, b: bytes) -> tuple[bytes, bytes, bytes, bytes]:
-        """w = min(r, g, b) per pixel, and r, g, b less w: SIMD within one big int (16-bit lanes, a
-        guard bit at 256 in each), about ten times faster than a per-pixel loop."""
+        """w = min(r, g, b) and r, g, b less w, in one int of 16-bit lanes (docs/performance.md, 'LEDs')."""
         n = self.pixels
         if self._lanes is None:
             self._lanes = (int.from_bytes(b"\x01\x00" * n, "big"), int.from_bytes(b"\x00\xff" * n, "big"))
@@ -209,12 +176,12 @@ class Pipeline:
             return int.from_bytes(lanes, "big")
 
         def smaller(a: int, b: int) -> int:
-            mask = ((((a + guard) - b) & guard) >> 8) * 255  # 0xFF in each lane where a >= b
+            mask = ((((a + guard) - b) & guard) >> 8) * 255  # 0xFF where a >= b
             return (b & mask) | (a & (low ^ mask))
 
         big_r, big_g, big_b = spread(r), spread(g), spread(b)
         big_w = smaller(smaller(big_r, big_g), big_b)
-        # every lane of r, g, b is >= w: whole-int subtraction never borrows across lanes
+        # each lane of r, g, b is >= w: no borrow crosses lanes
         return tuple(
             v.to_bytes(2 * n, "big")[1::2] for v in (big_r - big_w, big_g - big_w, big_b - big_w, big_w)
         )
@@ -262,14 +229,8 @@ def _colour(colour, what: str) -> bytes:
 
 
 class LedSurface:
-    """Lights the board: node colours through the layout, or raw frames; brightness; status.
-
-    A backend *must* implement :meth:`_write` (hand wire bytes to the LEDs) and *may* override
-    :meth:`_close` (release the hardware) and :meth:`status` (add driver details). Everything else -
-    composing, gamma, current limiting, skipping unchanged frames, the frame-rate cap - happens here,
-    the same for every backend. Safe to call from several threads. A context manager; :meth:`close`
-    is idempotent.
-    """
+    """Lights the board through the layout; thread-safe, a context manager. A backend *must* implement
+    :meth:`_write` (wire bytes to the LEDs) and *may* override :meth:`_close` and :meth:`status`."""
 
     driver = "none"
 
@@ -311,7 +272,7 @@ class LedSurface:
         self._last_ma = 0.0
         self._last_limited = False
         self._sent_at = -1e9
-        self._tokens = float(BURST)  # the frame-rate cap is a token bucket: BURST deep, refilled at fps
+        self._tokens = float(BURST)  # the frame-rate cap: a token bucket refilled at fps
         self._refilled = time.monotonic()
         self._pending: tuple[bytes, float, bool] | None = None
         self._timer: threading.Timer | None = None
@@ -323,11 +284,9 @@ class LedSurface:
         self.frames_dropped = 0
         self.closed = False
 
-    # -- the interface the runtime uses ------------------------------------------------------------
-
     @property
     def brightness(self) -> float:
-        """0..1, perceptual (gamma applied after it); the current budget may dim a frame further."""
+        """0..1, perceptual; the current budget may dim a frame further."""
         return self._pipeline.brightness
 
     @brightness.setter
@@ -339,7 +298,7 @@ class LedSurface:
 
     @property
     def budget_ma(self) -> float:
-        """The power supply's current budget for the LEDs; every frame is dimmed to fit it."""
+        """The supply's mA for the LEDs; every frame is dimmed to fit."""
         return self._pipeline.budget_ma
 
     @budget_ma.setter
@@ -349,11 +308,11 @@ class LedSurface:
             self._pipeline.budget_ma = value
 
     def show_nodes(self, nodes: Mapping[str, RGB], status: Sequence[RGB] = ()) -> None:
-        """Show a frame: these nodes in these colours, unlisted nodes off, then the status pixels."""
+        """Show these nodes in these colours, the others off, and the status pixels."""
         self._show(self._pipeline.compose(nodes, status))
 
     def show_pixels(self, pixels: Sequence[RGB]) -> None:
-        """Show a whole raw frame, one colour per pixel in chain order (self-test sweeps)."""
+        """Show a raw frame, one colour per pixel in chain order."""
         self._show(self._pipeline.check_pixels(pixels))
 
     def status(self) -> dict:
@@ -379,8 +338,6 @@ class LedSurface:
                 "closed": self.closed,
             }
 
-    # -- what the LEDs show: the frame last sent, kept anyway to skip unchanged frames ----------------
-
     def _shown_wire(self) -> bytes:
         with self._lock:
             wire = self._last_wire
@@ -390,7 +347,7 @@ class LedSurface:
 
     @property
     def frame(self) -> list[RGB]:
-        """The last frame sent: RGB duty per pixel after brightness, gamma and the current limiter."""
+        """The last frame sent: RGB duty per pixel."""
         return self._pipeline.decode(self._shown_wire())
 
     def pixel_colours(self) -> list[RGB]:
@@ -405,12 +362,8 @@ class LedSurface:
         return self._looks(self.pixel_colours())[1]
 
     def shown(self) -> dict:
-        """What the LEDs show now, for the web page's virtual board: ``nodes``, how each lit node looks (node name
-        -> RGB, gamma undone: so after brightness and the current limiter, as the eye sees them); ``status``,
-        the status pixels so; ``frames``, how many frames have been sent (a new count is a new frame); and
-        ``limited``, whether the current limiter dimmed this one. Read from the frame last sent, which every
-        backend keeps anyway to skip unchanged frames: nothing is asked of the LEDs."""
-        with self._lock:  # the frame with its own count (an RLock: _shown_wire takes it again)
+        """For the web page: ``nodes`` (lit node -> RGB as seen), ``status``, ``frames`` and ``limited``."""
+        with self._lock:  # the frame with its own count
             wire, frames, limited = self._shown_wire(), self.frames_sent, self._last_limited
         nodes, status = self._looks(self._apparent_colours(wire))
         return {"nodes": nodes, "status": status, "frames": frames, "limited": limited}
@@ -420,12 +373,12 @@ class LedSurface:
         return [(t[r], t[g], t[b]) for r, g, b in self._pipeline.decode(wire)]
 
     def _looks(self, colours: list[RGB]) -> tuple[dict[str, RGB], list[RGB]]:
-        """Pixel colours -> the lit nodes' (dark ones left out) and the status pixels'."""
+        """Pixel colours -> the lit nodes' and the status pixels'."""
         lit = {name: colours[p] for name, p in self.layout.nodes.items() if colours[p] != (0, 0, 0)}
         return lit, [colours[p] for p in self.layout.status]
 
     def settle(self, timeout: float = 1.0) -> bool:
-        """Wait until a deferred frame has been sent; True when nothing is pending."""
+        """Wait for a deferred frame; True when none is pending."""
         return self._idle.wait(timeout)
 
     def close(self) -> None:
@@ -449,15 +402,11 @@ class LedSurface:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    # -- for backends ----------------------------------------------------------------------------
-
     def _write(self, wire: bytes) -> None:
         raise NotImplementedError
 
     def _close(self) -> None:
         pass
-
-    # -- the shared path ---------------------------------------------------------------------------
 
     def _show(self, raw: bytearray) -> None:
         with self._lock:
@@ -469,7 +418,7 @@ class LedSurface:
                 return
             if self._pending is not None:
                 self.frames_dropped += 1  # superseded before it was shown
-            if wire == self._last_wire:  # back to what is on the LEDs: nothing left to send
+            if wire == self._last_wire:  # back to what the LEDs show
                 self._pending = None
                 self.frames_unchanged += 1
                 return
@@ -494,12 +443,12 @@ class LedSurface:
                 self._tokens -= 1
                 try:
                     self._send(*pending)
-                except Exception:  # a deferred frame has no caller to raise to: keep the surface usable
+                except Exception:  # no caller to raise to: keep the surface usable
                     log.exception("sending a deferred LED frame failed")
             self._idle.set()
 
     def _refill(self) -> float:
-        """Top up the frame tokens; the seconds until one is available (0: send now)."""
+        """Top up the frame tokens; seconds until one is there (0: now)."""
         now = time.monotonic()
         self._tokens = min(float(BURST), self._tokens + (now - self._refilled) * self.fps)
         self._refilled = now
@@ -517,7 +466,7 @@ class LedSurface:
 
 
 def idle_draw_ma(layout: LedLayout, power: PowerModel | None = None) -> float:
-    """What the layout's LEDs draw when dark: no current budget can be below it."""
+    """mA the layout's LEDs draw when dark: the least budget."""
     return (power or PowerModel()).idle_ma * layout.pixel_count
 
 
@@ -535,31 +484,21 @@ def _check_brightness(value) -> None:
         raise LedInputError(f"brightness is a number from 0 to 1, not {value!r}")
 
 
-# -- the simulator ---------------------------------------------------------------------------------
-
-
 class SimulatedSurface(LedSurface):
-    """The LEDs in memory: keeps the last frame sent and counts frames; draws the board as a PNG.
-
-    ``frame`` is what the LEDs were given (after gamma and the limiter), ``node_colours()`` the colour
-    each node appears to glow (gamma undone, as a screen shows it): every surface has them (and ``shown()``,
-    for the web page), read from the frame last sent.
-    """
+    """The LEDs in memory: the last frame sent (:attr:`wire`), its current, and a PNG of it."""
 
     driver = "sim"
 
     def __init__(self, layout: LedLayout, **kw):
         super().__init__(layout, **kw)
-        self._wire = bytes(
-            (3 if self.strip == "GRB" else 4) * layout.pixel_count
-        )  # dark until the first frame
+        self._wire = bytes((3 if self.strip == "GRB" else 4) * layout.pixel_count)  # dark
 
     def _write(self, wire: bytes) -> None:
         self._wire = wire
 
     @property
     def wire(self) -> bytes:
-        """The bytes last handed to the strip, in its byte order (GRB or GRBW)."""
+        """The bytes last handed to the strip."""
         return self._wire
 
     @property
@@ -567,20 +506,19 @@ class SimulatedSurface(LedSurface):
         """Estimated current of the frame on the LEDs."""
         return self._pipeline.current(self._wire)
 
-    def render_png(self, path_or_file, scale: int = 16) -> None:
-        """Draw the bandanna (G/R/Y/B nodes, quadrangle rods) with this frame's glow; write a PNG."""
+    def render_png(self, path_or_file, palette: Mapping[str, RGB], scale: int = 16) -> None:
+        """Write a PNG of the layout's board printed in ``palette``, with this frame's glow (needs Pillow)."""
         from hardware.board_image import draw_board
 
-        image = draw_board(self.node_colours(), self.status_colours(), scale=scale)
+        if self.layout.board is None:
+            raise LedInputError(f"layout {self.layout.name} has no board to draw (load it with one)")
+        image = draw_board(self.layout.board, palette, self.node_colours(), self.status_colours(), scale)
         image.save(path_or_file, format="PNG")
-
-
-# -- rpi_ws281x ------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class HardwarePaths:
-    """Where the driver looks before it starts; tests point these at fake files."""
+    """Where the driver looks first; tests point these at fakes."""
 
     model: str = "/proc/device-tree/model"
     cpuinfo: str = "/proc/cpuinfo"
@@ -594,7 +532,7 @@ PI5_TYPES = {0x17, 0x18, 0x19, 0x1A}  # new-style revision codes: Pi 5, CM5, Pi 
 
 
 def pi_model(paths: HardwarePaths = HardwarePaths()) -> str | None:
-    """The Raspberry Pi's model name (device tree, else /proc/cpuinfo), or None when this is no Pi."""
+    """The Pi's model (device tree, else /proc/cpuinfo), or None."""
     try:
         model = Path(paths.model).read_bytes().decode("ascii", "replace").strip("\x00\n ")
         if model:
@@ -620,18 +558,13 @@ def pi_model(paths: HardwarePaths = HardwarePaths()) -> str | None:
 
 
 def spi_buffer_bytes(pixels: int, freq_hz: int = LED_FREQ_HZ) -> int:
-    """Bytes rpi_ws281x sends per SPI frame: 3 SPI bits per data bit, always room for 4 colours,
-    plus the reset time (its PCM_BYTE_COUNT)."""
+    """Bytes rpi_ws281x sends per SPI frame (its PCM_BYTE_COUNT): 3 bits per data bit, 4 colours, reset."""
     bits = pixels * 4 * 8 * 3 + (LED_RESET_US * freq_hz * 3) // 1_000_000
     return ((bits >> 3) & ~0x7) + 8
 
 
 def check_platform(interface: str, pixels: int, paths: HardwarePaths = HardwarePaths()) -> str:
-    """Everything rpi_ws281x needs that can be checked first; returns the Pi's model.
-
-    Raises :class:`LedError` for: not a Pi, a Pi 5, SPI off or not permitted, /dev/mem not permitted
-    (PWM), a spidev buffer too small for the chain.
-    """
+    """Check what rpi_ws281x needs (docs/hardware.md, 'Errors and their fixes'); the Pi's model."""
     model = pi_model(paths)
     if model is None:
         raise LedError(
@@ -680,11 +613,7 @@ def check_platform(interface: str, pixels: int, paths: HardwarePaths = HardwareP
 
 
 def pack_words(wire: bytes, strip: str) -> array:
-    """Wire bytes -> one 32-bit word per LED for rpi_ws281x told the strip is RGB (or RGBW).
-
-    The library sends a word's bits 16-23, 8-15, 0-7 (then 24-31 for RGBW) in that order, so words
-    built from the wire bytes make it send exactly those bytes: our encoder keeps the one byte order.
-    """
+    """Wire bytes -> one word per LED; rpi_ws281x, told the strip is RGB(W), sends it as those very bytes."""
     step = 3 if strip == "GRB" else 4
     count = len(wire) // step
     words = bytearray(4 * count)  # big-endian: [w, b0, b1, b2]
@@ -699,8 +628,7 @@ def pack_words(wire: bytes, strip: str) -> array:
 
 
 class Ws281xSurface(LedSurface):
-    """WS2812B / SK6812 LEDs through rpi_ws281x's PixelStrip: SPI on GPIO10 (default, no root) or PWM on
-    GPIO18 (root). Checks the platform first and raises :class:`LedError` with the fix."""
+    """WS2812B / SK6812 LEDs through rpi_ws281x: SPI on GPIO10 (no root) or PWM on GPIO18 (root)."""
 
     driver = "ws281x"
 
@@ -735,7 +663,7 @@ class Ws281xSurface(LedSurface):
                 "Raspberry Pi only; elsewhere use the simulator)"
             ) from None
         strip_type = rpi_ws281x.ws.WS2811_STRIP_RGB if strip == "GRB" else rpi_ws281x.ws.SK6812_STRIP_RGBW
-        # brightness 255 and no gamma in the library: ours are already applied, the bytes pass through.
+        # brightness 255 and no gamma in the library: the bytes pass through
         self._strip = rpi_ws281x.PixelStrip(
             layout.pixel_count, INTERFACES[interface], LED_FREQ_HZ, LED_DMA, False, 255, 0, strip_type
         )

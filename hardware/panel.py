@@ -1,20 +1,9 @@
-"""The control panel on the Pi's GPIO (gpiozero): ROLL, OK / END TURN and UNDO buttons, a buzzer, a status LED.
+"""The control panel on the Pi's GPIO (gpiozero): ROLL, OK and UNDO buttons, a buzzer, a status LED.
 
-    panel = open_panel("sim")                 # gpiozero's MockFactory; "gpio" for the real pins
-    panel.when_roll = lambda: print("roll")
-    panel.pin("roll").drive_low()             # sim: press ROLL (buttons pull up, pressed = low)
-    panel.beep("gryb"); panel.set_status("ready")
-    panel.close()
+    panel = open_panel("sim")                 # "gpio" for the real pins
+    panel.pin("roll").drive_low()             # sim: press ROLL (pull-ups: pressed = low)
 
-Buttons are wired from the GPIO to ground, with the Pi's internal pull-ups. ROLL and OK act when
-pressed; UNDO acts when released after a short press, and a press held for ``hold_time`` opens the
-menu instead (no undo follows on release).
-
-Debouncing is done here, not by the pin factory: gpiozero's factories disagree on what ``bounce_time``
-means (RPi.GPIO drops edges for a while after one, so it can lose a release; lgpio delays every edge;
-the mock ignores it), so each button gets the same rule everywhere: the first edge that changes the
-button's state counts at once, edges in the following ``bounce_time`` are ignored, and at the end of it
-the pin is read again so a change that happened inside the window is never lost.
+Debouncing is done here, the same on every pin factory (docs/hardware.md, 'Control panel: the Pi's GPIO').
 """
 
 from __future__ import annotations
@@ -28,8 +17,7 @@ log = logging.getLogger(__name__)
 
 Callback = Callable[[], None] | None
 
-# Tone patterns: (frequency in Hz or None for a rest, seconds). The buzzer is a passive piezo driven
-# by gpiozero's TonalBuzzer (mid tone A5, two octaves: 220 .. 3520 Hz).
+# (Hz or None for a rest, seconds), on a TonalBuzzer of two octaves round A5: 220..3520 Hz
 PATTERNS: dict[str, tuple[tuple[float | None, float], ...]] = {
     "ok": ((1760, 0.06),),
     "illegal": ((330, 0.12), (None, 0.05), (247, 0.22)),
@@ -42,11 +30,11 @@ BUTTONS = ("roll", "ok", "undo")
 
 
 class PanelError(ValueError):
-    """A bad panel option or request (unknown sound or status, clashing pins, no GPIO here)."""
+    """A bad panel option or request, or no GPIO here."""
 
 
 class _Debounce:
-    """One button's debounced state (see the module docstring for the rule)."""
+    """One button's debounced state: an edge counts at once; the pin is read again after ``bounce_time``."""
 
     def __init__(self, read: Callable[[], bool], bounce_time: float, on_change: Callable[[bool], None]):
         self.read = read
@@ -60,7 +48,7 @@ class _Debounce:
     def edge(self, pressed: bool) -> None:
         with self.lock:
             if pressed == self.pressed:
-                return  # back to the level already reported: a bounce
+                return  # a bounce
             now = time.monotonic()
             wait = self.changed_at + self.bounce_time - now
             if wait > 0:
@@ -89,13 +77,8 @@ class _Debounce:
 
 
 class ControlPanel:
-    """ROLL / OK / UNDO buttons, a buzzer and a status LED on GPIO pins (BCM numbers).
-
-    Callbacks (``when_roll``, ``when_ok``, ``when_undo``, ``when_menu``) *may* be set at any time and
-    are called on gpiozero's or a timer's thread: they must return quickly (the runtime only enqueues).
-    ``beep`` never blocks. ``pin_factory`` is gpiozero's (None: its default, the real GPIO). A context
-    manager; :meth:`close` is idempotent.
-    """
+    """ROLL / OK / UNDO buttons, a buzzer and a status LED on BCM pins; a context manager. The ``when_*``
+    callbacks run on gpiozero's or a timer's thread and *must* return quickly."""
 
     def __init__(
         self,
@@ -163,7 +146,7 @@ class ControlPanel:
         except PanelError:
             self.close()
             raise
-        except Exception as err:  # gpiozero's own errors: no GPIO here, pin in use, ...
+        except Exception as err:  # gpiozero's: no GPIO here, pin in use, ...
             self.close()
             hint = (
                 " (no GPIO here: on a Raspberry Pi install python3-lgpio, which install.sh does; elsewhere "
@@ -180,8 +163,6 @@ class ControlPanel:
         self._sound_next = None
         self._sound_thread = threading.Thread(target=self._play_loop, name="panel-buzzer", daemon=True)
         self._sound_thread.start()
-
-    # -- buttons -----------------------------------------------------------------------------------
 
     def _changed(self, name: str, pressed: bool) -> None:
         if name == "undo":
@@ -214,17 +195,14 @@ class ControlPanel:
         return self._debounce[name].pressed
 
     def pin(self, name: str):
-        """The gpiozero pin of "roll", "ok", "undo", "buzzer" or "status_led" (in sim: a MockPin to drive)."""
+        """The gpiozero pin of a button, "buzzer" or "status_led" (in sim: a MockPin to drive)."""
         if name not in self._devices:
             raise PanelError(f"no panel pin {name!r}: one of {', '.join(self._devices)}")
         device = self._devices[name]
         return getattr(device, "pwm_device", device).pin  # TonalBuzzer wraps a PWMOutputDevice
 
-    # -- buzzer --------------------------------------------------------------------------------------
-
     def beep(self, kind: str) -> None:
-        """Play a short tone pattern in the background ("ok", "illegal", "gryb", "win", "roll"); a new one
-        cuts the one playing. Nothing sounds when ``sounds`` is off."""
+        """Play a pattern of :data:`PATTERNS` in the background, cutting the one playing; never blocks."""
         if kind not in PATTERNS:
             raise PanelError(f"no sound {kind!r}: one of {', '.join(PATTERNS)}")
         if not self.sounds or self.closed:
@@ -261,8 +239,6 @@ class ControlPanel:
                 if not self.closed:
                     log.exception("the buzzer failed")
 
-    # -- status LED ------------------------------------------------------------------------------------
-
     def set_status(self, state: str) -> None:
         """ "ready" (steady on), "busy" (fast blink), "link-down" (slow blink) or "off"."""
         if state not in STATUS:
@@ -277,8 +253,6 @@ class ControlPanel:
         elif state != self.state:  # keep a running blink's rhythm when asked again
             self._led.blink(on_time=pattern[0], off_time=pattern[1], background=True)
         self.state = state
-
-    # -- life cycle ------------------------------------------------------------------------------------
 
     def close(self) -> None:
         """Stop the buzzer and the blinking, release the pins. Idempotent."""
@@ -306,8 +280,7 @@ class ControlPanel:
 
 
 def open_panel(driver: str, **kw) -> ControlPanel:
-    """The control panel for a config's ``panel.driver``: "sim" (gpiozero's MockFactory, PWM-capable mock
-    pins so the tonal buzzer works) or "gpio" (gpiozero's default pin factory: the real header)."""
+    """The panel for ``panel.driver``: "sim" (MockFactory with PWM pins, for the buzzer) or "gpio"."""
     if driver == "sim":
         from gpiozero.pins.mock import MockFactory, MockPWMPin
 
@@ -320,8 +293,7 @@ def open_panel(driver: str, **kw) -> ControlPanel:
 
         from gpiozero.exc import PinFactoryFallback
 
-        # gpiozero warns once for each pin library it tries and fails to load (eight lines off a Pi): the
-        # one line that matters is ours, which off a Pi says what to do instead.
+        # off a Pi gpiozero warns for each pin library it tries; our one error says what to do
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", PinFactoryFallback)
             return ControlPanel(**kw)

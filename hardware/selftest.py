@@ -1,23 +1,5 @@
-"""The self-test: every LED lit, every node pressed, the serial link's health — on the board or the simulator.
-
-    report = selftest(surface, node_input, nodes, timeout=120)
-    print(report.text())
-
-1. Sweep: the whole LED surface is lit in blocks of pixels, white then the board colours, so a dead
-   pixel, a wrong panel order or a colour-order mistake (GRB vs RGB) shows at a glance.
-2. Nodes: every node still to press glows dim white; a press turns it green. Nodes reported pressed
-   before anyone touched the board are *stuck*; nodes never pressed before the timeout are *dead*
-   (or not wired); a node that goes down and up more than twice during one press is *chattering*
-   (its debounce is too short or the switch is worn).
-3. Link: the serial link's status from the node input (state, heartbeat age, bad frames, resyncs).
-
-Works through the same interfaces as the companion (:class:`hardware.leds.LedSurface` and
-:class:`hardware.node_input.NodeInput`), so the simulator runs exactly this code; a test presses
-every node through the emulated Pico.
-
-A self-test may be cancelled at any step (``cancel``, an Event): it stops within a frame or a tenth of a
-second, and the report says so. :class:`Run` runs one at a time on its own thread for the running
-companion, whose pages follow its progress and may cancel it.
+"""The self-test: every LED lit, every node pressed, the serial link's health (docs/hardware.md, 'The
+self-test'), through the companion's own LedSurface and NodeInput, so the simulator runs this code.
 """
 
 from __future__ import annotations
@@ -32,13 +14,11 @@ log = logging.getLogger(__name__)
 
 RGB = tuple[int, int, int]
 WHITE: RGB = (255, 255, 255)
-DIM: RGB = (110, 110, 110)  # after gamma and brightness still a visible glow
+DIM: RGB = (110, 110, 110)  # still a visible glow after gamma and brightness
 DONE: RGB = (0, 255, 0)
 SWEEP_COLOURS: tuple[RGB, ...] = (WHITE, (255, 0, 0), (0, 255, 0), (0, 0, 255))
 SWEEP_BLOCKS = 16
-# A press that comes this soon after the same node's release is its contact bouncing past the debounce,
-# not a finger pressing again (a quick tapper lifts and presses again in a tenth of a second at best).
-BOUNCE_GAP = 0.03
+BOUNCE_GAP = 0.03  # s: a press this soon after the node's release is a bounce, not a finger
 
 
 @dataclass
@@ -51,8 +31,8 @@ class Report:
     chattering: list[str] = field(default_factory=list)
     link: dict = field(default_factory=dict)
     seconds: float = 0.0
-    untested: str | None = None  # why the press step did not run (the Pico does not answer)
-    cancelled: bool = False  # stopped before its end: the nodes not pressed yet are untested, not dead
+    untested: str | None = None  # why the press step did not run
+    cancelled: bool = False  # the nodes not pressed yet are untested, not dead
 
     @property
     def ok(self) -> bool:
@@ -78,7 +58,8 @@ class Report:
 
     def text(self) -> str:
         lines = [
-            f"LEDs: {self.pixels} pixels swept in {self.sweep_frames} frames (look for dark or wrong colours)",
+            f"LEDs: {self.pixels} pixels swept in {self.sweep_frames} frames "
+            "(look for dark or wrong colours)",
             f"nodes: not tested: {self.untested}"
             if self.untested
             else f"nodes: {len(self.pressed)} pressed, {len(self.dead)} dead, {len(self.stuck)} stuck, "
@@ -111,8 +92,8 @@ def sweep(
     cancel: threading.Event | None = None,
     shown: Callable[[int, int], None] | None = None,
 ) -> int:
-    """Light the whole surface block by block in each colour; returns the frames shown. ``cancel`` set
-    stops it after the frame being shown (the surface is left dark); ``shown(frames, of)`` hears of each."""
+    """Light the surface block by block in each colour, then dark; the frames shown. ``cancel`` stops it
+    after the frame being shown; ``shown(frames, of)`` hears of each."""
     count = surface.layout.pixel_count
     size = max(1, -(-count // blocks))
     total = len(colours) * len(range(0, count, size))
@@ -124,7 +105,7 @@ def sweep(
             pixels = [(0, 0, 0)] * count
             pixels[start : start + size] = [colour] * len(pixels[start : start + size])
             surface.show_pixels(pixels)
-            surface.settle()  # every block reaches the LEDs: the frame-rate cap would drop all but a few
+            surface.settle()  # else the frame-rate cap would drop all but a few
             frames += 1
             if shown is not None:
                 shown(frames, total)
@@ -147,13 +128,8 @@ def selftest(
     cancel: threading.Event | None = None,
     progress: Callable[[dict], None] | None = None,
 ) -> Report:
-    """Run the three steps. ``on_ready`` is called once the board waits for presses (the simulator's
-    test presses every node from it); the press step ends when every node was pressed or at ``timeout``.
-    A Pico that has not answered ``link_wait`` seconds after the sweep skips the press step: every node
-    would only come out dead, and the report says why instead. ``cancel`` (set from another thread) ends
-    whichever step is under way; ``progress`` hears where the test is: ``{"step": "sweep", "done", "of"}``,
-    ``{"step": "link"}``, then ``{"step": "nodes", "pressed", "of", "until"}`` (``until``: the press step's
-    end on ``clock``) at its start and at each node pressed."""
+    """Sweep, wait ``link_wait`` s for the Pico, then for every node until ``timeout`` (``on_ready`` then).
+    ``cancel`` ends any step; ``progress`` hears each ``{"step": "sweep" | "link" | "nodes", ...}``."""
     cancel = cancel or threading.Event()
     tell = progress or (lambda step: None)
     started = clock()
@@ -187,8 +163,8 @@ def selftest(
     asked = set(wanted)
     stuck = set(node_input.pressed_nodes()) & asked
     pressed: dict[str, int] = {}  # node -> presses seen
-    released: dict[str, float] = {}  # node -> the time of its last release
-    bounces: dict[str, int] = {}  # node -> bounces in a row in its current press (reset by a new press)
+    released: dict[str, float] = {}  # node -> when it was last released
+    bounces: dict[str, int] = {}  # node -> bounces in a row in this press
     chattering: set[str] = set()
     lock = threading.Lock()
     changed = threading.Event()
@@ -241,7 +217,6 @@ def selftest(
         report.pressed = [n for n in wanted if n in pressed]
         report.chattering = [n for n in wanted if n in chattering]
     report.stuck = [n for n in wanted if n in stuck]
-    # Cancelled, the nodes not pressed yet were never waited for: untested, not dead.
     report.dead = [] if report.cancelled else [n for n in wanted if n not in pressed and n not in stuck]
     report.link = dict(node_input.link_status())
     report.seconds = clock() - started
@@ -249,9 +224,8 @@ def selftest(
 
 
 class Run:
-    """The self-test as the running companion offers it from its pages: one at a time on its own thread,
-    followed while it runs (:meth:`status`), cancelled (:meth:`cancel`), and ``on_end`` called once it has
-    let go of the board (the game's picture goes back on the LEDs)."""
+    """The self-test for the companion's pages: one at a time on its own thread; ``on_end`` is called once
+    it has let go of the board."""
 
     def __init__(
         self,
@@ -268,15 +242,15 @@ class Run:
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._cancel = threading.Event()
-        self._status: dict | None = None  # where it is while it runs, then its report
+        self._status: dict | None = None  # progress, then the report
 
     @property
     def running(self) -> bool:
-        """Whether the board is the self-test's now (from its first LED frame to its report)."""
+        """Whether the board is the self-test's now."""
         return self._thread is not None
 
     def start(self, timeout: float) -> bool:
-        """Start a self-test whose press step lasts at most ``timeout`` seconds; False if one runs already."""
+        """Start one whose press step lasts at most ``timeout`` s; False if one runs already."""
         with self._lock:
             if self._thread is not None:
                 return False
@@ -289,8 +263,7 @@ class Run:
         return True
 
     def cancel(self, wait: float = 5.0) -> bool:
-        """Stop the self-test under way and wait (``wait`` seconds at most) until it has let go of the board;
-        False if none runs."""
+        """Stop the one under way and wait (at most ``wait`` s) until it lets go; False if none runs."""
         with self._lock:
             thread = self._thread
             if thread is None:
@@ -300,9 +273,7 @@ class Run:
         return True
 
     def status(self) -> dict | None:
-        """None before the first self-test; while one runs ``{"running": true, "step", "nodes", "timeout"}``
-        and where the step is (``done``/``of`` frames of the sweep; ``pressed``/``of`` nodes and ``left``
-        seconds of the press step); then its report (:meth:`Report.to_dict`)."""
+        """None before the first; its progress while it runs (``"running": true``); then its report."""
         status = self._status
         if status is not None and "until" in status:
             status = dict(status)

@@ -24,9 +24,9 @@ from companion.service.store import Store
 from companion.session.hands import said
 from companion.session.record import GameRecord
 from companion.session.seating import HUMAN, by_player, by_seat, seating
+from web.api import refuse, web
 from web.board import board_svg
 from web.replays import position
-from web.api import refuse, web
 
 bp = Blueprint("history", __name__)
 

@@ -30,7 +30,7 @@ from collections import deque
 from flask import Blueprint, current_app, jsonify, request, session
 
 from companion.service.commands import ShowCode
-from web.api import body, board_here, refuse, web
+from web.api import board_here, body, refuse, web
 from web.security import csrf_token, is_paired, paired
 
 bp = Blueprint("pairing", __name__)

@@ -395,6 +395,8 @@ def _selftest(args) -> int:
     import threading
     import time
 
+    from companion.service.board import board_geometry
+    from hardware.buttons import load_button_layout
     from hardware.led_layout import load_layout
     from hardware.leds import open_surface
     from hardware.node_input import open_node_input
@@ -413,7 +415,7 @@ def _selftest(args) -> int:
             surface = parts.enter_context(
                 open_surface(
                     leds.driver,
-                    load_layout(leds.layout),
+                    load_layout(leds.layout, board_geometry()),
                     interface=leds.interface,
                     strip=leds.strip,
                     brightness=leds.brightness,
@@ -421,7 +423,9 @@ def _selftest(args) -> int:
                     fps=leds.fps,
                 )
             )
-            node_input = parts.enter_context(open_node_input(config.serial.url))
+            node_input = parts.enter_context(
+                open_node_input(config.serial.url, load_button_layout(board_geometry()))
+            )
 
         def press_all() -> None:
             for name in names:  # a quick finger: each node held 20 ms, the next 3 ms later

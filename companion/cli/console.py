@@ -29,8 +29,8 @@ from companion.games.die import Die
 from companion.games.engine import Game, IllegalAction
 from companion.rules.action import PASS, ROLL, Action
 from companion.session.hands import outcome
-from companion.session.session import Session
 from companion.session.seating import HUMAN, SEATS, by_player
+from companion.session.session import Session
 
 # Chess pieces (Hyper-Chess) drawn as chess figures, Player 1's white and Player 2's black, so a king is
 # told from a pawn; every other stone is its player's number.

@@ -12,8 +12,12 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from companion.service.board import board_geometry
+from companion.session.palette import BOARD_COLOURS
+from hardware.led_layout import LayoutError, load_layout
+from hardware.leds import PowerModel, idle_draw_ma
+
 DEFAULT_PATH = Path("/etc/gryb-companion/config.toml")
-BOARD_COLOURS = {"G": (0, 160, 60), "R": (220, 30, 30), "Y": (240, 200, 0), "B": (20, 70, 220)}
 
 
 MIN_DISTANCE = 120  # sum of channel differences: below this two glows are easily confused
@@ -86,19 +90,13 @@ class Leds:
     def least_budget_ma(self) -> int:
         """The lowest budget the phone offers: the first whole 100 mA above what the layout's LEDs draw
         dark (1100 mA for the 1024-LED matrix, 400 for the 349-LED chain)."""
-        from hardware.led_layout import load_layout  # hardware imports companion: import late
-        from hardware.leds import idle_draw_ma
-
-        return (int(idle_draw_ma(load_layout(self.layout))) // 100 + 1) * 100
+        return (int(idle_draw_ma(load_layout(self.layout, board_geometry()))) // 100 + 1) * 100
 
     def _check_layout(self) -> None:
         """The layout must load, and the budget must cover what its LEDs draw when dark: both would
         otherwise fail only when the LEDs are opened, with everything else already started."""
-        from hardware.led_layout import LayoutError, load_layout  # hardware imports companion: import late
-        from hardware.leds import PowerModel, idle_draw_ma
-
         try:
-            layout = load_layout(self.layout)
+            layout = load_layout(self.layout, board_geometry())
         except LayoutError as err:
             raise ConfigError(f"leds.layout: {err}") from None
         idle_ma, idle = PowerModel().idle_ma, idle_draw_ma(layout)

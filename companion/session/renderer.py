@@ -38,8 +38,8 @@ from companion.games.engine import Game
 from companion.rules import node as nd
 from companion.rules.node import Node
 from companion.rules.space import bits
-from companion.service.config import BOARD_COLOURS
 from companion.session.hands import LIFT, Hands
+from companion.session.palette import BOARD_COLOURS
 
 RGB = tuple[int, int, int]
 OFF: RGB = (0, 0, 0)

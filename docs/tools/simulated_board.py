@@ -1,6 +1,6 @@
 """Draw docs/images/simulated-board.png: the simulator's picture of a game in progress.
 
-    .venv/bin/python docs/tools/simulated_board.py [output.png]
+    .venv/bin/python docs/tools/simulated_board.py [output.png]      (needs the docs extra: Pillow)
 
 The frame is made by hand to look like the middle of a two-player game (see companion/session/renderer.py
 for the real look): white's and magenta's stones, the stone just moved brighter with a faint trail on
@@ -14,7 +14,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from companion.service.config import BOARD_COLOURS
+from companion.service.board import board_geometry
+from companion.session.palette import BOARD_COLOURS
 from hardware.led_layout import load_layout
 from hardware.leds import SimulatedSurface
 
@@ -46,10 +47,10 @@ def frame() -> tuple[dict, list]:
 
 def main(argv: list[str]) -> int:
     out = Path(argv[0]) if argv else Path(__file__).resolve().parents[1] / "images" / "simulated-board.png"
-    with SimulatedSurface(load_layout("panels-32x32"), brightness=1.0) as surface:
+    with SimulatedSurface(load_layout("panels-32x32", board_geometry()), brightness=1.0) as surface:
         nodes, status = frame()
         surface.show_nodes(nodes, status)
-        surface.render_png(out, scale=16)
+        surface.render_png(out, BOARD_COLOURS, scale=16)
         print(
             f"{out}: {len(surface.node_colours())} nodes lit, {surface.status()['last_frame_ma']} mA estimated"
         )

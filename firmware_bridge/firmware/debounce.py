@@ -1,16 +1,6 @@
-"""Per-key debounce of the scanned matrix, in the two symmetric per-key modes QMK calls sym_defer_pk and
-sym_eager_pk. MicroPython subset; time is an argument (ms), so tests drive it with a fake clock.
+"""Per-key debounce, QMK's sym_defer_pk (the default) and sym_eager_pk (docs/firmware.md, 'Debounce').
 
-*Deferred* (the default): a key's change is reported only after its contact has not changed for ``ms``
-milliseconds, stamped with the time the contact first moved. A glitch shorter than ``ms`` -- a bounce, a
-spark of noise, a knee on the cloth for a moment -- never becomes an event. Cost: each edge leaves the MCU
-``ms`` later.
-
-*Eager*: a key's change is reported at the first scan that sees it, then the key is deaf for ``ms``
-milliseconds, so its bounces are swallowed. Fastest, but a single noisy scan is a press.
-
-Deferred is the default because on this board a press places a stone: a phantom press is a wrong move in
-someone's game, while 5 ms of latency is far below what a player can notice.
+MicroPython subset; the time (ms) is an argument, so tests drive it with a fake clock.
 """
 
 EAGER = 0
@@ -22,11 +12,8 @@ def _by_time(event):
 
 
 class Debouncer:
-    """Turns raw scans (one int per row, bit c = key (row, c) closed) into debounced key edges.
-
-    ``update(scan, now)`` returns a list of ``(row, col, pressed, ms)``; ``state`` holds the debounced
-    rows. Keys are indexed ``row * 32 + col``, so a matrix may have up to 32 columns.
-    """
+    """Raw scans (one int per row) -> debounced edges ``(row, col, pressed, ms)``; ``state`` holds the
+    debounced rows. A key is ``row << 5 | col``: at most 32 columns."""
 
     def __init__(self, rows, cols, ms=5, mode=DEFERRED):
         if cols > 32:
@@ -36,24 +23,24 @@ class Debouncer:
         self.raw = [0] * rows
         self.state = [0] * rows
         self._locked = [0] * rows  # eager: keys deaf until their timer ends
-        self._timers = {}  # key -> ms when its timer ends
-        self._since = {}  # deferred: key -> ms its contact first moved in this burst
+        self._timers = {}  # key -> ms its timer ends
+        self._since = {}  # deferred: key -> ms its contact first moved
         self.ms = ms
         self.mode = mode
 
     def configure(self, ms, mode):
-        """Change the time and the mode; a change in progress is timed afresh under the new rule."""
+        """Change the time and the mode; a change under way is timed afresh."""
         self.ms = ms
         self.mode = mode
         self._timers = {}
         self._since = {}
         self._locked = [0] * self.rows
-        # Make every key whose contact differs from its state look freshly changed at the next scan.
+        # every key whose contact differs from its state changes afresh at the next scan
         self.raw = list(self.state)
 
     @property
     def busy(self):
-        """True while some key is being timed: the caller should keep scanning at full rate."""
+        """A key is being timed: keep scanning at the full rate."""
         return bool(self._timers)
 
     def update(self, scan, now):
@@ -83,8 +70,7 @@ class Debouncer:
         events = []
         if timers:
             state = self.state
-            # sorted: MicroPython's dicts keep no order, and the edges of one scan must go out in the same
-            # order (and so with the same sequence numbers) on the Pico as in the tests.
+            # sorted: MicroPython's dicts keep no order, and edges must be numbered as in the tests
             for key in sorted(timers):
                 if now - timers[key] >= 0:
                     del timers[key]
@@ -95,7 +81,7 @@ class Debouncer:
                         state[r] ^= bit
                         events.append((r, key & 31, bool(raw[r] & bit), first))
             if len(events) > 1:
-                events.sort(key=_by_time)  # the contact that moved first goes first (ties row by row)
+                events.sort(key=_by_time)  # the contact that moved first goes first
         return events
 
     def _eager(self, scan, now):

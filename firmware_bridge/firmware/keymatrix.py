@@ -1,13 +1,6 @@
-"""Scanning the diode matrix of node buttons, behind one small interface. MicroPython subset.
+"""Scanning the diode matrix of node buttons (docs/firmware.md, 'Scanning and wiring'). MicroPython subset.
 
-The switches are wired in a diode matrix: each row wire is driven low in turn while the others stay high,
-each column wire has a pull-up, and a closed switch pulls its column low through a diode (anode on the
-column, cathode on the row) only while its row is selected, so any number of keys may be down without
-ghosts. The scanners read whole ports at once, never pin by pin: a 74HC165 chain with one SPI read, or
-the RP2040's SIO ``GPIO_IN`` register with one ``mem32`` load.
-
-The classes take the hardware objects (``machine.SPI``, ``machine.Pin``, ``machine.mem32``) as arguments,
-so tests hand them the stand-in ``machine`` of ``firmware_bridge.standin_machine``.
+The scanners take the ``machine`` objects as arguments, so tests hand them ``standin_machine``'s.
 """
 
 SIO_BASE = 0xD0000000
@@ -16,12 +9,8 @@ GPIO_IN = SIO_BASE + 0x004
 
 
 class Matrix:
-    """A key matrix the firmware can scan.
-
-    Must have ``rows`` and ``cols`` and ``scan()``, which returns one int per row with bit ``c`` set when
-    key (row, c) is closed (the list may be reused between scans; copy it to keep it). May have
-    ``close()`` to release its pins.
-    """
+    """A key matrix. *Must* have ``rows``, ``cols`` and ``scan()``: one int per row, bit ``c`` set when key
+    (row, c) is closed (the list may be reused: copy it to keep it). *May* have ``close()``."""
 
     rows = 0
     cols = 0
@@ -34,16 +23,9 @@ class Matrix:
 
 
 class ShiftRegisterMatrix(Matrix):
-    """Rows driven through a chain of 74HC595, columns read through a chain of 74HC165, on one SPI bus.
+    """Rows driven through 74HC595s, columns read through 74HC165s, on one SPI bus (mode 0, MSB first).
 
-    Wiring (SPI mode 0, MSB first): SCK to every 595 SRCLK and every 165 CLK; MOSI to SER of the first
-    595; MISO from QH of the first 165; ``latch`` to every 595 RCLK; ``load`` to every 165 SH/LD. The 595
-    nearest the Pico drives rows 0-7 (QA = row 0 ... QH = row 7), the next rows 8-15, and so on. The 165
-    chain reads big-endian: the last 165 (farthest from the Pico) reads columns 0-7 (A = column 0), the
-    one before it columns 8-15. Unused 165 inputs and the last 165's SER are tied high.
-
-    One row: write the row-select bytes (only that row low), pulse ``latch``, pulse ``load`` low to
-    sample all columns at once, read the column bytes.
+    Per row: write the select bytes (that row low), pulse ``latch``, pulse ``load`` low, read the columns.
     """
 
     def __init__(self, spi, latch, load, rows=24, cols=16):
@@ -93,12 +75,8 @@ class ShiftRegisterMatrix(Matrix):
 
 
 class DirectMatrix(Matrix):
-    """Rows and columns on the Pico's own GPIO: for small matrices (the RP2040 has 26 free pins).
-
-    ``row_pins`` are ``machine.Pin`` outputs; ``col_gpios`` the GPIO numbers of the columns, which the
-    caller has made inputs with pull-ups; ``mem32`` is ``machine.mem32``. Each row is read with one
-    load of ``GPIO_IN``; contiguous columns come out with one shift and mask.
-    """
+    """Rows and columns on the Pico's own GPIO, for small matrices: ``row_pins`` are outputs, ``col_gpios``
+    inputs the caller pulled up; each row is one ``mem32`` load of ``GPIO_IN``."""
 
     def __init__(self, row_pins, col_gpios, mem32):
         if not 1 <= len(row_pins) <= 32 or not 1 <= len(col_gpios) <= 32:

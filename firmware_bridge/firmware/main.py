@@ -1,9 +1,6 @@
-"""The Pico's entry point: MicroPython runs main.py at boot. Wiring and pins are the constants below.
+"""The Pico's entry point, run at boot: read host bytes, scan, sleep out the scan period. Pins below.
 
-It builds the matrix scanner, hands the firmware logic (mcu.py) the USB serial port and a ms clock, and
-loops: read host bytes, scan, sleep out the scan period. Ctrl-C is switched off while it runs, because a
-0x03 byte inside a host frame would otherwise interrupt it; ground SAFE_GPIO at power-up to skip the
-firmware and keep the REPL for mpremote.
+Ctrl-C is off while it runs (docs/firmware.md, 'Deploying to the Pico'): ground SAFE_GPIO to keep the REPL.
 """
 
 import sys
@@ -12,7 +9,7 @@ import machine
 
 try:
     from time import sleep_us, ticks_diff, ticks_ms, ticks_us
-except ImportError:  # CPython in tests: the stand-in machine module carries MicroPython's ticks too
+except ImportError:  # CPython: the stand-in machine carries the ticks
     from machine import sleep_us, ticks_diff, ticks_ms, ticks_us
 
 try:  # CPython: the host package
@@ -26,7 +23,6 @@ WIRING = "shift-register"  # or "direct"
 ROWS = 24
 COLS = 16
 
-# Shift-register wiring on SPI0.
 SPI_ID = 0
 SPI_BAUD = 4000000
 SCK_GPIO = 18
@@ -35,11 +31,11 @@ MISO_GPIO = 16  # from QH of the first 74HC165
 LATCH_GPIO = 17  # every 595 RCLK
 LOAD_GPIO = 20  # every 165 SH/LD
 
-# Direct wiring (a small test matrix): rows and columns on the Pico's own pins.
+# WIRING = "direct": a small test matrix on the Pico's own pins
 DIRECT_ROW_GPIOS = (0, 1, 2, 3, 4, 5, 6, 7)
 DIRECT_COL_GPIOS = (8, 9, 10, 11, 12, 13, 14, 15)
 
-SAFE_GPIO = 22  # grounded at power-up: do not start, stay at the REPL
+SAFE_GPIO = 22  # grounded at power-up: stay at the REPL
 
 
 def build_matrix():
@@ -63,7 +59,7 @@ def build_matrix():
 
 
 class Clock:
-    """Ms since boot as a plain growing int (ticks_ms wraps; the protocol wants 32-bit ms)."""
+    """Ms since boot as a growing int (ticks_ms wraps)."""
 
     def __init__(self):
         self._last = ticks_ms()
@@ -105,5 +101,5 @@ def run():
             sleep_us(rest)
 
 
-if sys.implementation.name == "micropython":  # at boot; importing it under CPython only builds nothing
+if sys.implementation.name == "micropython":  # CPython only imports it
     run()

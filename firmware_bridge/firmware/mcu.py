@@ -1,14 +1,12 @@
 """The firmware's logic: scan, debounce, number the edges, beat, answer the host. MicroPython subset.
 
-``Firmware`` does no I/O of its own and reads no clock: ``main.py`` on the Pico (and the emulator on
-CPython) call ``tick(now_ms)`` every scan period and ``receive(data, now_ms)`` with whatever bytes came
-from the host, and give it a ``write`` function for the bytes going out.
+No I/O and no clock of its own: main.py (or the emulator) calls ``tick`` and ``receive`` with the time.
 """
 
 try:  # CPython: the host package
     from firmware_bridge import protocol
     from firmware_bridge.firmware.debounce import DEFERRED, EAGER, Debouncer
-except ImportError:  # the Pico: protocol.py and debounce.py sit next to this file
+except ImportError:  # the Pico: the files sit side by side
     import protocol
     from debounce import DEFERRED, EAGER, Debouncer
 
@@ -18,22 +16,15 @@ DEBOUNCE_MS = 5
 SCAN_US = 1000
 HEARTBEAT_MS = 500
 
-# What CONFIGURE accepts; anything else is refused with an ERROR and changes nothing.
+# what CONFIGURE accepts; anything else is refused with an ERROR and changes nothing
 DEBOUNCE_RANGE = (0, 50)
 SCAN_RANGE = (100, 20000)
 HEARTBEAT_RANGE = (50, 10000)
 
 
 class Firmware:
-    """The node-button firmware over any :class:`keymatrix.Matrix` and any byte ``write`` function.
-
-    Every debounced edge goes out as an EDGE with the next sequence number (16 bits, wrapping; the first
-    edge after boot is 1) and the ms timestamp of the change. HEARTBEAT every ``heartbeat_ms`` carries the
-    last sequence number, so the host notices a lost last edge. HELLO at ``start`` and on GET_HELLO;
-    SNAPSHOT (the debounced state and the last sequence number) on GET_SNAPSHOT; CONFIGURE changes
-    debounce, scan period and heartbeat; RESET acknowledges and calls ``on_reset`` (``machine.reset`` on
-    the Pico).
-    """
+    """The node-button firmware over any :class:`keymatrix.Matrix` and byte ``write`` function; the
+    messages it sends and obeys: docs/firmware.md, 'The protocol (version 1)'."""
 
     def __init__(
         self,
@@ -60,7 +51,7 @@ class Firmware:
 
     @property
     def busy(self):
-        """True while a key is being debounced (keep scanning at the full rate)."""
+        """A key is being debounced: keep scanning at the full rate."""
         return self.debouncer.busy
 
     @property
@@ -72,7 +63,7 @@ class Firmware:
         self._next_beat = now + self.heartbeat_ms
 
     def tick(self, now):
-        """One scan: debounce, send the edges, and the heartbeat when it is due."""
+        """One scan: debounce, send the edges, and the heartbeat when due."""
         for row, col, pressed, ms in self.debouncer.update(self.matrix.scan(), now):
             self.seq = (self.seq + 1) & 0xFFFF
             self.edges += 1
@@ -82,7 +73,7 @@ class Firmware:
             self._next_beat = now + self.heartbeat_ms
 
     def next_due(self, now):
-        """Ms until the firmware must run again if no key moves: 0 while debouncing, else the heartbeat."""
+        """Ms until it must run again if no key moves (0 while debouncing)."""
         if self.debouncer.busy:
             return 0
         return max(0, self._next_beat - now)

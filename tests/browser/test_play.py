@@ -17,8 +17,8 @@ import pytest
 from companion.games.die import Die
 from companion.games.engine import find
 from companion.rules import node as nd
-from companion.session.hands import _presses
 from companion.service import commands as c
+from companion.session.hands import _presses
 
 DOCS_IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images"
 PHONE = {"width": 360, "height": 740}

@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from companion.rules import node as nd
+from companion.service.board import board_geometry
 from hardware.buttons import (
     DEFAULT_LAYOUT,
     ButtonLayout,
@@ -20,13 +21,15 @@ from hardware.buttons import (
     parse_layout,
 )
 
+BOARD = board_geometry()
+
 
 def test_the_shipped_file_is_what_the_generator_writes():
-    assert DEFAULT_LAYOUT.read_text(encoding="utf-8") == layout_text(default_layout())
+    assert DEFAULT_LAYOUT.read_text(encoding="utf-8") == layout_text(default_layout(BOARD))
 
 
 def test_every_node_has_one_key_and_the_maps_are_inverse():
-    layout = load_button_layout()
+    layout = load_button_layout(BOARD)
     assert (layout.rows, layout.cols) == (24, 16)
     assert set(layout.key_of) == {nd.name(n) for n in nd.nodes()}
     assert len(layout.node_of) == 341 and len(layout.spares()) == 384 - 341
@@ -36,7 +39,7 @@ def test_every_node_has_one_key_and_the_maps_are_inverse():
 
 
 def test_wires_follow_the_board_geometry():
-    layout = load_button_layout()
+    layout = load_button_layout(BOARD)
     by_row: dict[int, set[int]] = {}
     by_col: dict[int, list[int]] = {}
     for n in nd.nodes():
@@ -53,13 +56,13 @@ def test_wires_follow_the_board_geometry():
 
 
 def test_layout_json_round_trips():
-    layout = default_layout()
-    again = parse_layout(json.loads(layout_text(layout)))
+    layout = default_layout(BOARD)
+    again = parse_layout(json.loads(layout_text(layout)), BOARD)
     assert again.key_of == layout.key_of and again.node_of == layout.node_of
 
 
 def edit(change) -> dict:
-    data = json.loads(layout_text(default_layout()))
+    data = json.loads(layout_text(default_layout(BOARD)))
     change(data)
     return data
 
@@ -86,19 +89,19 @@ def swap_in(data, row, col, value):
 )
 def test_a_bad_layout_names_its_problem(change, problem):
     with pytest.raises(ButtonLayoutError, match=problem):
-        parse_layout(edit(change), "test layout")
+        parse_layout(edit(change), BOARD, "test layout")
 
 
 def test_out_of_range_keys_are_refused():
-    mapping = {key: name for name, key in default_layout().key_of.items()}
+    mapping = {key: name for name, key in default_layout(BOARD).key_of.items()}
     mapping[(24, 0)] = mapping.pop((0, 0))
     with pytest.raises(ButtonLayoutError, match=r"key \(24, 0\) for node GGGG is outside the 24x16 matrix"):
-        ButtonLayout.from_mapping(24, 16, mapping)
+        ButtonLayout.from_mapping(24, 16, mapping, BOARD)
 
 
 def test_a_smaller_board_needs_only_its_own_nodes():
     mapping = {(0, i): nd.name(n) for i, n in enumerate(nd.nodes(1))}
-    layout = ButtonLayout.from_mapping(1, 8, mapping, depth=1)
+    layout = ButtonLayout.from_mapping(1, 8, mapping, board_geometry(1))
     assert layout.key("Y") == (0, 3) and layout.spares() == [(0, 5), (0, 6), (0, 7)]
     with pytest.raises(ButtonLayoutError, match="no key for node 'RG'"):
         layout.key("RG")
@@ -106,23 +109,25 @@ def test_a_smaller_board_needs_only_its_own_nodes():
 
 def test_unreadable_files_are_clear_errors(tmp_path):
     with pytest.raises(ButtonLayoutError, match="cannot read button layout"):
-        load_button_layout(tmp_path / "missing.json")
+        load_button_layout(BOARD, tmp_path / "missing.json")
     bad = tmp_path / "bad.json"
     bad.write_text("{nope", encoding="utf-8")
     with pytest.raises(ButtonLayoutError, match="not valid JSON"):
-        load_button_layout(bad)
+        load_button_layout(BOARD, bad)
 
 
 def test_the_generator_script_writes_the_same_file(tmp_path):
     target = tmp_path / "buttons.json"
-    subprocess.run([sys.executable, "-m", "hardware.buttons", str(target)], check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "companion.service.board", str(target)], check=True, capture_output=True
+    )
     assert target.read_text(encoding="utf-8") == DEFAULT_LAYOUT.read_text(encoding="utf-8")
 
 
 def test_the_generator_script_prints_the_layout_and_leaves_the_shipped_file_alone():
     before = DEFAULT_LAYOUT.stat().st_mtime_ns
     done = subprocess.run(
-        [sys.executable, "-m", "hardware.buttons"], check=True, capture_output=True, text=True
+        [sys.executable, "-m", "companion.service.board"], check=True, capture_output=True, text=True
     )
     assert done.stdout == DEFAULT_LAYOUT.read_text(encoding="utf-8")
     assert DEFAULT_LAYOUT.stat().st_mtime_ns == before
@@ -130,8 +135,10 @@ def test_the_generator_script_prints_the_layout_and_leaves_the_shipped_file_alon
 
 def test_the_hardware_and_bridge_layers_import_no_game_logic():
     code = (
-        "import sys, hardware.buttons, hardware.node_input, firmware_bridge.client, firmware_bridge.emulator;"
+        "import sys, hardware.geometry, hardware.buttons, hardware.led_layout, hardware.leds,"
+        " hardware.board_image, hardware.node_input, hardware.panel, hardware.selftest,"
+        " firmware_bridge.client, firmware_bridge.emulator;"
         "print(sorted(m for m in sys.modules if m.startswith('companion')))"
     )
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
-    assert out.strip() == "['companion', 'companion.rules', 'companion.rules.node']"
+    assert out.strip() == "[]"

@@ -8,6 +8,7 @@ import json
 import pytest
 
 from companion.rules import node as nd
+from companion.service.board import board_geometry
 from hardware.led_layout import (
     LayoutError,
     block_index,
@@ -18,17 +19,18 @@ from hardware.led_layout import (
 )
 
 ALL_NODES = [nd.name(n) for n in nd.nodes(4)]
+BOARD = board_geometry()
 
 
 def panels_doc(**matrix):
-    with open(load_layout("panels-32x32").source) as f:
+    with open(load_layout("panels-32x32", BOARD).source) as f:
         doc = json.load(f)
     doc["matrix"].update(matrix)
     return doc
 
 
 def chain_doc():
-    with open(load_layout("chain-341").source) as f:
+    with open(load_layout("chain-341", BOARD).source) as f:
         return json.load(f)
 
 
@@ -40,7 +42,7 @@ def test_shipped_names():
 
 
 def test_default_32x32_puts_node_xy_at_pixel_x16_y16():
-    layout = load_layout("panels-32x32")
+    layout = load_layout("panels-32x32", BOARD)
     assert layout.pixel_count == 1024 and layout.size == (32, 32)
     assert len(layout.nodes) == 341 and len(set(layout.nodes.values())) == 341
     for n in nd.nodes(4):
@@ -49,7 +51,7 @@ def test_default_32x32_puts_node_xy_at_pixel_x16_y16():
 
 
 def test_default_32x32_wiring_serpentine_panels_tiled_in_rows():
-    layout = load_layout("panels-32x32")
+    layout = load_layout("panels-32x32", BOARD)
     cells = layout.cells
     assert cells[0] == (0, 0) and cells[15] == (15, 0)
     assert cells[16] == (15, 1) and cells[31] == (0, 1)  # serpentine: the second row runs back
@@ -60,7 +62,7 @@ def test_default_32x32_wiring_serpentine_panels_tiled_in_rows():
 
 
 def test_status_pixels_in_the_spare_top_row():
-    layout = load_layout("panels-32x32")
+    layout = load_layout("panels-32x32", BOARD)
     assert len(layout.status) == 8
     rows = {layout.cells[p][1] for p in layout.status}
     assert rows == {0}  # row 0 holds no node: y + 16 >= 1
@@ -69,17 +71,17 @@ def test_status_pixels_in_the_spare_top_row():
 
 
 def test_rods_lie_between_nodes_on_quadrangle_sides():
-    layout = load_layout("panels-32x32")
+    layout = load_layout("panels-32x32", BOARD)
     rods = set(layout.rods)
     assert rods and not rods & set(layout.nodes.values()) and not rods & set(layout.status)
     # the top-level quadrangle G(-8,-8) R(8,-8): its top side runs through (x, -8), x strictly between
     for x in range(-7, 8):
         assert layout.cells.index((x + 16, 8)) in rods
-    assert (0, -8) in rod_cells() and (0, 0) not in rod_cells()
+    assert (0, -8) in rod_cells(BOARD) and (0, 0) not in rod_cells(BOARD)
 
 
 def test_chain_341_follows_its_file():
-    layout = load_layout("chain-341")
+    layout = load_layout("chain-341", BOARD)
     assert layout.pixel_count == 349 and layout.size is None
     order = chain_doc()["chain"]["nodes"]
     assert [layout.node_at(i) for i in range(341)] == order
@@ -90,14 +92,14 @@ def test_chain_341_follows_its_file():
 def test_load_by_path_and_unknown_name(tmp_path):
     path = tmp_path / "mine.json"
     path.write_text(json.dumps(chain_doc()))
-    assert load_layout(path).nodes == load_layout("chain-341").nodes
-    assert load_layout(str(path)).name == "chain-341"
+    assert load_layout(path, BOARD).nodes == load_layout("chain-341", BOARD).nodes
+    assert load_layout(str(path), BOARD).name == "chain-341"
     with pytest.raises(LayoutError, match="no LED layout 'nope'.*panels-32x32"):
-        load_layout("nope")
+        load_layout("nope", BOARD)
 
 
 def test_pixel_lookup_names_unknown_nodes():
-    layout = load_layout("panels-32x32")
+    layout = load_layout("panels-32x32", BOARD)
     assert layout.pixel("G") == layout.nodes["G"]
     with pytest.raises(LayoutError, match="'X' is not a node"):
         layout.pixel("X")
@@ -131,19 +133,19 @@ def test_block_index_known_values():
 
 @pytest.mark.parametrize("rotation", [0, 90, 180, 270])
 def test_rotation_keeps_every_node_on_its_own_pixel(rotation):
-    layout = layout_from_dict(panels_doc(rotation=rotation))
+    layout = layout_from_dict(panels_doc(rotation=rotation), BOARD)
     assert len(set(layout.nodes.values())) == 341
     assert sorted(c for c in layout.cells if c) == [(x, y) for x in range(32) for y in range(32)]
 
 
 def test_rotation_180_starts_the_chain_at_the_bottom_right():
-    assert layout_from_dict(panels_doc(rotation=180)).cells[0] == (31, 31)
-    assert layout_from_dict(panels_doc(rotation=90)).cells[0] == (31, 0)  # matrix turned clockwise
+    assert layout_from_dict(panels_doc(rotation=180), BOARD).cells[0] == (31, 31)
+    assert layout_from_dict(panels_doc(rotation=90), BOARD).cells[0] == (31, 0)  # matrix turned clockwise
 
 
 def test_serpentine_tiles_turn_alternate_panel_rows_like_neomatrix():
     doc = panels_doc(tiles={"first": "top-left", "major": "rows", "serpentine": True})
-    layout = layout_from_dict(doc)
+    layout = layout_from_dict(doc, BOARD)
     # panel order: top-left, top-right, then bottom-RIGHT, bottom-left; the bottom panels turned 180 degrees
     assert layout.cells[256] == (16, 0)
     assert layout.cells[512] == (31, 31)
@@ -167,7 +169,7 @@ def test_explicit_wled_panel_list():
         {"x": 0, "y": 0, "width": 16, "height": 16},
         {"x": 16, "y": 0, "width": 16, "height": 16},
     ]
-    layout = layout_from_dict(doc)
+    layout = layout_from_dict(doc, BOARD)
     assert layout.cells[0] == (31, 31) and layout.cells[1] == (31, 30) and layout.cells[16] == (30, 16)
     assert layout.cells[256] == (0, 16)
 
@@ -202,7 +204,7 @@ def _broken(mutate, source="panels"):
 )
 def test_broken_matrix_layouts_name_the_problem(mutate, message):
     with pytest.raises(LayoutError, match=message):
-        layout_from_dict(_broken(mutate), source="test.json")
+        layout_from_dict(_broken(mutate), BOARD, source="test.json")
 
 
 def test_overlapping_and_missing_panels():
@@ -213,13 +215,13 @@ def test_overlapping_and_missing_panels():
         {"x": 8, "y": 0, "width": 16, "height": 16},
     ]
     with pytest.raises(LayoutError, match="panels overlap at physical cell \\(8, 0\\)"):
-        layout_from_dict(doc)
+        layout_from_dict(doc, BOARD)
     doc["matrix"]["panels"] = [{"x": 0, "y": 0, "width": 16, "height": 16}]
     with pytest.raises(LayoutError, match="has no LED under it \\(a hole between panels\\)"):
-        layout_from_dict(doc)
+        layout_from_dict(doc, BOARD)
     doc["matrix"]["panels"] = [{"x": 20, "y": 0, "width": 16, "height": 16}]
     with pytest.raises(LayoutError, match="runs off the 32x32 matrix"):
-        layout_from_dict(doc)
+        layout_from_dict(doc, BOARD)
 
 
 @pytest.mark.parametrize(
@@ -243,14 +245,14 @@ def test_overlapping_and_missing_panels():
 )
 def test_broken_chain_layouts_name_the_problem(mutate, message):
     with pytest.raises(LayoutError, match=message):
-        layout_from_dict(_broken(mutate, "chain"))
+        layout_from_dict(_broken(mutate, "chain"), BOARD)
 
 
 def test_a_dark_spare_position_in_a_chain_is_allowed():
     doc = chain_doc()
     doc["chain"]["nodes"].insert(0, None)
     doc["chain"].update(pixels=350, status=list(range(342, 350)))
-    layout = layout_from_dict(doc)
+    layout = layout_from_dict(doc, BOARD)
     assert layout.node_at(0) is None and layout.nodes[doc["chain"]["nodes"][1]] == 1
 
 
@@ -258,7 +260,7 @@ def test_unreadable_files(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text("{ not json")
     with pytest.raises(LayoutError, match="is not valid JSON"):
-        load_layout(bad)
+        load_layout(bad, BOARD)
     bad.write_text("[]")
     with pytest.raises(LayoutError, match="must hold a JSON object"):
-        load_layout(bad)
+        load_layout(bad, BOARD)

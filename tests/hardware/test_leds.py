@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from companion.service.board import board_geometry
 from hardware.led_layout import load_layout
 from hardware.leds import (
     BURST,
@@ -30,8 +31,8 @@ from hardware.leds import (
     spi_buffer_bytes,
 )
 
-PANELS = load_layout("panels-32x32")
-CHAIN = load_layout("chain-341")
+PANELS = load_layout("panels-32x32", board_geometry())
+CHAIN = load_layout("chain-341", board_geometry())
 
 
 def sim(layout=PANELS, **kw):
@@ -519,7 +520,8 @@ def test_the_dimmest_brightness_still_shows_every_colour_of_the_game_apart():
     brightness above 0 shows at least MIN_VISIBLE, where the board's colours and the default seats'
     colours are all lit and all told apart (a seat's colour, full at its brightest channel, at 5 duty
     steps or more; the board's own, dimmer like the print, at 1 or more); 0 is off."""
-    from companion.service.config import BOARD_COLOURS, Players
+    from companion.service.config import Players
+    from companion.session.palette import BOARD_COLOURS
     from hardware.leds import MIN_VISIBLE
 
     players = Players()

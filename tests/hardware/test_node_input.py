@@ -10,9 +10,13 @@ import time
 import pytest
 
 from companion.rules import node as nd
+from companion.service.board import board_geometry
 from firmware_bridge.emulator import Emulator
-from hardware.buttons import ButtonLayout, ButtonLayoutError, default_layout
+from hardware.buttons import ButtonLayout, ButtonLayoutError, default_layout, load_button_layout
 from hardware.node_input import NodeEvent, NodeInput, SerialNodeInput, SimulatedNodeInput, open_node_input
+
+BOARD = board_geometry()
+BUTTONS = load_button_layout(BOARD)
 
 
 def wait_for(condition, timeout=3.0):
@@ -42,7 +46,7 @@ class Events:
 
 @pytest.fixture
 def sim():
-    with SimulatedNodeInput(emulator_options={"heartbeat_ms": 100}) as node_input:
+    with SimulatedNodeInput(BUTTONS, emulator_options={"heartbeat_ms": 100}) as node_input:
         events = Events()
         node_input.when_event = events
         assert wait_for(lambda: node_input.link_status()["state"] == "up")
@@ -50,9 +54,9 @@ def sim():
 
 
 def test_open_node_input_picks_the_backend(tmp_path):
-    with open_node_input("sim") as node_input:
+    with open_node_input("sim", BUTTONS) as node_input:
         assert isinstance(node_input, SimulatedNodeInput) and isinstance(node_input, NodeInput)
-    with open_node_input(str(tmp_path / "ttyACM9")) as node_input:
+    with open_node_input(str(tmp_path / "ttyACM9"), BUTTONS) as node_input:
         assert type(node_input) is SerialNodeInput
         assert wait_for(lambda: "ttyACM9" in (node_input.link_status().get("last_error") or ""))
         assert node_input.link_status()["state"] == "down" and node_input.pressed_nodes() == frozenset()
@@ -103,7 +107,7 @@ def test_held_nodes_are_reported_and_every_node_can_be_pressed(sim):
 
 def test_a_spare_key_is_counted_never_an_event(sim):
     node_input, events = sim
-    row, col = default_layout().spares()[0]
+    row, col = default_layout(BOARD).spares()[0]
     node_input.emulator.tap(row, col)
     node_input.tap("0")
     assert wait_for(lambda: events.of("0") == [True, False])
@@ -176,8 +180,8 @@ def test_link_status_is_json_with_the_promised_keys(sim):
 
 
 def test_a_layout_of_another_size_is_flagged_in_the_status():
-    mapping = {key: name for name, key in default_layout().key_of.items()}
-    wide = ButtonLayout.from_mapping(24, 20, mapping)
+    mapping = {key: name for name, key in default_layout(BOARD).key_of.items()}
+    wide = ButtonLayout.from_mapping(24, 20, mapping, BOARD)
     with Emulator(24, 16) as emulator, SerialNodeInput(emulator.path, wide) as node_input:
         assert wait_for(lambda: node_input.link_status()["state"] == "up")
         assert "24x16 but the button layout is 24x20" in node_input.link_status()["layout_mismatch"]
@@ -192,7 +196,7 @@ def test_unknown_nodes_are_refused_and_change_nothing(sim):
 
 
 def test_close_is_idempotent_and_silences_the_input():
-    node_input = SimulatedNodeInput()
+    node_input = SimulatedNodeInput(BUTTONS)
     events = Events()
     node_input.when_event = events
     assert wait_for(lambda: node_input.link_status()["state"] == "up")

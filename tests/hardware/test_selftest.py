@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 
 from companion.rules import node as nd
+from companion.service.board import board_geometry
+from hardware.buttons import load_button_layout
 from hardware.led_layout import load_layout
 from hardware.leds import SimulatedSurface
 from hardware.node_input import SimulatedNodeInput
@@ -18,6 +20,8 @@ from hardware.selftest import selftest, sweep
 
 ROOT = Path(__file__).resolve().parents[2]
 NAMES = [nd.name(n) for n in nd.nodes()]
+BOARD = board_geometry()
+BUTTONS = load_button_layout(BOARD)
 
 
 class Recording(SimulatedSurface):
@@ -34,7 +38,7 @@ class Recording(SimulatedSurface):
 
 @pytest.fixture
 def board():
-    with Recording(load_layout("panels-32x32")) as surface, SimulatedNodeInput() as node_input:
+    with Recording(load_layout("panels-32x32", BOARD)) as surface, SimulatedNodeInput(BUTTONS) as node_input:
         yield surface, node_input
 
 
@@ -53,7 +57,7 @@ def test_the_sweep_lights_every_pixel_in_every_colour(board):
 def test_every_sweep_frame_reaches_the_leds_whatever_the_frame_rate_cap():
     # `gryb-companion selftest` sweeps with no pause: frames come faster than any fps cap, and a
     # deferred frame is replaced by the next one, so without waiting only the first few were shown.
-    with SimulatedSurface(load_layout("panels-32x32"), fps=120) as surface:
+    with SimulatedSurface(load_layout("panels-32x32", BOARD), fps=120) as surface:
         frames = sweep(surface)
         assert surface.settle(2)
         assert surface.frames_sent == frames and surface.frames_dropped == 0
@@ -195,8 +199,8 @@ def test_without_the_pico_the_press_step_is_skipped_and_the_report_says_why(tmp_
 
     missing = str(tmp_path / "ttyACM9")
     with (
-        SimulatedSurface(load_layout("panels-32x32"), fps=120) as surface,
-        open_node_input(missing) as node_input,
+        SimulatedSurface(load_layout("panels-32x32", BOARD), fps=120) as surface,
+        open_node_input(missing, BUTTONS) as node_input,
     ):
         asked = []
         report = selftest(
@@ -257,7 +261,7 @@ def test_a_self_test_cancelled_in_its_press_step_stops_at_once_and_calls_no_node
 
 
 def test_a_self_test_cancelled_in_its_sweep_lights_no_more_blocks():
-    with Recording(load_layout("panels-32x32")) as surface, SimulatedNodeInput() as node_input:
+    with Recording(load_layout("panels-32x32", BOARD)) as surface, SimulatedNodeInput(BUTTONS) as node_input:
         cancel = threading.Event()
         shown = []
 

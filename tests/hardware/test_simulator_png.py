@@ -9,18 +9,19 @@ from pathlib import Path
 
 from PIL import Image, ImageChops
 
-from companion.rules import node as nd
-from companion.service.config import BOARD_COLOURS
+from companion.service.board import board_geometry
+from companion.session.palette import BOARD_COLOURS
 from hardware.board_image import CLOTH, centre, draw_board, status_centre
 from hardware.led_layout import load_layout
 from hardware.leds import SimulatedSurface
 
 ROOT = Path(__file__).resolve().parents[2]
+BOARD = board_geometry()
 
 
 def png(surface, scale=16) -> Image.Image:
     buf = io.BytesIO()
-    surface.render_png(buf, scale=scale)
+    surface.render_png(buf, BOARD_COLOURS, scale=scale)
     buf.seek(0)
     image = Image.open(buf)
     assert image.format == "PNG"
@@ -32,27 +33,27 @@ def at(image, xy):
 
 
 def test_size_follows_the_scale():
-    with SimulatedSurface(load_layout("panels-32x32")) as s:
+    with SimulatedSurface(load_layout("panels-32x32", BOARD)) as s:
         assert png(s, 16).size == (33 * 16, 35 * 16)
         assert png(s, 8).size == (33 * 8, 35 * 8)
 
 
 def test_a_lit_nodes_centre_shows_the_led_colour_and_dark_nodes_their_print():
-    with SimulatedSurface(load_layout("panels-32x32"), brightness=0.7) as s:
+    with SimulatedSurface(load_layout("panels-32x32", BOARD), brightness=0.7) as s:
         s.show_nodes({"G": (255, 0, 200), "RGBY": (255, 255, 255), "0": (255, 190, 40)})
         shown = s.node_colours()
         image = png(s)
         for name, colour in shown.items():
-            assert at(image, centre(nd.from_loci("" if name == "0" else name), 16)) == colour
-        assert at(image, centre(nd.from_loci("YB"), 16)) == BOARD_COLOURS["B"]  # dark: the printed dot
-        assert at(image, centre(nd.from_loci("RRRR"), 16)) == BOARD_COLOURS["R"]
+            assert at(image, centre(BOARD, name, 16)) == colour
+        assert at(image, centre(BOARD, "YB", 16)) == BOARD_COLOURS["B"]  # dark: the printed dot
+        assert at(image, centre(BOARD, "RRRR", 16)) == BOARD_COLOURS["R"]
 
 
 def test_the_glow_reaches_past_the_printed_dot():
     lit = {"RB": (0, 255, 0)}
-    image = draw_board(lit, scale=16)
-    dark = draw_board({}, scale=16)
-    x, y = centre(nd.from_loci("RB"), 16)
+    image = draw_board(BOARD, BOARD_COLOURS, lit, scale=16)
+    dark = draw_board(BOARD, BOARD_COLOURS, {}, scale=16)
+    x, y = centre(BOARD, "RB", 16)
     halo = (x + 0.62 * 16, y)  # outside the dot, inside the glow
     assert at(image, halo)[1] > at(dark, halo)[1] + 20
     far = (x + 5 * 16, y + 0.5 * 16)
@@ -60,11 +61,11 @@ def test_the_glow_reaches_past_the_printed_dot():
 
 
 def test_status_pixels_are_drawn_under_the_board():
-    with SimulatedSurface(load_layout("chain-341"), brightness=1.0) as s:
+    with SimulatedSurface(load_layout("chain-341", BOARD), brightness=1.0) as s:
         s.show_nodes({}, [(255, 0, 0)] * 4 + [(240, 200, 0)] * 4)
         image = png(s)
-        assert at(image, status_centre(0, 16)) == (255, 0, 0)
-        assert at(image, status_centre(7, 16)) == (240, 200, 0)
+        assert at(image, status_centre(BOARD, 0, 16)) == (255, 0, 0)
+        assert at(image, status_centre(BOARD, 7, 16)) == (240, 200, 0)
         assert at(image, (2, 2)) == CLOTH
 
 

@@ -32,11 +32,11 @@ import time
 
 from companion.games.die import Die
 from companion.rules import node as nd
+from companion.service import commands as c
 from companion.service.config import Config
 from companion.service.runtime import Runtime
 from companion.service.store import Store
 from companion.session.hands import _presses
-from companion.service import commands as c
 
 GAME, OPTIONS = "ez-gryb", {"depth": 2}  # a die game whose games end within the script, with captures
 UNDO_SHARE = 1 / 12  # of the steps where a move could be taken back

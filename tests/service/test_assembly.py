@@ -22,11 +22,11 @@ from companion.assembly import Companion
 from companion.games.die import Die
 from companion.games.engine import Game, find
 from companion.rules import node as nd
+from companion.service import commands as c
 from companion.service import config as config_mod
-from companion.service.config import BOARD_COLOURS
 from companion.service.store import Store
 from companion.session.hands import _presses
-from companion.service import commands as c
+from companion.session.palette import BOARD_COLOURS
 
 ROOT = Path(__file__).resolve().parents[2]
 

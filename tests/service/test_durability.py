@@ -19,9 +19,9 @@ import durability_worker as script
 import pytest
 
 from companion.games.die import Die
+from companion.service import commands as c
 from companion.service.config import Config
 from companion.service.store import Store
-from companion.service import commands as c
 
 STEPS = 500
 SEED = 2026

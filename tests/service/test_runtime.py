@@ -8,8 +8,8 @@ import pytest
 
 from companion.games.die import Die
 from companion.rules import node as nd
-from companion.service.runtime import CommandError
 from companion.service import commands as c
+from companion.service.runtime import CommandError
 
 
 class Frames:
@@ -639,7 +639,7 @@ def test_pairing_code_shows_on_the_top_level_nodes_and_not_in_the_feed(make):
     frames.pictures.clear()
     rt.call(c.Tick())
     picture = frames.pictures[-1]
-    from companion.service.config import BOARD_COLOURS
+    from companion.session.palette import BOARD_COLOURS
 
     assert [picture.nodes[n] for n in (1, 2, 3, 4)] == [BOARD_COLOURS[c] for c in "YBGR"]
     # Beside each, white in the corner of its colour: G's Y (bottom-right), R's B, Y's G, B's R.

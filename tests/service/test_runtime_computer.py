@@ -13,10 +13,10 @@ from companion import assembly as app
 from companion.games.die import Die
 from companion.rules import node as nd
 from companion.rules.action import Action
+from companion.service import commands as c
 from companion.service.config import Computer, Config
 from companion.service.runtime import CommandError
 from companion.session.hands import _presses
-from companion.service import commands as c
 
 
 @pytest.fixture

@@ -12,9 +12,10 @@ from companion.games.die import Die
 from companion.games.engine import find
 from companion.rules import node as nd
 from companion.rules.space import bits
-from companion.service.config import BOARD_COLOURS, Config
+from companion.service.config import Config
 from companion.session import renderer
 from companion.session.hands import LIFT, PUT, SWAP, Hands
+from companion.session.palette import BOARD_COLOURS
 from companion.session.renderer import (
     ALARM,
     GOLD,

@@ -15,12 +15,14 @@ import pytest
 from companion.games.die import Die
 from companion.games.engine import catalogue
 from companion.games.engine import find as find_game
+from companion.service import commands as c
+from companion.service.board import board_geometry
 from companion.service.config import Config
 from companion.service.runtime import Runtime
 from companion.service.store import Store
 from companion.session.hands import said
 from companion.session.record import GameRecord
-from companion.service import commands as c
+from hardware.buttons import load_button_layout
 from hardware.node_input import SimulatedNodeInput
 from web import create_app
 from web.compose import EXAMPLE
@@ -131,7 +133,7 @@ def test_the_leds_are_told_with_the_frame_as_an_etag_and_a_pairing_code_is_withh
     from hardware.leds import SimulatedSurface
 
     assert create_app(rt, Config(), state_dir=tmp_path).test_client().get("/api/leds").status_code == 404
-    with SimulatedSurface(load_layout("panels-32x32"), brightness=1.0, fps=1000) as surface:
+    with SimulatedSurface(load_layout("panels-32x32", board_geometry()), brightness=1.0, fps=1000) as surface:
         client = create_app(rt, Config(), state_dir=tmp_path, leds=surface.shown).test_client()
         first = client.get("/api/leds")
         assert first.get_json() == {
@@ -684,7 +686,8 @@ def test_pages_have_no_inline_script_or_style(app, paired, rt, tmp_path):
     finished = rt.snapshot()["game_id"]
     paired.post("/api/games/new", json={"game": "drangles"})  # and one being played
     rt.call(c.Compose(COMPOSITION, "toml", False))  # a game of one's own: its rules page lists its parameters
-    laptop = create_app(rt, Config(), sim_input=SimulatedNodeInput(), state_dir=tmp_path / "state")
+    sim = SimulatedNodeInput(load_button_layout(board_geometry()))
+    laptop = create_app(rt, Config(), sim_input=sim, state_dir=tmp_path / "state")
     values = {
         "game_id": {
             "/games/<game_id>/rules": [g.id for g in catalogue()],

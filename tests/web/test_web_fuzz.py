@@ -40,10 +40,12 @@ from hypothesis import strategies as st
 
 from companion.games.engine import catalogue
 from companion.rules import node as nd
+from companion.service import commands as c
+from companion.service.board import board_geometry
 from companion.service.config import Config
 from companion.service.runtime import Runtime
 from companion.service.store import Store
-from companion.service import commands as c
+from hardware.buttons import load_button_layout
 from hardware.led_layout import load_layout
 from hardware.leds import SimulatedSurface
 from hardware.node_input import SimulatedNodeInput
@@ -135,10 +137,11 @@ def world(tmp_path_factory):
     clock = Clock()
     rt = Runtime(config, Store(tmp / "gryb.db"), die=LoadedDie("GRYB"), wall=clock)
     rt.start()
-    surface = SimulatedSurface(load_layout("panels-32x32"), fps=120)
-    buttons = SimulatedNodeInput()  # the self-test's board: the real self-test, on the simulator
+    surface = SimulatedSurface(load_layout("panels-32x32", board_geometry()), fps=120)
+    layout = load_button_layout(board_geometry())
+    buttons = SimulatedNodeInput(layout)  # the self-test's board: the real self-test, on the simulator
     run = Run(surface, buttons, [nd.name(n) for n in nd.nodes()], pause=0.0)
-    sim = SimulatedNodeInput()
+    sim = SimulatedNodeInput(layout)
     app = create_app(
         rt,
         config,

@@ -9,10 +9,10 @@ import urllib.request
 
 import pytest
 
+from companion.service import commands as c
 from companion.service.config import Config
 from companion.service.runtime import Runtime
 from companion.service.store import Store
-from companion.service import commands as c
 from web import create_app
 from web.security import BACKSTOP, MAX_BODY
 from web.server import serve
