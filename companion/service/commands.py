@@ -12,7 +12,7 @@ import re
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Callable, ClassVar
 
-from companion.games.engine import Game, Option
+from companion.games.engine import Game, Option, OptionError, UnknownGame, find
 from companion.games.series import METHODS
 from companion.service.schema import CommandError, check
 from companion.service.settings import SAYS as SETTINGS_SAYS
@@ -259,6 +259,14 @@ class NewGame(Command):
             body.pop("series", None)
         return body
 
+    def make(self, cls: type[Game]) -> tuple[Game, list[str], list[str]]:
+        """The game this body asks for, by its own rules: (the game, names cleaned, seats), by player."""
+        players, options, names, kinds = self.check_for(cls)
+        try:
+            return cls(players, **options), names, kinds
+        except OptionError as err:
+            raise CommandError(str(err)) from None
+
     def check_for(self, cls: type[Game]) -> tuple[int, dict, list[str], list[str]]:
         """The game's own rules for this body: (players, options converted, names cleaned, seats)."""
         players = cls.min_players if self.players is None else self.players
@@ -271,7 +279,7 @@ class NewGame(Command):
             )
         known = {o.name: o for o in cls.options}
         options = {}
-        for key, value in self.options.items():
+        for key, value in (self.options or {}).items():
             if key not in known:
                 raise CommandError(f"{cls.name} has no option {key!r}")
             options[key] = json_option(known[key], value)
@@ -282,6 +290,13 @@ class NewGame(Command):
         if len(seats) != players:
             raise CommandError(f"seats: one of {', '.join(SEATS)} for each of the {players} players")
         return players, options, [clean_name(n) for n in names], seats
+
+
+def find_game(game_id: str) -> type[Game]:
+    try:
+        return find(game_id)
+    except UnknownGame as err:
+        raise CommandError(str(err)) from None
 
 
 def clean_name(name: str) -> str:

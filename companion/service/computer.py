@@ -33,6 +33,26 @@ class Computer:
         self._settled: set[tuple] = set()
         self._warmed: object = None  # the game whose tables were built ahead
         self.stopping = False
+        self.thinking: tuple | None = None  # the position a computer's search (or roll) is running for
+        self.hinting: tuple | None = None  # the position a hint's search is running for
+
+    def turn(self, session, token: tuple, time_scale: float) -> bool:
+        """When a computer player is to move and nothing runs for this position yet: start its search, or
+        answer True when it is to roll (the runtime rolls for it). Asked once a position."""
+        level = session.computer_to_move()
+        if level is None or self.thinking == token:
+            return False
+        self.thinking = token
+        if session.game.is_chance:
+            return True
+        self.think(session.game, level, time_scale)
+        return False
+
+    def hint(self, game: Game, token: tuple, time_scale: float) -> None:
+        """A hint's search for the person to move; a second ask while it runs starts no second search."""
+        if self.hinting != token:
+            self.hinting = token
+            self.think(game, ai.HINT_LEVEL, time_scale, hint=True)
 
     def think(self, game: Game, level: str, time_scale: float, hint: bool = False) -> None:
         """Search a copy of ``game``; the move comes back as ComputerMove (or HintReady)."""

@@ -7,11 +7,12 @@ import logging
 from typing import Callable
 
 from companion.games.engine import Game, UnknownGame, find
-from companion.games.series import Series
+from companion.games.series import Series, SeriesError
 from companion.rules.action import Action
+from companion.service.commands import GO_ON
 from companion.service.store import ACTION, UNDO, Store, StoreError
 from companion.session.seating import HUMAN, SEATS, seating
-from companion.session.session import Session
+from companion.session.session import Session, SessionError
 
 log = logging.getLogger(__name__)
 
@@ -21,6 +22,19 @@ class Ledger:
         self.store, self.wall = store, wall
         self.logged = 0  # the game's actions stored so far
         self.series_started = 0.0  # wall-clock seconds: a timed series runs from it
+
+    def open(self, session: Session, series, before: Session | None, seed: int | None) -> None:
+        """Keep a new game and its series: ``series`` a dict starts a new one, GO_ON goes on with the one
+        ``before`` played, None plays none."""
+        if series == GO_ON:
+            session.series, session.series_id = before.series, before.series_id
+        elif isinstance(series, dict):
+            try:
+                made = Series(session.game.players, series["method"], int(series["target"]))
+            except (SeriesError, TypeError, ValueError) as err:
+                raise SessionError(str(err)) from None
+            self.open_series(session, made, session.game.id)
+        self.open_game(session, seed)
 
     def open_game(self, session: Session, seed: int | None) -> None:
         """A new game's row (its seats and seating where they are not the plain ones)."""

@@ -20,35 +20,31 @@ import sqlite3
 import threading
 import time
 from concurrent.futures import Future
-from itertools import islice
 from typing import Any, Callable
 
-from companion import ai
 from companion.games.composed import interpreter as composed
 from companion.games.composed import schema as composition
 from companion.games.die import Die
-from companion.games.engine import Game, IllegalAction, OptionError, UnknownGame, find
-from companion.games.series import Series, SeriesError
-from companion.rules import node as nd
+from companion.games.engine import Game, IllegalAction, OptionError
+from companion.games.series import Series
 from companion.service import commands as c
 from companion.service.commands import CommandError
 from companion.service.computer import Computer
 from companion.service.config import Config
 from companion.service.ledger import Ledger
+from companion.service.outputs import Feed, Painter, snapshot
 from companion.service.settings import Settings
 from companion.service.store import Store
 from companion.session.hands import Feedback
-from companion.session.renderer import Effects, Picture, render
-from companion.session.seating import by_seat
+from companion.session.renderer import Effects, Picture
 from companion.session.session import Session, SessionError
 
 log = logging.getLogger(__name__)
 
-CLOTH_DEPTH = nd.STANDARD_DEPTH  # the printed bandanna is the standard board
 COMPOSITIONS = "compositions"  # saved compositions, in the state directory
 NEW_GAME_SINCE = "a new game has started since: look at the board again"  # to a page showing the game before
+MENU = "menu open: ROLL dims the board step by step down to night mode, OK closes"
 MOVED_SINCE = "the game has moved on since: look at the board again"  # to a page showing an older position
-SOUNDS = ("roll", "illegal", "gryb", "win", "draw", "undo")  # what ``sound`` is asked to play
 
 
 class StorageError(RuntimeError):
@@ -71,31 +67,25 @@ class Runtime:
         settle: Callable[[], None] | None = None,
     ):
         self.config, self.store, self.die = config, store, die or Die()
-        self.frame_sink = frame_sink or (lambda picture: None)
+        self.painter = Painter(frame_sink or (lambda picture: None))
         self._beep = sound or (lambda kind: None)
         self.clock, self.wall = clock, wall
         self.watchdog, self.watchdog_every = watchdog, watchdog_every
         self.effects = Effects()
-        self.menu = False
         self.least_budget_ma = config.leds.least_budget_ma()  # mA: the layout's LEDs draw about this dark
         self.settings = Settings.load(config, self.least_budget_ma, store.setting)
         self.ledger = Ledger(store, wall)
         self.computer = Computer(self.submit, self._position, settle)
         self._queue: queue.Queue[c.Command | None] = queue.Queue()
-        self._listeners: list[queue.Queue] = []
-        self._listeners_lock = threading.Lock()
-        self._snapshot: dict = {}
+        self.feed = Feed()
         self._version = 0
         self._thread: threading.Thread | None = None
-        self._thinking: tuple | None = None  # the position a computer's search (or roll) is running for
-        self._hinting: tuple | None = None  # the position a hint's search is running for
         self._undos = 0  # UNDOs taken in this run: part of a position's token
         self._in_command = False
-        self._draw_fault: str | None = None  # the last fault in drawing a frame, logged once
         self._unpublished: dict | None = None  # a snapshot waiting for its command's commit
         self.session: Session
         self._handlers: dict[type, Callable[[Any], Any]] = {
-            c.Snapshot: lambda _: self._snapshot,
+            c.Snapshot: lambda _: self.feed.newest,
             c.Tick: self._tick,
             c.Read: lambda command: command.look(self.session),
             c.Press: self._press,
@@ -181,18 +171,13 @@ class Runtime:
             return future.result(timeout)
 
     def snapshot(self) -> dict:
-        return self._snapshot
+        return self.feed.newest
 
     def subscribe(self) -> queue.Queue:
-        q: queue.Queue = queue.Queue(maxsize=64)
-        with self._listeners_lock:
-            self._listeners.append(q)
-        return q
+        return self.feed.subscribe()
 
     def unsubscribe(self, q: queue.Queue) -> None:
-        with self._listeners_lock:
-            if q in self._listeners:
-                self._listeners.remove(q)
+        self.feed.unsubscribe(q)
 
     # -- the loop -----------------------------------------------------------------------------------
 
@@ -236,26 +221,7 @@ class Runtime:
             picture = self._draw()
 
     def _draw(self) -> Picture:
-        """The frame for the LEDs. A fault in drawing or showing it is logged (once while it repeats) and the
-        frame left dark: the loop, which takes every command, must outlive it."""
-        fault = None
-        try:
-            colours = self._seat_colours()
-            picture = render(self.session.game, self.session.hands, colours, self.effects, self.clock())
-        except Exception as err:
-            fault = self._frame_fault("could not draw the frame: the LEDs stay dark until the next one", err)
-            picture = Picture()
-        try:
-            self.frame_sink(picture)
-        except Exception as err:
-            fault = self._frame_fault("could not show the frame", err)
-        self._draw_fault = fault
-        return picture
-
-    def _frame_fault(self, what: str, err: Exception) -> str:
-        if repr(err) != self._draw_fault:
-            log.error("%s: %r", what, err, exc_info=err)
-        return repr(err)
+        return self.painter.draw(self.session, self.settings, self.effects, self.clock())
 
     def _command(self, command: c.Command):
         """Run a command in one transaction; publish what it changed only once that has committed. A
@@ -268,6 +234,8 @@ class Runtime:
                 return self._handlers[type(command)](command)
         except (CommandError, IllegalAction):
             raise
+        except SessionError as err:  # refused by the session before it changed anything
+            raise CommandError(str(err)) from None
         except Exception as err:
             self._unpublished = None  # what it changed was not stored: it is never shown
             if not isinstance(err, sqlite3.Error):
@@ -286,14 +254,16 @@ class Runtime:
         to lift or put down before it are still to be moved (the store does not keep chores)."""
         try:
             with self.store.transaction():
+                menu = self.settings.menu
                 self.settings = Settings.load(self.config, self.least_budget_ma, self.store.setting)
+                self.settings.menu = menu
                 self._restore()
             game_id, chores = before
             if self.session.game_id == game_id:
                 self.session.hands.chores = chores
         except Exception:  # the store cannot even be read: keep what is in memory
             log.exception("could not reload the game from the store")
-        self._thinking = None
+        self.computer.thinking = None
         self.effects = Effects(code=self.effects.code)
         if message:
             self.session.hands.message = message
@@ -311,39 +281,28 @@ class Runtime:
             raise CommandError(MOVED_SINCE)
 
     def on_cloth(self) -> bool:
-        """Whether the game fits the cloth: boards up to the standard depth are its upper levels; a Giant
-        or Super Giant one is played on the phone's board, the cloth showing only the status pixels."""
-        return self.session.game.space.depth <= CLOTH_DEPTH
+        return self.session.on_cloth()
 
     def _cloth_press(self, command: c.ClothPress) -> Feedback:
         if not self.on_cloth():
             depth = self.session.game.space.depth
-            return self._after(
-                Feedback(
-                    False, f"this {depth}-level board does not fit the cloth: press on the phone's board"
-                )
-            )
+            why = f"this {depth}-level board does not fit the cloth: press on the phone's board"
+            return self._after(Feedback(False, why))
         return self._press(c.Press(command.node))
 
     def _press(self, command: c.Press) -> Feedback:
         self._in_game(command)
-        game = self.session.game
-        try:
-            node = game.space.parse(command.node)
-        except ValueError as err:
-            try:  # a node of the board that this game leaves out (the head node of a headless one)
-                node = nd.parse(command.node, game.space.depth)
-            except ValueError:
-                raise CommandError(str(err)) from None
-            return self._after(Feedback(False, f"{err}: {game.name} does not use it", node))
-        if self.menu:
+        pressed = self.session.pressed(command.node)
+        if isinstance(pressed, Feedback):
+            return self._after(pressed)
+        if self.settings.menu:
             return Feedback(False, "the menu is open: OK to close it")
-        return self._after(self.session.press(node))
+        return self._after(self.session.press(pressed))
 
     def _roll(self, command: c.Roll) -> Feedback:
         self._in_game(command)
-        if self.menu:
-            return self._menu_step()
+        if self.settings.menu:
+            return self._menu_key(c.Roll)
         feedback = self._after(self.session.roll(self.die))
         if feedback.rolled and feedback.ok:
             self.effects.die_started = self.clock()
@@ -352,8 +311,8 @@ class Runtime:
 
     def _ok(self, command: c.Ok) -> Feedback:
         self._in_game(command)
-        if self.menu:
-            return self._menu_close()
+        if self.settings.menu:
+            return self._menu_key(c.Ok)
         if self.session.game.over and not self.session.hands.chores:
             return self._play_again()
         return self._after(self.session.ok())
@@ -373,13 +332,13 @@ class Runtime:
 
     def _undo(self, command: c.Undo) -> Feedback:
         self._in_game(command)
-        if self.menu:
-            return self._menu_close()
+        if self.settings.menu:
+            return self._menu_key(c.Ok)
         session, was_over = self.session, self.session.game.over
         undone = session.undo()
         if not undone:
             return self._after(Feedback(False, session.hands.message))
-        self._thinking, self._undos = None, self._undos + 1
+        self.computer.thinking, self._undos = None, self._undos + 1
         self.ledger.undone(session, len(undone))
         if was_over and not session.game.over:
             self.ledger.reopen(session)
@@ -411,24 +370,18 @@ class Runtime:
         return feedback
 
     def _menu(self, command: c.Menu) -> Feedback:
-        self.menu = not self.menu
+        self.settings.menu = not self.settings.menu
         self._publish()
-        return Feedback(
-            True,
-            "menu open: ROLL dims the board step by step down to night mode, OK closes"
-            if self.menu
-            else "menu closed",
-        )
+        return Feedback(True, MENU if self.settings.menu else "menu closed")
 
-    def _menu_close(self) -> Feedback:
-        self.menu = False
-        self._publish()
-        return Feedback(True, "menu closed")
-
-    def _menu_step(self) -> Feedback:
-        said = self.settings.step_brightness()
-        self.store.set_setting("brightness", self.settings.brightness)
-        self.store.set_setting("night", self.settings.night)
+    def _menu_key(self, key: type) -> Feedback:
+        """ROLL in the open menu dims the board a step (kept); OK and UNDO close it."""
+        if key is c.Roll:
+            said = self.settings.step_brightness()
+            self.store.set_setting("brightness", self.settings.brightness)
+            self.store.set_setting("night", self.settings.night)
+        else:
+            said, self.settings.menu = "menu closed", False
         self._publish()
         return Feedback(True, said)
 
@@ -445,50 +398,39 @@ class Runtime:
         return (session.game_id, len(session.game.history), self._undos, session.seated)
 
     def _computer_turn(self) -> None:
-        """When a computer player is to move: roll for it, or start its search off this thread."""
-        level = None if self.menu else self.session.computer_to_move()
-        if level is None or self._thinking == self._position():
-            return
-        self._thinking = self._position()
-        if self.session.game.is_chance:
+        """When a computer player is to move: its search starts off this thread, or its roll is queued."""
+        if not self.settings.menu and self.computer.turn(
+            self.session, self._position(), self.settings.time_scale
+        ):
             self._queue.put((c.ComputerRoll(self._position()), Future()))
-        else:
-            self.computer.think(self.session.game, level, self.settings.time_scale)
 
     def _computer_move(self, command: c.ComputerMove) -> Feedback | None:
         hands = self.session.hands
         if command.token != self._position() or hands.proposal is not None or command.action is None:
             return None  # undone or a new game while it thought, or a later search's move already waits
-        self._thinking = None
+        self.computer.thinking = None
         return self._after(self.session.propose(self.session.game.parse(command.action)))
 
     def _computer_roll(self, command: c.ComputerRoll) -> Feedback | None:
         if command.token != self._position():
             return None
-        if self.menu:  # opened while this waited in the queue: ROLL steps the brightness there
-            self._thinking = None  # asked again when the menu closes
+        if self.settings.menu:  # opened while this waited in the queue: ROLL steps the brightness there
+            self.computer.thinking = None  # asked again when the menu closes
             return None
         if not self.session.hands.physical_die:
-            self._thinking = None
+            self.computer.thinking = None
         # With a real die the players roll it for the computer: asked once, _thinking stays on this position.
         return self._roll(c.Roll())
 
     def _hint(self, command: c.Hint) -> Feedback:
-        game = self.session.game
-        if game.over:
-            raise CommandError("the game is over: OK plays it again")
-        if game.is_chance:
-            raise CommandError("roll first: the hint is for the move after the roll")
-        if self.session.seats[game.to_move] != "human":
-            raise CommandError("the computer is to move")
-        if self._hinting != self._position():  # a second tap while it thinks starts no second search
-            self._hinting = self._position()
-            self.computer.think(game, ai.HINT_LEVEL, self.settings.time_scale, hint=True)
+        if why := self.session.why_no_hint():
+            raise CommandError(why)
+        self.computer.hint(self.session.game, self._position(), self.settings.time_scale)
         return Feedback(True, "thinking about a hint")
 
     def _hint_ready(self, command: c.HintReady) -> None:
-        if command.token == self._hinting:
-            self._hinting = None
+        if command.token == self.computer.hinting:
+            self.computer.hinting = None
         if command.token != self._position() or command.action is None:
             return  # the game moved on while the search ran, or the search failed
         message = self.session.show_hint(self.session.game.parse(command.action))
@@ -498,10 +440,7 @@ class Runtime:
         self._in_game(command)
         session = self.session
         names, seats = list(session.names), list(session.seats)
-        try:
-            feedback = session.seat(command.seat, command.kind)
-        except SessionError as err:
-            raise CommandError(str(err)) from None
+        feedback = session.seat(command.seat, command.kind)
         if session.seats == seats:
             return feedback
         self.ledger.seated(session, renamed=session.names != names)
@@ -527,46 +466,16 @@ class Runtime:
         """Check a new game's choices against its game and start it. ``cls`` is the game's class where it
         is known already (Play again: a composition deleted since still plays); ``order`` the seating of a
         game played again or going on with a series."""
-        try:
-            cls = cls or find(command.game)
-        except UnknownGame as err:
-            raise CommandError(str(err)) from None
-        players, options, names, kinds = command.check_for(cls)
-        try:
-            game = cls(players, **options)
-        except OptionError as err:
-            raise CommandError(str(err)) from None
-        series, session = command.series, self.session
-        if series == c.GO_ON:
-            if session.series is None:
-                raise CommandError("no series is being played: start one, or play just this game")
-            if session.series.over(self.ledger.elapsed()):
-                raise CommandError("the series is over: start a new one, or play just this game")
-            if session.series.players != players:
-                raise CommandError(
-                    f"the series being played is for {session.series.players} players: "
-                    f"choose {session.series.players}, or play just this game"
-                )
-            order = order or (
-                session.order[1:] + session.order[:1] if len(session.order) == players else None
-            )
-        self._start(game, names, kinds, order, series)
+        game, names, kinds = command.make(cls or c.find_game(command.game))
+        if command.series == c.GO_ON:
+            order = order or self.session.series_goes_on(game.players, self.ledger.elapsed())
+        self._start(game, names, kinds, order, command.series)
 
     def _start(self, game: Game, names, kinds, order, series) -> None:
         """Start a game: ``series`` a dict starts a new one, GO_ON goes on with this one, None plays none."""
-        old = getattr(self, "session", None)
         session = self._begin(game, names, kinds, order)
-        if series == c.GO_ON:
-            session.series, session.series_id = old.series, old.series_id
-        elif isinstance(series, dict):
-            try:
-                made = Series(game.players, series.get("method", "games"), int(series.get("target", 5)))
-            except (SeriesError, TypeError, ValueError) as err:
-                raise CommandError(str(err)) from None
-            self.ledger.open_series(session, made, game.id)
-        self.ledger.open_game(session, self.die.seed)
-        self.session = session
-        self._grybs_seen = game.grybs
+        self.ledger.open(session, series, getattr(self, "session", None), self.die.seed)
+        self.session, self._grybs_seen = session, game.grybs
         self.effects = Effects(code=self.effects.code)  # a pairing under way stays shown
         log.info("game %s: new %s for %d players", session.game_id, game.id, game.players)
         self._warm()
@@ -624,62 +533,31 @@ class Runtime:
 
     def _tick(self, command: c.Tick) -> None:
         """Once a second when nothing came: a timed series whose time ran out is published as over."""
-        published = self._snapshot.get("series")
+        published = self.feed.newest.get("series")
         series = self.session.series
         if published and not published["over"] and series and series.over(self.ledger.elapsed()):
             self._publish()
 
     # -- what the page sees -------------------------------------------------------------------------------
 
-    def _seat_colours(self) -> list[tuple[int, int, int]]:
-        """The stone colour of each seat: its player's (then the unused players')."""
-        colours, order = self.settings.colours, self.session.order
-        return by_seat(colours, order) + colours[len(order) :]
-
     def _publish(self, feedback: Feedback | None = None) -> dict:
         """The state for the page and its change feed; during a command it goes out once the command's
         transaction has committed (:meth:`_deliver`). Returns it."""
-        session, game = self.session, self.session.game
         self._version += 1
-        snapshot = {
-            "version": self._version,
-            "game_id": session.game_id,
-            "game": game.describe() | {"settings": game.settings},
-            "board": {
-                "depth": game.space.depth,
-                "headless": game.space.headless,
-                "on_cloth": self.on_cloth(),
-            },
-            "players": game.players,
-            "ply": len(game.history),  # UNDO and OK from a page carry it
-            "state": game.state_dict(),
-            "table": session.hands.to_dict(),
-            "legal": [str(a) for a in islice(session.hands.legal(), 400)],
-            "seats": session.seats,
-            "order": session.order,
-            "series": session.series_dict(self.ledger.elapsed()),
-            "settings": self.settings.to_dict() | {"menu": self.menu},
-            "colours": ["#%02x%02x%02x" % rgb for rgb in self._seat_colours()[: game.players]],
-            "feedback": None if feedback is None else {"ok": feedback.ok, "message": feedback.message},
-        }
-        self._unpublished = snapshot
+        made = snapshot(
+            self._version,
+            self.session,
+            self.settings,
+            self.on_cloth(),
+            self.ledger.elapsed(),
+            feedback,
+        )
+        self._unpublished = made
         if not self._in_command:
             self._deliver()
-        return snapshot
+        return made
 
     def _deliver(self) -> None:
-        snapshot, self._unpublished = self._unpublished, None
-        if snapshot is None:
-            return
-        self._snapshot = snapshot
-        with self._listeners_lock:
-            listeners = list(self._listeners)
-        for q in listeners:
-            try:
-                q.put_nowait(snapshot)
-            except queue.Full:  # a stalled page skips to the newest state when it catches up
-                try:
-                    q.get_nowait()
-                    q.put_nowait(snapshot)
-                except (queue.Empty, queue.Full):
-                    pass
+        made, self._unpublished = self._unpublished, None
+        if made is not None:
+            self.feed.publish(made)

@@ -99,6 +99,7 @@ class Settings:
     time_scale: float
     config: Any  # companion.service.config.Config: its players' colours are checked against the board's
     least_budget_ma: int  # mA: the layout's LEDs draw about this dark
+    menu: bool = False  # the control panel's menu is open (ROLL dims the board): not kept
 
     @classmethod
     def load(cls, config, least_budget_ma: int, stored: Callable[[str], Any]) -> Settings:
@@ -181,4 +182,5 @@ class Settings:
             "die": self.die,
             "time_scale": self.time_scale,
             "colours": ["#%02X%02X%02X" % c for c in self.colours],
+            "menu": self.menu,
         }

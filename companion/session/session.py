@@ -11,11 +11,13 @@ from dataclasses import dataclass, field
 
 from companion.games.engine import Game, IllegalAction
 from companion.games.series import Series
+from companion.rules import node as nd
 from companion.rules.action import ROLL, Action
 from companion.rules.node import Node
 from companion.session.hands import Feedback, Hands
 from companion.session.seating import HUMAN, SEATS, by_player, by_seat, next_along
 
+CLOTH_DEPTH = nd.STANDARD_DEPTH  # the printed bandanna is the standard board
 PEOPLE = tuple(f"Player {i + 1}" for i in range(4))  # the names people get when they give none
 
 
@@ -102,11 +104,39 @@ class Session:
             return None
         return f"{self.names[self.game.to_move]} is thinking: wait for its move"
 
+    def why_no_hint(self) -> str | None:
+        game = self.game
+        if game.over:
+            return "the game is over: OK plays it again"
+        if game.is_chance:
+            return "roll first: the hint is for the move after the roll"
+        if self.seats[game.to_move] != HUMAN:
+            return "the computer is to move"
+        return None
+
     def people_at_table(self) -> set[int]:
         """The seats people play (every seat when the computer plays them all): UNDO goes back to theirs."""
         return {s for s, kind in enumerate(self.seats) if kind == HUMAN} or set(range(self.game.players))
 
+    def on_cloth(self) -> bool:
+        """Whether the game fits the cloth: boards up to the standard depth are its upper levels; a Giant or
+        Super Giant one is played on the phone's board, the cloth showing only the status pixels."""
+        return self.game.space.depth <= CLOTH_DEPTH
+
     # -- what the players do --------------------------------------------------------------------------
+
+    def pressed(self, name: str) -> Node | Feedback:
+        """A pressed node by name, or the game's refusal of a node of the board it leaves out (the head
+        node of a headless one). A name no board has is the caller's mistake (SessionError)."""
+        space = self.game.space
+        try:
+            return space.parse(name)
+        except ValueError as err:
+            try:
+                node = nd.parse(name, space.depth)
+            except ValueError:
+                raise SessionError(str(err)) from None
+            return Feedback(False, f"{err}: {self.game.name} does not use it", node)
 
     def press(self, node: Node) -> Feedback:
         if thinking := self.thinking():
@@ -184,6 +214,21 @@ class Session:
         return Feedback(True, hands.message)
 
     # -- the series ------------------------------------------------------------------------------------
+
+    def series_goes_on(self, players: int, elapsed: float) -> list[int] | None:
+        """A new game going on with the series being played: refused when there is none, it is over or it
+        is for another number of players; the seating of the next game (the next player along begins)."""
+        series = self.series
+        if series is None:
+            raise SessionError("no series is being played: start one, or play just this game")
+        if series.over(elapsed):
+            raise SessionError("the series is over: start a new one, or play just this game")
+        if series.players != players:
+            raise SessionError(
+                f"the series being played is for {series.players} players: "
+                f"choose {series.players}, or play just this game"
+            )
+        return next_along(self.order) if len(self.order) == players else None
 
     def count_result(self, elapsed: float) -> bool:
         """The finished game's result into the series while it still counts, never twice; True if counted."""

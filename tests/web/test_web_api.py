@@ -566,7 +566,7 @@ def test_the_feed_asks_to_reconnect_and_a_new_stream_starts_with_the_newest_stat
     seen, snapshot = _event(chunks)
     assert seen == snapshot["version"] == rt.snapshot()["version"] and "legal" not in snapshot
     r.close()  # the phone's connection drops ...
-    assert not rt._listeners  # (the stream let go of the runtime)
+    assert not rt.feed.listeners  # (the stream let go of the runtime)
 
     paired.post("/api/roll")  # ... and the board changes meanwhile
     paired.post("/api/press", json={"node": "G"})

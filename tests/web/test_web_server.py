@@ -103,7 +103,7 @@ def test_heartbeats_and_shutdown_with_open_streams(rt, tmp_path):
     for feed in feeds:
         feed.close()
     time.sleep(0.1)
-    assert not rt._listeners  # every stream unsubscribed
+    assert not rt.feed.listeners  # every stream unsubscribed
 
 
 def test_a_phone_that_goes_away_is_unsubscribed(rt, tmp_path):
@@ -112,12 +112,12 @@ def test_a_phone_that_goes_away_is_unsubscribed(rt, tmp_path):
     with serve(app, "127.0.0.1", 0) as server:
         feed = Feed(server.port)
         feed.snapshot()
-        assert len(rt._listeners) == 1
+        assert len(rt.feed.listeners) == 1
         feed.close()
         deadline = time.monotonic() + 5
-        while rt._listeners and time.monotonic() < deadline:
+        while rt.feed.listeners and time.monotonic() < deadline:
             time.sleep(0.1)
-        assert not rt._listeners
+        assert not rt.feed.listeners
 
 
 def _feeds(port, source, n):
@@ -155,7 +155,7 @@ def test_event_streams_cannot_take_every_thread(rt, tmp_path):
         for feed in first:  # the phone's tabs close ...
             feed.close()
         deadline = time.monotonic() + 3
-        while len(rt._listeners) > len(others):
+        while len(rt.feed.listeners) > len(others):
             assert time.monotonic() < deadline, "closed streams still hold their threads"
             time.sleep(0.05)
         again = _feeds(server.port, "127.0.0.1", PER_CLIENT)  # ... and it may open as many again
