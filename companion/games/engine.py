@@ -17,11 +17,11 @@ A game subclass sets class metadata, its :class:`Option` s, and overrides the ho
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from operator import attrgetter
 from typing import Any, ClassVar
 
 from companion.games import series as series_mod
+from companion.games.option import Option, OptionError
 from companion.rules import gryb as gryb_mod
 from companion.rules import node as nd
 from companion.rules.action import END, MOVE, PASS, PLACE, REMOVE, ROLL, Action, NotationError
@@ -51,65 +51,6 @@ class IllegalAction(ValueError):
     def __init__(self, reason: str):
         super().__init__(reason)
         self.reason = reason
-
-
-class OptionError(ValueError):
-    """A game option that does not exist or has a value it cannot take."""
-
-
-@dataclass(frozen=True)
-class Option:
-    """One option of a game, with the manuals' default."""
-
-    name: str
-    default: Any
-    help: str
-    choices: tuple | None = None
-    minimum: int | None = None
-    maximum: int | None = None
-
-    def convert(self, value: Any) -> Any:
-        """Turn a value (possibly text from the command line) into the option's type, or raise OptionError."""
-        kind = type(self.default)
-        if kind is bool:
-            if isinstance(value, str):
-                lowered = value.strip().lower()
-                if lowered in ("1", "true", "yes", "on"):
-                    value = True
-                elif lowered in ("0", "false", "no", "off"):
-                    value = False
-                else:
-                    raise OptionError(f"option {self.name} is true or false, not {value!r}")
-            if not isinstance(value, bool):
-                raise OptionError(f"option {self.name} is true or false, not {value!r}")
-        elif kind is int:
-            try:
-                value = int(value)
-            except (TypeError, ValueError):
-                raise OptionError(f"option {self.name} is a whole number, not {value!r}") from None
-            if (self.minimum is not None and value < self.minimum) or (
-                self.maximum is not None and value > self.maximum
-            ):
-                raise OptionError(
-                    f"option {self.name} must be from {self.minimum} to {self.maximum}, not {value}"
-                )
-        else:
-            value = str(value)
-        if self.choices is not None and value not in self.choices:
-            raise OptionError(
-                f"option {self.name} is one of {', '.join(map(str, self.choices))}, not {value!r}"
-            )
-        return value
-
-    def describe(self) -> dict:
-        out = {"name": self.name, "default": self.default, "help": self.help}
-        if self.choices is not None:
-            out["choices"] = list(self.choices)
-        if self.minimum is not None:
-            out["minimum"] = self.minimum
-        if self.maximum is not None:
-            out["maximum"] = self.maximum
-        return out
 
 
 TURN_LIMIT = Option(

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
@@ -182,23 +183,23 @@ def tables(rules: Rules) -> Tables:
 
 
 def _option(key: str, rules: Rules, spec) -> Option:
+    """The parameter as the game's option: this composition's value, narrowed to what ``spec`` allows."""
     param = PARAMS[key]
-    choices = spec.choices if spec.choices is not None else param.choices
+    default = getattr(rules, key)
     if spec.minimum is not None:
         # A range that leaves 0 out leaves out what 0 means too ("capture: 1 to 8" has no "0: all").
         help = param.help if spec.minimum <= 0 else re.sub(r" \(0: [^)]*\)", "", param.help)
-        return Option(key, getattr(rules, key), help, minimum=spec.minimum, maximum=spec.maximum)
+        return replace(param, default=default, help=help, minimum=spec.minimum, maximum=spec.maximum)
     if param.kind == "int":
-        return Option(key, getattr(rules, key), param.help, minimum=param.minimum, maximum=param.maximum)
-    return Option(key, getattr(rules, key), param.help, choices=choices)
+        return replace(param, default=default)
+    choices = spec.choices if spec.choices is not None else param.choices
+    return replace(param, default=default, choices=choices)
 
 
 def game_class(rules: Rules, shipped: bool = False) -> type[ComposedGame]:
     """A game class for this composition (register it with companion.games.engine.register to list it)."""
     options = tuple(_option(s.key, rules, s) for s in rules.options if s.key != "turn_limit")
-    options += (
-        Option("turn_limit", rules.turn_limit, PARAMS["turn_limit"].help, minimum=10, maximum=100000),
-    )
+    options += (replace(PARAMS["turn_limit"], default=rules.turn_limit),)
     catalogue = (
         NODE_DIE
         if rules.rolled

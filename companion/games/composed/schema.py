@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from companion.games.option import Option
 from companion.games.series import PRESETS
 from companion.rules import node as nd
 from companion.rules.node import NodeError
@@ -72,34 +73,14 @@ class CompositionError(ValueError):
     """A composition that cannot be played; the message names the key and the problem."""
 
 
-@dataclass(frozen=True)
-class Param:
-    """One parameter: where it sits in the file, its type and default, and what it means."""
-
-    section: str  # "" for the top level
-    key: str
-    default: Any
-    help: str
-    choices: tuple | None = None
-    minimum: int | None = None
-    maximum: int | None = None
-    kind: str = (
-        ""  # "str", "int", "bool", "choice", "players", "node-sets", "kinds", "goals", "levels", "presets"
-    )
-
-    @property
-    def where(self) -> str:
-        return f"{self.section}.{self.key}" if self.section else self.key
-
-
-def _p(section, key, default, help, **more) -> Param:
+def _p(section, key, default, help, **more) -> Option:
     kind = more.pop("kind", None)
     if kind is None:
         kind = "choice" if "choices" in more else type(default).__name__
-    return Param(section, key, default, help, kind=kind, **more)
+    return Option(key, default, help, section=section, kind=kind, **more)
 
 
-SCHEMA: tuple[Param, ...] = (
+SCHEMA: tuple[Option, ...] = (
     _p(
         "",
         "id",
@@ -350,7 +331,7 @@ SCHEMA: tuple[Param, ...] = (
         kind="node-sets",
     ),
 )
-PARAMS: dict[str, Param] = {p.key: p for p in SCHEMA}
+PARAMS: dict[str, Option] = {p.key: p for p in SCHEMA}
 SECTIONS = tuple(dict.fromkeys(p.section for p in SCHEMA))
 # Parameters players may not change when they start a game: what the game is, not how it is set up.
 FIXED = {"id", "name", "source", "summary"}
@@ -542,7 +523,7 @@ def _check(
     return Rules(tuple((k, _freeze(v)) for k, v in values.items()), options, played)
 
 
-def _check_value(p: Param, value: Any) -> Any:
+def _check_value(p: Option, value: Any) -> Any:
     where = p.where
     if p.kind in ("str", "id"):
         if not isinstance(value, str):
