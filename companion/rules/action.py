@@ -19,13 +19,12 @@ Parsing needs the board (node names depend on its depth); printing does not. See
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
 from companion.rules import node as nd
 from companion.rules.node import COLOURS, Node, NodeError
 
 PLACE, MOVE, REMOVE, PASS, END, ROLL = "place", "move", "remove", "pass", "end", "roll"
-_PLACES: dict[Node, Action] = {}
-_MOVES: dict[int, Action] = {}
 
 
 class NotationError(ValueError):
@@ -43,19 +42,14 @@ class Action:
     # Actions are values, so one instance per placement and per (from, to) serves every list of moves:
     # listing and playouts build none after the first.
     @staticmethod
+    @cache
     def place(node: Node) -> Action:
-        found = _PLACES.get(node)
-        if found is None:
-            found = _PLACES[node] = Action(PLACE, (node,))
-        return found
+        return Action(PLACE, (node,))
 
     @staticmethod
+    @cache
     def move(source: Node, target: Node) -> Action:
-        key = source << 16 | target
-        found = _MOVES.get(key)
-        if found is None:
-            found = _MOVES[key] = Action(MOVE, (target,), (source,))
-        return found
+        return Action(MOVE, (target,), (source,))
 
     @staticmethod
     def block(sources: tuple[Node, ...], targets: tuple[Node, ...]) -> Action:

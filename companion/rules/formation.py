@@ -8,6 +8,8 @@ rules; Lines Morris and Shapes Morris move their formations as blocks the same w
 
 from __future__ import annotations
 
+from functools import cache
+
 from companion.rules import node as nd
 from companion.rules.action import Action
 from companion.rules.node import COLOURS, Bitboard, Node
@@ -15,16 +17,10 @@ from companion.rules.space import bits
 
 BLOCK_SIZES = (2, 3)  # lines and the smallest shapes: bounded so a turn's moves stay quick to list
 
-# Block moves of one set of nodes on one board depend only on the geometry: computed once per block.
-_CACHE: dict[tuple, tuple[tuple[tuple[Node, ...], Bitboard], ...]] = {}
 
-
-def block_targets(depth: int, block: tuple[Node, ...], easy: bool):
+@cache  # they depend only on the geometry: computed once per block and board
+def block_targets(depth: int, block: tuple[Node, ...], easy: bool) -> tuple:
     """Every way to move ``block`` in formation (its foci unchanged), as (targets, target mask)."""
-    key = (depth, block, easy)
-    found = _CACHE.get(key)
-    if found is not None:
-        return found
     loci = [nd.loci(n) for n in block]
     shortest, longest = min(map(len, loci)), max(map(len, loci))
     results: list[list[str]] = []
@@ -54,8 +50,7 @@ def block_targets(depth: int, block: tuple[Node, ...], easy: bool):
             for t in targets:
                 mask |= 1 << t
             out.append((targets, mask))
-    found = _CACHE[key] = tuple(out)
-    return found
+    return tuple(out)
 
 
 def formations(link, within: Bitboard) -> list[tuple[Node, ...]]:

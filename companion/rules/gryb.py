@@ -13,6 +13,7 @@ are in this set of stones?" from per-node lists built once per node on first use
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 from itertools import product
 
 from companion.rules import node as nd
@@ -189,12 +190,7 @@ class GrybIndex:
         return Gryb(kids, (nd.LEVEL[kids[0]],), 0b1111 << kids[0])
 
 
-_INDEXES: dict[GameSpace, GrybIndex] = {}
-
-
+@cache
 def index(space: GameSpace) -> GrybIndex:
     """The shared index of a board (boards are shared too, see :func:`companion.rules.space.space`)."""
-    found = _INDEXES.get(space)
-    if found is None:
-        found = _INDEXES[space] = GrybIndex(space)
-    return found
+    return GrybIndex(space)

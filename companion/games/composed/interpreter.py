@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import replace
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
 from companion.games.composed import ez_playout as fast
@@ -65,15 +65,8 @@ KIND_WORDS = {
 }
 
 
-_FACES: dict[Node, Action] = {}
 _COLOUR_FACES = tuple(Action.roll_colour(c) for c in COLOURS)
-
-
-def _face(node: Node) -> Action:
-    found = _FACES.get(node)
-    if found is None:
-        found = _FACES[node] = Action.roll_node(node)
-    return found
+_face = cache(Action.roll_node)  # one instance a node die face
 
 
 class Hop(Action):
