@@ -1,4 +1,4 @@
-"""One setting of a game, with the manuals' default: a game's option, or a parameter of a composition."""
+"""One setting of a game: an option, or a composition's parameter."""
 
 from __future__ import annotations
 
@@ -12,8 +12,7 @@ class OptionError(ValueError):
 
 @dataclass(frozen=True)
 class Option:
-    """A game's option (``Game.options``) or a composition's parameter (``schema.SCHEMA``), which also
-    says where it sits in the file (``section``) and what it holds (``kind``)."""
+    """A game's option, or a composition's parameter (``schema.SCHEMA``, with ``section`` and ``kind``)."""
 
     name: str
     default: Any
@@ -22,7 +21,7 @@ class Option:
     minimum: int | None = None
     maximum: int | None = None
     section: str = ""  # a composition's table; "" for the top level
-    kind: str = ""  # a parameter's type: "int", "choice", "node-sets" ... (schema._check_value)
+    kind: str = ""  # a parameter's type (schema._check_value)
 
     @property
     def key(self) -> str:
@@ -34,7 +33,7 @@ class Option:
         return f"{self.section}.{self.name}" if self.section else self.name
 
     def convert(self, value: Any) -> Any:
-        """A value (possibly text from the command line) as the option's type, or OptionError."""
+        """A value (text too) as the option's type, or OptionError."""
         kind = type(self.default)
         if kind is bool:
             if isinstance(value, str):

@@ -1,10 +1,5 @@
-"""Lines and shapes (000 "Using Lines", "Using Shapes", "Moving Lines/Shapes", "Changing Lines/Shapes").
-
-A line is two of a player's stones on contiguous nodes, a shape three. Either moves as a block, in
-formation (every stone's focus unchanged), or changes: an end stone moves to a node contiguous to the
-stone it stays joined to, or hops past a shape's far end. Square Deal, Blobs and The Borg move by these
-rules; Lines Morris and Shapes Morris move their formations as blocks the same way.
-"""
+"""Lines and shapes (000 "Using Lines", "Using Shapes", "Moving Lines/Shapes", "Changing Lines/Shapes";
+docs/rules/game-space.md, "Contiguity")."""
 
 from __future__ import annotations
 
@@ -15,7 +10,7 @@ from companion.rules.action import Action
 from companion.rules.node import COLOURS, Bitboard, Node
 from companion.rules.space import bits
 
-BLOCK_SIZES = (2, 3)  # lines and the smallest shapes: bounded so a turn's moves stay quick to list
+BLOCK_SIZES = (2, 3)  # lines and the smallest shapes: few enough to list quickly
 
 
 @cache  # they depend only on the geometry: computed once per block and board
@@ -24,23 +19,19 @@ def block_targets(depth: int, block: tuple[Node, ...], easy: bool) -> tuple:
     loci = [nd.loci(n) for n in block]
     shortest, longest = min(map(len, loci)), max(map(len, loci))
     results: list[list[str]] = []
-    # Contiguous nodes share every locus above the shortest one's focus, so varying, inserting or deleting
-    # one of those loci moves all of them alike and keeps the formation.
+    # Contiguous nodes share every locus above the shortest one's focus: changing one moves all alike.
     for i in range(shortest - 1):
         for step in (1, -1):
             results.append([s[:i] + COLOURS[(COLOURS.index(s[i]) + step) % 4] + s[i + 1 :] for s in loci])
         if not easy:
             results.append([s[:i] + s[i + 1 :] for s in loci])
     if not easy and longest < depth:
-        # The head node's colour is arbitrary: a block with it moves down by a first locus put before every
-        # stone (000 "Moving Shapes": [0, G, R] to [G, GG, GR] ... "or interject Y or B as the first locus").
+        # 000 "Moving Shapes": [0, G, R] to [G, GG, GR] ... "or interject Y or B as the first locus".
         for i in range(shortest or 1):
             for c in COLOURS:
                 results.append([s[:i] + c + s[i:] for s in loci])
     if not easy and shortest == 1 and len({s[0] for s in loci}) == 1:
-        results.append(
-            [s[1:] for s in loci]
-        )  # and back up: the shared first locus excised, onto the head node
+        results.append([s[1:] for s in loci])  # and back up: the shared first locus excised
     out, seen = [], set()
     for names in results:
         targets = tuple(nd.from_loci(s) for s in names)
@@ -54,8 +45,7 @@ def block_targets(depth: int, block: tuple[Node, ...], easy: bool) -> tuple:
 
 
 def formations(link, within: Bitboard) -> list[tuple[Node, ...]]:
-    """Every line and every three-stone shape (BLOCK_SIZES) of the nodes ``within``, each sorted, in
-    sorted order (``link``: the board's contiguity table)."""
+    """Every line and three-stone shape of ``within``, sorted (``link``: the contiguity table)."""
     pairs = {(a, b) for a in bits(within) for b in bits(link[a] & within) if a < b}
     blocks = set(pairs)
     for a, b in pairs:
@@ -80,8 +70,7 @@ def block_moves(space, within: Bitboard, occupied: Bitboard, easy: bool = False)
 
 
 def change_reach(link, s: Node, mine: Bitboard) -> Bitboard:
-    """Nodes (free or not) the stone on ``s`` reaches by changing a line or shape it ends: anywhere
-    contiguous to its partner, or past a shape's far end."""
+    """Nodes the stone on ``s`` reaches by changing a line or shape it ends."""
     reach = 0
     for b in bits(link[s] & mine):
         reach |= link[b]
