@@ -1,9 +1,4 @@
-"""The electronic GRYB die: a colour die (G/R/Y/B) and GRYB Dice II (a random node).
-
-Fair by default: faces come from the operating system's random source. Give a seed for replays and
-tests. The engine never rolls: it lists the faces a roll may show (``game.roll_faces()``), the die
-picks one, and the roll is applied as an action of the record.
-"""
+"""The electronic die: one of ``game.roll_faces()``, from the system's random source unless seeded."""
 
 from __future__ import annotations
 

@@ -1,27 +1,18 @@
-"""The game engine: one base class every GRYB game builds on. Pure: no I/O, no clock, no randomness.
+"""The game engine: the base class of every GRYB game. Pure: no I/O, no clock, no randomness.
 
-A game is a mutable position with a history (python-chess's ``push``/``pop`` over snapshots):
-
-- ``legal_actions()`` lists what the side to move may do. While a die game waits for its roll, the
-  side to move is *chance* (``is_chance``) and the legal actions are the die's faces, all equally
-  likely: the die is an input, rolled outside the engine (``companion.games.die``) and recorded as an action.
-- ``apply(action)`` accepts only a legal action; anything else raises :class:`IllegalAction` with a
-  reason a player can read, and changes nothing.
-- ``undo()`` / ``redo()`` step through the history; every state field is an immutable value, so a
-  snapshot is a tuple of references and undo restores it exactly.
-
-A game subclass sets class metadata, its :class:`Option` s, and overrides the hooks ``setup``,
-``_actions``, ``_apply`` and (for good messages) ``_reason``. Register it with :func:`register`.
+A position with push/pop over snapshots of immutable fields, as python-chess. While a roll is due
+(``is_chance``) the legal actions are the die's faces, rolled outside. A game overrides ``setup``,
+``_actions``, ``_apply`` and ``_reason``; :func:`register` lists it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from operator import attrgetter
 from typing import Any, ClassVar
 
 from companion.games import series as series_mod
+from companion.games.option import Option, OptionError
 from companion.rules import gryb as gryb_mod
 from companion.rules import node as nd
 from companion.rules.action import END, MOVE, PASS, PLACE, REMOVE, ROLL, Action, NotationError
@@ -33,10 +24,7 @@ NO_DIE, COLOUR_DIE, NODE_DIE, NUMBER_DIE = "none", "colour", "node", "number"
 
 
 class DieByPhase:
-    """A game's ``die`` when it changes as the game goes on (GRYB Dice II to place, the colour die to move;
-    Grim Reaper's number die for a random life): on the class (the catalogue) it reads ``catalogue``, the
-    die the game starts with; on a game, ``now(game)``. The table reads it to ask players with a physical
-    die for the right one."""
+    """A ``die`` that changes during the game: on the class, the die it starts with; on a game, ``now``."""
 
     def __init__(self, catalogue: str, now: Callable[[Game], str]):
         self.catalogue, self.now = catalogue, now
@@ -46,70 +34,11 @@ class DieByPhase:
 
 
 class IllegalAction(ValueError):
-    """An action the rules do not allow now; ``reason`` is a sentence for the player."""
+    """An action the rules do not allow now; ``reason`` tells the player why."""
 
     def __init__(self, reason: str):
         super().__init__(reason)
         self.reason = reason
-
-
-class OptionError(ValueError):
-    """A game option that does not exist or has a value it cannot take."""
-
-
-@dataclass(frozen=True)
-class Option:
-    """One option of a game, with the manuals' default."""
-
-    name: str
-    default: Any
-    help: str
-    choices: tuple | None = None
-    minimum: int | None = None
-    maximum: int | None = None
-
-    def convert(self, value: Any) -> Any:
-        """Turn a value (possibly text from the command line) into the option's type, or raise OptionError."""
-        kind = type(self.default)
-        if kind is bool:
-            if isinstance(value, str):
-                lowered = value.strip().lower()
-                if lowered in ("1", "true", "yes", "on"):
-                    value = True
-                elif lowered in ("0", "false", "no", "off"):
-                    value = False
-                else:
-                    raise OptionError(f"option {self.name} is true or false, not {value!r}")
-            if not isinstance(value, bool):
-                raise OptionError(f"option {self.name} is true or false, not {value!r}")
-        elif kind is int:
-            try:
-                value = int(value)
-            except (TypeError, ValueError):
-                raise OptionError(f"option {self.name} is a whole number, not {value!r}") from None
-            if (self.minimum is not None and value < self.minimum) or (
-                self.maximum is not None and value > self.maximum
-            ):
-                raise OptionError(
-                    f"option {self.name} must be from {self.minimum} to {self.maximum}, not {value}"
-                )
-        else:
-            value = str(value)
-        if self.choices is not None and value not in self.choices:
-            raise OptionError(
-                f"option {self.name} is one of {', '.join(map(str, self.choices))}, not {value!r}"
-            )
-        return value
-
-    def describe(self) -> dict:
-        out = {"name": self.name, "default": self.default, "help": self.help}
-        if self.choices is not None:
-            out["choices"] = list(self.choices)
-        if self.minimum is not None:
-            out["minimum"] = self.minimum
-        if self.maximum is not None:
-            out["maximum"] = self.maximum
-        return out
 
 
 TURN_LIMIT = Option(
@@ -118,7 +47,7 @@ TURN_LIMIT = Option(
 
 
 class Game:
-    """Base class of every game. Subclasses override the hooks; see the module docstring."""
+    """The base of every game (see the module docstring)."""
 
     id: ClassVar[str] = ""
     name: ClassVar[str] = ""
@@ -129,23 +58,14 @@ class Game:
     die: ClassVar[str] = NO_DIE
     options: ClassVar[tuple[Option, ...]] = (TURN_LIMIT,)
     moves_per_turn: ClassVar[int] = 1
-    # Extra state fields of a subclass (each holding an immutable value), saved and restored by undo.
-    extra_fields: ClassVar[tuple[str, ...]] = ()
-    # Whether the players keep physical stones on the one cloth in step with the engine (the table asks
-    # them to lift or put down what the rules moved). A game on more boards than the cloth (Multiverse)
-    # shows its stones with the LEDs alone.
+    extra_fields: ClassVar[tuple[str, ...]] = ()  # a subclass's own state fields (immutable values)
+    # Stones on the cloth kept in step; False: the LEDs alone show them (Multiverse).
     physical_stones: ClassVar[bool] = True
-    # What ``in_hand`` counts, as the page's column heads it; None for a game that has nothing in hand
-    # (every piece starts on the board), whose page leaves the column out.
-    hand: ClassVar[str | None] = "In hand"
-    # What ``scores`` counts, as the page's column heads it. None for a game "just played win or lose"
-    # (001 "Scoring GRYB"): it keeps no points while it is played, the page leaves the column out, and
-    # when it ends each winner scores 1, which is what a series of such games adds up.
+    hand: ClassVar[str | None] = "In hand"  # the page's column head for ``in_hand``; None: no column
+    # The column head for ``scores``; None: "just played win or lose" (001 "Scoring GRYB"), a win scores 1.
     score: ClassVar[str | None] = "Points"
-    # Whether the game finds GRYBs (``grybs``): the page lists those found only for such a game.
-    finds_grybs: ClassVar[bool] = False
-    # The series presets the game's manuals give (companion/games/series.py ids), the manuals' default first
-    # (EZ GRYB: best of five, 000). Not options of the game: a series spans games and the runtime keeps it.
+    finds_grybs: ClassVar[bool] = False  # the page lists the GRYBs found
+    # The manuals' series.PRESETS, their default first (a series spans games: no option).
     series_presets: ClassVar[tuple[str, ...]] = ()
 
     _BASE_FIELDS = (
@@ -192,7 +112,6 @@ class Game:
         self._fields_of = attrgetter(*self._fields)  # a snapshot on every ply: one C call
         self.history: list[tuple[Action, tuple]] = []
         self.redo_stack: list[Action] = []
-        # State (immutable values only).
         self.stones: tuple[Bitboard, ...] = (0,) * players
         self.to_move = 0
         self.phase = "play"
@@ -211,7 +130,7 @@ class Game:
         self.draw: str | None = None  # why a game that ended without a winner is a draw
         self.setup()
 
-    # -- hooks for subclasses -------------------------------------------------------------------
+    # -- hooks for subclasses
 
     def make_space(self) -> GameSpace:
         return space(self.settings.get("depth", nd.STANDARD_DEPTH), self.settings.get("headless", False))
@@ -220,67 +139,62 @@ class Game:
         """Set the starting position (stones in hand, residents, phase)."""
 
     def _actions(self) -> list[Action]:
-        """The legal actions of the side to move, the roll (if any) already made. MUST override."""
+        """The legal actions of the side to move, any roll made. MUST override."""
         raise NotImplementedError
 
     def _apply(self, action: Action) -> None:
-        """Change the state for a legal action (turn changes included). MUST override."""
+        """Change the state for a legal action, turn included. MUST override."""
         raise NotImplementedError
 
     def _reason(self, action: Action) -> str | None:
-        """Why ``action`` is illegal, for a message; None to fall back to the generic reasons. MAY override."""
+        """Why ``action`` is illegal; None: the generic reasons. MAY override."""
         return None
 
     def needs_roll(self) -> bool:
-        """Whether the side to move must roll before acting. Die games roll once a turn by default."""
+        """Whether the side to move must roll first (by default once a turn)."""
         return self.die != NO_DIE and self.roll is None and self.pending == 0
 
     def roll_faces(self) -> list[Action]:
-        """The faces the die can show now, all equally likely. Node-die games MAY override."""
+        """The faces the die can show now, all equally likely. MAY override."""
         if self.die == COLOUR_DIE:
             return [Action.roll_colour(c) for c in COLOURS]
         return [Action.roll_node(n) for n in bits(self.roll_node_mask())]
 
     def roll_node_mask(self) -> Bitboard:
-        """Nodes the node die may show (re-rolling until one is free is the same as picking a free one)."""
+        """Nodes the node die may show (re-rolled until free: any free one)."""
         return self.space.all & ~self.occupied
 
     def stone_kind(self, node: Node) -> str:
         return "stone"
 
     def shown_stones(self) -> tuple[Bitboard, ...]:
-        """Each player's stones on the board the cloth shows now, as bitboards of that board (what the LEDs
-        light and presses refer to). Games played on several boards (Multiverse) MAY override."""
+        """Each player's stones on the board the cloth shows. MAY override (Multiverse)."""
         return self.stones
 
     def shown_last(self) -> tuple[Node, ...]:
-        """The last move's nodes on the board the cloth shows (``last`` itself unless a game MAY override)."""
+        """The last move's nodes on the board shown. MAY override."""
         return self.last
 
     def formed(self) -> tuple[gryb_mod.Gryb, ...]:
-        """The GRYBs the last action formed (the board marks them until the next action); none if it formed
-        none. ``grybs`` alone cannot say: a game keeps its last GRYBs there through the actions after it."""
+        """The GRYBs the last action formed (``grybs`` keeps them longer)."""
         if not self.grybs or not self.history:
             return ()
         before = self.history[-1][1][self._BASE_FIELDS.index("grybs")]
-        # By identity: each GRYB formed is stored as a new tuple, and the same four nodes formed again later
-        # (Square Deal captures a quadrangle, and it fills and is captured again) are a GRYB formed anew.
+        # By identity: the same nodes formed again (Square Deal) are a new tuple.
         return () if before is self.grybs else self.grybs
 
     def markers(self) -> Bitboard:
-        """Nodes of the shown board holding a marker that is not a stone (Multiverse's conduit markers); the
-        LEDs show them faintly under any stone. Games with markers MAY override."""
+        """Nodes holding a marker, not a stone (Multiverse's conduits). MAY override."""
         return 0
 
     def deadlocked(self) -> bool:
-        """Whether no player can ever act again whatever the die shows (checked after a pass; the game is
-        then a draw). Games whose positions can lock up MAY override."""
+        """No player can ever act again, whatever the die: a draw (checked after a pass). MAY override."""
         return False
 
     def _deadlock_words(self) -> str:
         return "nobody can ever move again" + (", whatever the die shows" if self.die != NO_DIE else "")
 
-    # -- the public interface -------------------------------------------------------------------
+    # -- the public interface
 
     @property
     def is_chance(self) -> bool:
@@ -295,11 +209,11 @@ class Game:
         return actions if actions else [Action(PASS)]
 
     def random_action(self, rng) -> Action:
-        """A uniformly random legal action, for playouts. Games MAY override with a faster way."""
+        """A uniformly random legal action. MAY override with a faster way."""
         return rng.choice(self.legal_actions())
 
     def push_legal(self, action: Action) -> None:
-        """Apply an action taken from ``legal_actions()``/``random_action`` without checking it again."""
+        """Apply an action from ``legal_actions()``/``random_action`` unchecked."""
         self._push(action)
         self.redo_stack.clear()
 
@@ -311,9 +225,8 @@ class Game:
         if isinstance(action, str):
             action = self.parse(action)
         legal = self.legal_actions()
-        # A press or a parsed placement or move is one of the shared instances the list is made of
-        # (Action.place, Action.move): found by identity, without comparing field by field with every
-        # action before it (0.2 ms of a 25 Men's GRYB placement's command, among ~340 placements).
+        # Shared instances (Action.place, Action.move) found by identity first: docs/performance.md,
+        # "Choices the code makes for speed".
         if not any(a is action for a in legal) and action not in legal:
             raise IllegalAction(self.why_illegal(action))
         self._push(action)
@@ -322,7 +235,7 @@ class Game:
     push = apply
 
     def _push(self, action: Action) -> None:
-        """Apply an action known to be legal (search and replay use this after their own checks)."""
+        """Apply an action known to be legal."""
         self.history.append((action, self._snapshot()))
         if action.kind == ROLL:
             self.roll = self.last_roll = action.colour if action.colour else action.targets[0]
@@ -333,7 +246,7 @@ class Game:
                 self.finish((), draw=self._deadlock_words())
         else:
             if self.roll is None:
-                self.last_roll = None  # a turn the die has no part in: it shows no stale roll
+                self.last_roll = None  # a turn without the die shows no stale roll
             self._apply(action)
 
     def undo(self) -> Action:
@@ -347,12 +260,12 @@ class Game:
     pop = undo
 
     def retract(self) -> None:
-        """Undo the last action without keeping it for redo (search walks back and forth with this)."""
+        """Undo the last action without keeping it for redo (search)."""
         _, snapshot = self.history.pop()
         self._restore(snapshot)
 
     def copy(self) -> Game:
-        """An independent game in the same position (history included), cheap enough for search."""
+        """An independent game in the same position, history included."""
         twin = object.__new__(type(self))
         twin.__dict__.update(self.__dict__)
         twin.history = list(self.history)
@@ -361,10 +274,7 @@ class Game:
         return twin
 
     def playout(self, rng, plies: int | None = None) -> list[float]:
-        """Play uniformly random legal actions from here, ``plies`` of them (None: to the end of the
-        game), and say how each player stands then (``evaluate()``); the game is left as it was. The
-        computer player ends each search iteration with this. Games MAY override it with a faster way
-        of playing the same random game (EZ GRYB: companion/games/composed/ez_playout.py)."""
+        """``plies`` random legal actions (None: to the end), ``evaluate()``, back. MAY override (EZ GRYB)."""
         played = 0
         while not self.over and played != plies:
             self.push_legal(self.random_action(rng))
@@ -375,15 +285,11 @@ class Game:
         return values
 
     def action_order(self, actions: list[Action]) -> list[float] | None:
-        """How promising each of ``actions`` looks at a glance (higher first), for the computer player's
-        search to try the likeliest moves first and widen to the rest as a position earns visits; None
-        (the default): no such knowledge, every action is tried. Games MAY override with something cheap
-        (captures, threats)."""
+        """How promising each of ``actions`` looks to the search (higher first), or None. MAY override."""
         return None
 
     def evaluate(self) -> list[float]:
-        """How well each player stands, 0..1 each (search uses it where a playout stops before the end).
-        The default reads the scores; games with a better sense of progress MAY override."""
+        """How well each player stands, 0..1 each (by default the scores). MAY override."""
         if self.over:
             return self.outcome()
         total = sum(self.scores)
@@ -422,32 +328,28 @@ class Game:
             raise IllegalAction(str(err)) from None
 
     def say(self, action: Action) -> str:
-        """``action`` in a player's words, for buttons and messages: its notation, which the manuals'
-        players read, but a roll names its colour. Games whose notation is their own (Grim Reaper's
-        ``M10GGB``) say more."""
+        """``action`` in a player's words: its notation; a roll names its colour."""
         if action.kind == ROLL and action.colour in COLOUR_NAMES:
             return COLOUR_NAMES[action.colour]
         return str(action)
 
     def played(self) -> list[tuple[Action, int]]:
-        """The history as (action, the player to move when it was played), oldest first: who rolled, passed
-        or moved (UNDO against the computer needs to know whose moves are whose)."""
+        """The history as (action, the player who played it), oldest first."""
         at = self._BASE_FIELDS.index("to_move")
         return [(action, snapshot[at]) for action, snapshot in self.history]
 
     def state_key(self) -> tuple:
-        """Everything that defines the position (for tests of undo and replay, and repetition)."""
+        """Everything that defines the position."""
         return self._snapshot()
 
     def _snapshot(self) -> tuple:
         return self._fields_of(self)
 
     def _restore(self, snapshot: tuple) -> None:
-        # Search restores a snapshot on every ply: straight into the instance's dict, not a setattr a field
-        # (state fields are plain attributes, never properties: tests/games/test_engine.py checks every game).
+        # Into the dict on every ply: state fields are never properties (tests/games/test_engine.py).
         self.__dict__.update(zip(self._fields, snapshot))
 
-    # -- reasons -----------------------------------------------------------------------------------
+    # -- reasons
 
     def why_illegal(self, action: Action) -> str:
         if self.over:
@@ -460,7 +362,7 @@ class Game:
             if self.die == NO_DIE:
                 return f"{self.name} has no die" if type(self).die == NO_DIE else "no die is rolled now"
             if self.legal_actions() == [Action(PASS)]:
-                # A script with its own rolls types the forced pass too: say that it is what comes next.
+                # A script types the forced pass too: say it comes next.
                 return (
                     f"the die has been rolled this turn ({_face_name(self.roll)}) and nothing fits it: pass"
                 )
@@ -480,12 +382,12 @@ class Game:
                 if self.owner(s) != self.to_move:
                     return f"the stone on {nd.name(s)} is not yours"
         if action.kind in (PLACE, MOVE):
-            # The roll first: in a die game it is what the player most needs to hear.
+            # The roll first: what the player most needs to hear.
             if isinstance(self.roll, str):
                 wrong = [t for t in action.targets if nd.focus(t) != self.roll]
                 if wrong:
-                    colour = COLOUR_NAMES[self.roll]
-                    return f"you rolled {self.roll}: move onto a {colour} node, and {nd.name(wrong[0])} is not one"
+                    colour, there = COLOUR_NAMES[self.roll], nd.name(wrong[0])
+                    return f"you rolled {self.roll}: move onto a {colour} node, and {there} is not one"
             for t in action.targets:
                 if occupied >> t & 1 and t not in action.sources:
                     return f"{nd.name(t)} is occupied"
@@ -495,7 +397,7 @@ class Game:
             return "you cannot end your turn now"
         return f"{action} is not a legal move now"
 
-    # -- helpers for subclasses ---------------------------------------------------------------------
+    # -- helpers for subclasses
 
     @property
     def occupied(self) -> Bitboard:
@@ -542,9 +444,7 @@ class Game:
     def finish(
         self, winners: Iterable[int], points: Iterable[int] | None = None, draw: str | None = None
     ) -> None:
-        """End the game. ``points``: each player's score for it, if not the scores as they stand; a game
-        played win or lose (``score`` None) gives each winner 1. ``draw``: with no winners, why the game
-        is a draw, in a player's words ("the turn limit"); every draw names one (``draw_reason``)."""
+        """End the game. ``points``: the scores, if not as they stand; ``draw``: why, if no winner."""
         self.over = True
         self.winners = tuple(winners)
         self.draw = None if self.winners else draw
@@ -556,11 +456,10 @@ class Game:
     def gryb_points(self, found: gryb_mod.Gryb) -> int:
         return found.points(self.space.depth, self.settings.get("big_endian", False))
 
-    # -- reporting ------------------------------------------------------------------------------------
+    # -- reporting
 
     def draw_reason(self) -> str | None:
-        """Why a finished game is a draw (None while it goes on or when somebody won): the turn limit, a
-        deadlock, or a game's own rule (a stall, stalemate, equal piles)."""
+        """Why a finished game is a draw, else None."""
         return self.draw
 
     @property
@@ -568,24 +467,20 @@ class Game:
         return self.winners[0] if len(self.winners) == 1 else None
 
     def side(self, player: int) -> tuple[int, ...]:
-        """The players who win together with ``player``: the player alone, unless a game is played by
-        teams (a composition's, Doubles) and MAY override."""
+        """The players who win with ``player``: alone, unless teams play. MAY override."""
         return (player,)
 
     def aims(self) -> list[str] | None:
-        """What each player is out to do, where the seats' goals differ (Grim Reaper: one side joins top
-        and bottom, the other left and right), shown beside their names; None where all share the
-        game's goal."""
+        """Each player's goal where the seats' differ (Grim Reaper), else None."""
         return None
 
     def state_dict(self) -> dict:
-        """The position as JSON-able data (the CLI prints it, the web page and renderer read it)."""
+        """The position as JSON-able data (docs/notation.md, "The state line")."""
         stones = {}
         for player, mask in enumerate(self.stones):
             for n in bits(mask):
                 stones[nd.name(n)] = {"player": player, "kind": self.stone_kind(n)}
-        # What the board's die LEDs show: the last roll stays in view after the turn it was rolled in, until
-        # a roll is due (a player to roll sees a blank die, not the one before) or a turn goes by without it.
+        # The die LEDs keep the last roll until a roll is due or a turn passes without one.
         shown = self.roll if self.roll is not None else None if self.is_chance else self.last_roll
         return {
             "game": self.id,
@@ -613,9 +508,8 @@ class Game:
         }
 
     def last_rolled(self) -> str | Node | None:
-        """The last roll of the game so far (a colour, a node or a number), None before the first: what
-        ``die`` reports, whether or not the die has a part in the turn now."""
-        if self.last_roll is not None:  # set by every roll; only blanked (for the LEDs) in turns without one
+        """The last roll so far (a colour, a node or a number), or None."""
+        if self.last_roll is not None:  # blanked (LEDs) in turns without a roll
             return self.last_roll
         for action, _ in reversed(self.history):
             if action.kind == ROLL:
@@ -643,17 +537,17 @@ class Game:
 
 
 def _face_name(face: str | Node | None) -> str | None:
-    """A die face as the JSON state writes it: a colour or a number as it is, a node by its name."""
+    """A die face as the JSON state writes it: a node by its name."""
     return face if isinstance(face, str) or face is None else nd.name(face)
 
 
-# -- registry ---------------------------------------------------------------------------------------
+# -- registry
 
 _REGISTRY: dict[str, type[Game]] = {}
 
 
 def register(cls: type[Game], replace: bool = False) -> type[Game]:
-    """Add a game to the catalogue; ``replace`` lets a saved composition take over its own id again."""
+    """Add a game to the catalogue; ``replace``: a saved composition takes its id again."""
     if not cls.id or (cls.id in _REGISTRY and not replace):
         raise ValueError(f"game id {cls.id!r} is empty or taken")
     _REGISTRY[cls.id] = cls
@@ -661,7 +555,7 @@ def register(cls: type[Game], replace: bool = False) -> type[Game]:
 
 
 def unregister(game_id: str) -> None:
-    """Take a game out of the catalogue (a saved composition that was deleted); games under way keep it."""
+    """Take a game out of the catalogue; games under way keep it."""
     _REGISTRY.pop(game_id, None)
 
 

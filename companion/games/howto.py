@@ -1,12 +1,5 @@
-"""How to play each game, in the players' words: the phone's rules page (/games/<id>/rules) and the
-``rules`` answer of ``gryb-companion play`` show the same text.
-
-A shipped game's text is ``companion/games/howto/<game id>.txt``. The format is a small subset a player's text
-needs and nothing more: blocks separated by a blank line; a block whose line starts with ``## `` is a
-heading, a block whose every line starts with ``- `` a list (an item a line), any other block a
-paragraph (its lines joined). A game made with the composer has no text of its own: its summary and its
-parameters of play stand in (:func:`of`).
-"""
+"""How to play each game (the rules page, ``play``'s ``rules``): ``howto/<game id>.txt``, blocks split by
+blank lines: ``## `` a heading, ``- `` lines a list, else a paragraph."""
 
 from __future__ import annotations
 
@@ -43,8 +36,7 @@ def parse(text: str) -> list[Block]:
 
 
 def shipped(game_id: str) -> str | None:
-    """The text shipped for ``game_id``, or None. Only an id of the catalogue's form is looked up (lower
-    case letters, digits and hyphens), so no name can reach outside the folder."""
+    """The text shipped for ``game_id``, or None; only a catalogue id, so no name leaves the folder."""
     if not game_id or not all(c.isascii() and (c.islower() or c.isdigit() or c == "-") for c in game_id):
         return None
     path = resources.files(__package__) / "howto" / f"{game_id}.txt"
@@ -52,8 +44,7 @@ def shipped(game_id: str) -> str | None:
 
 
 def of(game: type[Game]) -> list[Block]:
-    """How to play ``game``: its shipped text; for a composition of one's own, its summary and its
-    parameters of play, each with what it means."""
+    """How to play ``game``: its shipped text, or a composition's summary and parameters of play."""
     text = shipped(game.id)
     if text is not None:
         return parse(text)
@@ -67,7 +58,7 @@ def of(game: type[Game]) -> list[Block]:
             f"{p.key.replace('_', ' ')}: {_value(data[p.section][p.key])} — {p.help}"
             for p in SCHEMA
             if p.section
-        )  # the board, tokens, turn, moves, encounters, goal
+        )
         blocks += [
             Block(HEADING, "Parameters of play"),
             Block(PARAGRAPH, "A game made with the composer: these parameters are its rules."),
@@ -85,7 +76,7 @@ def _value(value) -> str:
 
 
 def as_text(blocks: list[Block], width: int = 78) -> str:
-    """The blocks for a terminal: headings underlined, lists bulleted, everything wrapped to ``width``."""
+    """The blocks for a terminal: headings underlined, lists bulleted, wrapped to ``width``."""
     out = []
     for block in blocks:
         if block.kind == HEADING:

@@ -1,7 +1,5 @@
-"""Scoring a series of games (001 "Scoring GRYB"): a set number of games, a set time, or a set score.
-
-Pure like the engine: the runtime passes in the times (seconds since the series began).
-"""
+"""Scoring a series of games (001 "Scoring GRYB"): a set number of games, time or score. Pure: times are
+seconds since the series began."""
 
 from __future__ import annotations
 
@@ -86,7 +84,7 @@ class Series:
         return cls(players, p.method, p.target)
 
     def add(self, scores, winners=(), ended_at: float = 0.0, game: int | None = None) -> None:
-        """Record a finished game. In a timed series a game ending after the time scores nothing."""
+        """Record a finished game; in a timed series a game ending after the time scores nothing."""
         if not self.accepts():
             raise SeriesError("the series is over")
         scores = tuple(int(s) for s in scores)
@@ -98,16 +96,14 @@ class Series:
         self.games.append(GameResult(scores, tuple(winners), float(ended_at), game))
 
     def taken_back(self, game: int) -> bool:
-        """A finished game undone into play again (UNDO after its last move): its result leaves the
-        series, which goes on as before it. Whether it had counted."""
+        """A finished game undone into play again leaves the series; whether it had counted."""
         if self.games and self.games[-1].game == game:
             self.games.pop()
             return True
         return False
 
     def accepts(self) -> bool:
-        """Whether a game finishing now still counts: not once the set number of games is played or the
-        points are reached, nor after a game that ended when the time was up."""
+        """Whether a game finishing now still counts (not once the series is over)."""
         return not self.over(self.games[-1].ended_at if self.games else 0.0)
 
     def totals(self) -> tuple[int, ...]:

@@ -1,31 +1,16 @@
-"""Actions: the small value objects a game record is made of, with a text notation from the manuals.
-
-=================  ============================  =============================================
-notation           action                        example
-=================  ============================  =============================================
-``NODE``           place a stone                 ``R``, ``GGBY``, ``0``
-``FROM-TO``        move a stone                  ``R-RG``, ``GRYY-GRRY``
-``A,B-C,D``        move a line or shape          ``GR,GRY-R,RY`` (stone i goes from A_i to C_i; any order)
-``xNODE``          remove (lift) a stone         ``xRG``
-``pass``           pass (when nothing is legal)
-``end``            end the turn early
-``roll:C``         the colour die shows C        ``roll:Y``
-``roll:@NODE``     the node die shows NODE       ``roll:@GGBY``
-=================  ============================  =============================================
-
-Parsing needs the board (node names depend on its depth); printing does not. See docs/notation.md.
-"""
+"""Actions: the small value objects a game record is made of, in the manuals' notation (docs/notation.md):
+``R`` place, ``R-RG`` move, ``GR,GRY-R,RY`` a line or shape, ``xRG`` remove, ``pass``, ``end``, ``roll:Y``,
+``roll:@GGBY``. Parsing needs the board's depth; printing does not."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
 from companion.rules import node as nd
 from companion.rules.node import COLOURS, Node, NodeError
 
 PLACE, MOVE, REMOVE, PASS, END, ROLL = "place", "move", "remove", "pass", "end", "roll"
-_PLACES: dict[Node, Action] = {}
-_MOVES: dict[int, Action] = {}
 
 
 class NotationError(ValueError):
@@ -39,23 +24,16 @@ class Action:
     sources: tuple[Node, ...] = ()
     colour: str | None = None
 
-    # -- constructors ---------------------------------------------------------------------------
-    # Actions are values, so one instance per placement and per (from, to) serves every list of moves:
-    # listing and playouts build none after the first.
+    # One shared instance a placement and a (from, to): lists of moves build none after the first.
     @staticmethod
+    @cache
     def place(node: Node) -> Action:
-        found = _PLACES.get(node)
-        if found is None:
-            found = _PLACES[node] = Action(PLACE, (node,))
-        return found
+        return Action(PLACE, (node,))
 
     @staticmethod
+    @cache
     def move(source: Node, target: Node) -> Action:
-        key = source << 16 | target
-        found = _MOVES.get(key)
-        if found is None:
-            found = _MOVES[key] = Action(MOVE, (target,), (source,))
-        return found
+        return Action(MOVE, (target,), (source,))
 
     @staticmethod
     def block(sources: tuple[Node, ...], targets: tuple[Node, ...]) -> Action:
@@ -73,7 +51,6 @@ class Action:
     def roll_node(node: Node) -> Action:
         return Action(ROLL, (node,))
 
-    # -- accessors ------------------------------------------------------------------------------
     @property
     def target(self) -> Node:
         return self.targets[0]
@@ -88,8 +65,7 @@ class Action:
 
     @property
     def face(self) -> str:
-        """What a roll shows, as the die shows it: a colour letter, a node's name (GRYB Dice II), or a
-        number (Grim Reaper's random life)."""
+        """What a roll shows: a colour, a node's name (GRYB Dice II) or a number (Grim Reaper)."""
         return self.colour or nd.NODE_NAMES[self.targets[0]]
 
     def __str__(self) -> str:
@@ -106,7 +82,7 @@ class Action:
 
     @staticmethod
     def parse(text: str, depth: int = nd.STANDARD_DEPTH, headless: bool = False) -> Action:
-        """Read one action; raise NotationError (a ValueError) with the reason."""
+        """Read one action, or NotationError (a ValueError) with the reason."""
         raw = text.strip()
         if not raw:
             raise NotationError(
@@ -152,9 +128,7 @@ class Action:
 
 
 def nth_move(r: int, singles, blocks) -> Action:
-    """The ``r``-th of a list of moves given compactly, for uniform random playouts without building
-    every Action: first each ``(source, reach)`` of ``singles`` (one move to every node of the bitboard
-    ``reach``, in node order), then the block moves of ``blocks``."""
+    """The ``r``-th move of ``singles`` (``(source, reach)``: to each node of ``reach``), then ``blocks``."""
     for source, reach in singles:
         k = reach.bit_count()
         if r < k:

@@ -1,50 +1,37 @@
-"""Lines and shapes (000 "Using Lines", "Using Shapes", "Moving Lines/Shapes", "Changing Lines/Shapes").
-
-A line is two of a player's stones on contiguous nodes, a shape three. Either moves as a block, in
-formation (every stone's focus unchanged), or changes: an end stone moves to a node contiguous to the
-stone it stays joined to, or hops past a shape's far end. Square Deal, Blobs and The Borg move by these
-rules; Lines Morris and Shapes Morris move their formations as blocks the same way.
-"""
+"""Lines and shapes (000 "Using Lines", "Using Shapes", "Moving Lines/Shapes", "Changing Lines/Shapes";
+docs/rules/game-space.md, "Contiguity")."""
 
 from __future__ import annotations
+
+from functools import cache
 
 from companion.rules import node as nd
 from companion.rules.action import Action
 from companion.rules.node import COLOURS, Bitboard, Node
 from companion.rules.space import bits
 
-BLOCK_SIZES = (2, 3)  # lines and the smallest shapes: bounded so a turn's moves stay quick to list
-
-# Block moves of one set of nodes on one board depend only on the geometry: computed once per block.
-_CACHE: dict[tuple, tuple[tuple[tuple[Node, ...], Bitboard], ...]] = {}
+BLOCK_SIZES = (2, 3)  # lines and the smallest shapes: few enough to list quickly
 
 
-def block_targets(depth: int, block: tuple[Node, ...], easy: bool):
+@cache  # they depend only on the geometry: computed once per block and board
+def block_targets(depth: int, block: tuple[Node, ...], easy: bool) -> tuple:
     """Every way to move ``block`` in formation (its foci unchanged), as (targets, target mask)."""
-    key = (depth, block, easy)
-    found = _CACHE.get(key)
-    if found is not None:
-        return found
     loci = [nd.loci(n) for n in block]
     shortest, longest = min(map(len, loci)), max(map(len, loci))
     results: list[list[str]] = []
-    # Contiguous nodes share every locus above the shortest one's focus, so varying, inserting or deleting
-    # one of those loci moves all of them alike and keeps the formation.
+    # Contiguous nodes share every locus above the shortest one's focus: changing one moves all alike.
     for i in range(shortest - 1):
         for step in (1, -1):
             results.append([s[:i] + COLOURS[(COLOURS.index(s[i]) + step) % 4] + s[i + 1 :] for s in loci])
         if not easy:
             results.append([s[:i] + s[i + 1 :] for s in loci])
     if not easy and longest < depth:
-        # The head node's colour is arbitrary: a block with it moves down by a first locus put before every
-        # stone (000 "Moving Shapes": [0, G, R] to [G, GG, GR] ... "or interject Y or B as the first locus").
+        # 000 "Moving Shapes": [0, G, R] to [G, GG, GR] ... "or interject Y or B as the first locus".
         for i in range(shortest or 1):
             for c in COLOURS:
                 results.append([s[:i] + c + s[i:] for s in loci])
     if not easy and shortest == 1 and len({s[0] for s in loci}) == 1:
-        results.append(
-            [s[1:] for s in loci]
-        )  # and back up: the shared first locus excised, onto the head node
+        results.append([s[1:] for s in loci])  # and back up: the shared first locus excised
     out, seen = [], set()
     for names in results:
         targets = tuple(nd.from_loci(s) for s in names)
@@ -54,13 +41,11 @@ def block_targets(depth: int, block: tuple[Node, ...], easy: bool):
             for t in targets:
                 mask |= 1 << t
             out.append((targets, mask))
-    found = _CACHE[key] = tuple(out)
-    return found
+    return tuple(out)
 
 
 def formations(link, within: Bitboard) -> list[tuple[Node, ...]]:
-    """Every line and every three-stone shape (BLOCK_SIZES) of the nodes ``within``, each sorted, in
-    sorted order (``link``: the board's contiguity table)."""
+    """Every line and three-stone shape of ``within``, sorted (``link``: the contiguity table)."""
     pairs = {(a, b) for a in bits(within) for b in bits(link[a] & within) if a < b}
     blocks = set(pairs)
     for a, b in pairs:
@@ -85,8 +70,7 @@ def block_moves(space, within: Bitboard, occupied: Bitboard, easy: bool = False)
 
 
 def change_reach(link, s: Node, mine: Bitboard) -> Bitboard:
-    """Nodes (free or not) the stone on ``s`` reaches by changing a line or shape it ends: anywhere
-    contiguous to its partner, or past a shape's far end."""
+    """Nodes the stone on ``s`` reaches by changing a line or shape it ends."""
     reach = 0
     for b in bits(link[s] & mine):
         reach |= link[b]

@@ -1,18 +1,9 @@
-"""GRYBs: four stones whose loci spell G-R-Y-B round a cycle, on one level or integrated over several.
-
-A GRYB is four nodes of the same level. Going round them in one cyclic order, each level's column of
-loci is either one constant colour or a *GRYB equivalent* (the colours stepping once round the cycle
-G-R-Y-B, forwards or backwards), and at least one level steps. The levels that step are the GRYB's
-levels; each is worth ``2**(level-1)`` points (reversed for big-endian play). The quadrangle GRYB is
-the case where only the focus steps: the four nodes of one quadrangle.
-
-:class:`GrybIndex` answers, for one board, "which GRYBs does a stone on N complete?" and "which GRYBs
-are in this set of stones?" from per-node lists built once per node on first use.
-"""
+"""GRYBs (docs/rules/game-space.md, "GRYBs"); :class:`GrybIndex` finds them on one board."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 from itertools import product
 
 from companion.rules import node as nd
@@ -33,7 +24,7 @@ def points(levels, depth: int, big_endian: bool = False) -> int:
 
 @dataclass(frozen=True, slots=True)
 class Gryb:
-    """A valid GRYB: its nodes in one cyclic order and the levels whose loci step round the cycle."""
+    """A valid GRYB: its nodes in one cyclic order, and the levels whose loci step round the cycle."""
 
     nodes: tuple[Node, Node, Node, Node]
     levels: tuple[int, ...]
@@ -41,7 +32,7 @@ class Gryb:
 
     @property
     def level(self) -> int:
-        """The level of the nodes themselves (the GRYB's depth on the board)."""
+        """The level of the nodes themselves."""
         return nd.LEVEL[self.nodes[0]]
 
     @property
@@ -63,7 +54,7 @@ class Gryb:
 
 
 def _column_step(column: tuple[int, int, int, int]) -> int | None:
-    """0 for a constant column, +1/-1 for a GRYB equivalent, None for anything else."""
+    """0 for a constant column, 1 for a GRYB equivalent (either way round), None for anything else."""
     step = (column[1] - column[0]) % 4
     if step == 2:
         return None
@@ -86,11 +77,7 @@ def _levels_in_order(ordered: tuple[Node, ...]) -> tuple[int, ...] | None:
 
 
 def check(nodes) -> Gryb | None:
-    """The GRYB these four nodes form, in whatever order they are given, or None.
-
-    Four distinct nodes of one level (not the head node) can be gone round in three essentially
-    different cyclic orders; a stepping column fixes which one, so at most one can succeed.
-    """
+    """The GRYB these four nodes form, in any order, or None."""
     a, b, c, d = nodes
     if len({a, b, c, d}) != 4:
         return None
@@ -105,7 +92,7 @@ def check(nodes) -> Gryb | None:
 
 
 def _canonical(ordered: tuple[Node, ...], levels: tuple[int, ...]) -> Gryb:
-    """Start at the lowest node and go towards its lower neighbour, so equal GRYBs compare equal."""
+    """Lowest node first, then its lower neighbour: equal GRYBs compare equal."""
     i = ordered.index(min(ordered))
     rotated = ordered[i:] + ordered[:i]
     if rotated[3] < rotated[1]:
@@ -114,17 +101,12 @@ def _canonical(ordered: tuple[Node, ...], levels: tuple[int, ...]) -> Gryb:
 
 
 def count(depth: int) -> int:
-    """How many GRYBs a board of this depth holds, quadrangles included.
-
-    On ``k``-loci nodes each of the ``k`` columns is constant (4 ways) or steps (4 starts x 2
-    directions); all-constant is no GRYB, and each GRYB is counted once per rotation and reflection
-    of its cycle (8). Checked against enumeration in tests/rules/test_gryb.py.
-    """
+    """How many GRYBs a board of this depth holds, quadrangles included (docs/rules/game-space.md)."""
     return sum((12**k - 4**k) // 8 for k in range(1, depth + 1))
 
 
 class GrybIndex:
-    """Per board: the GRYBs through each node, built on first use of that node."""
+    """The GRYBs through each node of a board, built on first use."""
 
     def __init__(self, space: GameSpace):
         self.space = space
@@ -145,9 +127,8 @@ class GrybIndex:
         first = nd.first_of_level(k)
         weights = [4 ** (k - 1 - i) for i in range(k)]
         entries = []
-        # Put ``node`` first in the cycle; each column stays (0) or steps forwards/backwards. Flipping
-        # every direction at once is the same cycle walked the other way, so the first stepping
-        # column always steps forwards.
+        # ``node`` first in the cycle, each column constant (0) or stepping; the first stepping column
+        # steps forwards (flipping them all walks the same cycle the other way).
         for steps in product((0, 1, -1), repeat=k):
             stepping = [s for s in steps if s]
             if not stepping or stepping[0] != 1:
@@ -167,7 +148,7 @@ class GrybIndex:
     def completed_by(self, node: Node, stones: Bitboard, quadrangle_only: bool = False) -> list[Gryb]:
         """The GRYBs a stone on ``node`` completes together with ``stones`` (which may include it)."""
         entries = self.through(node)
-        if quadrangle_only:  # the one quadrangle of the node's, without going through the others
+        if quadrangle_only:  # the node's own quadrangle alone
             entries = self._quadrangle[node]
         return [g for others, g in entries if stones & others == others]
 
@@ -189,12 +170,7 @@ class GrybIndex:
         return Gryb(kids, (nd.LEVEL[kids[0]],), 0b1111 << kids[0])
 
 
-_INDEXES: dict[GameSpace, GrybIndex] = {}
-
-
+@cache
 def index(space: GameSpace) -> GrybIndex:
-    """The shared index of a board (boards are shared too, see :func:`companion.rules.space.space`)."""
-    found = _INDEXES.get(space)
-    if found is None:
-        found = _INDEXES[space] = GrybIndex(space)
-    return found
+    """The shared index of a (shared) board."""
+    return GrybIndex(space)

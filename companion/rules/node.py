@@ -1,34 +1,26 @@
-"""Nodes of the GRYB game space, in the manuals' notation, and where each one sits on the board.
-
-A node is named by the colours of the path from the head node down to it: ``G``, ``RG``, ``GGBY``.
-Each letter is a *locus*; the last one is the *focus*, the colour the stone sits on. The head node
-is ``0``. Internally a node is an ``int``: its place in breadth-first order (head 0, then G R Y B,
-then GG GR GY GB RG ...), so the children of node ``n`` are ``4n+1 .. 4n+4`` and its parent is
-``(n-1)//4``, as in a binary heap. Bitboards of nodes are plain Python ints (python-chess style).
-"""
+"""Nodes in the manuals' notation (``0``, ``G``, ``RG``), stored as ints in breadth-first order and sets of
+them as bitboards (docs/rules/game-space.md, "Nodes and boards")."""
 
 from __future__ import annotations
 
 Node = int
 Bitboard = int
 
-COLOURS = "GRYB"
-"""The colours in their cyclic order: each one neighbours the next, and G-Y and R-B are opposite."""
+COLOURS = "GRYB"  # in their cyclic order: each neighbours the next; G-Y and R-B are opposite
 
 HEAD: Node = 0
 HEAD_NAME = "0"
-MAX_DEPTH = 6
-"""Super Giant GRYB (16 boards, 5461 nodes) is the largest game space the manuals describe."""
+MAX_DEPTH = 6  # Super Giant GRYB (16 boards, 5461 nodes), the largest in the manuals
 
 STANDARD_DEPTH = 4
 
 
 class NodeError(ValueError):
-    """A node name that does not name a node of this board; the message says what is wrong."""
+    """A name that is no node of this board; the message says why."""
 
 
 def count(depth: int) -> int:
-    """Number of nodes on a board ``depth`` levels deep, head included: 1 + 4 + ... + 4**depth."""
+    """Nodes on a board ``depth`` levels deep, head included: 1 + 4 + ... + 4**depth."""
     return (4 ** (depth + 1) - 1) // 3
 
 
@@ -50,8 +42,7 @@ _INDEX: dict[str, Node] = {name: node for node, name in enumerate(NODE_NAMES)}
 
 LEVEL: tuple[int, ...] = tuple(0 if name == HEAD_NAME else len(name) for name in NODE_NAMES)
 
-# Corner of each colour on a quadrangle, x to the right and y downwards (screen and LED-row order):
-# G top-left, R top-right, Y bottom-right, B bottom-left.
+# Each colour's corner of a quadrangle, x rightwards and y downwards.
 CORNER: dict[str, tuple[int, int]] = {"G": (-1, -1), "R": (1, -1), "Y": (1, 1), "B": (-1, 1)}
 
 
@@ -83,19 +74,19 @@ def children(node: Node) -> tuple[Node, Node, Node, Node]:
 
 
 def quadrangle(node: Node) -> tuple[Node, Node, Node, Node] | None:
-    """The quadrangle the node sits on (itself and its three siblings, in G R Y B order)."""
+    """The node and its three siblings, in G R Y B order."""
     if node == HEAD:
         return None
     return children((node - 1) // 4)
 
 
 def from_loci(colours: str) -> Node:
-    """The node with these loci (no validation beyond the lookup; '' is the head node)."""
+    """The node with these loci, unchecked ('' is the head node)."""
     return _INDEX[colours or HEAD_NAME]
 
 
 def parse(text: str, depth: int = STANDARD_DEPTH, headless: bool = False) -> Node:
-    """Parse a node name on a board ``depth`` levels deep; raise :class:`NodeError` naming the problem."""
+    """A node name on a board ``depth`` levels deep, or :class:`NodeError` naming the problem."""
     if not isinstance(text, str):
         raise NodeError(f"a node name must be text, not {type(text).__name__}")
     if text == "":
@@ -106,8 +97,8 @@ def parse(text: str, depth: int = STANDARD_DEPTH, headless: bool = False) -> Nod
         if headless:
             raise NodeError("the head node 0 is not on a headless board")
         return HEAD
-    # A runaway name (a megabyte from a pipe or a request) is quoted by its start, not echoed whole.
-    shown = text if len(text) <= 24 else text[:19] + "…"  # as the page quotes a long word: 20 with its quote
+    # A runaway name (a megabyte from a pipe) is quoted by its start, as the page quotes a long word.
+    shown = text if len(text) <= 24 else text[:19] + "…"
     for letter in text:
         if letter not in COLOURS:
             hint = " (node names are capital letters)" if letter.upper() in COLOURS else ""
@@ -121,11 +112,7 @@ def parse(text: str, depth: int = STANDARD_DEPTH, headless: bool = False) -> Nod
 
 
 def position(node: Node, depth: int = STANDARD_DEPTH) -> tuple[int, int]:
-    """The node's point in the one fractal embedding every part of the product shares.
-
-    A node ``c1..ck`` sits at ``sum(corner(ci) * 2**(depth-i))``: each quadrangle encircles its parent
-    at half the size. On the standard board that is a 31x31 grid, -15..15 on both axes.
-    """
+    """The node's point in the fractal embedding: ``sum(corner(ci) * 2**(depth-i))`` over its loci."""
     x = y = 0
     for i, colour in enumerate(loci(node), start=1):
         cx, cy = CORNER[colour]

@@ -1,23 +1,15 @@
-"""The GRYB game space: a board of a given depth, and every move kind as tables computed once.
-
-``space(depth, headless, periodic)`` returns a shared, immutable :class:`GameSpace`; its move tables
-are built on first use of that board and then looked up (a tuple of target nodes and a bitboard per
-node and kind), so move generation in the engine is indexing and bit operations.
-
-Move kinds follow the Traversal section of the GRYB Game System manual (000); where the manuals
-are silent, the decisions are written in docs/rules/game-space.md.
-"""
+"""The game space: a board, and its move kinds (000 "Traversal") as tables (docs/rules/game-space.md)."""
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 from functools import cache
 
 from companion.rules import node as nd
 from companion.rules.node import COLOURS, HEAD, Bitboard, Node, NodeError
 
 
-class MoveKind(str, Enum):
+class MoveKind(StrEnum):
     DOWN = "down"
     UP = "up"
     SIDEWAYS = "sideways"
@@ -27,9 +19,6 @@ class MoveKind(str, Enum):
     LIMITED_INTERJECTION = "limited-interjection"
     EXCISION = "excision"
     LIMITED_EXCISION = "limited-excision"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 def _neighbours(colour: str) -> tuple[str, str]:
@@ -46,8 +35,7 @@ def _interject(loci: str, i: int) -> list[str]:
     return [loci[:i] + c + loci[i:] for c in COLOURS]
 
 
-# Each rule maps (loci, depth) to target loci on an unbounded, non-periodic board; the board's own
-# limits (depth, headless, periodic wraps) are applied once, in GameSpace._build.
+# Each rule: (loci, depth) to target loci; GameSpace._build applies the board's limits.
 def _down(loci: str, depth: int) -> list[str]:
     return [loci + c for c in COLOURS] if len(loci) < depth else []
 
@@ -61,8 +49,7 @@ def _sideways(loci: str, depth: int) -> list[str]:
 
 
 def _hyperspace(loci: str, depth: int) -> list[str]:
-    # Any one locus above the focus moves to the side; on the top level only the focus exists, and
-    # the manual says hyperspace "becomes a sideways move" there.
+    # Any one locus above the focus moves to the side; on the top level hyperspace "becomes a sideways move".
     if len(loci) == 1:
         return _sideways(loci, depth)
     return [t for i in range(len(loci) - 1) for t in _vary(loci, i)]
@@ -123,7 +110,7 @@ def mask_of(nodes) -> Bitboard:
 
 
 class GameSpace:
-    """One board: ``depth`` levels below the head node, optionally headless and/or periodic."""
+    """One board: ``depth`` levels below the head node, maybe headless or periodic."""
 
     def __init__(self, depth: int = nd.STANDARD_DEPTH, headless: bool = False, periodic: bool = False):
         if not isinstance(depth, int) or isinstance(depth, bool) or not 1 <= depth <= nd.MAX_DEPTH:
@@ -141,8 +128,7 @@ class GameSpace:
             c: mask_of(n for n in self.nodes if nd.focus(n) == c) for c in COLOURS
         }
         self.bottom: Bitboard = self.level_masks[depth]
-        # The four nodes round each node that has children: every quadrangle of the board.
-        self.quadrangles: tuple[Bitboard, ...] = tuple(
+        self.quadrangles: tuple[Bitboard, ...] = tuple(  # round each node that has children
             0b1111 << (4 * n + 1) for n in range(nd.count(depth - 1))
         )
         self.top: Bitboard = self.level_masks[1]
@@ -160,8 +146,6 @@ class GameSpace:
             [", headless=True" if self.headless else "", ", periodic=True" if self.periodic else ""]
         )
         return f"GameSpace(depth={self.depth}{flags})"
-
-    # -- construction -------------------------------------------------------------------------
 
     def _build(self, kind: MoveKind) -> None:
         rule = _RULES[kind]
@@ -185,7 +169,7 @@ class GameSpace:
         self._masks[kind] = tuple(masks)
 
     def _wrap(self, kind: MoveKind, n: Node) -> Bitboard:
-        """Periodic space: the bottom level stands for the head node (rules-notes.md)."""
+        """Periodic space: the bottom level stands for the head node (docs/rules/game-space.md)."""
         lvl = nd.LEVEL[n]
         if kind is MoveKind.UP and lvl == 1:
             return self.bottom
@@ -202,8 +186,6 @@ class GameSpace:
             for loci in _RULES[kind](nd.loci(n), self.depth):
                 m |= 1 << nd.from_loci(loci)
         return m & self.all
-
-    # -- names ----------------------------------------------------------------------------------
 
     def parse(self, text: str) -> Node:
         return nd.parse(text, self.depth, self.headless)
@@ -224,14 +206,12 @@ class GameSpace:
     def position(self, node: Node) -> tuple[int, int]:
         return nd.position(node, self.depth)
 
-    # -- moves ----------------------------------------------------------------------------------
-
     def targets(self, kind: MoveKind | str, node: Node) -> tuple[Node, ...]:
         """The nodes one ``kind`` move reaches from ``node`` on an empty board."""
         return self._targets[MoveKind(kind)][node]
 
     def target_mask(self, kind: MoveKind | str, node: Node) -> Bitboard:
-        # MoveKind is a str enum, so "down" and MoveKind.DOWN hash alike: no conversion on this hot path.
+        # "down" and MoveKind.DOWN hash alike: no conversion on this hot path.
         try:
             return self._masks[kind][node]
         except KeyError:
@@ -240,13 +220,11 @@ class GameSpace:
             ) from None
 
     def moves_mask(self, kinds, node: Node) -> Bitboard:
-        """Union of several move kinds' targets (a game's set of legal move kinds)."""
+        """The union of several move kinds' targets."""
         m = 0
         for kind in kinds:
             m |= self.target_mask(kind, node)
         return m
-
-    # -- contiguity (lines, shapes, blobs, connections) -----------------------------------------
 
     def contiguous(self, a: Node, b: Node, hyperspace: bool = False) -> bool:
         table = self.contiguity_hyper if hyperspace else self.contiguity
@@ -256,7 +234,7 @@ class GameSpace:
         return (self.contiguity_hyper if hyperspace else self.contiguity)[node]
 
     def group(self, start: Node, within: Bitboard, hyperspace: bool = False) -> Bitboard:
-        """The contiguous group of ``within`` that contains ``start`` (flood fill over bitboards)."""
+        """The contiguous group of ``within`` that contains ``start`` (a flood fill)."""
         table = self.contiguity_hyper if hyperspace else self.contiguity
         group = frontier = 1 << start
         while frontier:
@@ -279,7 +257,7 @@ class GameSpace:
         return found
 
     def is_contiguous(self, nodes, hyperspace: bool = False) -> bool:
-        """True for a line or shape: every node linked to the others through the set itself."""
+        """True for a line or shape: linked through the set itself."""
         within = mask_of(nodes)
         if not within:
             return False
@@ -288,7 +266,7 @@ class GameSpace:
 
 @cache
 def space(depth: int = nd.STANDARD_DEPTH, headless: bool = False, periodic: bool = False) -> GameSpace:
-    """The shared board for these parameters; its tables are built once per process."""
+    """The shared board for these parameters."""
     return GameSpace(depth, headless, periodic)
 
 

@@ -1,6 +1,4 @@
-"""The manuals' games that are only parameters, and compositions of our own, registered from the files in
-``companion/games/composed`` (one TOML file per game; docs/composer.md). Their rules decisions stay in
-docs/rules/<game>.md like every other game's."""
+"""The composed games; each shipped ``.toml`` here is registered (docs/composer.md)."""
 
 from pathlib import Path
 

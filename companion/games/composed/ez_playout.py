@@ -1,25 +1,5 @@
-"""Random playouts of EZ GRYB on bitboards: the same random game as the engine's, ten times faster.
-
-The computer player ends every search iteration with a short random playout, and a whole random game is
-the benchmark of issue 4 (>= 2k a second). Through the general engine (``random_action`` then
-``push_legal``, a snapshot a ply) EZ GRYB runs about 130k plies a second; its games are 600 plies long.
-Its rules are simple enough to play on a few integers per player instead, in the engine's own node
-layout (``node.py``: the four nodes of a quadrangle are neighbours, in G R Y B order, below their parent):
-
-- **Moves down.** Each player keeps ``below``, every node one move down from their stones (the union of
-  their children), changed by a mask from a table when a stone moves. The moves down for a roll are then
-  ``below & colour & free``.
-- **Captures sideways.** A stone's sibling of colour c is a shift by ``c - its colour``, the same for
-  every quadrangle of every level: one shift finds every capture from each side.
-- **Entries** on the top quadrangle's node of the colour, while the supply lasts.
-
-One uniformly random move of the roll's list is taken by its index. The rules are those of
-:mod:`companion.games.composed.interpreter` for EZ GRYB (docs/rules/ez-gryb.md): gravity, sideways moves only to capture,
-entries on the top quadrangle, one move a turn onto the colour rolled, captured stones back to their
-owner's supply, a quadrangle covered wins its points, a pass when nothing fits the roll, a draw when
-nothing can ever move again (checked after a pass, as the engine does) or at the turn limit. Any depth
-(2-6) and number of stones. tests/games/test_playout.py checks, position by position, that each roll offers
-exactly the engine's moves, each as often, and that whole games end as the engine's do.
+"""Random playouts of EZ GRYB on bitboards, ten times faster than the engine's (docs/performance.md,
+"How EZ GRYB's playouts reach it"); tests/games/test_playout.py checks them against the engine.
 """
 
 from __future__ import annotations
@@ -30,8 +10,7 @@ from functools import cache
 from companion.rules import node as nd
 from companion.rules.node import Bitboard
 
-# EZ GRYB's parameters (companion/games/composed/ez-gryb.toml): a composition with these values plays here,
-# whatever its depth, stones and turn limit (tests/games/test_playout.py keeps this list complete).
+# EZ GRYB's parameters (ez-gryb.toml) but depth, stones and turn limit.
 RULES = {
     "teams": False,
     "headless": True,
@@ -77,13 +56,13 @@ RULES = {
 
 
 def plays(rules, players: int) -> bool:
-    """Whether these rules are EZ GRYB's (any depth, stones, turn limit), for two players."""
+    """Whether these rules are EZ GRYB's, for two players."""
     return players == 2 and all(getattr(rules, key) == value for key, value in RULES.items())
 
 
 @dataclass
 class End:
-    """Where a playout stopped: the stones (engine layout) and supplies, and how the game stands."""
+    """Where a playout stopped: stones, supplies, and how the game stands."""
 
     stones: tuple[Bitboard, Bitboard]
     in_hand: tuple[int, int]
@@ -94,14 +73,13 @@ class End:
 
 
 class Board:
-    """The tables of one depth. :func:`board` keeps one per depth."""
+    """The tables of one depth (:func:`board`)."""
 
     def __init__(self, depth: int):
         size = nd.count(depth)
         self.all = (1 << size) - 2  # every node but the head
         colour = [sum(1 << n for n in range(1, size) if nd.loci(n)[-1] == c) for c in "GRYB"]
-        # Each roll: its entry node, the nodes of its colour, and the two captures (stones on a
-        # neighbouring colour, and how far left and right they shift onto the colour rolled).
+        # Each roll: its entry node, its colour's nodes, two captures (a side colour, its shifts left, right).
         rolls = []
         for c in range(4):
             captures = []
@@ -112,12 +90,11 @@ class Board:
         self.rolls = tuple(rolls)
         self.every_capture = tuple(r[i : i + 3] for r in self.rolls for i in (2, 5))
         self.top = sum(1 << (1 + c) for c in range(4))
-        # children[n]: the node's four children (none on the bottom level), the nodes a stone there could
-        # move down to; a player's "below" is the union of them over the player's stones.
+        # Nodes one move down; a player's "below" is their union over the player's stones.
         self.children = [
             sum(1 << m for m in nd.children(n)) if nd.LEVEL[n] < depth else 0 for n in range(size)
         ]
-        # A move down onto node t: the source (the parent) and the change to the mover's "below".
+        # A move down onto a node: its source, and the change to the mover's "below".
         self.down_move: list[tuple[Bitboard, Bitboard]] = [(0, 0)] * size
         for n in range(1, size):
             if nd.LEVEL[n] >= 2:
@@ -139,9 +116,7 @@ class Board:
         return out
 
     def stuck(self, a: Bitboard, z: Bitboard, below: Bitboard, in_hand: tuple[int, int]) -> bool:
-        """Nobody can ever move again, whatever the die shows (composed.ComposedGame.deadlocked): no stone
-        in a supply with room on the top quadrangle, no stone above a free node, no two opponents side by
-        side (either could take the other)."""
+        """Nobody can ever move again, whatever the die shows (ComposedGame.deadlocked)."""
         free = self.all ^ (a | z)
         if (in_hand[0] or in_hand[1]) and free & self.top or below & free:
             return False
@@ -160,11 +135,8 @@ class Board:
         turns_left: int,
         plies: int | None = None,
     ) -> End:
-        """Play random plies from a position: ``roll`` is the colour (0-3, G R Y B) already rolled this
-        turn or None; ``turns_left`` the turns to the turn limit (this one included); ``plies`` how many
-        to play (None: to the end of the game)."""
-        # A turn is two plies, the roll and the move (or pass). The plies to play become whole turns, the
-        # first half played when its roll is in; a roll left over at the end changes no stone.
+        """Random plies from a position: ``roll`` 0-3 (G R Y B) or None; ``turns_left`` this one included."""
+        # A turn is two plies, the roll and the move (or pass).
         rolled = roll is not None
         if plies is None:
             turns, lone_roll = turns_left, False
@@ -197,9 +169,8 @@ class Board:
 
 
 def _play(b: Board, getrandbits, a, z, ha, hz, p, roll, turns, turns_left):
-    """The turns: ``a``, ``ka``, ``ha`` are the stones of the player to move, the nodes below them and
-    their supply; ``z``, ``kz``, ``hz`` the other player's. Returns the player to move then, their stones
-    and supply, the other's, the turns played, and the winner, their points and whether the game is over."""
+    """The turns: ``a``, ``ka``, ``ha``: stones, nodes below them and supply of the player to move; ``z``...
+    the other's."""
     children, rolls, down_move, quadrangles, points = b.children, b.rolls, b.down_move, b.quadrangle, b.points
     ka, kz = b.below(a), b.below(z)
     free = b.all ^ (a | z)
@@ -256,11 +227,11 @@ def _play(b: Board, getrandbits, a, z, ha, hz, p, roll, turns, turns_left):
         p ^= 1
         a, z, ka, kz, ha, hz = z, a, kz, ka, hz, ha
         roll = getrandbits(2)
-    # Out of turns: the turn limit, a draw (the engine's end_turn), or the plies asked for.
+    # Out of turns: the turn limit's draw, or the plies asked for.
     return p, a, z, ha, hz, played, None, 0, played == turns_left
 
 
 @cache
 def board(depth: int) -> Board:
-    """The tables of EZ GRYB's playouts on a board ``depth`` levels deep."""
+    """The tables of one depth."""
     return Board(depth)

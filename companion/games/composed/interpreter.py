@@ -1,32 +1,12 @@
-"""The engine side of compositions: one Game class that plays any :class:`~companion.games.composed.schema.Rules`.
-
-``game_class(rules)`` makes a registered-ready subclass of :class:`ComposedGame` whose options are the
-parameters the composition lets players change. Everything the rules allow is worked out per board from
-the move tables once (:class:`Tables`, cached per rules), so listing moves is bit operations, as in the
-hand-written games.
-
-A turn, in the manuals' words (each parameter in docs/composer.md):
-
-- prescribed moves roll the colour die first (free moves do not); a node-die game rolls GRYB Dice II for
-  each stone entering in its first phase;
-- a move either enters a new stone (where ``tokens.enter`` says; with ``moves.chain`` only on or under an
-  unbroken chain of the mover's stones) or moves one by a kind of move the game allows, a hop, a
-  reincarnation, or off the board (``moves.exit``);
-- landing on an opponent's stone is stymied, lethal, or holds court (a roll decides); entering onto one
-  pushes it down (``push``, one ``FROM-TO`` step per stone pushed, as in Smack Down) or pops it up;
-- after each move the goals are checked for the mover (then for a player whose stone was pushed or
-  bumped, and with a surround or corner goal for every player: a stone may walk into a closed ring);
-  ``turn.moves`` moves make a turn.
-
-A position where no player can ever act again, whatever the die shows, is a draw at once; otherwise the
-turn limit ends every game.
-"""
+""":class:`ComposedGame` plays any composition (docs/composer.md, "How a composed game is played") from
+tables built once per board (:class:`Tables`)."""
 
 from __future__ import annotations
 
 import math
 import re
-from functools import lru_cache
+from dataclasses import replace
+from functools import cache, lru_cache
 from typing import Any
 
 from companion.games.composed import ez_playout as fast
@@ -64,15 +44,8 @@ KIND_WORDS = {
 }
 
 
-_FACES: dict[Node, Action] = {}
 _COLOUR_FACES = tuple(Action.roll_colour(c) for c in COLOURS)
-
-
-def _face(node: Node) -> Action:
-    found = _FACES.get(node)
-    if found is None:
-        found = _FACES[node] = Action.roll_node(node)
-    return found
+_face = cache(Action.roll_node)  # one instance a node die face
 
 
 class Hop(Action):
@@ -90,7 +63,7 @@ def _phrase(words: list[str]) -> str:
 
 
 class Tables:
-    """Everything about one composition's board that does not depend on the position."""
+    """What one composition's board allows, whatever the position."""
 
     def __init__(self, rules: Rules):
         board = space(rules.depth, rules.headless, rules.periodic)
@@ -122,7 +95,7 @@ class Tables:
                     self.free[n] |= 1
                 if rules.landing != "stymie" and "reincarnation" in lethal:
                     self.lethal[n] |= 1
-        # Hops: (node hopped, the nodes beyond it) by the same kind of move twice.
+        # Hops: (node hopped, nodes beyond it) by the same kind of move twice.
         self.hops: list[tuple[tuple[Node, Bitboard], ...]] = [()] * size
         if rules.hopping != "none":
             for n in board.nodes:
@@ -155,8 +128,7 @@ class Tables:
         self.arrangements = tuple(mask_of(board.parse_many(s)) for s in rules.arrangement)
         self.connect = tuple(tuple(board.parse_many(pair)) for pair in rules.connect)
         self.residents = tuple(mask_of(board.parse_many(s)) for s in rules.residents)
-        # Goals a move can meet for a player who did not make it (surround, corner): checked for everyone.
-        self.rings = bool({"surround", "corner"} & set(rules.win))
+        self.rings = bool({"surround", "corner"} & set(rules.win))  # goals checked for everyone
         self.level_ok = mask_of(n for n in board.nodes if not rules.levels or nd.LEVEL[n] in rules.levels)
         self.goal_quadrangles = tuple(
             q for q in board.quadrangles if q & self.level_ok and q & board.all == q
@@ -182,23 +154,23 @@ def tables(rules: Rules) -> Tables:
 
 
 def _option(key: str, rules: Rules, spec) -> Option:
+    """The parameter as the game's option, with this composition's value, narrowed by ``spec``."""
     param = PARAMS[key]
-    choices = spec.choices if spec.choices is not None else param.choices
+    default = getattr(rules, key)
     if spec.minimum is not None:
         # A range that leaves 0 out leaves out what 0 means too ("capture: 1 to 8" has no "0: all").
         help = param.help if spec.minimum <= 0 else re.sub(r" \(0: [^)]*\)", "", param.help)
-        return Option(key, getattr(rules, key), help, minimum=spec.minimum, maximum=spec.maximum)
+        return replace(param, default=default, help=help, minimum=spec.minimum, maximum=spec.maximum)
     if param.kind == "int":
-        return Option(key, getattr(rules, key), param.help, minimum=param.minimum, maximum=param.maximum)
-    return Option(key, getattr(rules, key), param.help, choices=choices)
+        return replace(param, default=default)
+    choices = spec.choices if spec.choices is not None else param.choices
+    return replace(param, default=default, choices=choices)
 
 
 def game_class(rules: Rules, shipped: bool = False) -> type[ComposedGame]:
-    """A game class for this composition (register it with companion.games.engine.register to list it)."""
+    """A game class for this composition."""
     options = tuple(_option(s.key, rules, s) for s in rules.options if s.key != "turn_limit")
-    options += (
-        Option("turn_limit", rules.turn_limit, PARAMS["turn_limit"].help, minimum=10, maximum=100000),
-    )
+    options += (replace(PARAMS["turn_limit"], default=rules.turn_limit),)
     catalogue = (
         NODE_DIE
         if rules.rolled
@@ -230,7 +202,7 @@ def game_class(rules: Rules, shipped: bool = False) -> type[ComposedGame]:
 
 
 def check_id(game_id: str) -> None:
-    """A saved composition may take any id but that of a game the companion ships with."""
+    """A saved composition may take any id but a shipped game's."""
     from companion.games.engine import _REGISTRY, catalogue
 
     catalogue()  # the shipped games first
@@ -240,7 +212,7 @@ def check_id(game_id: str) -> None:
 
 
 def install(rules: Rules) -> type[ComposedGame]:
-    """Add a saved composition to the catalogue (again, if an earlier version of it is there)."""
+    """Add (or replace) a saved composition in the catalogue."""
     check_id(rules.id)
     return register(game_class(rules), replace=True)
 
@@ -254,7 +226,7 @@ def save_and_install(library, rules: Rules, replace: bool = False) -> type[Compo
 
 
 def forget(library, game_id: str) -> None:
-    """Delete a saved composition and take it out of the catalogue (a game under way keeps its rules)."""
+    """Delete a saved composition and take it out of the catalogue (games under way keep it)."""
     from companion.games.engine import unregister
 
     library.delete(game_id)
@@ -262,7 +234,7 @@ def forget(library, game_id: str) -> None:
 
 
 def install_library(folder) -> list[str]:
-    """Install every composition saved in ``folder``; returns one line per file that could not be."""
+    """Install every composition saved in ``folder``; one line per file that could not be."""
     from pathlib import Path
 
     problems = []
@@ -270,24 +242,21 @@ def install_library(folder) -> list[str]:
         try:
             install(Library.read(path))
         except CompositionError as err:
-            problems.append(
-                str(err) if path.name in str(err) else f"{path.name}: {err}"
-            )  # the file named once
+            problems.append(str(err) if path.name in str(err) else f"{path.name}: {err}")  # named once
     return problems
 
 
 class ComposedGame(Game):
-    """A game defined by a composition. Subclasses made by :func:`game_class` set ``base_rules``."""
+    """A game defined by a composition (``base_rules``, set by :func:`game_class`)."""
 
     base_rules: Rules
     composed = True
-    shipped = False  # one of the companion's own compositions (companion/compositions), not a saved one
-    # transit: a stone passing through an occupied node ('Drangles); encounter: (from, to) of a stone
-    # holding court, waiting for its roll; pushing: (node, owner, entry node) of a stone knocked off its
-    # node by a push, to be pushed on down; exited: stones each player has taken off the board.
+    shipped = False  # one of the companion's own compositions, not a saved one
+    # transit: a stone passing through ('Drangles); encounter: (from, to) holding court; pushing: (node,
+    # owner, entry node) of a stone pushed on down; exited: stones off the board.
     extra_fields = ("transit", "encounter", "pushing", "exited")
 
-    # -- set-up ---------------------------------------------------------------------------------------
+    # -- set-up
 
     def make_space(self) -> GameSpace:
         changes = {k: v for k, v in self.settings.items() if k != "turn_limit"}
@@ -313,9 +282,7 @@ class ComposedGame(Game):
         return found.points(self.space.depth, self.rules.endian == "big")
 
     def state_dict(self) -> dict:
-        """The base state, and a move under way that ``stones`` (a stone a node) cannot show: a stone knocked
-        off its node by a push, to go on down; a stone passing through another, on no node of its own until
-        it lands with the next move; a stone holding court on an opponent's, waiting for the roll."""
+        """The base state, and a stone pushed, passing through or holding court."""
         out = super().state_dict()
         names = nd.NODE_NAMES
         if self.pushing is None:
@@ -340,10 +307,10 @@ class ComposedGame(Game):
         )
         return out
 
-    # -- teams ------------------------------------------------------------------------------------------
+    # -- teams
 
     def side(self, player: int) -> tuple[int, ...]:
-        """The players who win together with ``player`` (the player alone, or their team)."""
+        """The player alone, or their team."""
         return (player % 2, player % 2 + 2) if self.rules.teams else (player,)
 
     def _friends(self, player: int) -> Bitboard:
@@ -355,12 +322,10 @@ class ComposedGame(Game):
         return m
 
     def _transit_origin(self) -> Bitboard:
-        """The node the stone passing through left with the first move of the turn (``last`` is that
-        move: (from, to), or (to,) for a stone entering): it must land past the stone, and landing back
-        there would be a turn that changes nothing."""
+        """Where the stone passing through came from: it may not land back there (a turn changing nothing)."""
         return 1 << self.last[0] if len(self.last) == 2 else 0
 
-    # -- the die ----------------------------------------------------------------------------------------
+    # -- the die
 
     def needs_roll(self) -> bool:
         if self.encounter is not None:
@@ -372,7 +337,7 @@ class ComposedGame(Game):
         return self.rules.die == "colour" and self.moves_left == self.moves_per_turn
 
     def die_now(self) -> str:
-        """GRYB Dice II while it places the stones, the colour die for prescribed moves and encounters."""
+        """GRYB Dice II while stones are placed, then the colour die (prescribed moves, encounters)."""
         if self.rules.rolled and self.phase == PLACING and self.encounter is None:
             return NODE_DIE
         return COLOUR_DIE if self.rules.die == "colour" or self.rules.landing == "hold-court" else NO_DIE
@@ -384,20 +349,20 @@ class ComposedGame(Game):
 
     def _push(self, action: Action) -> None:
         if action.kind == ROLL and self.encounter is not None:
-            # Holding court: the turn's own roll (if any) stays; this roll only settles the encounter.
+            # Holding court: this roll settles the encounter; the turn's own roll stays.
             self.history.append((action, self._snapshot()))
             self.last_roll = action.colour
             self._hold_court(action.colour)
             return
         super()._push(action)
 
-    # -- listing moves ----------------------------------------------------------------------------------
+    # -- listing moves
 
     def _actions(self) -> list[Action]:
         return self._actions_for(self.to_move, self.roll)
 
     def _colour_masks(self, roll) -> tuple[Bitboard, Bitboard]:
-        """Where the roll lets a stone land and where it lets one start from."""
+        """Where the roll lets a stone land, and start from."""
         board = self.space
         if not isinstance(roll, str):
             return board.all, board.all
@@ -407,12 +372,11 @@ class ComposedGame(Game):
         return colour, board.all
 
     def _room(self, player: int) -> Bitboard:
-        """Nodes where the player may enter a stone, free or not (the die aside)."""
+        """Nodes where the player may enter a stone, free or not, the die aside."""
         t = self.t
         if not self.rules.chain:
             return t.entry
-        # Chain moves: on the entry nodes, or next to an unbroken chain of the player's stones reaching
-        # back to them, in the direction the stones travel (down from the top, up from the bottom).
+        # 000 "Chain moves": next to an unbroken chain of own stones from the entry nodes.
         mine = self.stones[player]
         chained = level = mine & t.entry
         up = self.rules.enter == "bottom"
@@ -437,12 +401,12 @@ class ComposedGame(Game):
         return others + [Action.move(s, n) for s, reach in singles for n in bits(reach)]
 
     def random_action(self, rng) -> Action:
-        """A uniformly random legal action without listing them all (playouts)."""
+        """A random legal action, without listing them all."""
         if self.over:
             return Action(PASS)
         if self.needs_roll():
             if self.encounter is None and self.rules.rolled and self.phase == PLACING:
-                # GRYB Dice II as the players roll it: again while the node shown is taken.
+                # GRYB Dice II is rolled again while the node shown is taken.
                 entry, occupied = self.t.entry_nodes, self.occupied
                 if self.t.entry & ~occupied:
                     while True:
@@ -457,8 +421,7 @@ class ComposedGame(Game):
         return nth_move(rng.randrange(total), singles, others)
 
     def _choices(self, player: int, roll) -> tuple[list[tuple[Node, Bitboard]], list[Action]]:
-        """What ``player`` may do after ``roll`` (None: whatever the die shows), compactly: plain moves as
-        (stone, nodes it may go to), and every other action (entries, pushes, hops, exits) listed."""
+        """What ``player`` may do after ``roll`` (None: any): (stone, nodes it may go to), other actions."""
         board, t, rules = self.space, self.t, self.rules
         if self.pushing is not None:
             node = self.pushing[0]
@@ -482,7 +445,7 @@ class ComposedGame(Game):
             else:
                 room = self._room(player) & land & (start if rules.colour_of == "source" else board.all)
             others += [Action.place(n) for n in bits(room & empty)]
-            if rules.push:  # onto an opponent's stone where stones enter (not further down a chain)
+            if rules.push:  # onto an opponent's stone where stones enter (not down a chain)
                 for n in bits(room & t.entry & foes):
                     singles.append((n, self._push_targets(n, player)))
             elif rules.pop:
@@ -498,7 +461,7 @@ class ComposedGame(Game):
             if lethal[s]:
                 reach |= lethal[s] & foes
             if rules.through and first:
-                # Passing through: land on a stone now, leave it for a free node with the next move.
+                # Passing through: onto a stone now, on to a free node with the next move.
                 for n in bits(t.any[s] & occupied & land):
                     if free[n] & empty & land:  # a free node past it, its own node not counted
                         reach |= 1 << n
@@ -517,10 +480,8 @@ class ComposedGame(Game):
         return singles, others
 
     def _push_targets(self, node: Node, player: int | None = None) -> Bitboard:
-        """Where a stone pushed off ``node`` may go: any node under it but the pusher's own stones, and
-        only where the push can end (a free node, the bottom, or a stone that can be pushed on in turn).
-        A chain that could only end on the pusher's own stones would leave a stone with nowhere to go;
-        such a push is not offered at all."""
+        """Where a stone pushed off ``node`` may go: under it, not onto the pusher's, where the push can end
+        (docs/composer.md)."""
         player = self.to_move if player is None else player
         under = self.space.target_mask(MoveKind.DOWN, node) & ~self._friends(player)
         blocked = under & self.occupied & ~self.space.bottom  # off the bottom, a stone leaves the board
@@ -530,7 +491,7 @@ class ComposedGame(Game):
         return under & ~blocked
 
     def _push_refusal(self, target: Node) -> str | None:
-        """Why a pushed stone may not go down to ``target`` (a node under it), if it may not."""
+        """Why a pushed stone may not go down to ``target``, if it may not."""
         if self._friends(self.to_move) >> target & 1:
             return f"{nd.name(target)} is your own stone: a push goes onto a free node or an opponent's stone"
         if not self._push_targets(nd.parent(target)) >> target & 1:
@@ -541,7 +502,7 @@ class ComposedGame(Game):
         return None
 
     def _pop_room(self, node: Node, player: int) -> bool:
-        """Whether entering on ``node`` can pop its stone up: every stone in the way belongs to its owner."""
+        """Whether entering on ``node`` can pop its stone up: the stones above are its owner's."""
         victim = self.owner(node)
         up = nd.parent(node)
         while up is not None and self.space.all >> up & 1 and self.occupied >> up & 1:
@@ -550,7 +511,7 @@ class ComposedGame(Game):
             up = nd.parent(up)
         return True
 
-    # -- applying ----------------------------------------------------------------------------------------
+    # -- applying
 
     def _apply(self, action: Action) -> None:
         me = self.to_move
@@ -619,8 +580,7 @@ class ComposedGame(Game):
             self.add_to("in_hand", victim, 1)
 
     def _land_pushed(self, victim: int, node: Node, moved: list, entered: Node) -> None:
-        """The stone pushed by the mover lands on ``node``; a stone there is pushed on, off the bottom it
-        leaves the board."""
+        """The pushed stone lands on ``node``, pushing on a stone there."""
         there = self.owner(node)
         if there is None:
             self.set_stones(victim, self.stones[victim] | 1 << node)
@@ -636,7 +596,7 @@ class ComposedGame(Game):
             self.pushing = (node, there, entered)
 
     def _pop(self, victim: int, node: Node) -> None:
-        """Entering on ``node`` pops the stones above it up a level each; off the top they leave."""
+        """Entering on ``node`` pops the stones above it up a level each, off the top too."""
         chain = [node]
         up = nd.parent(node)
         while up is not None and self.space.all >> up & 1 and self.occupied >> up & 1:
@@ -657,9 +617,7 @@ class ComposedGame(Game):
                 self.add_to("in_hand", victim, 1)
 
     def _hold_court(self, colour: str) -> None:
-        """000 'hold court': the roll's colour against the node held: its own colour takes it, a colour to
-        the side bumps the opponent there and takes the node, the opposite colour sends the mover to the
-        opposite node instead. A node to go to that is taken leaves both stones where they were."""
+        """000 'hold court': the roll against the node held (docs/composer.md, "Hold court")."""
         s, t = self.encounter
         self.encounter = None
         me, victim = self.to_move, self.owner(t)
@@ -688,7 +646,7 @@ class ComposedGame(Game):
         return nd.children(nd.parent(node)) if node != HEAD else (HEAD,)
 
     def _after(self, moved: list[tuple[int, Node]]) -> None:
-        """After a move: the goals (the mover first), the first phase's end, the turn."""
+        """After a move: the goals (the mover's first), the first phase's end, the turn."""
         if self.pushing is not None:
             return  # the mover pushes on with the next action, in the same move
         if self.transit is not None:
@@ -696,7 +654,7 @@ class ComposedGame(Game):
             return
         me = self.to_move
         players = [me] + [p for p, _ in moved]
-        if self.t.rings:  # a stone that walks into a ring or a dead end: the side that closed it wins now
+        if self.t.rings:  # a stone that walks into a ring: the side that closed it wins now
             players += range(self.players)
         for player in dict.fromkeys(players):
             if self._wins(player, [n for p, n in moved if p in self.side(player)]):
@@ -705,7 +663,7 @@ class ComposedGame(Game):
             self.phase = MOVING
         self.use_move()
 
-    # -- goals ---------------------------------------------------------------------------------------------
+    # -- goals
 
     def _wins(self, player: int, arrived: list[Node]) -> bool:
         rules, t = self.rules, self.t
@@ -765,7 +723,7 @@ class ComposedGame(Game):
         return bool(self.space.group(a, mine, hyperspace=self.t.hyper_links) >> b & 1)
 
     def _surrounds(self, player: int) -> bool:
-        """An opponent's group whose every neighbouring node holds a stone of the player's side."""
+        """An opponent's group whose every neighbouring node holds the player's side's stones."""
         board = self.space
         mine = self._friends(player)
         foes = self.occupied & ~mine
@@ -779,7 +737,7 @@ class ComposedGame(Game):
         return False
 
     def _corners(self, player: int) -> bool:
-        """An opponent's stone that could move on an empty board but can go nowhere now, whatever the die."""
+        """An opponent's stone that could move on an empty board but nowhere now, whatever the die."""
         t = self.t
         occupied = self.occupied
         empty = self.space.all & ~occupied
@@ -797,13 +755,11 @@ class ComposedGame(Game):
                 return True
         return False
 
-    # -- the end of the road ----------------------------------------------------------------------------------
+    # -- the end of the road
 
     def deadlocked(self) -> bool:
-        """No player can act whatever the die shows: nothing will ever change, so the game is a draw.
-        Each colour limits only where a stone lands or starts, so "some roll allows an action" is "an
-        action is allowed whatever the colour" (roll None), except where a stone passes through a node of
-        one colour to land on another."""
+        """No player can act whatever the die shows. Roll None stands for every colour, except where a stone
+        passes through one colour onto another."""
         rolls = list(COLOURS) if self.rules.die == "colour" and self.rules.through else [None]
         for player in range(self.players):
             for roll in rolls:
@@ -812,11 +768,10 @@ class ComposedGame(Game):
                     return False
         return True
 
-    # -- random playouts ----------------------------------------------------------------------------------
+    # -- random playouts
 
     def playout(self, rng, plies: int | None = None) -> list[float]:
-        """EZ GRYB's rules (any depth, stones, turn limit) play on bitboards (companion/games/composed/ez_playout.py), the
-        same random game ten times faster; every other composition through the engine."""
+        """EZ GRYB's rules play on bitboards (ez_playout), ten times faster."""
         board = self.t.bitboards if self.players == 2 else None
         if board is None or self.over:
             return super().playout(rng, plies)
@@ -834,11 +789,10 @@ class ComposedGame(Game):
             return [0.5, 0.5] if end.winner is None else [float(p == end.winner) for p in (0, 1)]
         return self._gryb_race(end.stones)
 
-    # -- the computer player's sense of progress -----------------------------------------------------------
+    # -- evaluation
 
     def evaluate(self) -> list[float]:
-        """How each player stands (0..1 each), for the computer player: the mean of a sense of progress
-        for each of the game's goals that has one."""
+        """How each player stands (0..1 each): the mean progress towards the goals."""
         if self.over:
             return self.outcome()
         goals = self.rules.win
@@ -858,9 +812,8 @@ class ComposedGame(Game):
         return [sum(part[p] for part in parts) / len(parts) for p in range(self.players)]
 
     def _enclosure(self) -> list[float]:
-        """Surround: how near each side is to closing a rival group, by the free nodes left round the rival
-        group that has fewest (none left is the goal), weighed against the rivals' nearness to closing one
-        of its own. Without it the search saw nothing until a ring closed within its playout."""
+        """Surround: how near each side is to closing a rival group (the fewest free nodes round one);
+        without it the search saw nothing until a ring closed."""
         board = self.space
         occupied = self.occupied
         empty = board.all & ~occupied
@@ -878,13 +831,9 @@ class ComposedGame(Game):
         return _share([math.exp(least - f) for f in free])
 
     def _gryb_race(self, stones: tuple[Bitboard, ...] | None = None) -> list[float]:
-        """How close each side is to a quadrangle it can still cover on the levels that count: its stones
-        on it, and half a stone for each missing corner one of its other stones can move onto next.
-
-        Worked out from the stones, not quadrangle by quadrangle (most quadrangles hold nothing of a side
-        and count 0): the computer player calls this at the end of every playout, and this way is about
-        five times faster (tests/games/test_composer.py checks it against the rule as read). ``stones``: the
-        players' stones where a playout left them (companion/games/composed/ez_playout.py), not the game's own."""
+        """How close each side is to a goal quadrangle it can still cover: its stones on it, and half a stone
+        for each missing corner another can move onto next (docs/performance.md, "The GRYB race").
+        ``stones``: a playout's, not the game's."""
         t = self.t
         if stones is None:
             stones = self.stones
@@ -920,8 +869,7 @@ class ComposedGame(Game):
         return _share([math.exp(1.5 * b) for b in best])
 
     def _progress(self, leaving: bool) -> list[float]:
-        """Races and vacating: how far each side's stones have come (levels travelled towards the goal),
-        stones already off the board counting as all the way."""
+        """Races and vacating: the levels each side's stones have travelled."""
         depth = self.space.depth
         toward_top = self.rules.race == "top" or (leaving and self.rules.levity and not self.rules.gravity)
         scores = []
@@ -937,7 +885,7 @@ class ComposedGame(Game):
             scores.append(math.exp(0.5 * total / (depth + 1)))
         return _share(scores)
 
-    # -- notation and reasons --------------------------------------------------------------------------------
+    # -- notation and reasons
 
     def parse(self, text: str) -> Action:
         raw = text.strip()
@@ -994,10 +942,8 @@ class ComposedGame(Game):
         owner = self.owner(s)
         if rules.push and owner is not None and owner not in self.side(me) and t.entry >> s & 1:
             if isinstance(self.roll, str) and nd.focus(s) != self.roll:
-                return (
-                    f"you rolled {self.roll}: only a stone on the {COLOUR_NAMES[self.roll]} entry node can be "
-                    f"pushed down"
-                )
+                colour = COLOUR_NAMES[self.roll]
+                return f"you rolled {self.roll}: only a stone on the {colour} entry node can be pushed down"
             if not self.in_hand[me]:
                 return "you have no stones left to take its place"
             if nd.parent(target) != s:
@@ -1025,7 +971,7 @@ class ComposedGame(Game):
         return None
 
     def _break(self, node: Node) -> str:
-        """Where the chain to ``node`` from the nodes stones enter on is broken, as a player would say it."""
+        """Where the chain from the entry nodes to ``node`` is broken."""
         mine = self.stones[self.to_move]
         line = []
         if self.rules.enter == "bottom":
@@ -1086,8 +1032,7 @@ class ComposedGame(Game):
         return None
 
 
-# A rival group with this many free nodes round it or more is as far from closed as none at all (a node has
-# at most 7 neighbours on the board: a group that open is in no danger yet).
+# A rival group with this many free nodes round it is in no danger yet (a node has 7 neighbours).
 ENCLOSURE_OPEN = 8
 
 

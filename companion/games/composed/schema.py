@@ -1,33 +1,5 @@
-"""Compositions: a game made of the manuals' parameters of play, written as a small TOML or JSON file.
-
-001 invites players to "Invent Your Own Parameters and Game Rules"; 000 lists goals and mechanisms to
-build games from. A composition names those parameters in the manuals' own words, grouped as the
-manuals group them::
-
-    id = "rising-tide"
-    name = "Rising Tide"
-    players = 2
-
-    [board]
-    headless = true
-
-    [tokens]
-    stones = 12
-    enter = "bottom"          # big endian: new stones come in on the bottom level
-
-    [moves]
-    gravity = false
-    levity = true
-    lateral = true
-
-    [goal]
-    win = ["race"]
-    race = "top"
-
-:func:`parse` checks every key and value and the combination (a contradiction names both sides) and
-returns a frozen :class:`Rules`; :func:`export` writes the full, commented form back; :class:`Library`
-keeps compositions saved under their id. :mod:`companion.games.composed.interpreter` plays them. docs/composer.md is the
-reference of every parameter.
+"""Compositions: a game made of the manuals' parameters of play, in a TOML or JSON file (docs/composer.md).
+:func:`parse` checks one into frozen :class:`Rules`, :func:`export` writes it, :class:`Library` keeps them.
 """
 
 from __future__ import annotations
@@ -40,12 +12,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from companion.games.option import Option
 from companion.games.series import PRESETS
 from companion.rules import node as nd
 from companion.rules.node import NodeError
 from companion.rules.space import bits, space
 
-MOVE_KEYS = {  # the manuals' word for a kind of move -> the move kind of companion.rules.space
+MOVE_KEYS = {  # the manuals' word -> the move kind (companion.rules.space)
     "gravity": "down",
     "levity": "up",
     "lateral": "sideways",
@@ -56,15 +29,11 @@ MOVE_KEYS = {  # the manuals' word for a kind of move -> the move kind of compan
     "excision": "excision",
     "limited_excision": "limited-excision",
 }
-# The kinds of move encounters can name. A hop is not one: it always lands on a free node beyond the stone
-# it passes (moves.hop_captures takes that stone).
+# The kinds of move encounters can name; not a hop, which lands on a free node (hop_captures takes the stone).
 KIND_NAMES = tuple(MOVE_KEYS.values()) + ("reincarnation",)
 GOALS = ("gryb", "capture", "corner", "vacate", "race", "surround", "arrangement", "connection")
 ID_PATTERN = re.compile(r"[a-z0-9][a-z0-9-]{1,39}")
-# Never in a composition's name, source or summary, which every phone shows in lines of other text: control
-# characters, the bidirectional marks, embeddings, overrides and isolates (one turns the rest of a history
-# line round, players' names and scores with it), and half characters (a lone surrogate, which no page or
-# file can hold). The player names' rule (web/games.py), plus the surrogates.
+# Never in a name, source or summary: control characters, bidirectional marks, lone surrogates.
 UNSHOWN = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
@@ -72,34 +41,14 @@ class CompositionError(ValueError):
     """A composition that cannot be played; the message names the key and the problem."""
 
 
-@dataclass(frozen=True)
-class Param:
-    """One parameter: where it sits in the file, its type and default, and what it means."""
-
-    section: str  # "" for the top level
-    key: str
-    default: Any
-    help: str
-    choices: tuple | None = None
-    minimum: int | None = None
-    maximum: int | None = None
-    kind: str = (
-        ""  # "str", "int", "bool", "choice", "players", "node-sets", "kinds", "goals", "levels", "presets"
-    )
-
-    @property
-    def where(self) -> str:
-        return f"{self.section}.{self.key}" if self.section else self.key
-
-
-def _p(section, key, default, help, **more) -> Param:
+def _p(section, key, default, help, **more) -> Option:
     kind = more.pop("kind", None)
     if kind is None:
         kind = "choice" if "choices" in more else type(default).__name__
-    return Param(section, key, default, help, kind=kind, **more)
+    return Option(key, default, help, section=section, kind=kind, **more)
 
 
-SCHEMA: tuple[Param, ...] = (
+SCHEMA: tuple[Option, ...] = (
     _p(
         "",
         "id",
@@ -265,7 +214,8 @@ SCHEMA: tuple[Param, ...] = (
         "new stones build on an unbroken chain of your own stones reaching back to where "
         "stones enter (000 'Chain moves')",
     ),
-    # Encounters (000 "Stymie moves", "Encounters", "hold court"; 001 "Lethal Encounters", "Gravity & Levity").
+    # Encounters (000 "Stymie moves", "Encounters", "hold court"; 001 "Lethal Encounters",
+    # "Gravity & Levity").
     _p(
         "encounters",
         "landing",
@@ -350,9 +300,9 @@ SCHEMA: tuple[Param, ...] = (
         kind="node-sets",
     ),
 )
-PARAMS: dict[str, Param] = {p.key: p for p in SCHEMA}
+PARAMS: dict[str, Option] = {p.key: p for p in SCHEMA}
 SECTIONS = tuple(dict.fromkeys(p.section for p in SCHEMA))
-# Parameters players may not change when they start a game: what the game is, not how it is set up.
+# What the game is, not how it is set up: never an option.
 FIXED = {"id", "name", "source", "summary"}
 
 
@@ -372,13 +322,12 @@ class Rules:
 
     values: tuple[tuple[str, Any], ...]
     options: tuple[OptionSpec, ...] = ()
-    # Rules a game was already played by (a stored or exported record): parameters that could never take
-    # effect are let be, since they change nothing in play, and a record made before such a parameter was
-    # refused must still replay.
+    # Rules a recorded game was played by: parameters that can never take effect are let be, so that a
+    # record made before they were refused still replays.
     played: bool = field(default=False, compare=False)
 
     def __post_init__(self):
-        for key, value in self.values:  # rules.depth, rules.win ...: plain attributes, read on hot paths
+        for key, value in self.values:  # plain attributes (rules.depth ...), read on hot paths
             object.__setattr__(self, key, value)
 
     def as_dict(self) -> dict[str, Any]:
@@ -386,10 +335,8 @@ class Rules:
 
     def with_values(self, changes: dict[str, Any]) -> Rules:
         """These rules with some parameters changed (a game's options), checked again as a whole."""
-        data = self.as_dict() | changes
-        return _check(
-            data, self.options, ends=False, played=self.played
-        )  # the ranges were checked with the file
+        data = self.as_dict() | changes  # the options' ranges were checked with the file
+        return _check(data, self.options, ends=False, played=self.played)
 
     @property
     def kinds(self) -> tuple[str, ...]:
@@ -409,7 +356,7 @@ def _thaw(value: Any) -> Any:
     return value
 
 
-# -- reading ----------------------------------------------------------------------------------------
+# -- reading
 
 
 def loads(text: str, fmt: str = "toml") -> Rules:
@@ -418,7 +365,7 @@ def loads(text: str, fmt: str = "toml") -> Rules:
         data = json.loads(text) if fmt == "json" else tomllib.loads(text)
     except (tomllib.TOMLDecodeError, json.JSONDecodeError) as err:
         raise CompositionError(f"not valid {fmt.upper()}: {err}") from None
-    except ValueError:  # past Python's limit of 4300 digits for a whole number (its message names sys calls)
+    except ValueError:  # past Python's 4300 digits for an int (its message names sys calls)
         raise CompositionError(f"not valid {fmt.upper()} here: a number with too many digits") from None
     except RecursionError:  # thousands of [ in a row: past the reader's stack
         raise CompositionError(f"not valid {fmt.upper()} here: nested too deep") from None
@@ -440,8 +387,7 @@ def load(path: str | Path) -> Rules:
 
 
 def parse(data: dict, played: bool = False) -> Rules:
-    """Check a composition given as nested tables (as TOML or JSON read it). ``played``: the rules of a game
-    already played (a record), read as they were played: see :attr:`Rules.played`."""
+    """Check a composition given as nested tables; ``played``: see :attr:`Rules.played`."""
     flat: dict[str, Any] = {}
     for key, value in data.items():
         if key == "options":
@@ -513,7 +459,7 @@ def _parse_options(table: Any) -> tuple[OptionSpec, ...]:
     return tuple(specs)
 
 
-# -- checking ---------------------------------------------------------------------------------------
+# -- checking
 
 
 def _check(
@@ -526,13 +472,14 @@ def _check(
         if spec.choices is not None and value not in spec.choices:
             raise CompositionError(f"[options] {spec.key}: its own value {value!r} is not among its choices")
     _check_together(values, played)
-    for spec in options if ends else ():  # what players may choose must make a game too: both ends of a range
+    # What players may choose must make a game too.
+    for spec in options if ends else ():
         for end in () if spec.minimum is None else (spec.minimum, spec.maximum):
             try:
                 _check_together({**values, spec.key: end}, played)
             except CompositionError as err:
                 raise CompositionError(f"[options] {spec.key} = {end} (an end of its range): {err}") from None
-        for choice in spec.choices or ():  # ... and every one of a list of choices
+        for choice in spec.choices or ():
             try:
                 _check_together({**values, spec.key: _check_value(PARAMS[spec.key], choice)}, played)
             except CompositionError as err:
@@ -542,7 +489,7 @@ def _check(
     return Rules(tuple((k, _freeze(v)) for k, v in values.items()), options, played)
 
 
-def _check_value(p: Param, value: Any) -> Any:
+def _check_value(p: Option, value: Any) -> Any:
     where = p.where
     if p.kind in ("str", "id"):
         if not isinstance(value, str):
@@ -638,7 +585,7 @@ def _nodes(values: dict, key: str, names) -> list[int]:
 
 
 def _check_together(v: dict[str, Any], played: bool = False) -> None:
-    """Contradictions between parameters, each named by both sides (``played``: not the dead ones)."""
+    """Contradictions between parameters, naming both sides (``played``: not the dead ones)."""
     low, high = v["players"]
     depth, kinds = v["depth"], [kind for key, kind in MOVE_KEYS.items() if v[key]]
     if v["teams"] and (low, high) != (4, 4):
@@ -722,7 +669,7 @@ def _check_together(v: dict[str, Any], played: bool = False) -> None:
         raise CompositionError(
             "encounters.push/pop need an occupied node to enter on; the node die only picks free nodes"
         )
-    # Levels below the bottom are simply not on a shallower board; a list with none on it is a contradiction.
+    # A list of levels none of which is on the board is a contradiction.
     for key in ("lateral_levels", "levels"):
         if v[key] and min(v[key]) > depth:
             raise CompositionError(
@@ -746,8 +693,7 @@ def _check_together(v: dict[str, Any], played: bool = False) -> None:
             "goal 'capture' but nothing captures: set encounters.landing, hop_captures, push or pop"
         )
     if "capture" in goals and v["capture"] and v["captured"] == "out":
-        # Taken stones never come back: a goal past all an opponent ever has could never be met. The fewest
-        # players make the fewest opponents.
+        # Taken stones never come back: the goal must not exceed what the fewest opponents ever have.
         own = [
             (v["stones"] if v["enter"] != "none" else 0)
             + (len(v["residents"][seat]) if v["residents"] else 0)
@@ -806,7 +752,6 @@ def _check_together(v: dict[str, Any], played: bool = False) -> None:
                             f"a resident of seat {seen[n] + 1}"
                         )
     if v["phase"] == "first" and (v["rolled"] or not (v["through"] or v["push"] or v["pop"])):
-        # Every stone enters before any moves, so every one needs a free node where stones enter.
         ends = ((0, "head"), (1, "top"), (depth, "bottom"))
         entry = [
             n
@@ -825,10 +770,8 @@ def _check_together(v: dict[str, Any], played: bool = False) -> None:
 
 
 def _check_dead(v: dict[str, Any], kinds: list[str]) -> None:
-    """Parameters set to something that can never take effect in the rest of the composition (as
-    moves.lateral_levels without lateral moves): refused, naming both sides, rather than silently ignored.
-    A board is built only where the answer needs one, and seldom: every file, and each end of its options'
-    ranges, is checked (a Super Giant board's tables are megabytes)."""
+    """Parameters that can never take effect: refused, naming both sides. A board is built only where
+    needed (a Super Giant board's tables are megabytes)."""
     if v["hopping"] != "none" and not any(_repeats(v, kind) for kind in kinds):
         allowed = ", ".join(k for k, kind in MOVE_KEYS.items() if v[k]) or "none"
         raise CompositionError(
@@ -873,9 +816,7 @@ def _check_dead(v: dict[str, Any], kinds: list[str]) -> None:
 
 
 def _repeats(v: dict[str, Any], kind: str) -> bool:
-    """Whether some move of ``kind`` can be made twice in a row on the composition's board (a hop's path).
-    On a board of three levels or more every kind can (tests/games/test_composer.py checks it); on two, a move
-    between levels may find no level beyond."""
+    """Whether some move of ``kind`` can be made twice in a row (a hop), as on every board of 3+ levels."""
     if v["depth"] >= 3:
         return True
     board = space(v["depth"], v["headless"], v["periodic"])
@@ -887,10 +828,9 @@ def _repeats(v: dict[str, Any], kind: str) -> bool:
 
 
 def _reaches_bottom(v: dict[str, Any], kinds: list[str]) -> bool:
-    """Whether a stone can ever stand on the bottom level: entered or resident there, pushed down, or
-    moved there from where stones start by the kinds of move the game allows (on an empty board)."""
+    """Whether a stone can ever stand on the bottom level."""
     if v["gravity"] or v["enter"] in ("bottom", "anywhere") or v["push"]:
-        return True  # with gravity any stone falls there, whichever node it starts on
+        return True  # with gravity any stone falls there
     board = space(v["depth"], v["headless"], v["periodic"])
     start = {"head": [nd.HEAD], "top": [n for n in board.nodes if nd.LEVEL[n] == 1]}.get(v["enter"], [])
     start += [n for names in v["residents"] for n in _nodes(v, "residents", names)]
@@ -905,7 +845,7 @@ def _reaches_bottom(v: dict[str, Any], kinds: list[str]) -> bool:
     return bool(seen & board.bottom)
 
 
-# -- writing ----------------------------------------------------------------------------------------
+# -- writing
 
 
 def _toml_value(value: Any) -> str:
@@ -921,7 +861,7 @@ def _toml_value(value: Any) -> str:
 
 
 def to_data(rules: Rules) -> dict:
-    """Nested tables, as a file holds them (every parameter written out)."""
+    """Nested tables, as a file holds them, every parameter written out."""
     values = rules.as_dict()
     data: dict[str, Any] = {}
     for p in SCHEMA:
@@ -945,7 +885,7 @@ def to_data(rules: Rules) -> dict:
 
 
 def export(rules: Rules, fmt: str = "toml") -> str:
-    """The whole composition, every parameter with its meaning as a comment (TOML) or as JSON."""
+    """The whole composition as TOML (every parameter with its meaning as a comment) or JSON."""
     data = to_data(rules)
     if fmt == "json":
         return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
@@ -963,11 +903,11 @@ def export(rules: Rules, fmt: str = "toml") -> str:
     return "\n".join(lines) + "\n"
 
 
-# -- the library of saved compositions ----------------------------------------------------------------
+# -- the library
 
 
 class Library:
-    """Compositions saved under their id as TOML files in one folder (the companion's state directory)."""
+    """Compositions saved as TOML files named by their id, in one folder (the state directory)."""
 
     def __init__(self, folder: str | Path):
         self.folder = Path(folder)
@@ -992,8 +932,7 @@ class Library:
 
     @staticmethod
     def read(path: Path) -> Rules:
-        """The composition in a file of the library, whose name must be its id (a file copied in by hand
-        under another name would be listed, installed and deleted under two different names)."""
+        """The composition in a file of the library, named by its id (or it would have two names)."""
         rules = load(path)
         if rules.id != path.stem:
             raise CompositionError(
@@ -1030,7 +969,7 @@ class Library:
         path.unlink()
 
     def all(self) -> list[Rules]:
-        """Every saved composition that still reads; a broken file is skipped (the caller logs it)."""
+        """Every saved composition that still reads (a broken file is skipped)."""
         found = []
         for game_id in self.ids():
             try:
