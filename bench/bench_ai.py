@@ -30,7 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from companion import ai  # noqa: E402
-from companion.games.engine import find  # noqa: E402
+from companion.games.catalogue import find  # noqa: E402
 
 DEFAULT_GAMES = {
     "ez-gryb": 2,

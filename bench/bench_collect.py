@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT))
 import web  # noqa: E402,F401  (the web page's modules, as a running companion has them)
 from companion import ai  # noqa: E402
 from companion import assembly as app
-from companion.games.engine import find  # noqa: E402
+from companion.games.catalogue import find  # noqa: E402
 
 GAMES = ["25-mens-gryb", "hyper-chess", "drangles", "ez-gryb", "connection"]
 

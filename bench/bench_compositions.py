@@ -20,7 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from companion import ai  # noqa: E402
-from companion.games.engine import catalogue, find  # noqa: E402
+from companion.games.catalogue import catalogue, find  # noqa: E402
 
 OWN = ("rising-tide", "kings-court", "samsara", "leapfrog", "exodus", "doubles", "siege")
 

@@ -33,7 +33,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from companion.ai import LEVELS  # noqa: E402
-from companion.games.engine import catalogue  # noqa: E402
+from companion.games.catalogue import catalogue  # noqa: E402
 
 TARGETS = {"25-mens-gryb": ("plies/s", 100_000), "ez-gryb": ("playout()/s", 2_000)}
 AI_PLAYOUT = LEVELS[

@@ -57,7 +57,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from companion.assembly import DB_NAME, Companion, settle  # noqa: E402
-from companion.games.engine import find  # noqa: E402
+from companion.games.catalogue import find  # noqa: E402
 from companion.service import commands as c
 from companion.service import config as config_mod  # noqa: E402
 from companion.service.store import ACTION, Store  # noqa: E402

@@ -23,12 +23,10 @@ import threading
 import time
 from collections.abc import Callable
 
-from companion.games.composed import interpreter as composed
 from companion.games.die import Die
 from companion.rules import node as nd
 from companion.service import commands as c
 from companion.service import notify
-from companion.service import runtime as runtime_mod
 from companion.service.config import Config
 from companion.service.runtime import Runtime
 from companion.service.store import Store, StoreUnavailable
@@ -101,8 +99,6 @@ class Companion:
         try:
             state = config.state.path()
             self._lock = _hold(state)
-            for problem in composed.install_library(state / runtime_mod.COMPOSITIONS):
-                log.warning("saved composition skipped: %s", problem)
             self.store = Store(state / DB_NAME)
             leds = config.leds
             self.surface = open_surface(

@@ -17,18 +17,6 @@ def _private_state_directory(tmp_path_factory, monkeypatch):
     monkeypatch.delenv("STATE_DIRECTORY", raising=False)
 
 
-@pytest.fixture(autouse=True)
-def _catalogue_restored():
-    """A composition a test saves or installs leaves the catalogue with the test (it is one per process)."""
-    from companion.games import engine
-
-    engine.catalogue()
-    before = dict(engine._REGISTRY)
-    yield
-    engine._REGISTRY.clear()
-    engine._REGISTRY.update(before)
-
-
 @pytest.fixture
 def make(tmp_path):
     """A factory of started runtimes on one SQLite store in the test's folder (a second one made is a

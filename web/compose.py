@@ -5,7 +5,6 @@ from __future__ import annotations
 from flask import Blueprint, Response, jsonify, render_template
 
 from companion.games.composed import schema as composition
-from companion.games.engine import catalogue
 from companion.service import commands as c
 from web.api import body, call, command, refuse, web
 from web.security import paired
@@ -35,7 +34,7 @@ win = ["gryb"]
 
 def _composed() -> tuple[list[dict], list[dict]]:
     """(saved compositions, the companion's own), each {id, name}."""
-    games = [cls for cls in catalogue() if getattr(cls, "composed", False)]
+    games = [cls for cls in web().runtime.catalogue if getattr(cls, "composed", False)]
     saved = set(web().runtime.library.ids())
     mine = [{"id": c.id, "name": c.name} for c in games if c.id in saved and not c.shipped]
     own = [{"id": c.id, "name": c.name} for c in games if c.shipped]
@@ -56,7 +55,9 @@ def list_compositions():
 
 @bp.get("/api/compositions/<game_id>.toml")
 def export(game_id: str):
-    cls = next((c for c in catalogue() if c.id == game_id and getattr(c, "composed", False)), None)
+    cls = next(
+        (c for c in web().runtime.catalogue if c.id == game_id and getattr(c, "composed", False)), None
+    )
     if cls is None:
         refuse(404, f"no composed game {game_id!r}")
     return Response(

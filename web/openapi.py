@@ -13,12 +13,13 @@ import tomllib
 
 from flask import Blueprint, jsonify
 
+from companion.games.catalogue import catalogue
 from companion.games.composed import schema as composition
-from companion.games.engine import catalogue
 from companion.games.series import PRESETS
 from companion.service import commands as c
 from companion.service import settings
 from companion.service.config import Config
+from web.api import web
 from web.compose import EXAMPLE
 
 bp = Blueprint("openapi", __name__)
@@ -169,7 +170,7 @@ def new_game(games) -> dict:
 UNSHOWN = composition.UNSHOWN.pattern[1:-1].encode("unicode_escape").decode()
 
 
-def _parameter(param: composition.Param) -> dict:
+def _parameter(param: composition.Option) -> dict:
     """A composition's parameter as JSON Schema (composition.SCHEMA; docs/composer.md is its reference)."""
     node = {"type": "string", "pattern": "^(0|[GRYB]{1,6})$"}
     kind = param.kind
@@ -566,13 +567,13 @@ DOCUMENT = {
 }
 
 
-def served() -> dict:
+def served(runtime) -> dict:
     """The document as served now: a composition saved since the start has joined the catalogue, so the games
     a new game may name are the catalogue's as it stands."""
-    schemas = DOCUMENT["components"]["schemas"] | {"NewGame": new_game(catalogue())}
+    schemas = DOCUMENT["components"]["schemas"] | {"NewGame": new_game(runtime.catalogue)}
     return DOCUMENT | {"components": DOCUMENT["components"] | {"schemas": schemas}}
 
 
 @bp.get("/api/openapi.json")
 def document():
-    return jsonify(served())
+    return jsonify(served(web().runtime))

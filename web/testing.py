@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable
 from itertools import cycle
 
-from companion.games.engine import catalogue
+from companion.games.catalogue import catalogue
 from companion.service import commands as c
 
 # Issue 6: "Page weight < 150 KB", a page with everything it loads, as sent (KB as 1000 bytes).

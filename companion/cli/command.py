@@ -15,6 +15,7 @@ from pathlib import Path
 from companion import __version__, ai
 from companion.cli import board_text, console
 from companion.games import engine
+from companion.games.catalogue import Catalogue, shipped
 from companion.games.composed import interpreter as composed
 from companion.games.composed import schema as composition
 from companion.games.die import Die
@@ -23,7 +24,9 @@ from companion.rules import node as nd
 from companion.rules.node import NodeError
 from companion.rules.space import MoveKind, space
 from companion.service import config as config_mod
+from companion.service import library as library_mod
 from companion.service import logs
+from companion.service.library import Library
 
 EXIT_OK, EXIT_NO, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -145,21 +148,22 @@ def _board(args) -> int:
 # -- games ----------------------------------------------------------------------------------------
 
 
-def _library(args) -> composition.Library:
+def _library(args) -> Library:
     """The saved compositions: ``--state DIR`` or the companion's own state directory."""
     state = Path(args.state) if getattr(args, "state", None) else config_mod.State().path()
-    return composition.Library(state / "compositions")
+    return Library(state / library_mod.FOLDER)
 
 
-def _install_library(args) -> None:
-    """Saved compositions join the catalogue, as they do in the running companion."""
-    for problem in composed.install_library(_library(args).folder):
+def _catalogue(args) -> Catalogue:
+    """The shipped games and the saved compositions, as the running companion has them."""
+    games, problems = _library(args).install(shipped())
+    for problem in problems:
         print(f"gryb-companion: skipped a saved composition: {problem}", file=sys.stderr)
+    return games
 
 
 def _variants(args) -> int:
-    _install_library(args)
-    _print_json([cls.describe() for cls in engine.catalogue()])
+    _print_json([cls.describe() for cls in _catalogue(args)])
     return EXIT_OK
 
 
@@ -170,13 +174,12 @@ def _rules_of(source: str, args) -> composition.Rules:
     """A composition from a file, or by id from the saved ones or the companion's own."""
     path = Path(source)
     if path.suffix in (".toml", ".json") or path.is_file():
-        return composition.load(path)
+        return library_mod.load(path)
     library = _library(args)
     if source in library.ids():
         return library.get(source)
-    _install_library(args)
     try:
-        cls = engine.find(source)
+        cls = _catalogue(args).find(source)
     except engine.UnknownGame as err:
         raise UsageError(str(err)) from None
     if not getattr(cls, "composed", False):
@@ -187,16 +190,16 @@ def _rules_of(source: str, args) -> composition.Rules:
 def _compose(args) -> int:
     try:
         if args.action == "check":
-            rules = composition.load(args.source)
+            rules = library_mod.load(args.source)
             cls = composed.game_class(rules)
             cls(rules.players[0])  # the game sets up: residents, tables
             _print_json(cls.describe())
         elif args.action == "export":
             print(composition.export(_rules_of(args.source, args), "json" if args.json else "toml"), end="")
         elif args.action == "import":
-            rules = composition.load(args.source)
+            rules = library_mod.load(args.source)
             library = _library(args)
-            composed.save_and_install(library, rules, replace=args.replace)
+            library.add(_catalogue(args), rules, replace=args.replace)
             _print_json({"id": rules.id, "name": rules.name, "saved": str(library.path(rules.id))})
         elif args.action == "list":
             library = _library(args)
@@ -204,7 +207,7 @@ def _compose(args) -> int:
                 [{"id": r.id, "name": r.name, "path": str(library.path(r.id))} for r in library.all()]
             )
         elif args.action == "delete":
-            composed.forget(_library(args), args.source)
+            _library(args).delete(args.source)
             _print_json({"id": args.source, "deleted": True})
     except composition.CompositionError as err:
         raise UsageError(str(err)) from None
@@ -232,12 +235,11 @@ def _play(args) -> int:
         if args.rules:
             if args.game:
                 raise UsageError("give a GAME id or --rules FILE, not both")
-            cls = composed.game_class(composition.load(args.rules))
+            cls = composed.game_class(library_mod.load(args.rules))
         elif not args.game:
             raise UsageError("name a GAME (see 'gryb-companion variants') or give --rules FILE")
         else:
-            _install_library(args)
-            cls = engine.find(args.game)
+            cls = _catalogue(args).find(args.game)
         game = cls(args.players if args.players is not None else cls.min_players, **_options(args.option))
     except (engine.UnknownGame, engine.OptionError, composition.CompositionError) as err:
         raise UsageError(str(err.args[0] if err.args else err)) from None

@@ -543,36 +543,20 @@ def _face_name(face: str | Node | None) -> str | None:
 
 # -- registry
 
-_REGISTRY: dict[str, type[Game]] = {}
+_SHIPPED: list[type[Game]] = []
 
 
-def register(cls: type[Game], replace: bool = False) -> type[Game]:
-    """Add a game to the catalogue; ``replace``: a saved composition takes its id again."""
-    if not cls.id or (cls.id in _REGISTRY and not replace):
-        raise ValueError(f"game id {cls.id!r} is empty or taken")
-    _REGISTRY[cls.id] = cls
+def register(cls: type[Game]) -> type[Game]:
+    """A shipped game (the class decorator of each game's module); companion/games/catalogue.py lists them."""
+    if not cls.id:
+        raise ValueError(f"{cls.__name__} has no id")
+    _SHIPPED.append(cls)
     return cls
 
 
-def unregister(game_id: str) -> None:
-    """Take a game out of the catalogue; games under way keep it."""
-    _REGISTRY.pop(game_id, None)
+def shipped_classes() -> tuple[type[Game], ...]:
+    return tuple(_SHIPPED)
 
 
 class UnknownGame(LookupError):
     pass
-
-
-def find(game_id: str) -> type[Game]:
-    from companion import games  # noqa: F401  (importing the package registers every game)
-
-    try:
-        return _REGISTRY[game_id]
-    except KeyError:
-        raise UnknownGame(f"no game {game_id!r}; known games: {', '.join(sorted(_REGISTRY))}") from None
-
-
-def catalogue() -> list[type[Game]]:
-    from companion import games as variants  # noqa: F401
-
-    return list(_REGISTRY.values())

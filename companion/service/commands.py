@@ -12,7 +12,7 @@ import re
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Callable, ClassVar
 
-from companion.games.engine import Game, Option, OptionError, UnknownGame, find
+from companion.games.engine import Game, Option, OptionError, UnknownGame
 from companion.games.series import METHODS
 from companion.service.schema import CommandError, check
 from companion.service.settings import SAYS as SETTINGS_SAYS
@@ -292,9 +292,9 @@ class NewGame(Command):
         return players, options, [clean_name(n) for n in names], seats
 
 
-def find_game(game_id: str) -> type[Game]:
+def find_game(catalogue, game_id: str) -> type[Game]:
     try:
-        return find(game_id)
+        return catalogue.find(game_id)
     except UnknownGame as err:
         raise CommandError(str(err)) from None
 

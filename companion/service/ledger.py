@@ -6,7 +6,8 @@ from __future__ import annotations
 import logging
 from typing import Callable
 
-from companion.games.engine import Game, UnknownGame, find
+from companion.games.catalogue import find
+from companion.games.engine import Game, UnknownGame
 from companion.games.series import Series, SeriesError
 from companion.rules.action import Action
 from companion.service.commands import GO_ON

@@ -22,7 +22,7 @@ import time
 from concurrent.futures import Future
 from typing import Any, Callable
 
-from companion.games.composed import interpreter as composed
+from companion.games.catalogue import shipped
 from companion.games.composed import schema as composition
 from companion.games.die import Die
 from companion.games.engine import Game, IllegalAction, OptionError
@@ -32,6 +32,7 @@ from companion.service.commands import CommandError
 from companion.service.computer import Computer
 from companion.service.config import Config
 from companion.service.ledger import Ledger
+from companion.service.library import FOLDER, Library
 from companion.service.outputs import Feed, Painter, snapshot
 from companion.service.settings import Settings
 from companion.service.store import Store
@@ -41,7 +42,6 @@ from companion.session.session import Session, SessionError
 
 log = logging.getLogger(__name__)
 
-COMPOSITIONS = "compositions"  # saved compositions, in the state directory
 NEW_GAME_SINCE = "a new game has started since: look at the board again"  # to a page showing the game before
 MENU = "menu open: ROLL dims the board step by step down to night mode, OK closes"
 MOVED_SINCE = "the game has moved on since: look at the board again"  # to a page showing an older position
@@ -74,6 +74,12 @@ class Runtime:
         self.effects = Effects()
         self.least_budget_ma = config.leds.least_budget_ma()  # mA: the layout's LEDs draw about this dark
         self.settings = Settings.load(config, self.least_budget_ma, store.setting)
+        # The catalogue the page lists: the shipped games and the saved compositions. Replaced whole when a
+        # composition is saved or deleted, so a page reading it on another thread sees a whole one.
+        self.library = Library(config.state.path() / FOLDER)
+        self.catalogue, skipped = self.library.install(shipped())
+        for problem in skipped:
+            log.warning("saved composition skipped: %s", problem)
         self.ledger = Ledger(store, wall)
         self.computer = Computer(self.submit, self._position, settle)
         self._queue: queue.Queue[c.Command | None] = queue.Queue()
@@ -466,7 +472,7 @@ class Runtime:
         """Check a new game's choices against its game and start it. ``cls`` is the game's class where it
         is known already (Play again: a composition deleted since still plays); ``order`` the seating of a
         game played again or going on with a series."""
-        game, names, kinds = command.make(cls or c.find_game(command.game))
+        game, names, kinds = command.make(cls or c.find_game(self.catalogue, command.game))
         if command.series == c.GO_ON:
             order = order or self.session.series_goes_on(game.players, self.ledger.elapsed())
         self._start(game, names, kinds, order, command.series)
@@ -507,25 +513,21 @@ class Runtime:
     def _show_code(self, command: c.ShowCode) -> None:
         self.effects.code = tuple(command.code) if command.code else None
 
-    @property
-    def library(self) -> composition.Library:
-        return composition.Library(self.config.state.path() / COMPOSITIONS)
-
     def _compose(self, command: c.Compose) -> dict:
         try:
             rules = composition.loads(command.text, command.format)
-            cls = composed.save_and_install(self.library, rules, replace=command.replace)
+            self.catalogue = self.library.add(self.catalogue, rules, replace=command.replace)
         except (composition.CompositionError, OptionError) as err:
             raise CommandError(str(err)) from None
         except OSError as err:  # the state directory cannot be made or written: nothing was saved
             raise CommandError(f"cannot save in {self.library.folder}: {err.strerror or err}") from None
         log.info("composition %s saved", rules.id)
         self._publish()
-        return {"id": cls.id, "name": cls.name}
+        return {"id": rules.id, "name": rules.name}
 
     def _forget_composition(self, command: c.ForgetComposition) -> None:
         try:
-            composed.forget(self.library, command.game_id)
+            self.catalogue = self.library.remove(self.catalogue, command.game_id)
         except composition.CompositionError as err:
             raise CommandError(str(err)) from None
         log.info("composition %s deleted", command.game_id)

@@ -29,9 +29,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from companion.games.catalogue import find
 from companion.games.composed import interpreter as composed
 from companion.games.composed import schema as composition
-from companion.games.engine import Game, find
+from companion.games.engine import Game
 
 log = logging.getLogger(__name__)
 

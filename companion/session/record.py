@@ -14,9 +14,10 @@ import re
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 
+from companion.games.catalogue import find
 from companion.games.composed import interpreter as composed
 from companion.games.composed import schema as composition
-from companion.games.engine import Game, UnknownGame, find
+from companion.games.engine import Game, UnknownGame
 
 FORMAT = 1
 DATE = "%Y-%m-%dT%H:%M:%SZ"  # a game's start, UTC to the second: the same wherever the record is read

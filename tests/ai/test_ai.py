@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from companion import ai
-from companion.games.engine import catalogue, find
+from companion.games.catalogue import catalogue, find
 from companion.rules import gryb
 from companion.rules.space import mask_of
 
@@ -42,7 +42,7 @@ def test_every_game_gets_legal_choices_and_the_game_is_untouched(cls):
 _LEFTOVERS = """
 import gc, json, random
 from companion import ai
-from companion.games.engine import catalogue
+from companion.games.catalogue import catalogue
 for cls in sorted(catalogue(), key=lambda c: c.id):
     rng = random.Random(2)
     game = cls(cls.max_players)

@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from companion.games import catalogue as catalogue_mod
+from companion.games.catalogue import find
 from companion.games.die import Die
-from companion.games.engine import find
 from companion.rules import node as nd
 from companion.service import commands as c
 from companion.session.hands import _presses
@@ -938,7 +939,6 @@ def test_every_game_of_the_catalogue_is_drawn_as_it_stands(browser, site):
     has, without a script error. Games follow each other quicker than a board of a new depth loads (the
     Morris games' and Leapfrog's smaller boards), which once left the page drawing on a board no longer
     shown."""
-    from companion.games import engine
 
     rt = site.runtime
     page = browser.new_context(viewport=LAPTOP).new_page()
@@ -947,7 +947,7 @@ def test_every_game_of_the_catalogue_is_drawn_as_it_stands(browser, site):
     page.on("console", lambda m: problems.append(m.text) if m.type in ("error", "warning") else None)
     page.goto(site.url + "/")
     until(page, "document.body.dataset.version > 0")
-    for cls in engine.catalogue():
+    for cls in catalogue_mod.catalogue():
         rng = random.Random(cls.id)
         rt.call(c.NewGame(cls.id, cls.max_players, {}, None, None, None))
         rt.die = Die(7)

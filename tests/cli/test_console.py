@@ -12,8 +12,8 @@ import time
 
 from companion import ai
 from companion.cli.console import Console
+from companion.games.catalogue import find
 from companion.games.die import Die
-from companion.games.engine import find
 from companion.rules import node as nd
 
 

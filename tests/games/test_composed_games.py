@@ -19,7 +19,7 @@ import random
 import pytest
 from conftest import DATA
 
-from companion.games.engine import find
+from companion.games.catalogue import find
 
 CORPUS = json.loads((DATA / "composed-games.json").read_text(encoding="utf-8"))
 

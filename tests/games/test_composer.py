@@ -9,11 +9,14 @@ import textwrap
 
 import pytest
 
+from companion.games.catalogue import catalogue, find, shipped
 from companion.games.composed import schema as composition
-from companion.games.composed.interpreter import ComposedGame, game_class, install, install_library
-from companion.games.composed.schema import CompositionError, Library
-from companion.games.engine import IllegalAction, OptionError, catalogue, find
+from companion.games.composed.interpreter import ComposedGame, game_class
+from companion.games.composed.schema import CompositionError
+from companion.games.engine import IllegalAction, OptionError
 from companion.rules.space import mask_of
+from companion.service import library as library_mod
+from companion.service.library import Library, with_composition
 from companion.session.record import GameRecord
 
 HEAD = 'id = "test-game"\nname = "Test"\n'
@@ -424,7 +427,7 @@ def test_a_saved_file_is_named_by_its_id(tmp_path):
     ):
         library.get("other-name")
     assert library.all() == []
-    assert install_library(library.folder) == [
+    assert library.install(shipped())[1] == [
         "other-name.toml holds the composition 'test-game': a saved "
         "composition's file is named by its id (test-game.toml)"
     ]
@@ -449,11 +452,11 @@ def test_a_saved_composition_is_on_the_card_before_it_takes_its_id(tmp_path, mon
 
 def test_a_saved_composition_joins_the_catalogue_but_cannot_take_a_shipped_id():
     with pytest.raises(CompositionError, match="ships with"):
-        install(composition.loads('id = "ez-gryb"\nname = "Mine"'))
-    first = install(composition.loads('id = "joins-catalogue"\nname = "First"'))
-    assert find("joins-catalogue") is first
-    second = install(composition.loads('id = "joins-catalogue"\nname = "Second"'))
-    assert find("joins-catalogue") is second and second.name == "Second"
+        with_composition(shipped(), composition.loads('id = "ez-gryb"\nname = "Mine"'))
+    first = with_composition(shipped(), composition.loads('id = "joins-catalogue"\nname = "First"'))
+    assert first.find("joins-catalogue").name == "First" and "joins-catalogue" not in shipped()
+    second = with_composition(first, composition.loads('id = "joins-catalogue"\nname = "Second"'))
+    assert second.find("joins-catalogue").name == "Second" and len(second) == len(first)
 
 
 def test_a_record_of_a_saved_composition_carries_its_rules():
@@ -473,12 +476,14 @@ def test_the_store_keeps_the_rules_a_game_was_played_by(tmp_path):
     from companion.service.store import Store
 
     store = Store(tmp_path / "c.db")
-    cls = install(composition.loads('id = "kept-rules"\nname = "Kept"\n[tokens]\nstones = 5'))
+    cls = game_class(composition.loads('id = "kept-rules"\nname = "Kept"\n[tokens]\nstones = 5'))
     g = cls(2)
     game_id = store.new_game(g, ["a", "b"], None, None, 0.0)
     g.apply("G")
     store.append(game_id, "action", "G", 0.0)
-    install(composition.loads('id = "kept-rules"\nname = "Kept"\n[tokens]\nstones = 9'))  # edited later
+    Library(tmp_path / "compositions").save(  # edited later
+        composition.loads('id = "kept-rules"\nname = "Kept"\n[tokens]\nstones = 9')
+    )
     replayed = store.replay(store.game_row(game_id))
     assert replayed.in_hand == (4, 5)  # played by the 5-stone rules it started with
     store.close()
@@ -515,7 +520,7 @@ def test_compose_commands_and_play_rules(tmp_path):
     again = cli("compose", "import", str(file), *state)
     assert again.returncode == 2 and "already saved" in again.stderr and not again.stdout
     exported = cli("compose", "export", "cli-race", *state)
-    assert composition.loads(exported.stdout) == composition.load(file)
+    assert composition.loads(exported.stdout) == library_mod.load(file)
     assert (
         composition.loads(cli("compose", "export", "ez-gryb", "--json").stdout, "json")
         == find("ez-gryb").base_rules

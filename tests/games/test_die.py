@@ -7,8 +7,8 @@ import random
 
 import pytest
 
+from companion.games.catalogue import find
 from companion.games.die import Die
-from companion.games.engine import find
 
 ROLLS = 100_000
 

@@ -2,7 +2,8 @@
 
 import pytest
 
-from companion.games.engine import IllegalAction, OptionError, UnknownGame, catalogue, find
+from companion.games.catalogue import catalogue, find
+from companion.games.engine import IllegalAction, OptionError, UnknownGame
 from companion.rules.action import Action
 
 

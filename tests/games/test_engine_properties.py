@@ -34,7 +34,8 @@ from collections import Counter
 
 import pytest
 
-from companion.games.engine import OptionError, catalogue
+from companion.games.catalogue import catalogue
+from companion.games.engine import OptionError
 
 GAMES = sorted(catalogue(), key=lambda g: g.id)
 GAMES_PER_ID = 25

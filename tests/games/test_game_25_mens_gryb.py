@@ -7,7 +7,8 @@ import pytest
 import scenario
 from scenario import names, refused
 
-from companion.games.engine import IllegalAction, OptionError, find
+from companion.games.catalogue import find
+from companion.games.engine import IllegalAction, OptionError
 
 MENS = find("25-mens-gryb")
 

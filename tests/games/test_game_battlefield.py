@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 from scenario import names, refused
 
+from companion.games.catalogue import find
 from companion.games.die import Die
-from companion.games.engine import IllegalAction, OptionError, find
+from companion.games.engine import IllegalAction, OptionError
 from companion.rules.space import mask_of
 
 BATTLEFIELD = find("battlefield")

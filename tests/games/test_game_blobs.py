@@ -5,8 +5,9 @@ import random
 import pytest
 from scenario import names, play
 
+from companion.games.catalogue import find
 from companion.games.die import Die
-from companion.games.engine import IllegalAction, OptionError, find
+from companion.games.engine import IllegalAction, OptionError
 from companion.rules.space import mask_of
 
 BLOBS = find("blobs")

@@ -3,8 +3,9 @@
 import pytest
 from scenario import names, play
 
+from companion.games.catalogue import find
 from companion.games.die import Die
-from companion.games.engine import IllegalAction, find
+from companion.games.engine import IllegalAction
 from companion.rules.space import mask_of
 
 BORG = find("the-borg")

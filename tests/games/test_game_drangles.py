@@ -4,7 +4,8 @@ import pytest
 import scenario
 from scenario import names
 
-from companion.games.engine import IllegalAction, find
+from companion.games.catalogue import find
+from companion.games.engine import IllegalAction
 from companion.rules.space import mask_of
 
 DRANGLES, HYPER, SUMO = find("drangles"), find("hyper-drangles"), find("sumo-drangles")

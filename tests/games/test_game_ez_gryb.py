@@ -4,7 +4,8 @@ import pytest
 import scenario
 from scenario import refused
 
-from companion.games.engine import IllegalAction, find
+from companion.games.catalogue import find
+from companion.games.engine import IllegalAction
 
 EZ = find("ez-gryb")
 

@@ -8,7 +8,8 @@ import sys
 import pytest
 from scenario import names, play
 
-from companion.games.engine import IllegalAction, find
+from companion.games.catalogue import find
+from companion.games.engine import IllegalAction
 from companion.games.grim_reaper import LATTICES
 from companion.rules import node as nd
 

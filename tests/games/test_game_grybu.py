@@ -9,7 +9,8 @@ import pytest
 from scenario import refused
 
 from companion import ai
-from companion.games.engine import OptionError, find
+from companion.games.catalogue import find
+from companion.games.engine import OptionError
 
 GRYBU = find("grybu")
 

@@ -6,7 +6,8 @@ import random
 import pytest
 import scenario
 
-from companion.games.engine import IllegalAction, OptionError, find
+from companion.games.catalogue import find
+from companion.games.engine import IllegalAction, OptionError
 from companion.rules.space import bits
 
 CHESS = find("hyper-chess")

@@ -4,7 +4,8 @@ import pytest
 import scenario
 from scenario import names, refused
 
-from companion.games.engine import IllegalAction, find
+from companion.games.catalogue import find
+from companion.games.engine import IllegalAction
 from companion.rules.space import mask_of
 
 INTERRUPT, SMACK = find("interrupt"), find("smack-down")

@@ -8,7 +8,7 @@ checked as legal moves; placement, GRYBs, removals and the win are those of 25 M
 import pytest
 from scenario import names, refused
 
-from companion.games.engine import find
+from companion.games.catalogue import find
 
 SHAPES = find("shapes-morris")
 LINES = find("lines-morris")

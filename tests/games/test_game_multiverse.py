@@ -8,7 +8,8 @@ import sys
 
 import pytest
 
-from companion.games.engine import IllegalAction, OptionError, find
+from companion.games.catalogue import find
+from companion.games.engine import IllegalAction, OptionError
 from companion.games.multiverse import TOP, ConduitAction, conduit, multispace
 from companion.rules import node as nd
 from companion.rules.action import Action

@@ -7,7 +7,8 @@ import pytest
 import scenario
 from scenario import names, refused
 
-from companion.games.engine import OptionError, find
+from companion.games.catalogue import find
+from companion.games.engine import OptionError
 from companion.rules.space import mask_of
 
 OWN = ("rising-tide", "kings-court", "samsara", "leapfrog", "exodus", "doubles", "siege")

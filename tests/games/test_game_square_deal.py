@@ -3,7 +3,8 @@
 import pytest
 from scenario import names, play
 
-from companion.games.engine import IllegalAction, find
+from companion.games.catalogue import find
+from companion.games.engine import IllegalAction
 from companion.rules.space import mask_of
 
 DEAL = find("square-deal")

@@ -4,8 +4,9 @@ import pytest
 import scenario
 from scenario import names
 
+from companion.games.catalogue import find
 from companion.games.die import Die
-from companion.games.engine import IllegalAction, find
+from companion.games.engine import IllegalAction
 from companion.rules.space import mask_of
 
 SQUIRREL = find("squirrel-race")

@@ -10,9 +10,9 @@ from markupsafe import escape
 
 from companion.cli.console import Console
 from companion.games import howto
+from companion.games.catalogue import catalogue, find
 from companion.games.composed import schema as composition
 from companion.games.die import Die
-from companion.games.engine import catalogue, find
 from companion.service.config import Config, State
 from web import create_app
 from web.compose import EXAMPLE

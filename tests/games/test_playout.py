@@ -5,9 +5,9 @@ import statistics
 
 import pytest
 
+from companion.games.catalogue import find
 from companion.games.composed import ez_playout as playout
 from companion.games.composed import schema as composition
-from companion.games.engine import find
 from companion.rules.node import COLOURS
 
 EZ = find("ez-gryb")

@@ -4,7 +4,7 @@ built on another (Hyper Drangles on 'Drangles) says so on its page and links the
 
 from pathlib import Path
 
-from companion.games.engine import catalogue
+from companion.games.catalogue import catalogue
 
 RULES = Path(__file__).resolve().parents[2] / "docs" / "rules"
 

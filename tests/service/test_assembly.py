@@ -19,8 +19,9 @@ from pathlib import Path
 import pytest
 
 from companion.assembly import Companion
+from companion.games.catalogue import find
 from companion.games.die import Die
-from companion.games.engine import Game, find
+from companion.games.engine import Game
 from companion.rules import node as nd
 from companion.service import commands as c
 from companion.service import config as config_mod

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from companion.games.engine import find
+from companion.games.catalogue import find
 from companion.service.store import ACTION, REDO, UNDO, Store, StoreUnavailable
 
 

@@ -4,8 +4,8 @@ import random
 
 import pytest
 
+from companion.games.catalogue import find
 from companion.games.die import Die
-from companion.games.engine import find
 from companion.rules.action import ROLL
 from companion.session.hands import LIFT, PUT, SWAP, Hands
 
@@ -197,7 +197,7 @@ def test_table_state_for_the_page():
     assert data["names"] == ["Player 1", "Player 2"]
 
 
-GAME_IDS = sorted(cls.id for cls in __import__("companion.games.engine").games.engine.catalogue())
+GAME_IDS = sorted(cls.id for cls in __import__("companion.games.engine").games.catalogue_mod.catalogue())
 
 
 def carry_out(t, steps):
@@ -443,7 +443,7 @@ def test_the_computers_move_is_said_in_words_as_a_hint_is():
 
 def test_presses_that_fit_several_actions_are_never_guessed():
     """Grim Reaper: a press on a free square fits a placement of either sex and any lifespan."""
-    from companion.games.engine import find
+    from companion.games.catalogue import find
     from companion.session.hands import Hands
 
     game = find("grim-reaper")(2)
@@ -468,7 +468,7 @@ def test_presses_that_fit_several_actions_are_never_guessed():
 
 
 def test_a_physical_die_the_players_roll_themselves():
-    from companion.games.engine import find
+    from companion.games.catalogue import find
     from companion.session.hands import Hands
 
     # Colour die: ROLL asks for the colour; the phone's choice is the roll of the record.

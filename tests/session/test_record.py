@@ -2,7 +2,7 @@ import random
 
 import pytest
 
-from companion.games.engine import catalogue, find
+from companion.games.catalogue import catalogue, find
 from companion.session.record import GameRecord, RecordError
 
 GAMES = sorted(catalogue(), key=lambda c: c.id)

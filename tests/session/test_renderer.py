@@ -8,8 +8,8 @@ import random
 
 import pytest
 
+from companion.games.catalogue import find
 from companion.games.die import Die
-from companion.games.engine import find
 from companion.rules import node as nd
 from companion.rules.space import bits
 from companion.service.config import Config

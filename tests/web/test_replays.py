@@ -6,13 +6,14 @@ import threading
 
 import pytest
 
+from companion.games import catalogue as catalogue_mod
 from companion.games import engine
 from web.replays import Replays, position
 
 
 def played(game_id: str, seed: int, undos: bool = False, **options) -> engine.Game:
     """A game played to its end at random; with ``undos``, now and then a move taken back and another played."""
-    game = engine.find(game_id)(2, **options)
+    game = catalogue_mod.find(game_id)(2, **options)
     rng = random.Random(seed)
     while not game.over:
         game.apply(game.random_action(rng))

@@ -12,9 +12,9 @@ from dataclasses import replace
 
 import pytest
 
+from companion.games.catalogue import catalogue
+from companion.games.catalogue import find as find_game
 from companion.games.die import Die
-from companion.games.engine import catalogue
-from companion.games.engine import find as find_game
 from companion.service import commands as c
 from companion.service.board import board_geometry
 from companion.service.config import Config
@@ -690,7 +690,7 @@ def test_pages_have_no_inline_script_or_style(app, paired, rt, tmp_path):
     laptop = create_app(rt, Config(), sim_input=sim, state_dir=tmp_path / "state")
     values = {
         "game_id": {
-            "/games/<game_id>/rules": [g.id for g in catalogue()],
+            "/games/<game_id>/rules": [g.id for g in rt.catalogue],
             "/history/<int:game_id>": [finished, rt.snapshot()["game_id"]],
         },
         "depth": {"/board/<int:depth>.svg": [2, 3, 4, 5, 6]},

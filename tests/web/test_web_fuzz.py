@@ -38,7 +38,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from companion.games.engine import catalogue
 from companion.rules import node as nd
 from companion.service import commands as c
 from companion.service.board import board_geometry
@@ -206,7 +205,7 @@ def check(rt, send, what=None) -> int:
     if status >= 400:
         assert after["version"] == before["version"] and after["state"] == before["state"], (status, what)
         assert rt.library.ids() == saved, (status, what)
-    assert set(rt.library.ids()) <= {cls.id for cls in catalogue()}, (status, what)
+    assert set(rt.library.ids()) <= {cls.id for cls in rt.catalogue}, (status, what)
     return status
 
 

@@ -1,12 +1,11 @@
 """The composed games; each shipped ``.toml`` here is registered (docs/composer.md)."""
 
-from pathlib import Path
+from importlib import resources
 
 from companion.games.composed.interpreter import game_class
-from companion.games.composed.schema import load
+from companion.games.composed.schema import loads
 from companion.games.engine import register
 
-FOLDER = Path(__file__).resolve().parent
-
-for _path in sorted(FOLDER.glob("*.toml")):
-    register(game_class(load(_path), shipped=True))
+for _file in sorted(resources.files(__package__).iterdir(), key=lambda f: f.name):
+    if _file.name.endswith(".toml"):
+        register(game_class(loads(_file.read_text(encoding="utf-8")), shipped=True))

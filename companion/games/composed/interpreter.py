@@ -10,7 +10,7 @@ from functools import cache, lru_cache
 from typing import Any
 
 from companion.games.composed import ez_playout as fast
-from companion.games.composed.schema import MOVE_KEYS, PARAMS, CompositionError, Library, Rules
+from companion.games.composed.schema import MOVE_KEYS, PARAMS, CompositionError, Rules
 from companion.games.engine import (
     COLOUR_DIE,
     COLOUR_NAMES,
@@ -21,7 +21,6 @@ from companion.games.engine import (
     IllegalAction,
     Option,
     OptionError,
-    register,
 )
 from companion.rules import node as nd
 from companion.rules.action import MOVE, PASS, PLACE, REMOVE, ROLL, Action, nth_move
@@ -199,51 +198,6 @@ def game_class(rules: Rules, shipped: bool = False) -> type[ComposedGame]:
     }
     name = "".join(part.capitalize() for part in rules.id.split("-")) or "Composed"
     return type(f"Composed_{name}", (ComposedGame,), attrs)
-
-
-def check_id(game_id: str) -> None:
-    """A saved composition may take any id but a shipped game's."""
-    from companion.games.engine import _REGISTRY, catalogue
-
-    catalogue()  # the shipped games first
-    existing = _REGISTRY.get(game_id)
-    if existing is not None and not (getattr(existing, "composed", False) and not existing.shipped):
-        raise CompositionError(f"id {game_id!r} is a game the companion ships with: choose another id")
-
-
-def install(rules: Rules) -> type[ComposedGame]:
-    """Add (or replace) a saved composition in the catalogue."""
-    check_id(rules.id)
-    return register(game_class(rules), replace=True)
-
-
-def save_and_install(library, rules: Rules, replace: bool = False) -> type[ComposedGame]:
-    """Import a composition: checked, saved under its id, and in the catalogue."""
-    check_id(rules.id)
-    game_class(rules)(rules.players[0])  # it sets up (residents, tables) before it is kept
-    library.save(rules, replace=replace)
-    return install(rules)
-
-
-def forget(library, game_id: str) -> None:
-    """Delete a saved composition and take it out of the catalogue (games under way keep it)."""
-    from companion.games.engine import unregister
-
-    library.delete(game_id)
-    unregister(game_id)
-
-
-def install_library(folder) -> list[str]:
-    """Install every composition saved in ``folder``; one line per file that could not be."""
-    from pathlib import Path
-
-    problems = []
-    for path in sorted(Path(folder).glob("*.toml")) if Path(folder).is_dir() else []:
-        try:
-            install(Library.read(path))
-        except CompositionError as err:
-            problems.append(str(err) if path.name in str(err) else f"{path.name}: {err}")  # named once
-    return problems
 
 
 class ComposedGame(Game):

@@ -1,15 +1,14 @@
 """Compositions: a game made of the manuals' parameters of play, in a TOML or JSON file (docs/composer.md).
-:func:`parse` checks one into frozen :class:`Rules`, :func:`export` writes it, :class:`Library` keeps them.
+:func:`parse` checks one into frozen :class:`Rules`, :func:`export` writes it (companion/service/library.py
+keeps them on disk).
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
 import tomllib
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from companion.games.option import Option
@@ -372,18 +371,6 @@ def loads(text: str, fmt: str = "toml") -> Rules:
     if not isinstance(data, dict):
         raise CompositionError("a composition is a table of parameters")
     return parse(data)
-
-
-def load(path: str | Path) -> Rules:
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as err:
-        raise CompositionError(f"cannot read {path}: {err}") from None
-    try:
-        return loads(text, "json" if path.suffix == ".json" else "toml")
-    except CompositionError as err:
-        raise CompositionError(f"{path.name}: {err}") from None
 
 
 def parse(data: dict, played: bool = False) -> Rules:
@@ -904,76 +891,3 @@ def export(rules: Rules, fmt: str = "toml") -> str:
 
 
 # -- the library
-
-
-class Library:
-    """Compositions saved as TOML files named by their id, in one folder (the state directory)."""
-
-    def __init__(self, folder: str | Path):
-        self.folder = Path(folder)
-
-    def path(self, game_id: str) -> Path:
-        if not ID_PATTERN.fullmatch(game_id):
-            raise CompositionError(
-                f"no composition {game_id!r}: ids are lowercase letters, digits and dashes"
-            )
-        return self.folder / f"{game_id}.toml"
-
-    def ids(self) -> list[str]:
-        return sorted(p.stem for p in self.folder.glob("*.toml")) if self.folder.is_dir() else []
-
-    def get(self, game_id: str) -> Rules:
-        path = self.path(game_id)
-        if not path.is_file():
-            raise CompositionError(
-                f"no saved composition {game_id!r}; saved: {', '.join(self.ids()) or 'none'}"
-            )
-        return self.read(path)
-
-    @staticmethod
-    def read(path: Path) -> Rules:
-        """The composition in a file of the library, named by its id (or it would have two names)."""
-        rules = load(path)
-        if rules.id != path.stem:
-            raise CompositionError(
-                f"{path.name} holds the composition {rules.id!r}: a saved composition's file "
-                f"is named by its id ({rules.id}.toml)"
-            )
-        return rules
-
-    def save(self, rules: Rules, replace: bool = False) -> Path:
-        path = self.path(rules.id)
-        if path.exists() and not replace:
-            raise CompositionError(
-                f"a composition {rules.id!r} is already saved: to replace it, import with "
-                "--replace (on the page, tick Replace)"
-            )
-        self.folder.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(export(rules))
-            f.flush()
-            os.fsync(f.fileno())  # on the card before it takes the id: a power cut never leaves it empty
-        tmp.replace(path)  # a crash never leaves half a file under the id
-        folder = os.open(self.folder, os.O_RDONLY)
-        try:
-            os.fsync(folder)  # and the new name with it: "saved" on the page means saved
-        finally:
-            os.close(folder)
-        return path
-
-    def delete(self, game_id: str) -> None:
-        path = self.path(game_id)
-        if not path.is_file():
-            raise CompositionError(f"no saved composition {game_id!r}")
-        path.unlink()
-
-    def all(self) -> list[Rules]:
-        """Every saved composition that still reads (a broken file is skipped)."""
-        found = []
-        for game_id in self.ids():
-            try:
-                found.append(self.get(game_id))
-            except CompositionError:
-                continue
-        return found
