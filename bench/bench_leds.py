@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from companion.service.board import board_geometry  # noqa: E402
+from companion.service.geometry import board_geometry  # noqa: E402
 from hardware.led_layout import load_layout  # noqa: E402
 from hardware.leds import Pipeline  # noqa: E402
 

@@ -87,7 +87,7 @@ class Companion:
     # -- start ------------------------------------------------------------------------------------
 
     def start(self) -> None:
-        from companion.service.board import board_geometry
+        from companion.service.geometry import board_geometry
         from hardware.buttons import load_button_layout
         from hardware.led_layout import load_layout
         from hardware.leds import open_surface
@@ -185,7 +185,7 @@ class Companion:
             return
         if self.selftest_running:
             return  # the self-test has the LEDs
-        settings = runtime.settings
+        settings = runtime.board.settings
         surface.brightness = settings.shown_brightness()
         if surface.budget_ma != settings.budget_ma:
             try:
@@ -195,7 +195,7 @@ class Companion:
                 settings.budget_ma = surface.budget_ma
         # A Giant board's nodes are not the cloth's: it shows only whose turn and the die (on_cloth()), and a
         # pairing code, which is the cloth's own (a phone must pair to play a game only a phone can show).
-        nodes = picture.nodes if runtime.on_cloth() else picture.code
+        nodes = picture.nodes if runtime.board.on_cloth() else picture.code
         surface.show_nodes({nd.name(n): colour for n, colour in nodes.items()}, picture.status)
 
     def _sound(self, kind: str) -> None:

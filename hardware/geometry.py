@@ -1,4 +1,4 @@
-"""The board as hardware/ needs it: plain data from the caller (companion.service.board), not computed."""
+"""The board as hardware/ needs it: plain data from the caller (companion.service.geometry), not computed."""
 
 from __future__ import annotations
 

@@ -34,8 +34,8 @@ win = ["gryb"]
 
 def _composed() -> tuple[list[dict], list[dict]]:
     """(saved compositions, the companion's own), each {id, name}."""
-    games = [cls for cls in web().runtime.catalogue if getattr(cls, "composed", False)]
-    saved = set(web().runtime.library.ids())
+    games = [cls for cls in web().runtime.board.catalogue if getattr(cls, "composed", False)]
+    saved = set(web().runtime.board.library.ids())
     mine = [{"id": c.id, "name": c.name} for c in games if c.id in saved and not c.shipped]
     own = [{"id": c.id, "name": c.name} for c in games if c.shipped]
     return mine, own
@@ -56,7 +56,7 @@ def list_compositions():
 @bp.get("/api/compositions/<game_id>.toml")
 def export(game_id: str):
     cls = next(
-        (c for c in web().runtime.catalogue if c.id == game_id and getattr(c, "composed", False)), None
+        (c for c in web().runtime.board.catalogue if c.id == game_id and getattr(c, "composed", False)), None
     )
     if cls is None:
         refuse(404, f"no composed game {game_id!r}")
@@ -77,7 +77,9 @@ def save():
 @paired
 def delete(game_id: str):
     body()
-    if game_id not in web().runtime.library.ids():  # the companion's own included: they are not saved files
+    if (
+        game_id not in web().runtime.board.library.ids()
+    ):  # the companion's own included: they are not saved files
         refuse(404, f"no saved composition {game_id!r}")
     call(c.ForgetComposition(game_id))
     return jsonify(ok=True)

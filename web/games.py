@@ -21,7 +21,7 @@ FIRST_GAMES = {"ez-gryb": "Start here", "drangles": "Try next"}
 
 
 def games() -> list[dict]:
-    return [cls.describe() for cls in web().runtime.catalogue]
+    return [cls.describe() for cls in web().runtime.board.catalogue]
 
 
 def listed() -> list[dict]:
@@ -76,7 +76,7 @@ def choose():
 
 @bp.get("/games/<game_id>/rules")
 def rules(game_id: str):
-    game = next((cls for cls in web().runtime.catalogue if cls.id == game_id), None)
+    game = next((cls for cls in web().runtime.board.catalogue if cls.id == game_id), None)
     if game is None:
         refuse(404, "no such game: choose one from the list of games")
     return render_template("rules.html", game=game.describe(), blocks=howto.of(game))

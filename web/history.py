@@ -77,7 +77,7 @@ def _about(game_id: str) -> tuple[str, str | None, str | None]:
     """The game's name for people ("PyraGRYB") and the heads of its columns of points and of stones in
     hand (None: no such column); a game no longer in the catalogue keeps its id and the usual columns."""
     try:
-        cls = web().runtime.catalogue.find(game_id)
+        cls = web().runtime.board.catalogue.find(game_id)
     except engine.UnknownGame:
         return game_id, engine.Game.score, engine.Game.hand
     return cls.name, cls.score, cls.hand

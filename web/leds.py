@@ -51,7 +51,7 @@ def leds():
     # Asked after the frame is read: a live code on the LEDs was set in the runtime before its frame was made,
     # and is unset only once it can no longer pair (used, expired, or three wrong tries), so a frame that may
     # hold a live code is always read while the runtime still has one.
-    withheld = web().runtime.effects.code is not None and not board_here()
+    withheld = web().runtime.board.effects.code is not None and not board_here()
     tag = _tag(shown["frames"], withheld)
     if request.if_none_match.contains(tag):
         response = current_app.response_class(status=304)

@@ -570,7 +570,7 @@ DOCUMENT = {
 def served(runtime) -> dict:
     """The document as served now: a composition saved since the start has joined the catalogue, so the games
     a new game may name are the catalogue's as it stands."""
-    schemas = DOCUMENT["components"]["schemas"] | {"NewGame": new_game(runtime.catalogue)}
+    schemas = DOCUMENT["components"]["schemas"] | {"NewGame": new_game(runtime.board.catalogue)}
     return DOCUMENT | {"components": DOCUMENT["components"] | {"schemas": schemas}}
 
 

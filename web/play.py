@@ -6,7 +6,7 @@ from flask import Blueprint, jsonify, render_template
 
 from companion.rules import node as nd
 from companion.service import commands as c
-from companion.service.runtime import NEW_GAME_SINCE
+from companion.service.board import NEW_GAME_SINCE
 from companion.session.seating import SEATS
 from web.api import answer, call, command, compact, refuse, web
 from web.board import board_svg, depth_of

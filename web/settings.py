@@ -72,7 +72,7 @@ def settings_page():
         self_test=web().selftest is not None,
         time_scales=TIME_SCALES,
         dimmest=min(BRIGHTNESS_STEPS),
-        least_budget=web().runtime.least_budget_ma,
+        least_budget=web().runtime.board.least_budget_ma,
     )
 
 

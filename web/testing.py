@@ -36,7 +36,7 @@ def pair(client, runtime) -> str:
     """Pair a Flask test client the way a phone does (reading the code off the board); the CSRF token."""
     r = client.post("/api/pair/start", json={})
     assert r.status_code == 200, r.get_json()
-    code = "".join(runtime.effects.code)
+    code = "".join(runtime.board.effects.code)
     r = client.post("/api/pair", json={"code": code})
     assert r.status_code == 200, r.get_json()
     return r.get_json()["csrf"]

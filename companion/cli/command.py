@@ -397,7 +397,7 @@ def _selftest(args) -> int:
     import threading
     import time
 
-    from companion.service.board import board_geometry
+    from companion.service.geometry import board_geometry
     from hardware.buttons import load_button_layout
     from hardware.led_layout import load_layout
     from hardware.leds import open_surface

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from companion.service.board import board_geometry
+from companion.service.geometry import board_geometry
 from companion.session.palette import BOARD_COLOURS
 from hardware.led_layout import LayoutError, load_layout
 from hardware.leds import PowerModel, idle_draw_ma

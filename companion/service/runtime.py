@@ -1,15 +1,15 @@
-"""The companion runtime: one thread owns the session; hardware callbacks and web requests only submit.
+"""The companion runtime: one thread owns the board; hardware callbacks and web requests only submit.
 
-    inputs (node presses, ROLL/OK/UNDO, the phone) -> queue -> runtime thread -> session (game, hands)
+    inputs (node presses, ROLL/OK/UNDO, the phone) -> queue -> runtime thread -> board (session, settings)
                                                               -> store (committed first)
                                                               -> renderer -> frame sink (LEDs)
                                                               -> change feed (web page)
 
 Every accepted action is committed to SQLite before the board shows it: each command runs in one
 transaction, and what it changed is drawn and published once that has committed. A command whose writes
-fail changes nothing: the transaction rolls back and the runtime goes back to what the store holds. On
-start the newest game is rebuilt from its events. Hardware is reached only through the callables passed
-in (``frame_sink``, ``sound``), so the same loop runs on the Pi, on the simulator and in tests.
+fail changes nothing: the transaction rolls back and the board goes back to what the store holds. On start
+the newest game is rebuilt from its events. Hardware is reached only through the callables passed in
+(``frame_sink``, ``sound``), so the same loop runs on the Pi, on the simulator and in tests.
 """
 
 from __future__ import annotations
@@ -22,29 +22,22 @@ import time
 from concurrent.futures import Future
 from typing import Any, Callable
 
-from companion.games.catalogue import shipped
-from companion.games.composed import schema as composition
+from companion.games.composed.schema import CompositionError
 from companion.games.die import Die
-from companion.games.engine import Game, IllegalAction, OptionError
-from companion.games.series import Series
+from companion.games.engine import IllegalAction, OptionError, UnknownGame
 from companion.service import commands as c
+from companion.service.board import Board
 from companion.service.commands import CommandError
-from companion.service.computer import Computer
 from companion.service.config import Config
-from companion.service.ledger import Ledger
-from companion.service.library import FOLDER, Library
-from companion.service.outputs import Feed, Painter, snapshot
-from companion.service.settings import Settings
+from companion.service.outputs import Feed, Painter
 from companion.service.store import Store
-from companion.session.hands import Feedback
-from companion.session.renderer import Effects, Picture
-from companion.session.session import Session, SessionError
+from companion.session.renderer import Picture
+from companion.session.session import SessionError
 
 log = logging.getLogger(__name__)
 
-NEW_GAME_SINCE = "a new game has started since: look at the board again"  # to a page showing the game before
-MENU = "menu open: ROLL dims the board step by step down to night mode, OK closes"
-MOVED_SINCE = "the game has moved on since: look at the board again"  # to a page showing an older position
+# What the rules, the session and a command's own checks refuse: said to the caller, nothing changed.
+REFUSALS = (SessionError, CompositionError, OptionError, UnknownGame)
 
 
 class StorageError(RuntimeError):
@@ -66,92 +59,32 @@ class Runtime:
         watchdog_every: float | None = None,
         settle: Callable[[], None] | None = None,
     ):
-        self.config, self.store, self.die = config, store, die or Die()
-        self.painter = Painter(frame_sink or (lambda picture: None))
-        self._beep = sound or (lambda kind: None)
-        self.clock, self.wall = clock, wall
+        self.config, self.store, self.clock = config, store, clock
         self.watchdog, self.watchdog_every = watchdog, watchdog_every
-        self.effects = Effects()
-        self.least_budget_ma = config.leds.least_budget_ma()  # mA: the layout's LEDs draw about this dark
-        self.settings = Settings.load(config, self.least_budget_ma, store.setting)
-        # The catalogue the page lists: the shipped games and the saved compositions. Replaced whole when a
-        # composition is saved or deleted, so a page reading it on another thread sees a whole one.
-        self.library = Library(config.state.path() / FOLDER)
-        self.catalogue, skipped = self.library.install(shipped())
-        for problem in skipped:
-            log.warning("saved composition skipped: %s", problem)
-        self.ledger = Ledger(store, wall)
-        self.computer = Computer(self.submit, self._position, settle)
-        self._queue: queue.Queue[c.Command | None] = queue.Queue()
+        self.painter = Painter(frame_sink or (lambda picture: None))
         self.feed = Feed()
-        self._version = 0
+        self._queue: queue.Queue[tuple[c.Command, Future] | None] = queue.Queue()
         self._thread: threading.Thread | None = None
-        self._undos = 0  # UNDOs taken in this run: part of a position's token
-        self._in_command = False
-        self._unpublished: dict | None = None  # a snapshot waiting for its command's commit
-        self.session: Session
-        self._handlers: dict[type, Callable[[Any], Any]] = {
-            c.Snapshot: lambda _: self.feed.newest,
-            c.Tick: self._tick,
-            c.Read: lambda command: command.look(self.session),
-            c.Press: self._press,
-            c.ClothPress: self._cloth_press,
-            c.Roll: self._roll,
-            c.Ok: self._ok,
-            c.Again: self._again,
-            c.Undo: self._undo,
-            c.Act: self._act,
-            c.Menu: self._menu,
-            c.Hint: self._hint,
-            c.HintReady: self._hint_ready,
-            c.ComputerMove: self._computer_move,
-            c.ComputerRoll: self._computer_roll,
-            c.Seat: self._seat,
-            c.NewGame: self._new_game,
-            c.ChangeSettings: self._change_settings,
-            c.ShowCode: self._show_code,
-            c.Compose: self._compose,
-            c.ForgetComposition: self._forget_composition,
-        }
-        with store.transaction():
-            self._restore()
-        self._publish()
+        self.board = Board(
+            config, store, submit=self.submit, die=die, sound=sound, clock=clock, wall=wall, settle=settle
+        )
+        self._deliver()
 
     @property
     def game_id(self) -> int | None:
-        return self.session.game_id
-
-    def _restore(self) -> None:
-        session = self.ledger.restore(self._begin)
-        if session is None:
-            self._start(self.ledger.default_game(), None, None, None, None)
-        else:
-            self.session = session
-            self._grybs_seen = session.game.grybs
-            self._warm()
-
-    def _begin(self, game: Game, names, kinds, order, series: Series | None = None) -> Session:
-        return Session.begin(
-            game,
-            names,
-            kinds,
-            order,
-            people=self.config.players.names,
-            physical_die=self.settings.die == "physical",
-            series=series,
-        )
-
-    # -- the thread-safe interface ------------------------------------------------------------------
+        return self.board.session.game_id
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self._loop, name="gryb-runtime", daemon=True)
         self._thread.start()
 
     def stop(self, timeout: float = 5.0) -> None:
-        self.computer.stopping = True  # a search still running ends at its next step
+        self.board.computer.stopping = True  # a search still running ends at its next step
         self._queue.put(None)
         if self._thread is not None:
             self._thread.join(timeout)
+
+    # -- the thread-safe interface ------------------------------------------------------------------
 
     def submit(self, command: c.Command) -> Future:
         """Queue a command (checked against its declaration first, on the caller's thread)."""
@@ -171,9 +104,8 @@ class Runtime:
             return future.result(timeout)
         except TimeoutError:
             if future.cancel():
-                raise TimeoutError(
-                    f"{type(command).__name__.lower()} was not done: the board was busy"
-                ) from None
+                name = type(command).__name__.lower()
+                raise TimeoutError(f"{name} was not done: the board was busy") from None
             return future.result(timeout)
 
     def snapshot(self) -> dict:
@@ -197,9 +129,8 @@ class Runtime:
         while True:
             # Draw again when the picture next changes, no sooner than the frame period, and at least once a
             # second (the tick: a timed series' end).
-            timeout = (
-                1.0 if picture.redraw is None else min(1.0, max(frame_period, picture.redraw - self.clock()))
-            )
+            redraw = picture.redraw
+            timeout = 1.0 if redraw is None else min(1.0, max(frame_period, redraw - self.clock()))
             if self.watchdog_every:
                 timeout = min(timeout, max(0.0, next_ping - self.clock()))
             try:
@@ -227,339 +158,42 @@ class Runtime:
             picture = self._draw()
 
     def _draw(self) -> Picture:
-        return self.painter.draw(self.session, self.settings, self.effects, self.clock())
+        board = self.board
+        return self.painter.draw(board.session, board.settings, board.effects, self.clock())
+
+    def _computer_turn(self) -> None:
+        roll = self.board.computer_turn()
+        if roll is not None:
+            self._queue.put((roll, Future()))
 
     def _command(self, command: c.Command):
         """Run a command in one transaction; publish what it changed only once that has committed. A
-        refusal has changed nothing. Any other failure rolls back and brings the runtime back to what the
+        refusal has changed nothing. Any other failure rolls back and brings the board back to what the
         store holds, so nothing is shown that is not stored."""
-        self._in_command, self._unpublished = True, None
-        before = (self.session.game_id, self.session.hands.chores)  # no failed write moves the stones
+        board = self.board
+        board.unpublished = None
+        before = (board.session.game_id, board.session.hands.chores)  # no failed write moves the stones
         try:
             with self.store.transaction():
-                return self._handlers[type(command)](command)
+                return board.handle(command)
         except (CommandError, IllegalAction):
             raise
-        except SessionError as err:  # refused by the session before it changed anything
+        except REFUSALS as err:
             raise CommandError(str(err)) from None
         except Exception as err:
-            self._unpublished = None  # what it changed was not stored: it is never shown
+            board.unpublished = None  # what it changed was not stored: it is never shown
+            name = type(command).__name__
             if not isinstance(err, sqlite3.Error):
-                log.exception("command %s failed", type(command).__name__)
-                self._recover("", before)
+                log.exception("command %s failed", name)
+                board.recover("", before)
                 raise
-            log.error("command %s could not be stored: %s", type(command).__name__, err)
-            self._recover(f"could not save ({err}): nothing changed", before)
+            log.error("command %s could not be stored: %s", name, err)
+            board.recover(f"could not save ({err}): nothing changed", before)
             raise StorageError(f"could not save ({err}): nothing changed; try again") from None
         finally:
-            self._in_command = False
             self._deliver()
-
-    def _recover(self, message: str, before: tuple) -> None:
-        """After a command failed part-way: back to what the store holds. The stones the players were asked
-        to lift or put down before it are still to be moved (the store does not keep chores)."""
-        try:
-            with self.store.transaction():
-                menu = self.settings.menu
-                self.settings = Settings.load(self.config, self.least_budget_ma, self.store.setting)
-                self.settings.menu = menu
-                self._restore()
-            game_id, chores = before
-            if self.session.game_id == game_id:
-                self.session.hands.chores = chores
-        except Exception:  # the store cannot even be read: keep what is in memory
-            log.exception("could not reload the game from the store")
-        self.computer.thinking = None
-        self.effects = Effects(code=self.effects.code)
-        if message:
-            self.session.hands.message = message
-        self._publish(Feedback(False, message) if message else None)
-
-    # -- at the table ---------------------------------------------------------------------------------
-
-    def _in_game(self, command) -> None:
-        """A page's press or button is meant for the game it showed: refused once a new one has begun (it
-        was made in the new game, and the phone told it was made). OK and UNDO are also meant for the
-        position shown: two phones tapping UNDO at once take back one move."""
-        if command.game is not None and command.game != self.session.game_id:
-            raise CommandError(NEW_GAME_SINCE)
-        if getattr(command, "ply", None) is not None and command.ply != len(self.session.game.history):
-            raise CommandError(MOVED_SINCE)
-
-    def on_cloth(self) -> bool:
-        return self.session.on_cloth()
-
-    def _cloth_press(self, command: c.ClothPress) -> Feedback:
-        if not self.on_cloth():
-            depth = self.session.game.space.depth
-            why = f"this {depth}-level board does not fit the cloth: press on the phone's board"
-            return self._after(Feedback(False, why))
-        return self._press(c.Press(command.node))
-
-    def _press(self, command: c.Press) -> Feedback:
-        self._in_game(command)
-        pressed = self.session.pressed(command.node)
-        if isinstance(pressed, Feedback):
-            return self._after(pressed)
-        if self.settings.menu:
-            return Feedback(False, "the menu is open: OK to close it")
-        return self._after(self.session.press(pressed))
-
-    def _roll(self, command: c.Roll) -> Feedback:
-        self._in_game(command)
-        if self.settings.menu:
-            return self._menu_key(c.Roll)
-        feedback = self._after(self.session.roll(self.die))
-        if feedback.rolled and feedback.ok:
-            self.effects.die_started = self.clock()
-            self.sound("roll")
-        return feedback
-
-    def _ok(self, command: c.Ok) -> Feedback:
-        self._in_game(command)
-        if self.settings.menu:
-            return self._menu_key(c.Ok)
-        if self.session.game.over and not self.session.hands.chores:
-            return self._play_again()
-        return self._after(self.session.ok())
-
-    def _again(self, command: c.Again) -> Feedback:
-        self._in_game(command)
-        if not self.session.game.over:
-            return Feedback(False, "the game is not over yet: play it out, or choose a new game")
-        return self._play_again()
-
-    def _act(self, command: c.Act) -> Feedback:
-        self._in_game(command)
-        try:
-            return self._after(self.session.act(command.action))
-        except IllegalAction as err:
-            raise CommandError(err.reason) from None
-
-    def _undo(self, command: c.Undo) -> Feedback:
-        self._in_game(command)
-        if self.settings.menu:
-            return self._menu_key(c.Ok)
-        session, was_over = self.session, self.session.game.over
-        undone = session.undo()
-        if not undone:
-            return self._after(Feedback(False, session.hands.message))
-        self.computer.thinking, self._undos = None, self._undos + 1
-        self.ledger.undone(session, len(undone))
-        if was_over and not session.game.over:
-            self.ledger.reopen(session)
-            self.effects.ended = None
-        self._grybs_seen = session.game.grybs
-        log.info("game %s: undo %s", session.game_id, " ".join(map(str, undone)))
-        self.sound("undo")
-        self._publish()
-        return Feedback(True, session.hands.message)
-
-    def _after(self, feedback: Feedback) -> Feedback:
-        """Store what the engine accepted, then sound, effects and the change feed."""
-        session, game = self.session, self.session.game
-        new = self.ledger.write(session)
-        if new:
-            log.info("game %s: %s", session.game_id, " ".join(map(str, new)))
-        if not feedback.ok:
-            self.effects.flash = (feedback.node, self.clock())
-            self.sound("illegal")
-        elif game.grybs and (game.grybs != self._grybs_seen or new and game.formed()):
-            self.effects.gryb_started = self.clock()  # formed(): the same four nodes formed again
-            self.sound("gryb")
-        self._grybs_seen = game.grybs
-        if game.over and new and self.effects.ended is None:
-            self.effects.ended = self.clock()
-            self.ledger.finish(session)
-            self.sound("win" if game.winners else "draw")
-        self._publish(feedback)
-        return feedback
-
-    def _menu(self, command: c.Menu) -> Feedback:
-        self.settings.menu = not self.settings.menu
-        self._publish()
-        return Feedback(True, MENU if self.settings.menu else "menu closed")
-
-    def _menu_key(self, key: type) -> Feedback:
-        """ROLL in the open menu dims the board a step (kept); OK and UNDO close it."""
-        if key is c.Roll:
-            said = self.settings.step_brightness()
-            self.store.set_setting("brightness", self.settings.brightness)
-            self.store.set_setting("night", self.settings.night)
-        else:
-            said, self.settings.menu = "menu closed", False
-        self._publish()
-        return Feedback(True, said)
-
-    def sound(self, kind: str) -> None:
-        if self.settings.sounds:
-            self._beep(kind)
-
-    # -- the computer players -----------------------------------------------------------------------
-
-    def _position(self) -> tuple:
-        """The token a search's answer must match to be used: an UNDO and another move bring the history
-        back to the same length in another position, and a seat handed over must not get the old move."""
-        session = self.session
-        return (session.game_id, len(session.game.history), self._undos, session.seated)
-
-    def _computer_turn(self) -> None:
-        """When a computer player is to move: its search starts off this thread, or its roll is queued."""
-        if not self.settings.menu and self.computer.turn(
-            self.session, self._position(), self.settings.time_scale
-        ):
-            self._queue.put((c.ComputerRoll(self._position()), Future()))
-
-    def _computer_move(self, command: c.ComputerMove) -> Feedback | None:
-        hands = self.session.hands
-        if command.token != self._position() or hands.proposal is not None or command.action is None:
-            return None  # undone or a new game while it thought, or a later search's move already waits
-        self.computer.thinking = None
-        return self._after(self.session.propose(self.session.game.parse(command.action)))
-
-    def _computer_roll(self, command: c.ComputerRoll) -> Feedback | None:
-        if command.token != self._position():
-            return None
-        if self.settings.menu:  # opened while this waited in the queue: ROLL steps the brightness there
-            self.computer.thinking = None  # asked again when the menu closes
-            return None
-        if not self.session.hands.physical_die:
-            self.computer.thinking = None
-        # With a real die the players roll it for the computer: asked once, _thinking stays on this position.
-        return self._roll(c.Roll())
-
-    def _hint(self, command: c.Hint) -> Feedback:
-        if why := self.session.why_no_hint():
-            raise CommandError(why)
-        self.computer.hint(self.session.game, self._position(), self.settings.time_scale)
-        return Feedback(True, "thinking about a hint")
-
-    def _hint_ready(self, command: c.HintReady) -> None:
-        if command.token == self.computer.hinting:
-            self.computer.hinting = None
-        if command.token != self._position() or command.action is None:
-            return  # the game moved on while the search ran, or the search failed
-        message = self.session.show_hint(self.session.game.parse(command.action))
-        self._publish(Feedback(True, message))
-
-    def _seat(self, command: c.Seat) -> Feedback:
-        self._in_game(command)
-        session = self.session
-        names, seats = list(session.names), list(session.seats)
-        feedback = session.seat(command.seat, command.kind)
-        if session.seats == seats:
-            return feedback
-        self.ledger.seated(session, renamed=session.names != names)
-        self._warm()
-        log.info("game %s: seat %d now %s", session.game_id, command.seat + 1, command.kind)
-        self._publish(feedback)
-        return feedback
-
-    def _warm(self) -> None:
-        """With a computer player at the table, build its first search's tables ahead, off the loop."""
-        if any(s != "human" for s in self.session.seats):
-            self.computer.warm(self.session.game, self.session.game_id)
-
-    # -- new games, settings, compositions -------------------------------------------------------------
-
-    def _new_game(self, command: c.NewGame) -> dict:
-        self._start_new(command)
-        return self._publish()
-
-    def _start_new(
-        self, command: c.NewGame, cls: type[Game] | None = None, order: list[int] | None = None
-    ) -> None:
-        """Check a new game's choices against its game and start it. ``cls`` is the game's class where it
-        is known already (Play again: a composition deleted since still plays); ``order`` the seating of a
-        game played again or going on with a series."""
-        game, names, kinds = command.make(cls or c.find_game(self.catalogue, command.game))
-        if command.series == c.GO_ON:
-            order = order or self.session.series_goes_on(game.players, self.ledger.elapsed())
-        self._start(game, names, kinds, order, command.series)
-
-    def _start(self, game: Game, names, kinds, order, series) -> None:
-        """Start a game: ``series`` a dict starts a new one, GO_ON goes on with this one, None plays none."""
-        session = self._begin(game, names, kinds, order)
-        self.ledger.open(session, series, getattr(self, "session", None), self.die.seed)
-        self.session, self._grybs_seen = session, game.grybs
-        self.effects = Effects(code=self.effects.code)  # a pairing under way stays shown
-        log.info("game %s: new %s for %d players", session.game_id, game.id, game.players)
-        self._warm()
-
-    def _play_again(self) -> Feedback:
-        """OK at a game's end (or Play again): the same game, options, players and computer levels, begun by
-        the next player along; a series still on goes on, and one that is over starts again as it was."""
-        session, game = self.session, self.session.game
-        series, new_series = session.series, False
-        again = None if series is None else c.GO_ON
-        if series is not None and series.players == game.players and series.over(self.ledger.elapsed()):
-            again, new_series = {"method": series.method, "target": series.target}, True
-        names, kinds, order = session.again()
-        command = c.NewGame(game.id, game.players, dict(game.settings), names, again, kinds)
-        self._start_new(command, cls=type(game), order=order)
-        feedback = Feedback(True, self.session.again_said(new_series))
-        self.session.hands.message = feedback.message
-        self._publish(feedback)
-        return feedback
-
-    def _change_settings(self, command: c.ChangeSettings) -> dict:
-        checked = self.settings.check(command.changes())
-        self.settings.apply(checked)
-        for key, value in checked.items():
-            self.store.set_setting(key, value)
-        self.session.hands.physical_die = self.settings.die == "physical"
-        return self._publish()
-
-    def _show_code(self, command: c.ShowCode) -> None:
-        self.effects.code = tuple(command.code) if command.code else None
-
-    def _compose(self, command: c.Compose) -> dict:
-        try:
-            rules = composition.loads(command.text, command.format)
-            self.catalogue = self.library.add(self.catalogue, rules, replace=command.replace)
-        except (composition.CompositionError, OptionError) as err:
-            raise CommandError(str(err)) from None
-        except OSError as err:  # the state directory cannot be made or written: nothing was saved
-            raise CommandError(f"cannot save in {self.library.folder}: {err.strerror or err}") from None
-        log.info("composition %s saved", rules.id)
-        self._publish()
-        return {"id": rules.id, "name": rules.name}
-
-    def _forget_composition(self, command: c.ForgetComposition) -> None:
-        try:
-            self.catalogue = self.library.remove(self.catalogue, command.game_id)
-        except composition.CompositionError as err:
-            raise CommandError(str(err)) from None
-        log.info("composition %s deleted", command.game_id)
-        self._publish()
-
-    def _tick(self, command: c.Tick) -> None:
-        """Once a second when nothing came: a timed series whose time ran out is published as over."""
-        published = self.feed.newest.get("series")
-        series = self.session.series
-        if published and not published["over"] and series and series.over(self.ledger.elapsed()):
-            self._publish()
-
-    # -- what the page sees -------------------------------------------------------------------------------
-
-    def _publish(self, feedback: Feedback | None = None) -> dict:
-        """The state for the page and its change feed; during a command it goes out once the command's
-        transaction has committed (:meth:`_deliver`). Returns it."""
-        self._version += 1
-        made = snapshot(
-            self._version,
-            self.session,
-            self.settings,
-            self.on_cloth(),
-            self.ledger.elapsed(),
-            feedback,
-        )
-        self._unpublished = made
-        if not self._in_command:
-            self._deliver()
-        return made
 
     def _deliver(self) -> None:
-        made, self._unpublished = self._unpublished, None
+        made, self.board.unpublished = self.board.unpublished, None
         if made is not None:
             self.feed.publish(made)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from companion.service.board import board_geometry
+from companion.service.geometry import board_geometry
 from companion.session.palette import BOARD_COLOURS
 from hardware.led_layout import load_layout
 from hardware.leds import SimulatedSurface

@@ -72,7 +72,7 @@ def pair(page, runtime):
         "document.querySelector('#pair-shown .codeview').textContent.length === 4",
     )
     code = page.locator("#pair-shown .codeview").text_content()
-    assert code == "".join(runtime.effects.code)  # the code the board shows: the test sits at the table
+    assert code == "".join(runtime.board.effects.code)  # the code the board shows: the test sits at the table
     assert page.locator("#pair-shown").is_visible()
     for colour in code:
         page.locator(f"#pair-panel .key[data-c='{colour}']").click()
@@ -262,7 +262,7 @@ def test_rings_of_several_players_in_one_space_are_drawn_in_slices(browser, site
     it through another conduit): the page draws that stone in slices of both colours, not as one player's."""
     rt, rng = site.runtime, random.Random(0)
     rt.call(c.NewGame("multiverse", 3, {}, None, None, None))
-    rt.die = Die(4)
+    rt.board.die = Die(4)
     deadline = time.monotonic() + 60
     while True:
         s = rt.call(c.Snapshot())
@@ -297,7 +297,7 @@ def test_player_numbers_on_the_stones_for_telling_the_colours_apart(browser, sit
     start moves round; the choice outlives a reload and unticking takes the numbers away."""
     rt, rng = site.runtime, random.Random(5)
     rt.call(c.NewGame("pyragryb", 3, {}, None, None, None))
-    rt.die = Die(4)
+    rt.board.die = Die(4)
     while len((s := rt.call(c.Snapshot()))["state"]["stones"]) < 4:
         step(rt, rng, s)
     page = browser.new_context(viewport=PHONE).new_page()
@@ -693,7 +693,7 @@ def step(rt, rng, s: dict) -> None:
     if s["table"]["chores"]:
         rt.call(c.Press(s["table"]["chores"][0]["node"]))
     elif s["table"]["proposal"]:
-        for node in _presses(rt.session.hands.game.parse(s["table"]["proposal"])):
+        for node in _presses(rt.board.session.hands.game.parse(s["table"]["proposal"])):
             rt.call(c.Press(nd.name(node)))
     elif s["seats"][s["state"]["to_move"]] != "human":
         time.sleep(0.01)  # the computer is rolling or thinking
@@ -706,7 +706,7 @@ def step(rt, rng, s: dict) -> None:
 def finish(rt, rng, game_id, players, options=None, names=None, series=None, seats=None) -> dict:
     """Play a game to its end on the runtime (see ``step``); its last snapshot."""
     rt.call(c.NewGame(game_id, players, options or {}, names, series, seats))
-    rt.die = Die(4)
+    rt.board.die = Die(4)
     deadline = time.monotonic() + 60
     while not (s := rt.call(c.Snapshot()))["state"]["over"]:
         assert time.monotonic() < deadline, s["table"]
@@ -950,7 +950,7 @@ def test_every_game_of_the_catalogue_is_drawn_as_it_stands(browser, site):
     for cls in catalogue_mod.catalogue():
         rng = random.Random(cls.id)
         rt.call(c.NewGame(cls.id, cls.max_players, {}, None, None, None))
-        rt.die = Die(7)
+        rt.board.die = Die(7)
         for _ in range(60):
             if (s := rt.call(c.Snapshot()))["state"]["over"]:
                 break
@@ -1193,7 +1193,7 @@ def test_the_laptops_page_shows_the_code_a_phone_asked_for(browser, site):
     with urllib.request.urlopen(request, timeout=10) as answer:  # as a phone would (here from the laptop too)
         assert json.load(answer)["shown"]
     until(page, "!document.querySelector('#pair-banner').hidden", timeout=10)
-    code = "".join(site.runtime.effects.code)
+    code = "".join(site.runtime.board.effects.code)
     assert page.locator("#pair-banner .codeview").inner_text().replace("\n", "") == code
     # Once the phone has paired the code no longer applies: the banner goes (the page asks every 2 s).
     request = urllib.request.Request(
@@ -1226,7 +1226,7 @@ def test_the_laptops_sheet_says_its_code_is_spent_after_three_wrong_tries_and_of
     for colour in wrong:
         page.locator(f"#pair-panel .key[data-c='{colour}']").click()
     until(page, "document.querySelector('#pair-shown').classList.contains('spent')")
-    assert site.runtime.effects.code is None  # the board no longer shows it
+    assert site.runtime.board.effects.code is None  # the board no longer shows it
     assert page.locator("#pair-shown").inner_text().replace("\n", "") == f"The code {code} is spent."
     assert page.locator("#pair-msg").inner_text().startswith("that code is spent")
     assert page.locator("#pair-again").evaluate("b => b.classList.contains('attention')")
@@ -1237,7 +1237,7 @@ def test_the_laptops_sheet_says_its_code_is_spent_after_three_wrong_tries_and_of
         "!document.querySelector('#pair-shown').classList.contains('spent')",
     )
     assert page.locator("#pair-shown").inner_text().startswith("The board shows")
-    assert page.locator("#pair-shown .codeview").text_content() == "".join(site.runtime.effects.code)
+    assert page.locator("#pair-shown .codeview").text_content() == "".join(site.runtime.board.effects.code)
     assert not page.locator("#pair-again").evaluate("b => b.classList.contains('attention')")
     page.context.close()
 

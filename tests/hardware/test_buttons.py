@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from companion.rules import node as nd
-from companion.service.board import board_geometry
+from companion.service.geometry import board_geometry
 from hardware.buttons import (
     DEFAULT_LAYOUT,
     ButtonLayout,
@@ -119,7 +119,7 @@ def test_unreadable_files_are_clear_errors(tmp_path):
 def test_the_generator_script_writes_the_same_file(tmp_path):
     target = tmp_path / "buttons.json"
     subprocess.run(
-        [sys.executable, "-m", "companion.service.board", str(target)], check=True, capture_output=True
+        [sys.executable, "-m", "companion.service.geometry", str(target)], check=True, capture_output=True
     )
     assert target.read_text(encoding="utf-8") == DEFAULT_LAYOUT.read_text(encoding="utf-8")
 
@@ -127,7 +127,7 @@ def test_the_generator_script_writes_the_same_file(tmp_path):
 def test_the_generator_script_prints_the_layout_and_leaves_the_shipped_file_alone():
     before = DEFAULT_LAYOUT.stat().st_mtime_ns
     done = subprocess.run(
-        [sys.executable, "-m", "companion.service.board"], check=True, capture_output=True, text=True
+        [sys.executable, "-m", "companion.service.geometry"], check=True, capture_output=True, text=True
     )
     assert done.stdout == DEFAULT_LAYOUT.read_text(encoding="utf-8")
     assert DEFAULT_LAYOUT.stat().st_mtime_ns == before

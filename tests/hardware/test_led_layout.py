@@ -8,7 +8,7 @@ import json
 import pytest
 
 from companion.rules import node as nd
-from companion.service.board import board_geometry
+from companion.service.geometry import board_geometry
 from hardware.led_layout import (
     LayoutError,
     block_index,

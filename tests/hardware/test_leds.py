@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from companion.service.board import board_geometry
+from companion.service.geometry import board_geometry
 from hardware.led_layout import load_layout
 from hardware.leds import (
     BURST,

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from companion.rules import node as nd
-from companion.service.board import board_geometry
+from companion.service.geometry import board_geometry
 from firmware_bridge.emulator import Emulator
 from hardware.buttons import ButtonLayout, ButtonLayoutError, default_layout, load_button_layout
 from hardware.node_input import NodeEvent, NodeInput, SerialNodeInput, SimulatedNodeInput, open_node_input

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from companion.rules import node as nd
-from companion.service.board import board_geometry
+from companion.service.geometry import board_geometry
 from hardware.buttons import load_button_layout
 from hardware.led_layout import load_layout
 from hardware.leds import SimulatedSurface

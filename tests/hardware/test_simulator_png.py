@@ -9,7 +9,7 @@ from pathlib import Path
 
 from PIL import Image, ImageChops
 
-from companion.service.board import board_geometry
+from companion.service.geometry import board_geometry
 from companion.session.palette import BOARD_COLOURS
 from hardware.board_image import CLOTH, centre, draw_board, status_centre
 from hardware.led_layout import load_layout

@@ -86,7 +86,7 @@ def step(runtime: Runtime, seed: int) -> str:
         _do(runtime, c.Undo())
     elif game.is_chance:
         what = "roll"
-        runtime.die = Die(rng.randrange(2**32))  # read by the runtime's thread after the call below
+        runtime.board.die = Die(rng.randrange(2**32))  # read by the runtime's thread after the call below
         _do(runtime, c.Roll())
     else:
         action = rng.choice(game.legal_actions())
@@ -167,7 +167,7 @@ class Finger:
 
     def report(self, **extra) -> dict:
         snapshot = self.runtime.call(c.Snapshot())  # queued after the input: handled, committed, shown
-        game = self.runtime.session.hands.game
+        game = self.runtime.board.session.hands.game
         table = snapshot["table"]
         return {
             "version": snapshot["version"],

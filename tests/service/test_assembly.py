@@ -92,7 +92,7 @@ def play_on_the_board(companion, game_id: str, options: dict, max_steps: int = 2
     rng = random.Random(7)
     runtime.call(c.NewGame(game_id, 2, options))
     for _ in range(max_steps):
-        game = runtime.session.hands.game
+        game = runtime.board.session.hands.game
         if game.over:
             return game
         snap = runtime.snapshot()
@@ -155,7 +155,7 @@ def test_undo_held_opens_the_menu_and_roll_there_dims_the_board_down_to_night_mo
         assert _leds_at(companion, leds) == pytest.approx(leds)
         settings = runtime.snapshot()["settings"]
         assert (settings["brightness"], settings["night"]) == (brightness, night_mode)
-    assert len(runtime.session.hands.game.history) == 0  # ROLL in the menu rolled no die
+    assert len(runtime.board.session.hands.game.history) == 0  # ROLL in the menu rolled no die
     button(companion, "ok")  # closes the menu
     deadline = time.monotonic() + 3
     while runtime.snapshot()["settings"]["menu"] and time.monotonic() < deadline:
@@ -264,7 +264,7 @@ def test_a_phone_on_the_lan_is_not_told_the_pairing_code_by_the_leds(companion):
     lan = companion.server.app.test_client()
     lan.environ_base["REMOTE_ADDR"] = "192.168.1.20"
     assert lan.post("/api/pair/start", json={}).status_code == 200
-    code = "".join(companion.runtime.effects.code)
+    code = "".join(companion.runtime.board.effects.code)
     here = leds_shown(
         companion, lambda s: len(s["nodes"]) == 8 and all(s["nodes"].get(top) for top in "GRYB")
     )

@@ -158,19 +158,19 @@ def test_a_command_whose_writes_fail_changes_nothing_and_the_next_one_is_stored(
         assert after["state"] == before["state"] and after["game_id"] == before["game_id"], command
         assert after["seats"] == before["seats"] and after["settings"] == before["settings"], command
         assert after["table"]["message"].startswith("could not save"), command
-        assert len(rt.session.hands.game.history) == 4
+        assert len(rt.board.session.hands.game.history) == 4
     other.execute("ROLLBACK")
     # Once the store writes again, UNDO and the next move are stored, and a restart brings them back.
     assert rt.call(c.Undo()).ok
     for chore in rt.call(c.Snapshot())["table"]["chores"]:  # the stones the UNDO moved, moved on the cloth
         assert rt.call(c.Press(chore["node"])).ok
     assert rt.call(c.Act("0-B")).ok
-    played = [str(a) for a, _ in rt.session.hands.game.history]
+    played = [str(a) for a, _ in rt.board.session.hands.game.history]
     assert played == ["0", "0-G", "0", "0-B"]
     rt.stop()
     rt.store.close()
     again = _runtime(tmp_path / "gryb.db")
-    assert [str(a) for a, _ in again.session.hands.game.history] == played
+    assert [str(a) for a, _ in again.board.session.hands.game.history] == played
     assert again.snapshot()["settings"] == before["settings"] and again.snapshot()["series"] is not None
     again.store.close()
 
@@ -264,7 +264,7 @@ def test_a_stored_game_whose_seats_names_or_series_do_not_read_is_restored_witho
     db.close()
     again = _runtime(tmp_path / "gryb.db")
     snap = again.snapshot()
-    assert snap["game_id"] == game_id and [str(a) for a, _ in again.session.hands.game.history] == ["0"]
+    assert snap["game_id"] == game_id and [str(a) for a, _ in again.board.session.hands.game.history] == ["0"]
     assert snap["seats"] == ["human", "human"] and snap["table"]["names"] == ["Player 1", "Player 2"]
     assert snap["series"] is None
     assert f"game {game_id}: stored seats None do not read" in caplog.text

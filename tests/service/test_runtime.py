@@ -115,7 +115,7 @@ def test_illegal_press_is_refused_flashes_and_buzzes_and_changes_nothing(make):
     before = rt.snapshot()["state"]
     fb = rt.call(c.Press("G"))
     assert not fb.ok and fb.message == "new stones enter through the head node 0"
-    assert sounds == ["illegal"] and rt.effects.flash[0] == 1
+    assert sounds == ["illegal"] and rt.board.effects.flash[0] == 1
     assert rt.snapshot()["state"] == before and rt.snapshot()["feedback"]["ok"] is False
 
 
@@ -153,13 +153,15 @@ def test_menu_brightness_and_night_mode_are_kept(make):
     rt = make()
     rt.call(c.Menu())
     assert rt.snapshot()["settings"]["menu"]
-    start = rt.settings.brightness
+    start = rt.board.settings.brightness
     rt.call(c.Roll())
-    assert rt.settings.brightness != start
+    assert rt.board.settings.brightness != start
     rt.call(c.Ok())
     assert not rt.snapshot()["settings"]["menu"]
     rt.call(c.ChangeSettings(night=True))
-    assert rt.store.setting("night") is True and rt.store.setting("brightness") == rt.settings.brightness
+    assert (
+        rt.store.setting("night") is True and rt.store.setting("brightness") == rt.board.settings.brightness
+    )
 
 
 def test_the_menu_dims_step_by_step_into_night_mode_then_starts_again_from_the_brightest(make):
@@ -181,7 +183,7 @@ def test_the_menu_dims_step_by_step_into_night_mode_then_starts_again_from_the_b
     assert rt.call(c.Ok()).message == "menu closed"
     rt.stop()
     again = make()  # what the menu chose outlives a restart, as the phone's choice does
-    assert (again.settings.brightness, again.settings.night) == (0.4, True)
+    assert (again.board.settings.brightness, again.board.settings.night) == (0.4, True)
 
 
 def test_with_night_mode_dark_the_menu_keeps_every_step_and_says_the_leds_are_off(make):
@@ -228,7 +230,7 @@ def test_change_feed_pushes_each_change(make):
 def _win(rt, texts="G pass R pass Y pass B", faces="G G R R Y Y B"):
     """Play EZ GRYB's quickest win (Ann's four top nodes) with a loaded die."""
     for text, face in zip(texts.split(), faces.split()):
-        rt.die = _Loaded(face)
+        rt.board.die = _Loaded(face)
         rt.call(c.Roll())
         if text != "pass":
             assert rt.call(c.Press(text)).ok
@@ -385,7 +387,7 @@ def test_a_series_of_a_game_played_win_or_lose_counts_its_wins(make):
             assert snap["state"]["scores"] == [0, 0]  # nothing to count while it is played
             if snap["table"]["chores"]:  # the pieces that died, lifted from the cloth
                 assert rt.call(c.Press(snap["table"]["chores"][0]["node"])).ok
-            elif rt.session.hands.game.is_chance:
+            elif rt.board.session.hands.game.is_chance:
                 assert rt.call(c.Roll()).ok
             else:
                 assert rt.call(c.Act(rng.choice(snap["legal"]))).ok
@@ -530,17 +532,17 @@ def test_random_commands_and_restarts_keep_the_record_and_the_series_true(make):
                 rt.stop()
                 seated = (
                     rt.game_id,
-                    rt.session.order,
-                    rt.session.hands.names,
-                    rt.session.seats,
+                    rt.board.session.order,
+                    rt.board.session.hands.names,
+                    rt.board.session.seats,
                     rt.snapshot()["colours"],
                 )
                 rt = make(die=Die(rng.randrange(99)), wall=lambda: now[0])
                 assert (
                     rt.game_id,
-                    rt.session.order,
-                    rt.session.hands.names,
-                    rt.session.seats,
+                    rt.board.session.order,
+                    rt.board.session.hands.names,
+                    rt.board.session.seats,
                     rt.snapshot()["colours"],
                 ) == seated
             elif r < 0.08:
@@ -557,11 +559,13 @@ def test_random_commands_and_restarts_keep_the_record_and_the_series_true(make):
                 rt.call(c.Press(rng.choice(["0", "G", "R", "GG", "BY", "RRR", "YYYY"])))
         except CommandError:
             pass  # refused with a reason; nothing changed
-        assert (rt.store.game_row(rt.game_id).finished is not None) == rt.session.hands.game.over
-        if rt.session.series is not None:
-            counted = [g.game for g in rt.session.series.games]
+        assert (rt.store.game_row(rt.game_id).finished is not None) == rt.board.session.hands.game.over
+        if rt.board.session.series is not None:
+            counted = [g.game for g in rt.board.session.series.games]
             assert len(counted) == len(set(counted)), counted
-            assert rt.store.series(rt.session.series_id)["totals"] == list(rt.session.series.totals())
+            assert rt.store.series(rt.board.session.series_id)["totals"] == list(
+                rt.board.session.series.totals()
+            )
 
 
 class _Loaded:
@@ -690,7 +694,7 @@ def test_the_same_gryb_formed_again_is_celebrated_again(make):
         rt.call(c.Roll())
         assert rt.call(c.Press(node)).ok
     assert sounds.count("gryb") == 1
-    first = rt.effects.gryb_started
+    first = rt.board.effects.gryb_started
 
     def lift_the_captured():
         for chore in rt.call(c.Snapshot())["table"]["chores"]:
@@ -700,6 +704,6 @@ def test_the_same_gryb_formed_again_is_celebrated_again(make):
     for node in "G R Y B".split():
         rt.call(c.Roll())
         assert rt.call(c.Press(node)).ok
-    assert sounds.count("gryb") == 2 and rt.effects.gryb_started > first
+    assert sounds.count("gryb") == 2 and rt.board.effects.gryb_started > first
     lift_the_captured()
     assert rt.call(c.Snapshot())["state"]["scores"] == [0, 4]

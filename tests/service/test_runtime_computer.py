@@ -74,12 +74,12 @@ def test_a_computer_move_is_shown_and_waits_until_a_player_carries_it_out(make):
     # UNDO against the computer goes back to the human's turn: both moves are taken back.
     assert rt.call(c.Undo()).ok
     snap = rt.call(c.Snapshot())
-    assert snap["state"]["to_move"] == 0 and len(rt.session.hands.game.history) < len(played)
-    undone = played[len(rt.session.hands.game.history) :][
+    assert snap["state"]["to_move"] == 0 and len(rt.board.session.hands.game.history) < len(played)
+    undone = played[len(rt.board.session.hands.game.history) :][
         ::-1
     ]  # newest first: the computer's move, then the human's
     assert len(undone) >= 2 and snap["table"]["message"] == f"took back {', '.join(undone)}"
-    assert all(rt.session.hands.game.owner(n) != 1 for n in range(341))
+    assert all(rt.board.session.hands.game.owner(n) != 1 for n in range(341))
     # ... and the computer does not move again by itself, since the human is to move.
     time.sleep(0.3)
     assert rt.call(c.Snapshot())["table"]["proposal"] is None
@@ -96,7 +96,7 @@ def test_undo_never_takes_back_the_computers_opening_so_it_cannot_choose_again(m
         snap = rt.call(c.Snapshot())
     feedback = rt.call(c.Undo())
     assert not feedback.ok and feedback.message == "nothing to take back: no move of yours yet"
-    assert [str(a) for a, _ in rt.session.hands.game.history] == opening
+    assert [str(a) for a, _ in rt.board.session.hands.game.history] == opening
     assert [a for _, a in rt.store.events(rt.game_id)] == opening
 
 
@@ -561,14 +561,14 @@ def test_a_kind_of_game_first_warmed_is_settled_so_collections_skip_its_tables(m
         assert settled(0) == []  # no computer seat: nothing warmed, nothing settled
         rt.call(c.NewGame("hyper-chess", 2, {}, None, None, ["human", "easy"]))
         assert settled(1) == ["gryb-warm"]
-        chess = rt.session.hands.game
+        chess = rt.board.session.hands.game
         live = {id(o) for o in gc.get_objects()}
         assert id(chess.t) not in live and id(chess.t.moves) not in live  # frozen: walked by no collection
         rt.call(c.NewGame("hyper-chess", 2, {}, None, None, ["hard", "human"]))
         assert settled(1) == ["gryb-warm"]  # the same kind again
         rt.call(c.NewGame("hyper-chess", 2, {"headless": True}, None, None, ["hard", "human"]))
         assert settled(2) == ["gryb-warm"] * 2  # another board is another kind
-        assert id(rt.session.hands.game.t) not in {id(o) for o in gc.get_objects()}
+        assert id(rt.board.session.hands.game.t) not in {id(o) for o in gc.get_objects()}
         logged = [r.getMessage() for r in caplog.records if "tables settled" in r.getMessage()]
         assert len(logged) == 2 and all(
             re.fullmatch(

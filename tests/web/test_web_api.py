@@ -16,8 +16,8 @@ from companion.games.catalogue import catalogue
 from companion.games.catalogue import find as find_game
 from companion.games.die import Die
 from companion.service import commands as c
-from companion.service.board import board_geometry
 from companion.service.config import Config
+from companion.service.geometry import board_geometry
 from companion.service.runtime import Runtime
 from companion.service.store import Store
 from companion.session.hands import said
@@ -93,7 +93,7 @@ def test_anyone_may_watch(client, rt):
     rt.call(c.Roll())
     legal = client.get("/api/legal").get_json()
     assert (
-        legal["legal"] == [str(a) for a in rt.session.hands.game.legal_actions()]
+        legal["legal"] == [str(a) for a in rt.board.session.hands.game.legal_actions()]
         and legal["legal"][0][0] in "GRYB"
     )
 
@@ -156,7 +156,7 @@ def test_the_leds_are_told_with_the_frame_as_an_etag_and_a_pairing_code_is_withh
         # A pairing code on the board (what the runtime lights for it): this app is no simulator's page, so the
         # top two levels are withheld, code and game alike, until the code is spent.
         assert client.post("/api/pair/start", json={}).status_code == 200
-        code = rt.effects.code
+        code = rt.board.effects.code
         game = {"RG": (255, 0, 200), "YYYY": (255, 255, 255)}
         surface.show_nodes({nd.name(n): c for n, c in code_picture(code).items()} | game)
         shown = client.get("/api/leds", headers={"If-None-Match": lit.headers["ETag"]}).get_json()
@@ -249,14 +249,14 @@ def test_pairing_shows_the_code_on_the_board_only(client, rt, caplog):
     caplog.set_level("DEBUG")
     r = client.post("/api/pair/start", json={})
     assert r.status_code == 200 and "code" not in r.get_json()
-    code = "".join(rt.effects.code)
+    code = "".join(rt.board.effects.code)
     assert len(code) == 4 and set(code) <= set("GRYB")
     assert "code" not in str(rt.snapshot()).lower() and "code" not in client.get("/api/state").get_data(
         as_text=True
     )
     r = client.post("/api/pair", json={"code": code})
     assert r.status_code == 200 and r.get_json()["paired"]
-    assert rt.call(c.Snapshot()) and rt.effects.code is None  # hidden once used
+    assert rt.call(c.Snapshot()) and rt.board.effects.code is None  # hidden once used
     assert code not in caplog.text
     cookie = r.headers["Set-Cookie"]
     assert "HttpOnly" in cookie and "SameSite=Strict" in cookie and "Secure" not in cookie
@@ -264,7 +264,7 @@ def test_pairing_shows_the_code_on_the_board_only(client, rt, caplog):
 
 def test_a_code_is_single_use_and_dies_after_three_wrong_guesses(client, rt, app):
     client.post("/api/pair/start", json={})
-    code = "".join(rt.effects.code)
+    code = "".join(rt.board.effects.code)
     assert client.post("/api/pair", json={"code": code}).status_code == 200
     other = app.test_client()
     other.environ_base["REMOTE_ADDR"] = "10.0.0.8"
@@ -274,7 +274,7 @@ def test_a_code_is_single_use_and_dies_after_three_wrong_guesses(client, rt, app
     used = other.post("/api/pair", json={"code": code})
     assert (used.status_code, used.get_json()) == (403, spent)
     other.post("/api/pair/start", json={})
-    code = "".join(rt.effects.code)
+    code = "".join(rt.board.effects.code)
     wrong = next(c for c in ("GGGG", "RRRR") if c != code)
     # A wrong guess says how many more the code takes; the one that kills it says it is spent, so nobody goes
     # on typing a code that can only fail (the sheet is open as this is read: its own New code gives one).
@@ -290,14 +290,14 @@ def test_a_code_is_single_use_and_dies_after_three_wrong_guesses(client, rt, app
     assert (killed.status_code, killed.get_json()) == (403, spent)
     dead = third.post("/api/pair", json={"code": code})  # dead after three wrong
     assert (dead.status_code, dead.get_json()) == (403, spent)
-    assert rt.call(c.Snapshot()) and rt.effects.code is None
+    assert rt.call(c.Snapshot()) and rt.board.effects.code is None
 
 
 def test_asking_again_keeps_the_code_someone_is_typing(client, rt, app):
     """A second phone (or a stranger) pressing Pair while a code is shown gets the same code, not a new
     one under the first phone's fingers; the wrong guesses made at it still count."""
     client.post("/api/pair/start", json={})
-    code = "".join(rt.effects.code)
+    code = "".join(rt.board.effects.code)
     wrong = next(c for c in ("GGGG", "RRRR") if c != code)
     other = app.test_client()
     other.environ_base["REMOTE_ADDR"] = "10.0.0.8"
@@ -307,18 +307,18 @@ def test_asking_again_keeps_the_code_someone_is_typing(client, rt, app):
     holder._expires -= 100  # twenty seconds left ...
     assert other.post("/api/pair/start", json={}).get_json() == {"shown": True, "expires_in": 120}
     assert (
-        "".join(rt.effects.code) == code and holder._expires - holder.clock() > 115
+        "".join(rt.board.effects.code) == code and holder._expires - holder.clock() > 115
     )  # ... two minutes again
     assert other.post("/api/pair", json={"code": wrong}).status_code == 403  # the third wrong guess
     assert client.post("/api/pair", json={"code": code}).status_code == 403  # so the code died
     client.post("/api/pair/start", json={})
-    fresh = "".join(rt.effects.code)
+    fresh = "".join(rt.board.effects.code)
     assert client.post("/api/pair", json={"code": fresh}).status_code == 200
 
 
 def test_a_code_expires(client, rt, app):
     client.post("/api/pair/start", json={})
-    code = "".join(rt.effects.code)
+    code = "".join(rt.board.effects.code)
     holder = app.extensions["gryb-pair-code"]
     holder._expires -= 121
     assert client.post("/api/pair", json={"code": code}).status_code == 403
@@ -347,10 +347,10 @@ def test_three_mistypes_and_a_new_code_leave_the_new_code_to_be_typed(app, rt):
     phone = app.test_client()
     phone.environ_base["REMOTE_ADDR"] = "192.168.1.30"
     phone.post("/api/pair/start", json={})
-    wrong = next(c for c in ("GGGG", "RRRR") if c != "".join(rt.effects.code))
+    wrong = next(c for c in ("GGGG", "RRRR") if c != "".join(rt.board.effects.code))
     assert [phone.post("/api/pair", json={"code": wrong}).status_code for _ in range(3)] == [403] * 3
     assert phone.post("/api/pair/start", json={}).status_code == 200  # New code
-    assert phone.post("/api/pair", json={"code": "".join(rt.effects.code)}).status_code == 200
+    assert phone.post("/api/pair", json={"code": "".join(rt.board.effects.code)}).status_code == 200
 
 
 def test_guessing_from_many_addresses_gets_no_further_than_from_one(app, rt):
@@ -366,7 +366,7 @@ def test_guessing_from_many_addresses_gets_no_further_than_from_one(app, rt):
         started = guesser.post("/api/pair/start", json={})
         if started.status_code == 429:
             break
-        code = "".join(rt.effects.code)
+        code = "".join(rt.board.effects.code)
         miss = next(c for c in ("GGGG", "RRRR") if c != code)
         for _ in range(3):
             if guesser.post("/api/pair", json={"code": miss}).status_code == 403:
@@ -380,14 +380,14 @@ def test_guessing_from_many_addresses_gets_no_further_than_from_one(app, rt):
     assert (
         590 <= int(started.headers["Retry-After"]) <= 601
         and rt.call(c.Snapshot())
-        and rt.effects.code is None
+        and rt.board.effects.code is None
     )
     holder = app.extensions["gryb-pair-code"]
     holder._misses = type(holder._misses)(t - 600 for t in holder._misses)  # ten minutes on
     late = app.test_client()
     late.environ_base["REMOTE_ADDR"] = "10.0.2.1"
     assert late.post("/api/pair/start", json={}).status_code == 200
-    assert late.post("/api/pair", json={"code": "".join(rt.effects.code)}).status_code == 200
+    assert late.post("/api/pair", json={"code": "".join(rt.board.effects.code)}).status_code == 200
 
 
 def test_bad_codes_are_400(client):
@@ -468,7 +468,7 @@ def test_every_change_refuses_a_request_without_the_csrf_token(method, path, rt,
     url = re.sub(r"\{(\w+)\}", lambda m: PATH_PARAMS[m.group(1)], path)
     try:
         pairings = app.extensions["gryb-pairings"]
-        before, epoch, library = rt.call(c.Snapshot()), pairings.epoch, rt.library.ids()
+        before, epoch, library = rt.call(c.Snapshot()), pairings.epoch, rt.board.library.ids()
         games = [g["id"] for g in client.get("/api/games").get_json()["games"]]
         stored = {
             k: rt.store.setting(k) for k in ("brightness", "night", "sounds", "budget_ma", "colours", "die")
@@ -495,7 +495,7 @@ def test_every_change_refuses_a_request_without_the_csrf_token(method, path, rt,
             before["seats"],
         )
         assert stored == {k: rt.store.setting(k) for k in stored}
-        assert rt.library.ids() == library
+        assert rt.board.library.ids() == library
         assert [g["id"] for g in client.get("/api/games").get_json()["games"]] == games
         assert pairings.epoch == epoch and client.get("/api/session").get_json()["paired"] is True
         assert started == []
@@ -503,7 +503,7 @@ def test_every_change_refuses_a_request_without_the_csrf_token(method, path, rt,
         r = client.open(url, method=method, json=data, headers={"X-CSRF-Token": token})
         assert r.status_code == 200, (r.status_code, r.get_json())
     finally:
-        if PROBE in rt.library.ids():  # the catalogue is the process's: leave it as it was
+        if PROBE in rt.board.library.ids():  # the catalogue is the process's: leave it as it was
             rt.call(c.ForgetComposition(PROBE))
 
 
@@ -680,7 +680,7 @@ def test_pages_have_no_inline_script_or_style(app, paired, rt, tmp_path):
     from flask import template_rendered
     from jinja2 import meta
 
-    rt.die = LoadedDie("GRYB")
+    rt.board.die = LoadedDie("GRYB")
     paired.post("/api/games/new", json={"game": "ez-gryb", "options": {"depth": 2, "stones": 4}})
     _play(paired, rt, random.Random(1))  # a finished game: the history lists it with its outcome
     finished = rt.snapshot()["game_id"]
@@ -690,7 +690,7 @@ def test_pages_have_no_inline_script_or_style(app, paired, rt, tmp_path):
     laptop = create_app(rt, Config(), sim_input=sim, state_dir=tmp_path / "state")
     values = {
         "game_id": {
-            "/games/<game_id>/rules": [g.id for g in rt.catalogue],
+            "/games/<game_id>/rules": [g.id for g in rt.board.catalogue],
             "/history/<int:game_id>": [finished, rt.snapshot()["game_id"]],
         },
         "depth": {"/board/<int:depth>.svg": [2, 3, 4, 5, 6]},
@@ -873,12 +873,12 @@ def test_sim_shows_the_code_to_a_loopback_page_only(rt, tmp_path):
     app = create_app(rt, Config(), sim_input=Sim(), state_dir=tmp_path)
     local = app.test_client()
     local.environ_base["REMOTE_ADDR"] = "127.0.0.1"
-    assert local.post("/api/pair/start").get_json()["code"] == "".join(rt.effects.code)
+    assert local.post("/api/pair/start").get_json()["code"] == "".join(rt.board.effects.code)
     remote = app.test_client()
     remote.environ_base["REMOTE_ADDR"] = "192.168.1.5"
     assert "code" not in remote.post("/api/pair/start").get_json()
     # The laptop's page shows the code a phone on the LAN asked for; the phone cannot read it back.
-    assert local.get("/api/pair/shown").get_json() == {"code": "".join(rt.effects.code)}
+    assert local.get("/api/pair/shown").get_json() == {"code": "".join(rt.board.effects.code)}
     assert remote.get("/api/pair/shown").status_code == 404
     assert 'data-board-here="yes"' in local.get("/").get_data(as_text=True)
     assert "data-board-here" not in remote.get("/").get_data(as_text=True)
@@ -975,7 +975,7 @@ def test_play_again_moves_the_start_round_and_the_pages_keep_each_player_straigh
     assert paired.post("/api/again").get_json()["ok"] is False  # not over yet: nothing changes
 
     def seat_0_wins():
-        rt.die = LoadedDie("GGRRYYB")
+        rt.board.die = LoadedDie("GGRRYYB")
         for node in ["G", None, "R", None, "Y", None, "B"]:
             assert paired.post("/api/roll").get_json()["ok"]
             if node:
@@ -1052,7 +1052,7 @@ def test_settings(paired, rt):
     assert r.status_code == 200, r.get_json()
     settings = rt.snapshot()["settings"]
     assert (settings["sounds"], settings["budget_ma"], settings["colours"]) == (False, 2500, colours)
-    assert rt.settings.colours[3] == (128, 128, 255) and rt.store.setting("budget_ma") == 2500
+    assert rt.board.settings.colours[3] == (128, 128, 255) and rt.store.setting("budget_ma") == 2500
     assert paired.post("/api/settings", json={"time_scale": 8}).status_code == 200  # a Pi Zero 2 W
     assert rt.snapshot()["settings"]["time_scale"] == 8.0 and rt.store.setting("time_scale") == 8.0
     before = rt.call(c.Snapshot())
@@ -1139,7 +1139,7 @@ def test_the_selftest_launcher(paired, rt, client):
 
 
 def test_history_replay_and_export(paired, rt):
-    rt.die = LoadedDie("GRYB")  # a game of this small board ends after some 30 actions
+    rt.board.die = LoadedDie("GRYB")  # a game of this small board ends after some 30 actions
     paired.post("/api/games/new", json={"game": "ez-gryb", "options": {"depth": 2, "stones": 4}})
     game_id = rt.snapshot()["game_id"]
     for _ in range(400):
@@ -1189,7 +1189,7 @@ def test_history_replay_and_export(paired, rt):
 def test_the_exported_record_says_who_played_when_and_how_it_ended_and_reads_back(paired, rt):
     """docs/notation.md: record.txt and record.json carry the players' names, the computer's level, the
     game's start and its result, and the record reader reads either back to the same record."""
-    rt.die = LoadedDie("GRYB")
+    rt.board.die = LoadedDie("GRYB")
     r = paired.post(
         "/api/games/new",
         json={
@@ -1283,7 +1283,7 @@ def test_each_step_of_a_replay_is_the_position_a_replay_from_the_start_makes(pai
     """The replay keeps the replayed game for its next steps: forwards, backwards and by jumps, every
     answer is what replaying the record from its start to that ply gives (undos in the log included)."""
     rng = random.Random(3)
-    rt.die = Die(3)
+    rt.board.die = Die(3)
     paired.post("/api/games/new", json={"game": "ez-gryb", "names": ["Ann", "Bo"], "options": options})
     game_id = rt.snapshot()["game_id"]
     _play(paired, rt, rng, undos=0.05)
@@ -1302,7 +1302,7 @@ def test_a_game_still_being_played_is_replayed_as_it_stands_at_every_request(pai
     """A game in play can be asked for by its id: each action, undo or redo makes a new replay, never the
     one kept from before (even an undo followed by another move, which leaves the record as long)."""
     rng = random.Random(4)
-    rt.die = Die(4)
+    rt.board.die = Die(4)
     paired.post("/api/games/new", json={"game": "ez-gryb", "options": {"depth": 4, "stones": 6}})
     game_id = rt.snapshot()["game_id"]
     url = f"/api/history/{game_id}"
@@ -1325,7 +1325,7 @@ def test_the_replayed_games_kept_stay_within_their_bound(paired, rt, app):
     """However many games are stepped through, no more are kept than the bound (and one dropped is
     replayed again when asked for)."""
     app.extensions["gryb"].replays = replays = Replays(games=2)
-    rt.die = LoadedDie("GRYB")
+    rt.board.die = LoadedDie("GRYB")
     ids = []
     for _ in range(3):
         paired.post("/api/games/new", json={"game": "ez-gryb", "options": {"depth": 2, "stones": 4}})
@@ -1353,7 +1353,7 @@ def test_a_game_played_win_or_lose_is_listed_by_its_winner_without_points(paired
         json={"game": "grim-reaper", "names": ["Ann", "Bo"], "series": {"method": "games", "target": 1}},
     )
     game_id = rt.snapshot()["game_id"]
-    rt.die = Die(4)
+    rt.board.die = Die(4)
     while not (s := rt.call(c.Snapshot()))["state"]["over"]:
         if s["table"]["chores"]:  # the pieces that died, lifted from the cloth
             assert (

@@ -40,8 +40,8 @@ from hypothesis import strategies as st
 
 from companion.rules import node as nd
 from companion.service import commands as c
-from companion.service.board import board_geometry
 from companion.service.config import Config
+from companion.service.geometry import board_geometry
 from companion.service.runtime import Runtime
 from companion.service.store import Store
 from hardware.buttons import load_button_layout
@@ -174,7 +174,7 @@ def _compositions_forgotten(request):
     yield
     if "world" in request.fixturenames:
         rt = request.getfixturevalue("world").rt
-        for saved in rt.library.ids():
+        for saved in rt.board.library.ids():
             rt.call(c.ForgetComposition(saved))
 
 
@@ -198,14 +198,14 @@ def quiet(rt):
 def check(rt, send, what=None) -> int:
     """Send a request (``what``, said when it fails): never a 5xx, and a refusal changes nothing (the game, the
     saved compositions). Every saved composition is a game of the catalogue, whatever was taken or refused."""
-    before, saved = quiet(rt), rt.library.ids()
+    before, saved = quiet(rt), rt.board.library.ids()
     status = send()
     after = rt.call(c.Snapshot())
     assert status < 500, (status, what)
     if status >= 400:
         assert after["version"] == before["version"] and after["state"] == before["state"], (status, what)
-        assert rt.library.ids() == saved, (status, what)
-    assert set(rt.library.ids()) <= {cls.id for cls in rt.catalogue}, (status, what)
+        assert rt.board.library.ids() == saved, (status, what)
+    assert set(rt.board.library.ids()) <= {cls.id for cls in rt.board.catalogue}, (status, what)
     return status
 
 
@@ -555,8 +555,8 @@ def known(world: World, path: str) -> dict:
         "seat": list(range(snapshot["players"])),
         "colours": [snapshot["settings"]["colours"]],
     }
-    if world.rt.effects.code:
-        values["code"] = ["".join(world.rt.effects.code)]
+    if world.rt.board.effects.code:
+        values["code"] = ["".join(world.rt.board.effects.code)]
     watcher = world.app.test_client()
     if path.startswith("/api/history/"):
         values["game_id"] = [g["id"] for g in watcher.get("/api/history?limit=500").get_json()["games"]][
@@ -615,7 +615,7 @@ def _a_saved_composition(world: World) -> None:
 
 def _the_example_free(world: World) -> None:
     """The document's example composition may be saved again (without replace)."""
-    if "my-game" in world.rt.library.ids():
+    if "my-game" in world.rt.board.library.ids():
         world.rt.call(c.ForgetComposition("my-game"))
 
 
