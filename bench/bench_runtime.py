@@ -107,7 +107,7 @@ class Finger:
             try:
                 return command(cmd)
             finally:
-                if cmd.name == "cloth":
+                if isinstance(cmd, c.ClothPress):
                     if self._pressed_at is not None:
                         self.samples.command.append((time.perf_counter() - started) * 1000)
                         self._timing_draw = True
