@@ -28,9 +28,10 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+# ruff: noqa: E402
 
-from companion import ai  # noqa: E402
-from companion.games.engine import find  # noqa: E402
+from companion import ai
+from companion.games.engine import find
 
 DEFAULT_GAMES = {
     "ez-gryb": 2,
@@ -196,7 +197,8 @@ def main() -> None:
     args = parser.parse_args()
     ids = args.ids or list(DEFAULT_GAMES)
     print(
-        f"{'game':<14} {'pairing':<16} {'wins':>5} {'score':>6} {'95 % CI':>9} {'W-D-L':>8} {'games':>5}  target"
+        f"{'game':<14} {'pairing':<16} {'wins':>5} {'score':>6} {'95 % CI':>9} {'W-D-L':>8} "
+        f"{'games':>5}  target"
     )
     print(f"{'-' * 14} {'-' * 16} {'-' * 5} {'-' * 6} {'-' * 9} {'-' * 8} {'-' * 5}  {'-' * 10}", flush=True)
     work = [(game_id, args.games, args.seed, tuple(args.pairing)) for game_id in ids]
@@ -224,8 +226,8 @@ def main() -> None:
         f"\nPython {sys.version.split()[0]}, one core per game, {args.jobs} at a time; wins = share of games "
         "won outright; score = share of points (a draw = 1/players), with its 95 % Wilson interval; W-D-L = "
         "wins, draws (shared wins included), losses; with 3 players the level takes one seat against two of "
-        "the other side (an even match scores 33 %); hard moves = moves with a choice (forced moves left out, "
-        "wins in one counted); no iteration = those whose search ran out of time before its tree."
+        "the other side (an even match scores 33 %); hard moves = moves with a choice (forced moves left "
+        "out, wins in one counted); no iteration = those whose search ran out of time before its tree."
     )
 
 

@@ -26,11 +26,12 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+# ruff: noqa: E402
 
-from firmware_bridge import protocol as p  # noqa: E402
-from firmware_bridge.client import BridgeClient  # noqa: E402
-from firmware_bridge.emulator import Emulator  # noqa: E402
-from firmware_bridge.firmware.debounce import DEFERRED, EAGER  # noqa: E402
+from firmware_bridge import protocol as p
+from firmware_bridge.client import BridgeClient
+from firmware_bridge.emulator import Emulator
+from firmware_bridge.firmware.debounce import DEFERRED, EAGER
 
 
 def parser_rate(frames: int) -> float:
@@ -86,7 +87,7 @@ def press_latency(presses: int, mode: int, debounce_ms: int) -> tuple[list[float
         while client.state != "up" and time.monotonic() < end:
             time.sleep(0.01)
         rng = random.Random(mode)
-        for i in range(presses):
+        for _ in range(presses):
             row, col = rng.randrange(24), rng.randrange(16)
             done.clear()
             closed = time.perf_counter()

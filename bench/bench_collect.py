@@ -31,11 +31,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+# ruff: noqa: E402
 
-import web  # noqa: E402,F401  (the web page's modules, as a running companion has them)
-from companion import ai  # noqa: E402
+import web  # noqa: F401  (the web page's modules, as a running companion has them)
+from companion import ai
 from companion import assembly as app
-from companion.games.engine import find  # noqa: E402
+from companion.games.engine import find
 
 GAMES = ["25-mens-gryb", "hyper-chess", "drangles", "ez-gryb", "connection"]
 

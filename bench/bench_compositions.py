@@ -18,9 +18,10 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+# ruff: noqa: E402
 
-from companion import ai  # noqa: E402
-from companion.games.engine import catalogue, find  # noqa: E402
+from companion import ai
+from companion.games.engine import catalogue, find
 
 OWN = ("rising-tide", "kings-court", "samsara", "leapfrog", "exodus", "doubles", "siege")
 
@@ -77,8 +78,9 @@ def main() -> None:
         score = against_random(cls, args.ai_games, args.level, rng)
         turns.sort()
         print(
-            f"{game_id:14} {cls.min_players:>7} {decided:>8.0%} {first:>10.0%} {statistics.median(turns):>9.0f} "
-            f"{turns[int(0.9 * len(turns))]:>5} {score:>16.0%} {time.perf_counter() - start:>8.1f}"
+            f"{game_id:14} {cls.min_players:>7} {decided:>8.0%} {first:>10.0%} "
+            f"{statistics.median(turns):>9.0f} {turns[int(0.9 * len(turns))]:>5} {score:>16.0%} "
+            f"{time.perf_counter() - start:>8.1f}"
         )
     print(
         f"\n{args.games} random games and {args.ai_games} games against random play each; turns count every "

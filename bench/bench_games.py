@@ -31,14 +31,13 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+# ruff: noqa: E402
 
-from companion.ai import LEVELS  # noqa: E402
-from companion.games.engine import catalogue  # noqa: E402
+from companion.ai import LEVELS
+from companion.games.engine import catalogue
 
 TARGETS = {"25-mens-gryb": ("plies/s", 100_000), "ez-gryb": ("playout()/s", 2_000)}
-AI_PLAYOUT = LEVELS[
-    "hard"
-].playout  # the general level's, for every game (ai.GAME_LEVELS may change a game's)
+AI_PLAYOUT = LEVELS["hard"].playout  # the general level's for every game, so that games compare
 AI_START_EVERY = 7  # an AI playout from every 7th position of a random game
 
 
@@ -184,7 +183,8 @@ def main() -> None:
         f"{'draw:rule':>9} {'ai po/s':>8} {'playout()/s':>11}  target"
     )
     print(
-        f"{'-' * 24} {'-' * 9} {'-' * 10} {'-' * 10} {'-' * 5} {'-' * 10} {'-' * 9} {'-' * 8} {'-' * 11}  ------"
+        f"{'-' * 24} {'-' * 9} {'-' * 10} {'-' * 10} {'-' * 5} {'-' * 10} {'-' * 9} {'-' * 8} "
+        f"{'-' * 11}  ------"
     )
     for name, r, target in rows:
         print(

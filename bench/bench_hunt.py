@@ -20,10 +20,11 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+# ruff: noqa: E402
 
-from companion import ai  # noqa: E402
-from companion.games.hyper_chess import KIND_NAMES, HyperChess  # noqa: E402
-from companion.rules.space import bits  # noqa: E402
+from companion import ai
+from companion.games.hyper_chess import KIND_NAMES, HyperChess
+from companion.rules.space import bits
 
 LETTERS = "KQRBNP"
 

@@ -19,10 +19,11 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+# ruff: noqa: E402
 
-from companion.service.board import board_geometry  # noqa: E402
-from hardware.led_layout import load_layout  # noqa: E402
-from hardware.leds import Pipeline  # noqa: E402
+from companion.service.board import board_geometry
+from hardware.led_layout import load_layout
+from hardware.leds import Pipeline
 
 
 def cases(layout):
@@ -69,7 +70,8 @@ def main(argv=None) -> int:
                 if name == "panels-32x32":
                     worst = max(worst, mean)
                 print(
-                    f"| {name} ({layout.pixel_count} px) | {strip} | {label} | {mean * 1e3:.3f} | {median * 1e3:.3f} | {p99 * 1e3:.3f} "
+                    f"| {name} ({layout.pixel_count} px) | {strip} | {label} "
+                    f"| {mean * 1e3:.3f} | {median * 1e3:.3f} | {p99 * 1e3:.3f} "
                     f"| {1 / mean:,.0f} | {ma:.0f} | {'yes' if limited else 'no'} |"
                 )
     print(

@@ -27,10 +27,11 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+# ruff: noqa: E402
 
-from bench_ai import TARGET_RANDOM, wilson  # noqa: E402
+from bench_ai import TARGET_RANDOM, wilson
 
-from companion.games.pyragryb import PyraGryb  # noqa: E402
+from companion.games.pyragryb import PyraGryb
 
 PLAYERS = ("random", "greedy", "round")
 
@@ -100,7 +101,8 @@ def main() -> None:
     if unknown := sorted(set(args.players) - set(PLAYERS)):
         parser.error(f"unknown player {', '.join(unknown)}: choose from {', '.join(PLAYERS)}")
     print(
-        f"{'player':<8} {'games':>6} {'wins':>6} {'95 % CI':>11} {'ms/move':>7}  target >= {TARGET_RANDOM:.0%}"
+        f"{'player':<8} {'games':>6} {'wins':>6} {'95 % CI':>11} {'ms/move':>7}  "
+        f"target >= {TARGET_RANDOM:.0%}"
     )
     print(f"{'-' * 8} {'-' * 6} {'-' * 6} {'-' * 11} {'-' * 7}  {'-' * 12}", flush=True)
     with multiprocessing.Pool(args.jobs) as pool:

@@ -25,14 +25,15 @@ import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+# ruff: noqa: E402
 
-from companion.games.die import Die  # noqa: E402
-from companion.service.config import Config  # noqa: E402
-from companion.service.runtime import Runtime  # noqa: E402
-from companion.service.store import Store  # noqa: E402
-from web import create_app  # noqa: E402
-from web.server import serve  # noqa: E402
-from web.testing import play_to_the_end  # noqa: E402
+from companion.games.die import Die
+from companion.service.config import Config
+from companion.service.runtime import Runtime
+from companion.service.store import Store
+from web import create_app
+from web.server import serve
+from web.testing import play_to_the_end
 
 
 def replayed_size(store: Store, game_id: int) -> int:
@@ -109,7 +110,8 @@ def main() -> None:
     for game, depth, plies, size, times in rows:
         for name, values in times.items():
             print(
-                f"| {game}, depth {depth} | {plies} | {size / 2**20:.1f} MiB, {size / plies / 1024:.2f} KiB a ply "
+                f"| {game}, depth {depth} | {plies} "
+                f"| {size / 2**20:.1f} MiB, {size / plies / 1024:.2f} KiB a ply "
                 f"| {name} ({len(values)}) "
                 f"| {statistics.median(values):.1f} ms | {max(values):.1f} ms |"
             )

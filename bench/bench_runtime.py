@@ -55,13 +55,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+# ruff: noqa: E402
 
-from companion.assembly import DB_NAME, Companion, settle  # noqa: E402
-from companion.games.engine import find  # noqa: E402
+from companion.assembly import DB_NAME, Companion, settle
+from companion.games.engine import find
 from companion.service import commands as c
-from companion.service import config as config_mod  # noqa: E402
-from companion.service.store import ACTION, Store  # noqa: E402
-from companion.session.renderer import DIE_SECONDS  # noqa: E402
+from companion.service import config as config_mod
+from companion.service.store import ACTION, Store
+from companion.session.renderer import DIE_SECONDS
 
 PACE = 0.15  # seconds between a player's presses, quick ones
 
@@ -436,9 +437,9 @@ def main() -> None:
     for name, value, target in rows:
         print(f"{name:<{width}}  {value:>10}  {target}")
     print(
-        f"\n{len(ms)} presses picking up and putting down, {args.stored} placements and {args.stored} moves on "
-        f"each storage, through the emulated Pico; disk: {disk_folder()}; Python {sys.version.split()[0]}, "
-        f"load average {os.getloadavg()[0]:.1f}"
+        f"\n{len(ms)} presses picking up and putting down, {args.stored} placements and {args.stored} "
+        f"moves on each storage, through the emulated Pico; disk: {disk_folder()}; "
+        f"Python {sys.version.split()[0]}, load average {os.getloadavg()[0]:.1f}"
     )
 
 

@@ -30,11 +30,12 @@ from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+# ruff: noqa: E402
 
-from companion.assembly import Companion  # noqa: E402
+from companion.assembly import Companion
 from companion.service import commands as c
-from companion.service import config as config_mod  # noqa: E402
-from web.testing import WEIGHT_LIMIT, LoadedDie, every_page_weight, page_weight  # noqa: E402
+from companion.service import config as config_mod
+from web.testing import WEIGHT_LIMIT, LoadedDie, every_page_weight, page_weight
 
 
 def fetcher(base: str):
@@ -105,6 +106,11 @@ def on_the_board(node_input):
     return press
 
 
+NAVIGATION_TIMING = """(() => { const n = performance.getEntriesByType('navigation')[0];
+    const p = performance.getEntriesByName('first-contentful-paint')[0];
+    return {load: n.loadEventEnd, dcl: n.domContentLoadedEventEnd, fcp: p ? p.startTime : null}; })()"""
+
+
 def first_render(base: str, runs: int = 5) -> list[float] | None:
     if not os.path.exists("/usr/bin/chromium"):
         return None
@@ -131,9 +137,7 @@ def first_render(base: str, runs: int = 5) -> list[float] | None:
             page.goto(base + "/")
             while not page.evaluate("+(document.body.dataset.version || 0) > 0"):
                 time.sleep(0.005)
-            timing = page.evaluate("""(() => { const n = performance.getEntriesByType('navigation')[0];
-                const p = performance.getEntriesByName('first-contentful-paint')[0];
-                return {load: n.loadEventEnd, dcl: n.domContentLoadedEventEnd, fcp: p ? p.startTime : null}; })()""")
+            timing = page.evaluate(NAVIGATION_TIMING)
             out.append(timing)
             ctx.close()
         browser.close()
@@ -168,33 +172,25 @@ def main() -> None:
     print("| --- | --- | --- |")
     for name, size in sizes.items():
         if size:
-            print(
-                f"| weight: {'HTML (the board drawn by cloth.js)' if name == '/' else name} | {size / 1024:.1f} KiB | |"
-            )
+            what = "HTML (the board drawn by cloth.js)" if name == "/" else name
+            print(f"| weight: {what} | {size / 1024:.1f} KiB | |")
     for label, page in pages.items():
         print(f"| page weight, {label} | {sum(page.values()) / 1024:.1f} KiB | < {WEIGHT_LIMIT // 1000} KB |")
     if renders:
         fcp = [r["fcp"] for r in renders if r["fcp"] is not None]
         load = [r["load"] for r in renders]
-        print(
-            f"| first contentful paint, median of {len(renders)} cold loads | {statistics.median(fcp):.0f} ms | < 1 s |"
-        )
-        print(
-            f"| load event, median of {len(renders)} cold loads | {statistics.median(load):.0f} ms | < 1 s |"
-        )
+        cold = f"median of {len(renders)} cold loads"
+        print(f"| first contentful paint, {cold} | {statistics.median(fcp):.0f} ms | < 1 s |")
+        print(f"| load event, {cold} | {statistics.median(load):.0f} ms | < 1 s |")
     else:
         print("| first render | (no /usr/bin/chromium) | < 1 s |")
-    print(
-        f"| node pressed on the board -> SSE event on a socket, p50 ({len(board)} presses) | {pct(board, 0.5):.2f} ms | |"
-    )
-    print(
-        f"| node pressed on the board -> SSE event on a socket, p99 | {pct(board, 0.99):.2f} ms | < 100 ms |"
-    )
+    on_board = "node pressed on the board -> SSE event on a socket"
+    print(f"| {on_board}, p50 ({len(board)} presses) | {pct(board, 0.5):.2f} ms | |")
+    print(f"| {on_board}, p99 | {pct(board, 0.99):.2f} ms | < 100 ms |")
     print(f"| node pressed on the board -> SSE event, max | {max(board):.2f} ms | |")
-    print(
-        f"| runtime press -> SSE event on a socket, p50 ({len(latency)} changes) | {pct(latency, 0.5):.2f} ms | |"
-    )
-    print(f"| runtime press -> SSE event on a socket, p99 | {pct(latency, 0.99):.2f} ms | |")
+    in_runtime = "runtime press -> SSE event on a socket"
+    print(f"| {in_runtime}, p50 ({len(latency)} changes) | {pct(latency, 0.5):.2f} ms | |")
+    print(f"| {in_runtime}, p99 | {pct(latency, 0.99):.2f} ms | |")
     print(f"| runtime press -> SSE event, max | {max(latency):.2f} ms | |")
     print(f"\nPython {sys.version.split()[0]}, load average {os.getloadavg()[0]:.1f}")
 

@@ -22,6 +22,7 @@ from hardware.leds import SimulatedSurface
 WHITE = (255, 255, 255)
 MAGENTA = (255, 0, 200)
 GOLD = (255, 190, 40)
+IMAGE = Path(__file__).resolve().parents[1] / "images" / "simulated-board.png"
 
 
 def dim(colour, factor):
@@ -46,13 +47,14 @@ def frame() -> tuple[dict, list]:
 
 
 def main(argv: list[str]) -> int:
-    out = Path(argv[0]) if argv else Path(__file__).resolve().parents[1] / "images" / "simulated-board.png"
+    out = Path(argv[0]) if argv else IMAGE
     with SimulatedSurface(load_layout("panels-32x32", board_geometry()), brightness=1.0) as surface:
         nodes, status = frame()
         surface.show_nodes(nodes, status)
         surface.render_png(out, BOARD_COLOURS, scale=16)
         print(
-            f"{out}: {len(surface.node_colours())} nodes lit, {surface.status()['last_frame_ma']} mA estimated"
+            f"{out}: {len(surface.node_colours())} nodes lit, "
+            f"{surface.status()['last_frame_ma']} mA estimated"
         )
     return 0
 
