@@ -2,18 +2,9 @@
 
     python bench/bench_ai.py [--games N] [--seed S] [--jobs J] [--pairing "hard v medium" ...] [GAME ...]
 
-For each game: each level against a random player, and each level against the level below, seats
-alternating. Targets: every level beats random in >= 95 % of games, each level beats the one below in
->= 60 %: "yes" when its wins reach the target, "score" when only its score does (a draw counting
-1/players), "NO" otherwise. Also the hard level's time per move with a choice (forced moves and rolls,
-which need no search, are left out; a win in one and a search in which no iteration fitted count like
-any other): mean and maximum on the wall clock (what a player waits; other work on the machine
-lengthens it) and the maximum on the search thread's CPU clock; how many of those searches ran no
-iteration (not a win in one: the budget was spent before the tree, on a cold start); and its search
-speed (iterations per second). Target: hard <= 0.25 s per move on one core. Each pairing of each game has
-its own random stream (from --seed, the game's id and the pairing), so one game or one pairing
-(--pairing) can be re-run alone, or beside others with --jobs, and give the same games. Figures go in
-docs/performance.md.
+Each level against a random player (target: wins >= 95 %) and against the level below (>= 60 %), seats
+alternating; then the hard level's time per move (target <= 0.25 s on one core) and iterations a second.
+What the columns mean, and the figures: docs/performance.md, "Computer players".
 """
 
 from __future__ import annotations
@@ -45,9 +36,7 @@ TARGET_RANDOM, TARGET_BELOW, TARGET_SECONDS = 0.95, 0.60, 0.25
 
 
 class Stats:
-    """A level's moves with a choice: every one counts in the time a move takes, a win in one and a search
-    that ran out of time before its first iteration included (it left those out, and so hid the cold
-    start's seconds); only a forced move is no search."""
+    """A level's moves with a choice (a win in one and a search of no iteration included)."""
 
     def __init__(self):
         self.moves = 0
@@ -137,8 +126,7 @@ def pairing_name(level: str, opponent: str | None) -> str:
 def bench_game(
     game_id: str, games: int, seed: int, only: tuple[str, ...] = ()
 ) -> tuple[list[str], tuple | None]:
-    """One game's rows and the hard level's speed (moves, mean, slowest, slowest on CPU, searches of no
-    iteration, iterations/s)."""
+    """One game's rows, and the hard level's speed as the second table prints it (None: no hard move)."""
     try:
         find(game_id)
     except LookupError:

@@ -2,17 +2,8 @@
 
     .venv/bin/python bench/bench_bridge.py [--frames 200000] [--presses 300]
 
-Parser: a stream of EDGE and HEARTBEAT frames (4 edges to a heartbeat) fed to ``protocol.Decoder`` in
-4 KiB chunks; frames per second over the whole stream. Press latency: the emulated Pico on a pty and
-the pyserial client on its reader thread. Three figures per press:
-
-- *edge written -> host event*: from the emulated firmware writing the EDGE frame to the pty to the
-  client's callback: the link itself (pty, pyserial, decode, logic);
-- *switch closed -> host event, eager*: from ``emulator.press()`` with eager debounce: scan + link;
-- *switch closed -> host event, deferred 5 ms*: the same with the default debounce, which holds each
-  edge for 5 ms by design (the event's own timestamp still says when the switch closed).
-
-Targets (issue 3): parser >= 50k frames/s; press to host event p99 <= 5 ms.
+Targets (issue 3): parser >= 50k frames/s; press to host event p99 <= 5 ms. What each row times, and the
+figures: docs/performance.md, "Serial link".
 """
 
 from __future__ import annotations

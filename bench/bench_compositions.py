@@ -1,11 +1,12 @@
-"""Do the compositions play well? Prints a table (docs/composer.md records it).
+"""Do the compositions play well? Prints a table.
 
     python bench/bench_compositions.py [--games N] [--ai-games N] [GAME ...]
 
 For each composed game (default: the companion's own designs): random self-play (share of games won by
 somebody, the first seat's share of those wins, turns played) and a computer player against random
-players (the share of points it takes; in team games a team of two against a random team). A game plays
+players (its side's share of points; in team games a team of two against a random team). A game plays
 well when random games end, neither seat is favoured much, and a player who thinks beats one who does not.
+Figures: docs/composer.md, "Compositions of our own".
 """
 
 from __future__ import annotations

@@ -2,11 +2,8 @@
 
     .venv/bin/python bench/bench_leds.py [--frames 2000]
 
-Target: a full 32x32 frame in <= 2 ms. Each row times ``Pipeline.compose`` (or the raw-frame check
-for ``show_pixels``) plus ``Pipeline.run`` - the work ``show_nodes``/``show_pixels`` do before a frame
-is handed to the driver (the driver's own transfer is hardware time: 1024 LEDs x 24 bits x 1.25 us =
-31 ms on the wire). Cases: every node lit (a busy mid-game board), every node lit brightly enough that
-the current limiter scales the frame, and a raw frame of every pixel (the self-test sweep).
+Target: a full 32x32 frame in <= 2 ms, the work before a frame is handed to the driver. What each row
+times, and the figures: docs/performance.md, "LEDs".
 """
 
 from __future__ import annotations

@@ -2,19 +2,9 @@
 
     python bench/bench_pyragryb_ceiling.py [--games N] [--seed S] [--jobs J] [PLAYER ...]
 
-Issue 8 asks every level to win >= 95 % of its games against random players; in PyraGRYB with three
-players every level wins about 92 % (docs/performance.md). This bench asks whether a player that knows
-more could do better. Its players are not the computer levels but yardsticks that are told their two
-opponents play uniformly at random, which no level may assume:
-
-- ``random``: a random player too (an even match wins a third of the games);
-- ``greedy``: the move whose position the game's race evaluation (``PyraGryb.evaluate``) rates best;
-- ``round``: exact expectimax over one whole round: every move of its own, then each opponent's four
-  rolls and every move that opponent may choose, equally likely, with the race evaluation when its
-  turn comes round again (a win or loss on the way counts as 1 or 0).
-
-Seats rotate over the three seats. Each game has its own random stream (from --seed, the player and the
-game's number), so the figures do not depend on --jobs.
+Yardsticks, not the computer levels: players told that both opponents play uniformly at random
+(``random``; ``greedy``, the best race evaluation; ``round``, exact expectimax over one round). Figures:
+docs/performance.md, "Computer players" ("How far can a player get?").
 """
 
 from __future__ import annotations
@@ -42,9 +32,9 @@ def _value(game: PyraGryb, seat: int, opponents_left: int) -> float:
         return 1.0 if game.winners == (seat,) else 0.0
     if opponents_left == 0:
         return game.evaluate()[seat]
-    if game.is_chance:  # a roll: weighed by its chance, and not an opponent's move
+    if game.is_chance:  # a roll is weighed by its chance and is no opponent's move
         weighed, left = game.chance_outcomes(), opponents_left
-    else:  # an opponent's move: each equally likely
+    else:  # an opponent's moves, equally likely
         actions = game.legal_actions()
         weighed, left = [(action, 1.0 / len(actions)) for action in actions], opponents_left - 1
     total = 0.0

@@ -3,7 +3,7 @@
     python bench/bench_rules.py
 
 Targets (one core): depth-4 tables < 50 ms; incremental GRYB query <= 20 us; full GRYB scan of a
-170-stone position <= 5 ms at depth 4. Figures go in docs/performance.md.
+170-stone position <= 5 ms at depth 4. Figures: docs/performance.md, "Rules core".
 """
 
 from __future__ import annotations

@@ -2,17 +2,9 @@
 
     .venv/bin/python bench/bench_web.py [--changes 200]
 
-The whole companion on the simulator, as `gryb-companion run --sim` starts it (``companion.assembly.Companion``:
-a temporary state directory, the emulated Pico over a pty, the app on waitress at 127.0.0.1:<any port>).
-The weight of a page is
-its HTML with every stylesheet, script and imported module it loads, as sent (``web.testing.page_weight``):
-Now playing's file by file, then every page's whole (``every_page_weight``: each page of the menu, a replay,
-the longest rules page, Now playing on the boards of depth 4, 5 and 6; tests/web/test_web_weight.py holds
-each under 150 KB). A change reaching an open page is timed two ways, each to the event carrying it
-arriving on an SSE client reading a real socket: from a node pressed on the board (the emulated Pico's key
-matrix: its firmware, the pty, the serial bridge, the runtime), and from just before
-``runtime.call(c.Press(node))`` (the runtime and the feed alone). First render uses Playwright's navigation
-timing when /usr/bin/chromium is there.
+The whole companion on the simulator, every page's weight as sent, first paint and load in Chromium (when
+/usr/bin/chromium is there), and a press to its event on the page's stream. What each row times, and the
+figures: docs/performance.md, "Web page".
 """
 
 from __future__ import annotations
@@ -39,7 +31,7 @@ from web.testing import WEIGHT_LIMIT, LoadedDie, every_page_weight, page_weight
 
 
 def fetcher(base: str):
-    """A page's or a file's body over the real socket, as a browser that asks for no compression gets it."""
+    """A page's or a file's body over the socket, as a browser asking for no compression gets it."""
 
     def fetch(path: str) -> bytes:
         with urllib.request.urlopen(base + path, timeout=30) as r:
@@ -90,7 +82,7 @@ def sse_latency(runtime, port: int, changes: int, press) -> list[float]:
         while feed.next_snapshot()["version"] <= version:
             pass
         times.append((time.perf_counter() - t0) * 1000)
-        time.sleep(0.02)  # the finger off the node: the Pico's debounce sees a release before the next press
+        time.sleep(0.02)  # the Pico's debounce sees a release before the next press
     feed.sock.close()
     return times
 
@@ -161,7 +153,7 @@ def main() -> None:
         runtime, base = companion.runtime, companion.url
         port = companion.server.port
         try:
-            sizes = page_weight(fetcher(base), "/")  # Now playing file by file, the page first rendered below
+            sizes = page_weight(fetcher(base), "/")  # Now playing, file by file
             renders = first_render(base)
             pages = every_page_weight(runtime, fetcher(base))
             board = sse_latency(runtime, port, args.changes, on_the_board(companion.node_input))
