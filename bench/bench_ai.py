@@ -2,18 +2,9 @@
 
     python bench/bench_ai.py [--games N] [--seed S] [--jobs J] [--pairing "hard v medium" ...] [GAME ...]
 
-For each game: each level against a random player, and each level against the level below, seats
-alternating. Targets: every level beats random in >= 95 % of games, each level beats the one below in
->= 60 %: "yes" when its wins reach the target, "score" when only its score does (a draw counting
-1/players), "NO" otherwise. Also the hard level's time per move with a choice (forced moves and rolls,
-which need no search, are left out; a win in one and a search in which no iteration fitted count like
-any other): mean and maximum on the wall clock (what a player waits; other work on the machine
-lengthens it) and the maximum on the search thread's CPU clock; how many of those searches ran no
-iteration (not a win in one: the budget was spent before the tree, on a cold start); and its search
-speed (iterations per second). Target: hard <= 0.25 s per move on one core. Each pairing of each game has
-its own random stream (from --seed, the game's id and the pairing), so one game or one pairing
-(--pairing) can be re-run alone, or beside others with --jobs, and give the same games. Figures go in
-docs/performance.md.
+Each level against a random player (target: wins >= 95 %) and against the level below (>= 60 %), seats
+alternating; then the hard level's time per move (target <= 0.25 s on one core) and iterations a second.
+What the columns mean, and the figures: docs/performance.md, "Computer players".
 """
 
 from __future__ import annotations
@@ -28,9 +19,10 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+# ruff: noqa: E402
 
-from companion import ai  # noqa: E402
-from companion.games.catalogue import find  # noqa: E402
+from companion import ai
+from companion.games.catalogue import find
 
 DEFAULT_GAMES = {
     "ez-gryb": 2,
@@ -44,9 +36,7 @@ TARGET_RANDOM, TARGET_BELOW, TARGET_SECONDS = 0.95, 0.60, 0.25
 
 
 class Stats:
-    """A level's moves with a choice: every one counts in the time a move takes, a win in one and a search
-    that ran out of time before its first iteration included (it left those out, and so hid the cold
-    start's seconds); only a forced move is no search."""
+    """A level's moves with a choice (a win in one and a search of no iteration included)."""
 
     def __init__(self):
         self.moves = 0
@@ -136,8 +126,7 @@ def pairing_name(level: str, opponent: str | None) -> str:
 def bench_game(
     game_id: str, games: int, seed: int, only: tuple[str, ...] = ()
 ) -> tuple[list[str], tuple | None]:
-    """One game's rows and the hard level's speed (moves, mean, slowest, slowest on CPU, searches of no
-    iteration, iterations/s)."""
+    """One game's rows, and the hard level's speed as the second table prints it (None: no hard move)."""
     try:
         find(game_id)
     except LookupError:
@@ -196,7 +185,8 @@ def main() -> None:
     args = parser.parse_args()
     ids = args.ids or list(DEFAULT_GAMES)
     print(
-        f"{'game':<14} {'pairing':<16} {'wins':>5} {'score':>6} {'95 % CI':>9} {'W-D-L':>8} {'games':>5}  target"
+        f"{'game':<14} {'pairing':<16} {'wins':>5} {'score':>6} {'95 % CI':>9} {'W-D-L':>8} "
+        f"{'games':>5}  target"
     )
     print(f"{'-' * 14} {'-' * 16} {'-' * 5} {'-' * 6} {'-' * 9} {'-' * 8} {'-' * 5}  {'-' * 10}", flush=True)
     work = [(game_id, args.games, args.seed, tuple(args.pairing)) for game_id in ids]
@@ -224,8 +214,8 @@ def main() -> None:
         f"\nPython {sys.version.split()[0]}, one core per game, {args.jobs} at a time; wins = share of games "
         "won outright; score = share of points (a draw = 1/players), with its 95 % Wilson interval; W-D-L = "
         "wins, draws (shared wins included), losses; with 3 players the level takes one seat against two of "
-        "the other side (an even match scores 33 %); hard moves = moves with a choice (forced moves left out, "
-        "wins in one counted); no iteration = those whose search ran out of time before its tree."
+        "the other side (an even match scores 33 %); hard moves = moves with a choice (forced moves left "
+        "out, wins in one counted); no iteration = those whose search ran out of time before its tree."
     )
 
 

@@ -2,17 +2,8 @@
 
     .venv/bin/python bench/bench_bridge.py [--frames 200000] [--presses 300]
 
-Parser: a stream of EDGE and HEARTBEAT frames (4 edges to a heartbeat) fed to ``protocol.Decoder`` in
-4 KiB chunks; frames per second over the whole stream. Press latency: the emulated Pico on a pty and
-the pyserial client on its reader thread. Three figures per press:
-
-- *edge written -> host event*: from the emulated firmware writing the EDGE frame to the pty to the
-  client's callback: the link itself (pty, pyserial, decode, logic);
-- *switch closed -> host event, eager*: from ``emulator.press()`` with eager debounce: scan + link;
-- *switch closed -> host event, deferred 5 ms*: the same with the default debounce, which holds each
-  edge for 5 ms by design (the event's own timestamp still says when the switch closed).
-
-Targets (issue 3): parser >= 50k frames/s; press to host event p99 <= 5 ms.
+Targets (issue 3): parser >= 50k frames/s; press to host event p99 <= 5 ms. What each row times, and the
+figures: docs/performance.md, "Serial link".
 """
 
 from __future__ import annotations
@@ -26,11 +17,12 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+# ruff: noqa: E402
 
-from firmware_bridge import protocol as p  # noqa: E402
-from firmware_bridge.client import BridgeClient  # noqa: E402
-from firmware_bridge.emulator import Emulator  # noqa: E402
-from firmware_bridge.firmware.debounce import DEFERRED, EAGER  # noqa: E402
+from firmware_bridge import protocol as p
+from firmware_bridge.client import BridgeClient
+from firmware_bridge.emulator import Emulator
+from firmware_bridge.firmware.debounce import DEFERRED, EAGER
 
 
 def parser_rate(frames: int) -> float:
@@ -86,7 +78,7 @@ def press_latency(presses: int, mode: int, debounce_ms: int) -> tuple[list[float
         while client.state != "up" and time.monotonic() < end:
             time.sleep(0.01)
         rng = random.Random(mode)
-        for i in range(presses):
+        for _ in range(presses):
             row, col = rng.randrange(24), rng.randrange(16)
             done.clear()
             closed = time.perf_counter()

@@ -2,21 +2,9 @@
 
     python bench/bench_collect.py [--moves N] [--seed S] [GAME ...]
 
-A process set up as ``gryb-companion run`` sets itself up (the companion's and the web page's modules
-imported, ``app.settle()`` once: start-up's objects frozen) plays each game (default: 25 Men's GRYB,
-Hyper-Chess, 'Drangles, EZ GRYB, Connection) hard against hard for up to N searches (default 60), twice:
-
-- ``built``: the game's tables built for the computer (``ai.warm``) and left where they are, as before
-  the runtime settled them;
-- ``settled``: the same game again after ``app.settle()``, what the runtime now does on its warming
-  thread the first time a kind of game is warmed (companion/service/runtime.py, ``Runtime._warm``).
-
-Every collection is timed through ``gc.callbacks`` (each one holds the interpreter: the runtime's loop,
-drawing and presses, waits for it). The table prints, per generation, how many collections the game's
-searches met and the longest; the total; and then a full ``gc.collect()`` (median of 3), what a
-collection of the oldest generation walks at that point. Each search puts collections off until its
-answer (``ai.search``), so a collection counted here falls just after a computer's answer, as its move
-starts to blink.
+Each game hard against hard, in a process set up as ``gryb-companion run`` sets itself up, with its
+tables as built and then settled; every collection timed through ``gc.callbacks``. Figures:
+docs/performance.md, "Garbage collection while the computer plays".
 """
 
 from __future__ import annotations
@@ -31,11 +19,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+# ruff: noqa: E402
 
-import web  # noqa: E402,F401  (the web page's modules, as a running companion has them)
-from companion import ai  # noqa: E402
+import web  # noqa: F401  (the web page's modules, as a running companion has them)
+from companion import ai
 from companion import assembly as app
-from companion.games.catalogue import find  # noqa: E402
+from companion.games.catalogue import find
 
 GAMES = ["25-mens-gryb", "hyper-chess", "drangles", "ez-gryb", "connection"]
 

@@ -1,11 +1,12 @@
-"""Do the compositions play well? Prints a table (docs/composer.md records it).
+"""Do the compositions play well? Prints a table.
 
     python bench/bench_compositions.py [--games N] [--ai-games N] [GAME ...]
 
 For each composed game (default: the companion's own designs): random self-play (share of games won by
 somebody, the first seat's share of those wins, turns played) and a computer player against random
-players (the share of points it takes; in team games a team of two against a random team). A game plays
+players (its side's share of points; in team games a team of two against a random team). A game plays
 well when random games end, neither seat is favoured much, and a player who thinks beats one who does not.
+Figures: docs/composer.md, "Compositions of our own".
 """
 
 from __future__ import annotations
@@ -18,9 +19,10 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+# ruff: noqa: E402
 
-from companion import ai  # noqa: E402
-from companion.games.catalogue import catalogue, find  # noqa: E402
+from companion import ai
+from companion.games.catalogue import catalogue, find
 
 OWN = ("rising-tide", "kings-court", "samsara", "leapfrog", "exodus", "doubles", "siege")
 
@@ -77,8 +79,9 @@ def main() -> None:
         score = against_random(cls, args.ai_games, args.level, rng)
         turns.sort()
         print(
-            f"{game_id:14} {cls.min_players:>7} {decided:>8.0%} {first:>10.0%} {statistics.median(turns):>9.0f} "
-            f"{turns[int(0.9 * len(turns))]:>5} {score:>16.0%} {time.perf_counter() - start:>8.1f}"
+            f"{game_id:14} {cls.min_players:>7} {decided:>8.0%} {first:>10.0%} "
+            f"{statistics.median(turns):>9.0f} {turns[int(0.9 * len(turns))]:>5} {score:>16.0%} "
+            f"{time.perf_counter() - start:>8.1f}"
         )
     print(
         f"\n{args.games} random games and {args.ai_games} games against random play each; turns count every "

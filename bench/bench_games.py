@@ -2,23 +2,9 @@
 
     python bench/bench_games.py [--seconds S] [--lengths] [GAME ...]
 
-A ply is one action (rolls included): choose a uniformly random legal action (``random_action``) and
-apply it (``push_legal``), as a Monte Carlo playout does. A playout is a whole random game from the start
-with the default options, to its end: a win, or a draw by the turn limit (300 turns each) or by the game's
-own draw rule (no one can ever move again, a stall, quiet turns). Rows: every game of the catalogue, with
-its fewest players, and with 3 where it takes 3 (Doubles: 4 only).
-
-Columns: plies/s and playouts/s, through the engine; plies/game, the mean length; how the games ended,
-as shares: "won" (a winner, however reached), "draw:limit" (no winner at the turn limit), "draw:rule" (no
-winner by the game's own draw rule); "ai po/s", the playouts of the computer player (companion/ai.py:
-``Game.playout`` with the general hard level's playout plies, 8, then ``evaluate()``, then back: the
-same for every game, so that the column compares games and machines, though a game's own levels may
-play out fewer, as Hyper-Chess's hard does, 2), started from positions spread over random games;
-"playout()/s", whole random games from the start through ``Game.playout``, the same loop as the
-engine's columns except where a game plays its random games its own faster way (EZ GRYB:
-companion/games/composed/ez_playout.py). Targets (issue 4): >= 100k plies/s for 25 Men's GRYB, >= 2k whole random games a
-second for EZ GRYB ("playout()/s", the playouts its computer player uses).
-Figures go in docs/performance.md.
+One row per game of the catalogue and player count; what each column counts, the targets of issue 4
+(25 Men's GRYB >= 100k plies/s, EZ GRYB >= 2k "playout()/s") and the figures: docs/performance.md,
+"Games: random playouts".
 """
 
 from __future__ import annotations
@@ -31,20 +17,18 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+# ruff: noqa: E402
 
-from companion.ai import LEVELS  # noqa: E402
-from companion.games.catalogue import catalogue  # noqa: E402
+from companion.ai import LEVELS
+from companion.games.catalogue import catalogue
 
 TARGETS = {"25-mens-gryb": ("plies/s", 100_000), "ez-gryb": ("playout()/s", 2_000)}
-AI_PLAYOUT = LEVELS[
-    "hard"
-].playout  # the general level's, for every game (ai.GAME_LEVELS may change a game's)
+AI_PLAYOUT = LEVELS["hard"].playout  # the general level's for every game, so that games compare
 AI_START_EVERY = 7  # an AI playout from every 7th position of a random game
 
 
 def ended_at_limit(cls, game) -> bool:
-    """Whether the turn limit ended the game: the same actions with a limit one turn longer do not end it.
-    (Each game counts its limit its own way, so the game itself is asked.)"""
+    """Whether the turn limit ended the game: with a limit one turn longer its actions do not end it."""
     if "turn_limit" not in game.settings:
         return False
     twin = cls(game.players, **{**game.settings, "turn_limit": game.settings["turn_limit"] + 1})
@@ -90,8 +74,7 @@ def measure(cls, players: int, seconds: float) -> dict:
 
 
 def ai_playouts(cls, players: int, seconds: float) -> float:
-    """The computer player's playouts per second: ``Game.playout(rng, AI_PLAYOUT)`` as the search calls it
-    (AI_PLAYOUT random plies, evaluate(), back), from positions spread over random games."""
+    """``Game.playout(rng, AI_PLAYOUT)`` a second, as the search calls it, from positions of random games."""
     rng = random.Random(2)
     count = 0
     elapsed = 0.0
@@ -110,10 +93,8 @@ def ai_playouts(cls, players: int, seconds: float) -> float:
 
 
 def whole_playouts(cls, players: int, seconds: float, batch_seconds: float = 0.1) -> float:
-    """Whole random games a second through ``Game.playout(rng)`` (to the end, evaluate, back): the engine's
-    loop, or a game's own faster way of playing the same random game (EZ GRYB's bitboards). Timed as
-    ``timeit`` times: the same batch of games (one seed, as many as the first ``batch_seconds`` held) again
-    and again, and the fastest batch counts, since whatever else the machine runs only slows a batch."""
+    """Whole random games a second through ``Game.playout(rng)``, timed as ``timeit`` times: one seeded
+    batch (as many games as the first ``batch_seconds`` held) again and again; the fastest counts."""
     batch, best, elapsed = 0, math.inf, 0.0
     while elapsed < seconds:
         rng = random.Random(3)
@@ -184,7 +165,8 @@ def main() -> None:
         f"{'draw:rule':>9} {'ai po/s':>8} {'playout()/s':>11}  target"
     )
     print(
-        f"{'-' * 24} {'-' * 9} {'-' * 10} {'-' * 10} {'-' * 5} {'-' * 10} {'-' * 9} {'-' * 8} {'-' * 11}  ------"
+        f"{'-' * 24} {'-' * 9} {'-' * 10} {'-' * 10} {'-' * 5} {'-' * 10} {'-' * 9} {'-' * 8} "
+        f"{'-' * 11}  ------"
     )
     for name, r, target in rows:
         print(

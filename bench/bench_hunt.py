@@ -2,12 +2,9 @@
 
     python bench/bench_hunt.py [--positions N] [--seed S] [PIECES ...]
 
-Each position comes from a random game of 30 plies: the defender then keeps his King and Pawns, the
-attacker his King, Pawns and the PIECES named (letters Q R B N; default "RBN", then "Q"), and it is the
-attacker's move (the same endings for every level, from --seed). The attacker is the level, the
-defender a random player. No capture is left to make,
-so the fifty-turn rule gives the attacker 50 turns to mate; anything else is a draw. These endings are
-where the computer player's games against a random player were drawn (docs/performance.md).
+The level, with King, Pawns and PIECES (letters Q R B N), against a random King and Pawns, from endings
+cut out of random games; a mate within the fifty-turn rule's 50 turns counts. Figures:
+docs/performance.md, "Computer players" (Hyper-Chess).
 """
 
 from __future__ import annotations
@@ -20,10 +17,11 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+# ruff: noqa: E402
 
-from companion import ai  # noqa: E402
-from companion.games.hyper_chess import KIND_NAMES, HyperChess  # noqa: E402
-from companion.rules.space import bits  # noqa: E402
+from companion import ai
+from companion.games.hyper_chess import KIND_NAMES, HyperChess
+from companion.rules.space import bits
 
 LETTERS = "KQRBNP"
 

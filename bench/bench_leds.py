@@ -2,11 +2,8 @@
 
     .venv/bin/python bench/bench_leds.py [--frames 2000]
 
-Target: a full 32x32 frame in <= 2 ms. Each row times ``Pipeline.compose`` (or the raw-frame check
-for ``show_pixels``) plus ``Pipeline.run`` - the work ``show_nodes``/``show_pixels`` do before a frame
-is handed to the driver (the driver's own transfer is hardware time: 1024 LEDs x 24 bits x 1.25 us =
-31 ms on the wire). Cases: every node lit (a busy mid-game board), every node lit brightly enough that
-the current limiter scales the frame, and a raw frame of every pixel (the self-test sweep).
+Target: a full 32x32 frame in <= 2 ms, the work before a frame is handed to the driver. What each row
+times, and the figures: docs/performance.md, "LEDs".
 """
 
 from __future__ import annotations
@@ -19,10 +16,11 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+# ruff: noqa: E402
 
-from companion.service.geometry import board_geometry  # noqa: E402
-from hardware.led_layout import load_layout  # noqa: E402
-from hardware.leds import Pipeline  # noqa: E402
+from companion.service.geometry import board_geometry
+from hardware.led_layout import load_layout
+from hardware.leds import Pipeline
 
 
 def cases(layout):
@@ -69,7 +67,8 @@ def main(argv=None) -> int:
                 if name == "panels-32x32":
                     worst = max(worst, mean)
                 print(
-                    f"| {name} ({layout.pixel_count} px) | {strip} | {label} | {mean * 1e3:.3f} | {median * 1e3:.3f} | {p99 * 1e3:.3f} "
+                    f"| {name} ({layout.pixel_count} px) | {strip} | {label} "
+                    f"| {mean * 1e3:.3f} | {median * 1e3:.3f} | {p99 * 1e3:.3f} "
                     f"| {1 / mean:,.0f} | {ma:.0f} | {'yes' if limited else 'no'} |"
                 )
     print(

@@ -2,19 +2,9 @@
 
     python bench/bench_pyragryb_ceiling.py [--games N] [--seed S] [--jobs J] [PLAYER ...]
 
-Issue 8 asks every level to win >= 95 % of its games against random players; in PyraGRYB with three
-players every level wins about 92 % (docs/performance.md). This bench asks whether a player that knows
-more could do better. Its players are not the computer levels but yardsticks that are told their two
-opponents play uniformly at random, which no level may assume:
-
-- ``random``: a random player too (an even match wins a third of the games);
-- ``greedy``: the move whose position the game's race evaluation (``PyraGryb.evaluate``) rates best;
-- ``round``: exact expectimax over one whole round: every move of its own, then each opponent's four
-  rolls and every move that opponent may choose, equally likely, with the race evaluation when its
-  turn comes round again (a win or loss on the way counts as 1 or 0).
-
-Seats rotate over the three seats. Each game has its own random stream (from --seed, the player and the
-game's number), so the figures do not depend on --jobs.
+Yardsticks, not the computer levels: players told that both opponents play uniformly at random
+(``random``; ``greedy``, the best race evaluation; ``round``, exact expectimax over one round). Figures:
+docs/performance.md, "Computer players" ("How far can a player get?").
 """
 
 from __future__ import annotations
@@ -27,10 +17,11 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+# ruff: noqa: E402
 
-from bench_ai import TARGET_RANDOM, wilson  # noqa: E402
+from bench_ai import TARGET_RANDOM, wilson
 
-from companion.games.pyragryb import PyraGryb  # noqa: E402
+from companion.games.pyragryb import PyraGryb
 
 PLAYERS = ("random", "greedy", "round")
 
@@ -41,9 +32,9 @@ def _value(game: PyraGryb, seat: int, opponents_left: int) -> float:
         return 1.0 if game.winners == (seat,) else 0.0
     if opponents_left == 0:
         return game.evaluate()[seat]
-    if game.is_chance:  # a roll: weighed by its chance, and not an opponent's move
+    if game.is_chance:  # a roll is weighed by its chance and is no opponent's move
         weighed, left = game.chance_outcomes(), opponents_left
-    else:  # an opponent's move: each equally likely
+    else:  # an opponent's moves, equally likely
         actions = game.legal_actions()
         weighed, left = [(action, 1.0 / len(actions)) for action in actions], opponents_left - 1
     total = 0.0
@@ -100,7 +91,8 @@ def main() -> None:
     if unknown := sorted(set(args.players) - set(PLAYERS)):
         parser.error(f"unknown player {', '.join(unknown)}: choose from {', '.join(PLAYERS)}")
     print(
-        f"{'player':<8} {'games':>6} {'wins':>6} {'95 % CI':>11} {'ms/move':>7}  target >= {TARGET_RANDOM:.0%}"
+        f"{'player':<8} {'games':>6} {'wins':>6} {'95 % CI':>11} {'ms/move':>7}  "
+        f"target >= {TARGET_RANDOM:.0%}"
     )
     print(f"{'-' * 8} {'-' * 6} {'-' * 6} {'-' * 11} {'-' * 7}  {'-' * 12}", flush=True)
     with multiprocessing.Pool(args.jobs) as pool:

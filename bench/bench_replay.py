@@ -1,14 +1,9 @@
-"""Stepping through a finished game's replay: one ``GET /api/history/<id>?ply=N`` at a time. Prints a table.
+"""Stepping through a finished game's replay: one ``GET /api/history/<id>?ply=N`` at a time.
 
-    .venv/bin/python bench/bench_replay.py [--depths 4 6] [--games battlefield multiverse] [--steps 30] [--seed 1]
+    .venv/bin/python bench/bench_replay.py [--depths 4 6] [--games G ...] [--steps 30] [--seed 1]
 
-For each depth a real Runtime (temporary store, a seeded die) plays one game to its end at random, as a
-table would: ROLL when the die is due, a random legal action otherwise, the stones it asks to be lifted
-or put down pressed. The app is then served by waitress on 127.0.0.1 and the replay page's requests are
-timed over a real socket, as its arrow keys and Play button make them: the first one (the page just
-opened at the last ply), steps back from the end, steps forwards from the middle, and random jumps.
-"Replayed game" is the memory one replayed game of that length holds (tracemalloc, after the replay), and
-that over its plies: what a position kept costs.
+A game played to its end at random through a real Runtime, then the replay page's requests timed over a
+socket to waitress, and the memory one replayed game holds. Figures: docs/performance.md, "Replay".
 """
 
 from __future__ import annotations
@@ -25,14 +20,15 @@ import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+# ruff: noqa: E402
 
-from companion.games.die import Die  # noqa: E402
-from companion.service.config import Config  # noqa: E402
-from companion.service.runtime import Runtime  # noqa: E402
-from companion.service.store import Store  # noqa: E402
-from web import create_app  # noqa: E402
-from web.server import serve  # noqa: E402
-from web.testing import play_to_the_end  # noqa: E402
+from companion.games.die import Die
+from companion.service.config import Config
+from companion.service.runtime import Runtime
+from companion.service.store import Store
+from web import create_app
+from web.server import serve
+from web.testing import play_to_the_end
 
 
 def replayed_size(store: Store, game_id: int) -> int:
@@ -109,7 +105,8 @@ def main() -> None:
     for game, depth, plies, size, times in rows:
         for name, values in times.items():
             print(
-                f"| {game}, depth {depth} | {plies} | {size / 2**20:.1f} MiB, {size / plies / 1024:.2f} KiB a ply "
+                f"| {game}, depth {depth} | {plies} "
+                f"| {size / 2**20:.1f} MiB, {size / plies / 1024:.2f} KiB a ply "
                 f"| {name} ({len(values)}) "
                 f"| {statistics.median(values):.1f} ms | {max(values):.1f} ms |"
             )

@@ -3,7 +3,7 @@
     python bench/bench_rules.py
 
 Targets (one core): depth-4 tables < 50 ms; incremental GRYB query <= 20 us; full GRYB scan of a
-170-stone position <= 5 ms at depth 4. Figures go in docs/performance.md.
+170-stone position <= 5 ms at depth 4. Figures: docs/performance.md, "Rules core".
 """
 
 from __future__ import annotations
@@ -16,10 +16,11 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+# ruff: noqa: E402
 
-from companion.rules import gryb  # noqa: E402
-from companion.rules import node as nd  # noqa: E402
-from companion.rules.space import GameSpace, MoveKind, bits, mask_of  # noqa: E402
+from companion.rules import gryb
+from companion.rules import node as nd
+from companion.rules.space import GameSpace, MoveKind, bits, mask_of
 
 
 def best_of(fn, repeat: int, number: int = 1) -> float:

@@ -1,37 +1,11 @@
-"""The running companion on the simulator: press-to-frame latency, start time, memory, idle CPU. Prints a table.
+"""The running companion on the simulator: press-to-frame, start time, memory, idle CPU. Prints a table.
 
     python bench/bench_runtime.py [--presses N] [--stored N] [--idle-seconds S] [--starts N]
 
-- press-to-frame: from the node event leaving the serial bridge (the emulated Pico's press, decoded
-  by the host client) until the frame it causes is handed to the LED driver (``_write`` of the
-  simulated surface, where the real one calls rpi_ws281x's ``show``): the first frame written after
-  the runtime has handled that press. Target p99 <= 5 ms. Three kinds of press:
-
-  - picking up and putting down a stone ('Drangles, ``--presses``): every press changes the picture and
-    none stores anything; half of them land while the selected stone breathes (at the LEDs' animation
-    rate); a press every 0.15-0.17 s;
-  - a placement of 25 Men's GRYB (``--stored``), and the target press of an EZ GRYB move after a roll
-    (``--stored``; the roll and the stone's own press are not timed): each stores an action, committed
-    to SQLite (WAL, synchronous=FULL) before the board shows it. These come at a player's pace, a press
-    every 0.15 s and a stone pressed once the die has settled: presses every few ms, while the die
-    tumbles, empty the frame-rate cap's tokens (its burst of three) and time the cap instead. These run twice: with the state
-    directory on disk (a folder beside the real one, ~/.local/state or $XDG_STATE_HOME, as
-    ``gryb-companion run`` keeps it) and on tmpfs (/dev/shm), where a commit's fsync costs nothing, so
-    the difference of the two is the fsync's share.
-
-  For the stored presses the runtime thread's time is split: the command (the press handled, its
-  action applied and committed, the snapshot for the page built) and the draw (the frame rendered and
-  handed to the LEDs). The rest is the bridge, the queue and the frame-rate cap.
-- start to ready: ``gryb-companion run --sim`` spawned until it sends READY=1 to $NOTIFY_SOCKET (as
-  systemd sees it). Target < 2 s.
-- resident memory with the web page up (page, state and an open event stream served). Target < 80 MB.
-- idle CPU: the same process over S seconds with nothing happening. Target < 1 %. Measured after a fresh
-  start and in the waiting states below (a game stored in the state directory before the companion starts,
-  which replays it as after a power cut, each in its own process): EZ GRYB after a roll (a target
-  pulsing), 'Drangles at its start, 25 Men's GRYB waiting for a placement with 20 men placed (321 targets
-  pulsing), Lines Morris with its men all placed (its lines to move found among block moves).
-- a full garbage collection in the companion after the presses, median of 5, without and with
-  ``app.settle()`` (what ``gryb-companion run`` does once started: start-up objects frozen).
+Press-to-frame of a stone picked up and put down, a 25 Men's GRYB placement and an EZ GRYB move (the two
+stored, on disk and on tmpfs); start to READY=1; memory with the page up; idle CPU after a start and in
+four waiting states; a full collection with and without ``settle()``. Targets: p99 <= 5 ms, start < 2 s,
+< 80 MB, idle < 1 %. What each row times, and the figures: docs/performance.md, "The running companion".
 """
 
 from __future__ import annotations
@@ -55,13 +29,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+# ruff: noqa: E402
 
-from companion.assembly import DB_NAME, Companion, settle  # noqa: E402
-from companion.games.catalogue import find  # noqa: E402
+from companion.assembly import DB_NAME, Companion, settle
+from companion.games.catalogue import find
 from companion.service import commands as c
-from companion.service import config as config_mod  # noqa: E402
-from companion.service.store import ACTION, Store  # noqa: E402
-from companion.session.renderer import DIE_SECONDS  # noqa: E402
+from companion.service import config as config_mod
+from companion.service.store import ACTION, Store
+from companion.session.renderer import DIE_SECONDS
 
 PACE = 0.15  # seconds between a player's presses, quick ones
 
@@ -81,15 +56,13 @@ class Samples:
 
 
 class Finger:
-    """Presses through the emulated Pico on a running companion, timing the ones it is asked to.
-
-    A timed press's sample runs from its event leaving the bridge to the first frame written after the
-    runtime has handled it (a frame of an animation drawn meanwhile is not the press's)."""
+    """Presses through the emulated Pico, timing a press from its event leaving the bridge to the first
+    frame written after the runtime has handled it."""
 
     def __init__(self, companion: Companion):
         self.companion = companion
         self.runtime, self.sim, surface = companion.runtime, companion.node_input, companion.surface
-        self.samples: Samples | None = None  # where the press being made is timed (None: not timed)
+        self.samples: Samples | None = None  # None: the press being made is not timed
         self._pressed_at: float | None = None
         self._handled = threading.Event()
         self._framed = threading.Event()
@@ -107,7 +80,7 @@ class Finger:
             try:
                 return command(cmd)
             finally:
-                if cmd.name == "cloth":
+                if isinstance(cmd, c.ClothPress):
                     if self._pressed_at is not None:
                         self.samples.command.append((time.perf_counter() - started) * 1000)
                         self._timing_draw = True
@@ -164,8 +137,7 @@ def pick_up_and_put_down(finger: Finger, presses: int) -> Samples:
     finger.runtime.call(c.NewGame("drangles", 2, {}))
     finger.press("0")
     for i in range(presses):
-        # at a quick player's pace, landing at different points of the animation (presses 0.04-0.06 s apart,
-        # 20 a second, outran the LEDs' frame-rate cap, and the cap, not the runtime, was timed)
+        # a quick player's pace, landing at different points of the animation
         finger.press("0", samples, settle=PACE + (i % 7) * 0.004)
     return samples
 
@@ -209,15 +181,14 @@ def moves_after_a_roll(finger: Finger, count: int, rng: random.Random) -> Sample
 
 
 def disk_folder() -> Path:
-    """Where ``gryb-companion run`` keeps its state (without a config): the bench's folder goes beside it."""
+    """Where ``gryb-companion run`` keeps its state: the bench's folder goes beside it."""
     folder = config_mod.State().path().parent
     folder.mkdir(parents=True, exist_ok=True)
     return folder
 
 
 def press_to_frame(presses: int, stored: int) -> tuple[dict[str, Samples], tuple[float, float]]:
-    """Samples per kind of press (``pick``; ``place`` and ``move`` on ``disk`` and ``tmpfs``), and a full
-    collection's milliseconds without and with ``settle()``."""
+    """Samples per kind of press, and a full collection's ms without and with ``settle()``."""
     rng = random.Random(1)
     found: dict[str, Samples] = {}
     folders = [("disk", disk_folder())]
@@ -269,7 +240,7 @@ def process_figures(starts: int, idle_seconds: float) -> dict[str, float]:
 
 
 def _placed_without_gryb(game, rng, stones: int) -> None:
-    """Place ``stones`` men in turn where no GRYB forms (a GRYB would leave a man to remove, not a placement)."""
+    """Place ``stones`` men in turn, none forming a GRYB (which would ask for a removal)."""
     while len(game.history) < stones:
         for action in rng.sample(game.legal_actions(), len(game.legal_actions())):
             game.apply(action)
@@ -279,15 +250,14 @@ def _placed_without_gryb(game, rng, stones: int) -> None:
 
 
 def _all_placed(game, rng) -> None:
-    """Play at random until every man is placed and the player to move has a line to move (a GRYB formed on
-    the way removes its men as the rules say)."""
+    """Play at random until every man is placed and the player to move has a line to move."""
     while game.phase == "place" or game.pending or game.over:
         if game.over:
             raise RuntimeError("the game ended before its men were all placed: pick another seed")
         game.apply(rng.choice(game.legal_actions()))
 
 
-# The waiting states whose idle CPU is measured, each a game played to that point with a fixed seed.
+# Each waiting state is a game played to that point with a fixed seed.
 WAITING = (
     ("EZ GRYB after a roll", "ez-gryb", lambda game, rng: game.apply("roll:G")),
     ("'Drangles at its start", "drangles", lambda game, rng: None),
@@ -297,7 +267,7 @@ WAITING = (
 
 
 def waiting_cpu(idle_seconds: float) -> list[tuple[str, float, int]]:
-    """Idle CPU in each waiting state: (the state, %, how many nodes pulse as targets there)."""
+    """(the waiting state, idle CPU %, how many nodes pulse as targets there) for each."""
     from companion.session.hands import Hands
 
     figures = []
@@ -326,8 +296,7 @@ def waiting_cpu(idle_seconds: float) -> list[tuple[str, float, int]]:
 
 @contextlib.contextmanager
 def _companion(state_home: str):
-    """``gryb-companion run --sim`` on a state directory under ``state_home``: (process, page URL, seconds
-    from the spawn to READY=1), stopped afterwards."""
+    """``gryb-companion run --sim`` under ``state_home``: (process, page URL, seconds to READY=1)."""
     path = os.path.join(state_home, "notify")
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     sock.bind(path)
@@ -355,7 +324,7 @@ def _companion(state_home: str):
 
 
 def _idle(process, url: str, seconds: float) -> tuple[float, float]:
-    """With the page's event stream open and nothing happening: resident MB, then CPU % over ``seconds``."""
+    """Resident MB, then CPU % over ``seconds``, with the page's event stream open."""
     stream = urllib.request.urlopen(url + "/api/events", timeout=10)
     try:
         stream.readline()
@@ -436,9 +405,9 @@ def main() -> None:
     for name, value, target in rows:
         print(f"{name:<{width}}  {value:>10}  {target}")
     print(
-        f"\n{len(ms)} presses picking up and putting down, {args.stored} placements and {args.stored} moves on "
-        f"each storage, through the emulated Pico; disk: {disk_folder()}; Python {sys.version.split()[0]}, "
-        f"load average {os.getloadavg()[0]:.1f}"
+        f"\n{len(ms)} presses picking up and putting down, {args.stored} placements and {args.stored} "
+        f"moves on each storage, through the emulated Pico; disk: {disk_folder()}; "
+        f"Python {sys.version.split()[0]}, load average {os.getloadavg()[0]:.1f}"
     )
 
 

@@ -2,17 +2,9 @@
 
     .venv/bin/python bench/bench_web.py [--changes 200]
 
-The whole companion on the simulator, as `gryb-companion run --sim` starts it (``companion.assembly.Companion``:
-a temporary state directory, the emulated Pico over a pty, the app on waitress at 127.0.0.1:<any port>).
-The weight of a page is
-its HTML with every stylesheet, script and imported module it loads, as sent (``web.testing.page_weight``):
-Now playing's file by file, then every page's whole (``every_page_weight``: each page of the menu, a replay,
-the longest rules page, Now playing on the boards of depth 4, 5 and 6; tests/web/test_web_weight.py holds
-each under 150 KB). A change reaching an open page is timed two ways, each to the event carrying it
-arriving on an SSE client reading a real socket: from a node pressed on the board (the emulated Pico's key
-matrix: its firmware, the pty, the serial bridge, the runtime), and from just before
-``runtime.call(c.Press(node))`` (the runtime and the feed alone). First render uses Playwright's navigation
-timing when /usr/bin/chromium is there.
+The whole companion on the simulator, every page's weight as sent, first paint and load in Chromium (when
+/usr/bin/chromium is there), and a press to its event on the page's stream. What each row times, and the
+figures: docs/performance.md, "Web page".
 """
 
 from __future__ import annotations
@@ -30,15 +22,16 @@ from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+# ruff: noqa: E402
 
-from companion.assembly import Companion  # noqa: E402
+from companion.assembly import Companion
 from companion.service import commands as c
-from companion.service import config as config_mod  # noqa: E402
-from web.testing import WEIGHT_LIMIT, LoadedDie, every_page_weight, page_weight  # noqa: E402
+from companion.service import config as config_mod
+from web.testing import WEIGHT_LIMIT, LoadedDie, every_page_weight, page_weight
 
 
 def fetcher(base: str):
-    """A page's or a file's body over the real socket, as a browser that asks for no compression gets it."""
+    """A page's or a file's body over the socket, as a browser asking for no compression gets it."""
 
     def fetch(path: str) -> bytes:
         with urllib.request.urlopen(base + path, timeout=30) as r:
@@ -89,7 +82,7 @@ def sse_latency(runtime, port: int, changes: int, press) -> list[float]:
         while feed.next_snapshot()["version"] <= version:
             pass
         times.append((time.perf_counter() - t0) * 1000)
-        time.sleep(0.02)  # the finger off the node: the Pico's debounce sees a release before the next press
+        time.sleep(0.02)  # the Pico's debounce sees a release before the next press
     feed.sock.close()
     return times
 
@@ -103,6 +96,11 @@ def on_the_board(node_input):
         node_input.release(node)
 
     return press
+
+
+NAVIGATION_TIMING = """(() => { const n = performance.getEntriesByType('navigation')[0];
+    const p = performance.getEntriesByName('first-contentful-paint')[0];
+    return {load: n.loadEventEnd, dcl: n.domContentLoadedEventEnd, fcp: p ? p.startTime : null}; })()"""
 
 
 def first_render(base: str, runs: int = 5) -> list[float] | None:
@@ -131,9 +129,7 @@ def first_render(base: str, runs: int = 5) -> list[float] | None:
             page.goto(base + "/")
             while not page.evaluate("+(document.body.dataset.version || 0) > 0"):
                 time.sleep(0.005)
-            timing = page.evaluate("""(() => { const n = performance.getEntriesByType('navigation')[0];
-                const p = performance.getEntriesByName('first-contentful-paint')[0];
-                return {load: n.loadEventEnd, dcl: n.domContentLoadedEventEnd, fcp: p ? p.startTime : null}; })()""")
+            timing = page.evaluate(NAVIGATION_TIMING)
             out.append(timing)
             ctx.close()
         browser.close()
@@ -157,7 +153,7 @@ def main() -> None:
         runtime, base = companion.runtime, companion.url
         port = companion.server.port
         try:
-            sizes = page_weight(fetcher(base), "/")  # Now playing file by file, the page first rendered below
+            sizes = page_weight(fetcher(base), "/")  # Now playing, file by file
             renders = first_render(base)
             pages = every_page_weight(runtime, fetcher(base))
             board = sse_latency(runtime, port, args.changes, on_the_board(companion.node_input))
@@ -168,33 +164,25 @@ def main() -> None:
     print("| --- | --- | --- |")
     for name, size in sizes.items():
         if size:
-            print(
-                f"| weight: {'HTML (the board drawn by cloth.js)' if name == '/' else name} | {size / 1024:.1f} KiB | |"
-            )
+            what = "HTML (the board drawn by cloth.js)" if name == "/" else name
+            print(f"| weight: {what} | {size / 1024:.1f} KiB | |")
     for label, page in pages.items():
         print(f"| page weight, {label} | {sum(page.values()) / 1024:.1f} KiB | < {WEIGHT_LIMIT // 1000} KB |")
     if renders:
         fcp = [r["fcp"] for r in renders if r["fcp"] is not None]
         load = [r["load"] for r in renders]
-        print(
-            f"| first contentful paint, median of {len(renders)} cold loads | {statistics.median(fcp):.0f} ms | < 1 s |"
-        )
-        print(
-            f"| load event, median of {len(renders)} cold loads | {statistics.median(load):.0f} ms | < 1 s |"
-        )
+        cold = f"median of {len(renders)} cold loads"
+        print(f"| first contentful paint, {cold} | {statistics.median(fcp):.0f} ms | < 1 s |")
+        print(f"| load event, {cold} | {statistics.median(load):.0f} ms | < 1 s |")
     else:
         print("| first render | (no /usr/bin/chromium) | < 1 s |")
-    print(
-        f"| node pressed on the board -> SSE event on a socket, p50 ({len(board)} presses) | {pct(board, 0.5):.2f} ms | |"
-    )
-    print(
-        f"| node pressed on the board -> SSE event on a socket, p99 | {pct(board, 0.99):.2f} ms | < 100 ms |"
-    )
+    on_board = "node pressed on the board -> SSE event on a socket"
+    print(f"| {on_board}, p50 ({len(board)} presses) | {pct(board, 0.5):.2f} ms | |")
+    print(f"| {on_board}, p99 | {pct(board, 0.99):.2f} ms | < 100 ms |")
     print(f"| node pressed on the board -> SSE event, max | {max(board):.2f} ms | |")
-    print(
-        f"| runtime press -> SSE event on a socket, p50 ({len(latency)} changes) | {pct(latency, 0.5):.2f} ms | |"
-    )
-    print(f"| runtime press -> SSE event on a socket, p99 | {pct(latency, 0.99):.2f} ms | |")
+    in_runtime = "runtime press -> SSE event on a socket"
+    print(f"| {in_runtime}, p50 ({len(latency)} changes) | {pct(latency, 0.5):.2f} ms | |")
+    print(f"| {in_runtime}, p99 | {pct(latency, 0.99):.2f} ms | |")
     print(f"| runtime press -> SSE event, max | {max(latency):.2f} ms | |")
     print(f"\nPython {sys.version.split()[0]}, load average {os.getloadavg()[0]:.1f}")
 

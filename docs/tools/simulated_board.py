@@ -2,11 +2,8 @@
 
     .venv/bin/python docs/tools/simulated_board.py [output.png]      (needs the docs extra: Pillow)
 
-The frame is made by hand to look like the middle of a two-player game (see companion/session/renderer.py
-for the real look): white's and magenta's stones, the stone just moved brighter with a faint trail on
-its old node, a selected stone breathing and the nodes it may go to glowing softly, a GRYB in gold,
-and the status pixels showing white to move after the die came up Y. It goes through the same
-pipeline as on the Pi (brightness, gamma, current limiter) on the default 32x32 layout.
+A frame made by hand to look like a two-player game (the real look: companion/session/renderer.py),
+drawn through the Pi's LED pipeline (brightness, gamma, current limiter) on the 32x32 layout.
 """
 
 from __future__ import annotations
@@ -22,6 +19,7 @@ from hardware.leds import SimulatedSurface
 WHITE = (255, 255, 255)
 MAGENTA = (255, 0, 200)
 GOLD = (255, 190, 40)
+IMAGE = Path(__file__).resolve().parents[1] / "images" / "simulated-board.png"
 
 
 def dim(colour, factor):
@@ -41,18 +39,19 @@ def frame() -> tuple[dict, list]:
     nodes["GB"] = dim(WHITE, 0.95)  # white has picked up a stone ...
     for name in ("G", "GBY", "GBB", "B"):  # ... and the nodes it may go to pulse softly
         nodes[name] = dim(WHITE, 0.25)
-    status = [WHITE] * 4 + [BOARD_COLOURS["Y"]] * 4
+    status = [WHITE] * 4 + [BOARD_COLOURS["Y"]] * 4  # white to move, the die showed Y
     return nodes, status
 
 
 def main(argv: list[str]) -> int:
-    out = Path(argv[0]) if argv else Path(__file__).resolve().parents[1] / "images" / "simulated-board.png"
+    out = Path(argv[0]) if argv else IMAGE
     with SimulatedSurface(load_layout("panels-32x32", board_geometry()), brightness=1.0) as surface:
         nodes, status = frame()
         surface.show_nodes(nodes, status)
         surface.render_png(out, BOARD_COLOURS, scale=16)
         print(
-            f"{out}: {len(surface.node_colours())} nodes lit, {surface.status()['last_frame_ma']} mA estimated"
+            f"{out}: {len(surface.node_colours())} nodes lit, "
+            f"{surface.status()['last_frame_ma']} mA estimated"
         )
     return 0
 
