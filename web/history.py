@@ -14,8 +14,6 @@ nothing there is (404), a ``ply`` or ``limit`` that is not a whole number in ran
 from __future__ import annotations
 
 import re
-import sqlite3
-from pathlib import Path
 
 from flask import Blueprint, Response, g, jsonify, render_template, request
 
@@ -34,19 +32,11 @@ SQLITE_MAX = 2**63 - 1  # the largest INTEGER (and so rowid) SQLite can hold
 _WHOLE = re.compile(r"[0-9]{1,19}")  # ASCII digits only: int() would take " 5", "+5", "5_0", "٥"
 
 
-class _Reader(Store):
-    """The store's queries on a read-only connection of this request."""
-
-    def __init__(self, path: Path):  # noqa: super().__init__ would create and check the schema
-        self.path = Path(path)
-        self.db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
-
-
 def reader() -> Store:
     """The request's read-only store, opened on first use and closed when the request ends."""
     store = g.get("gryb_reader")
     if store is None:
-        g.gryb_reader = store = _Reader(web().runtime.store.path)
+        g.gryb_reader = store = Store(web().runtime.store.path, read_only=True)
     return store
 
 

@@ -141,10 +141,15 @@ class GameRow:
 
 
 class Store:
-    def __init__(self, path: str | Path, timeout: float = 5.0):
-        """``timeout``: how long a write waits for a lock another program holds before it fails."""
+    def __init__(self, path: str | Path, timeout: float = 5.0, *, read_only: bool = False):
+        """``timeout``: how long a write waits for a lock another program holds before it fails.
+        ``read_only``: the queries alone, on a connection of the caller's (a web request beside the
+        runtime's writes); the database must exist and is neither checked nor changed."""
         self.path = Path(path)
         self.timeout = timeout
+        if read_only:
+            self.db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
+            return
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             self.db = self._open()
