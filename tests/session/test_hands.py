@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from companion.games.catalogue import find
+from companion.games.catalogue import catalogue, find
 from companion.games.die import Die
 from companion.rules.action import ROLL
 from companion.session.hands import LIFT, PUT, SWAP, Hands
@@ -197,7 +197,7 @@ def test_table_state_for_the_page():
     assert data["names"] == ["Player 1", "Player 2"]
 
 
-GAME_IDS = sorted(cls.id for cls in __import__("companion.games.engine").games.catalogue_mod.catalogue())
+GAME_IDS = sorted(cls.id for cls in catalogue())
 
 
 def carry_out(t, steps):
