@@ -38,7 +38,7 @@ from companion.games.engine import catalogue  # noqa: E402
 TARGETS = {"25-mens-gryb": ("plies/s", 100_000), "ez-gryb": ("playout()/s", 2_000)}
 AI_PLAYOUT = LEVELS[
     "hard"
-].playout  # the general level's, for every game (ai.GAME_LEVELS may change a game's)
+].playout  # the general level's, for every game (a game's computer_levels may change it)
 AI_START_EVERY = 7  # an AI playout from every 7th position of a random game
 
 

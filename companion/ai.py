@@ -2,7 +2,7 @@
 
 Chance nodes follow the die; a node keeps its mover's value (max^n); short playouts end in
 ``evaluate()``. A first look takes a win in one and ranks the rest; moves ranked by the game
-(``action_order``) or the look (``WIDE_ROOTS``) widen with visits. Every step keeps the time budget.
+(``action_order``) or the look (``wide_root``) widen with visits. Every step keeps the time budget.
 Tuning: docs/performance.md, "Computer players".
 """
 
@@ -38,13 +38,6 @@ LEVELS = {
 # Progressive widening: at most BASE + RATE * sqrt(visits) children.
 WIDEN_BASE = 2
 WIDEN_RATE = 0.5
-WIDE_ROOTS = frozenset({"blobs", "the-borg", "siege"})  # "Wide games"
-# Tuned per game: docs/performance.md, "Levels per game".
-GAME_LEVELS: dict[str, dict[str, dict[str, float]]] = {
-    "ez-gryb": {"easy": {"iterations": 20, "blunder": 0.2}, "medium": {"iterations": 60}},
-    "hyper-chess": {"medium": {"iterations": 180, "playout": 4}, "hard": {"playout": 2}},
-    "pyragryb": {"easy": {"blunder": 0.0, "playout": 2}},
-}
 
 REPEATABLE_ITERATIONS = 1000  # about hard's quarter second (`play --seed`)
 HINT_LEVEL = "hard"
@@ -60,13 +53,15 @@ class LevelError(ValueError):
     pass
 
 
-def level(name: str, time_scale: float = 1.0, game: str | None = None, repeatable: bool = False) -> Level:
-    """``name`` as game id ``game`` tunes it, its time times ``time_scale``; ``repeatable``: counted."""
+def level(
+    name: str, time_scale: float = 1.0, game: Game | type[Game] | None = None, repeatable: bool = False
+) -> Level:
+    """``name`` as ``game`` tunes it, its time times ``time_scale``; ``repeatable``: counted, not timed."""
     try:
         found = LEVELS[name]
     except KeyError:
         raise LevelError(f"no level {name!r}; levels: {', '.join(LEVELS)}") from None
-    tuned = GAME_LEVELS.get(game, {}).get(name)
+    tuned = game.computer_levels.get(name) if game is not None else None
     if tuned:
         found = replace(found, **tuned)
     if repeatable:
@@ -120,7 +115,7 @@ def search(
     collecting = gc.isenabled()
     gc.disable()
     try:
-        chosen = level(lvl, game=game.id) if isinstance(lvl, str) else lvl
+        chosen = level(lvl, game=game) if isinstance(lvl, str) else lvl
         return _search(game, chosen, rng or random.Random(), clock, stop)
     finally:
         if collecting:
@@ -170,7 +165,7 @@ def _search(
     # Capped below the root's width: at random (docs/performance.md, "Wide games").
     if order is None and lvl.iterations >= len(legal):
         root.untried = list(ranked)
-        root.widen = game.id in WIDE_ROOTS
+        root.widen = game.wide_root
     deadline = start + lvl.seconds
     last_start = start + lvl.seconds * LAST_START
     # Before an iteration is timed: the look's time per action, per ply.

@@ -874,7 +874,7 @@ class Runtime:
         iterations (docs/performance.md, "A search nobody waits for"). The token is read from the worker
         thread; its parts are plain attributes and a list's length, each read whole."""
         board, token = self.table.game.copy(), self._position()
-        budget = ai.level(level, self.time_scale, board.id)
+        budget = ai.level(level, self.time_scale, board)
 
         def moved_on() -> bool:
             return self._stopping or self._position() != token
