@@ -279,7 +279,7 @@ def _play(args) -> int:
         return EXIT_OK
 
     if args.interactive or (args.interactive is None and sys.stdin.isatty()):
-        level_of = lambda name: ai.level(name, args.time_scale, game.id, repeatable)  # noqa: E731 (hint, seat N)
+        level_of = lambda name: ai.level(name, args.time_scale, game, repeatable)  # noqa: E731 (hint, seat N)
         return console.Console(game, rolled, seats, thinker, sys.stdout, level_of).play(sys.stdin)
 
     def advance(for_humans: bool) -> None:
@@ -347,7 +347,7 @@ def _ai_seats(
             raise UsageError(f"--ai takes SEAT=LEVEL with SEAT from 1 to {game.players}, not {pair!r}")
         if lvl not in ai.LEVELS:
             raise UsageError(f"--ai {pair}: no level {lvl!r}; levels: {', '.join(ai.LEVELS)}")
-        seats[int(seat) - 1] = ai.level(lvl, time_scale, game.id, repeatable)
+        seats[int(seat) - 1] = ai.level(lvl, time_scale, game, repeatable)
     return seats
 
 

@@ -63,7 +63,7 @@ class Console:
         """``seats``: the computer's level by player. ``level_of`` makes a level from its name (``play``'s
         --time-scale and --seed in it) for the hint and for a seat handed to the computer."""
         self.die, self.rng, self.out = die, rng, out
-        self.level_of = level_of or (lambda name: ai.level(name, 1.0, game.id))
+        self.level_of = level_of or (lambda name: ai.level(name, 1.0, game))
         self.hint = self.level_of(ai.HINT_LEVEL)  # as the board's hint
         self._hint_rng = random.Random()  # a hint asked for leaves the computer players' stream alone
         self.levels = dict(seats)  # the computer's level by player

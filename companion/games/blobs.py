@@ -334,6 +334,7 @@ class OozeGame(Game):
 @register
 class Blobs(OozeGame):
     id = "blobs"
+    wide_root = True  # a median 195 moves to hard's 54 iterations (docs/performance.md, "Wide games")
     name = "Blobs"
     source = "000 Blobs; Using Lines; Using Shapes"
     summary = (
@@ -371,6 +372,7 @@ class Blobs(OozeGame):
 @register
 class Borg(OozeGame):
     id = "the-borg"
+    wide_root = True  # a median 183 moves to hard's 88 iterations (docs/performance.md, "Wide games")
     name = "The Borg"
     source = "000 The Borg; Blobs; Using Lines; Using Shapes"
     summary = (

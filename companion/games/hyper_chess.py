@@ -253,6 +253,9 @@ def _lost(castle: tuple[bool, bool], player: int) -> tuple[bool, bool]:
 @register
 class HyperChess(Game):
     id = "hyper-chess"
+    # Shorter playouts (the evaluation counts hanging pieces) and a capped medium space the levels
+    # (docs/performance.md, "Levels per game").
+    computer_levels = {"medium": {"iterations": 180, "playout": 4}, "hard": {"playout": 2}}
     name = "Hyper-Chess"
     source = "000 Chess Variant: Hyper-Chess"
     summary = (

@@ -57,6 +57,8 @@ PIECES = Option(
 @register
 class PyraGryb(Game):
     id = "pyragryb"
+    # Easy: no random moves, 2-ply playouts (docs/performance.md, "Three players (PyraGRYB)").
+    computer_levels = {"easy": {"blunder": 0.0, "playout": 2}}
     name = "PyraGRYB"
     source = "003 PyraGRYB"
     summary = (

@@ -57,7 +57,7 @@ class Computer:
     def think(self, game: Game, level: str, time_scale: float, hint: bool = False) -> None:
         """Search a copy of ``game``; the move comes back as ComputerMove (or HintReady)."""
         board, token = game.copy(), self._token()
-        budget = ai.level(level, time_scale, board.id)
+        budget = ai.level(level, time_scale, board)
 
         def moved_on() -> bool:
             return self.stopping or self._token() != token

@@ -300,6 +300,48 @@ def test_export_reads_back_to_the_same_rules_as_toml_and_json(cls):
     assert "# levels below the head node" in commented and "[goal]" in commented
 
 
+def test_a_computer_table_tunes_the_computer_player_and_is_checked_like_the_rest():
+    """[computer] is how the computer player searches the game, not its rules: the game class carries it
+    (``wide_root``, ``computer_levels``), exports write it back, and what it may say is checked."""
+    tuned = rules("[computer]\nwide_root = true\nhard = {playout = 2}\neasy = {blunder = 0, iterations = 20}")
+    cls = game_class(tuned)
+    assert cls.wide_root and cls.computer_levels == {
+        "easy": {"iterations": 20, "blunder": 0},
+        "hard": {"playout": 2},
+    }
+    for fmt in ("toml", "json"):
+        assert composition.loads(composition.export(tuned, fmt), fmt) == tuned
+    assert "easy = {iterations = 20, blunder = 0}" in composition.export(tuned)
+    assert game_class(tuned.with_values({"stones": 5})).computer_levels == cls.computer_levels
+    assert composition.parse(composition.to_data(tuned), played=True) == tuned  # a record's rules
+    plain = rules("")
+    assert not game_class(plain).wide_root and game_class(plain).computer_levels == {}
+    assert "computer" not in composition.export(plain) and "computer" not in composition.to_data(plain)
+    assert find("ez-gryb").computer_levels and find("siege").wide_root  # the shipped ones say so
+    for toml, message in [
+        (
+            "[computer]\nfast = true",
+            "[computer] has no parameter 'fast'; it has: wide_root, easy, medium, hard",
+        ),
+        ("[computer]\nwide_root = 1", "computer.wide_root is true or false, not 1"),
+        ("[computer]\neasy = {}", "computer.easy is a table of changes to the level"),
+        ("[computer]\neasy = 3", "computer.easy is a table of changes to the level"),
+        ("[computer]\neasy = {seconds = 1}", "computer.easy has no 'seconds'"),
+        (
+            "[computer]\neasy = {iterations = 0}",
+            "computer.easy.iterations is a whole number from 1 to 100000, not 0",
+        ),
+        ("[computer]\nmedium = {blunder = 1.5}", "computer.medium.blunder is a number from 0 to 1, not 1.5"),
+        ("[computer]\nmedium = {playout = 2.5}", "computer.medium.playout is a whole number from 0 to 100"),
+        ("[computer]\nmedium = {exploration = true}", "computer.medium.exploration is a number from 0 to 10"),
+        ("[computer]\nhard = {iterations = 500}", "computer.hard.iterations: hard is never held back"),
+        ("computer = 3", "[computer] is a table"),
+    ]:
+        with pytest.raises(CompositionError) as err:
+            rules(toml)
+        assert message in str(err.value), toml
+
+
 def test_options_are_parameters_and_are_checked_with_the_rest():
     # Both ends of a number's range must make a game: a depth of 2 or 3 leaves a resident off the board.
     with pytest.raises(
