@@ -10,8 +10,8 @@ import pytest
 
 from companion import ai
 from companion import assembly as app
+from companion.games.catalogue import find
 from companion.games.die import Die
-from companion.games.engine import find
 from companion.rules import node as nd
 from companion.rules.action import Action
 from companion.service import commands as c
