@@ -50,16 +50,21 @@ class Replays:
             with self._lock:
                 self._kept[key] = game
                 self._kept.move_to_end(key)
-                while len(self._kept) > self.games or self.kept_plies() > self.plies:
+                while len(self._kept) > self.games or self._plies() > self.plies:
                     self._kept.popitem(last=False)
         return game
 
     def kept_plies(self) -> int:
         """How many positions the kept games hold together."""
+        with self._lock:
+            return self._plies()
+
+    def _plies(self) -> int:
         return sum(len(game.history) for game in self._kept.values())
 
     def __len__(self) -> int:
-        return len(self._kept)
+        with self._lock:  # never the moment between a game kept and the oldest let go
+            return len(self._kept)
 
 
 def position(game: Game, ply: int) -> Game:

@@ -300,8 +300,10 @@ def test_the_cap_holds_the_average_rate_and_spaces_frames_after_a_burst():
         elapsed = time.monotonic() - start
         sent = list(s._sends)
         assert len(sent) <= BURST + elapsed * 20 + 1  # never more than the bucket allows
-        gaps = [b - a for a, b in zip(sent[BURST:], sent[BURST + 1 :])]
-        assert gaps and min(gaps) >= 0.05 - 0.01  # once the burst is spent, one frame per period
+        # Once the burst is spent, one frame a period on average (a send the scheduler makes late lets the
+        # next one follow it closely, as a token bucket should: the rate, not each gap, is the promise).
+        after = sent[BURST:]
+        assert len(after) > 10 and (after[-1] - after[0]) / (len(after) - 1) >= 0.05 - 0.01
         assert s.frame[PANELS.nodes["G"]] == (duty(140), 0, 0)
 
 
