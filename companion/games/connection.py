@@ -1,11 +1,7 @@
 """Connection (000 "Connection"): join your two extreme opposite corners with a chain of your own stones.
 
-The first player chooses a pair of corners, GGGG and YYYY or RRRR and BBBB (the all-one-colour nodes of the
-bottom level), and covers them; the second player covers the other pair. Then each turn a player rolls the
-colour die and enters a stone on the top quadrangle or moves one of theirs up, down, sideways or by limited
-hyperspace, always to a free node of the colour rolled. The first whose stones link their two corners
-through nodes contiguous by those same moves (``GameSpace`` contiguity with limited hyperspace) wins.
-Rules decisions: docs/rules/connection.md.
+Corners GGGG-YYYY or RRRR-BBBB; moves onto the colour rolled; a chain is ``GameSpace`` contiguity with
+limited hyperspace. Rules decisions: docs/rules/connection.md.
 """
 
 from __future__ import annotations
@@ -32,8 +28,8 @@ STONES = Option(
 KINDS = (MoveKind.UP, MoveKind.DOWN, MoveKind.SIDEWAYS, MoveKind.LIMITED_HYPERSPACE)
 OPPOSITE = {"G": "Y", "Y": "G", "R": "B", "B": "R"}
 CHOOSING, PLAYING = "choose", "play"
-AHEAD_SLOPE = 0.35  # evaluate(): a move nearer a join than the opponent, in the exponent of being ahead
-FINISH_SLOPE = 0.05  # evaluate(): a move still needed, in the exponent of joining before the turn limit
+AHEAD_SLOPE = 0.35  # evaluate(): per move nearer a join than the opponent, in the exponent of being ahead
+FINISH_SLOPE = 0.05  # evaluate(): per move still needed, in the exponent of joining before the turn limit
 
 
 @register
@@ -71,8 +67,8 @@ class Connection(Game):
         return ["join " + " and ".join(nd.name(n) for n in bits(ends)) for ends in self.ends]
 
     def say(self, action: Action) -> str:
-        """A choice of corners names the pair: ``corners GGGG and YYYY`` (a stone placed on the bottom
-        level is only ever that choice: new stones enter on the top quadrangle)."""
+        """A choice of corners (the only placement on the bottom level) names the pair: ``corners GGGG and
+        YYYY``."""
         if action.kind == PLACE and nd.LEVEL[action.target] == self.space.depth:
             colour = nd.focus(action.target)
             return f"corners {nd.name(action.target)} and {nd.name(self.corner(OPPOSITE[colour]))}"
@@ -81,7 +77,7 @@ class Connection(Game):
     def needs_roll(self) -> bool:
         return self.phase == PLAYING and self.roll is None
 
-    # -- moves ----------------------------------------------------------------------------------------
+    # -- moves
 
     def _landing(self) -> Bitboard:
         """Free nodes of the colour rolled; the head node, whose colour is any the player wishes, too."""
@@ -128,14 +124,13 @@ class Connection(Game):
             return "0 is occupied" if self.occupied & 1 else None
         return None
 
-    # -- applying -------------------------------------------------------------------------------------
+    # -- applying
 
     def _apply(self, action: Action) -> None:
         me = self.to_move
         t = action.target
         if self.phase == CHOOSING:
-            # The chooser covers the chosen pair, the other player the other pair; the chooser then rolls
-            # first, as the turns alternate on from the second player's covering.
+            # The other player's covering is forced: the chooser rolls first (docs/rules/connection.md).
             colour = nd.focus(t)
             chosen = 1 << self.corner(colour) | 1 << self.corner(OPPOSITE[colour])
             other = 0
@@ -162,7 +157,7 @@ class Connection(Game):
             return
         self.end_turn()
 
-    # -- connections ----------------------------------------------------------------------------------
+    # -- connections
 
     def connected(self, player: int) -> bool:
         """Whether the player's stones join their two corners."""
@@ -173,12 +168,9 @@ class Connection(Game):
         return bool(self.space.group(a, self.stones[player], hyperspace=True) & ends == ends)
 
     def moves_needed(self, player: int) -> int | None:
-        """About how many moves the player still needs to join their corners (0: joined; None: the
-        opponent's stones cut every way): the cheapest chain, in which an own stone costs nothing and a
-        free node what bringing a stone from the hand there takes, its level (entering on the top level,
-        then a move down a level at a time; the head node two: entering, then up), so a stone moved down a
-        chain that still needs the node it left is a move nearer. A Dijkstra search over bitboards, a
-        bucket of nodes per cost."""
+        """About how many moves the player still needs to join their corners (0: joined; None: cut off):
+        the cheapest chain, an own stone costing nothing and a free node its level (docs/rules/connection.md).
+        A Dijkstra search over bitboards, a bucket of nodes per cost."""
         ends = self.ends[player]
         if not ends:
             return None
@@ -209,11 +201,8 @@ class Connection(Game):
         return None
 
     def evaluate(self) -> list[float]:
-        """Each player's chance of winning: of being ahead, from how many moves each still needs to join
-        their corners (``moves_needed``), times that of joining them before the turn limit, which falls
-        with their own moves still needed. The second keeps a player whose opponent is cut off (sure not
-        to lose) moving towards a join: with the first alone every move looked equally won, and such
-        games shuffled on to the turn limit, a draw."""
+        """Each player's chance of being ahead by ``moves_needed``, times that of joining before the turn
+        limit, which keeps a player whose opponent is cut off moving (docs/rules/connection.md)."""
         if self.over:
             return self.outcome()
         if self.phase == CHOOSING:
