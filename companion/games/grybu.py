@@ -1,20 +1,8 @@
-"""GRYBU (000 "GRYBU", patterned on SHŌBU by Smirk & Laughter): four quadrant boards, passive and aggressive moves.
+"""GRYBU (000 "GRYBU", after SHŌBU by Smirk & Laughter): four quadrant boards, passive and aggressive moves.
 
-The four quadrants of the board are four boards, GQ, RQ, YQ and BQ: a quadrant is its top-level node and
-everything under it, and a ring never leaves its quadrant. Player 0 (the dark rings, who moves first) has
-the home boards GQ and RQ, player 1 BQ and YQ; GQ and BQ are the dark boards, RQ and YQ the light ones.
-Each starts with four rings on each board. A turn is two moves of the same kind and length: a *passive*
-move on one of the mover's home boards, to a free node and without pushing, then an *aggressive* move on a
-board of the opposite colour that may push one opponent's ring. A move is one step, or two steps of the
-same kind: up, down, sideways or hyperspace. Up and down moves push, and so do single sideways and
-hyperspace steps: the pushed ring goes one step further the same way, and a ring pushed up off the
-quadrant's top-level node ("popped") or down off the bottom level is removed. Push all four of the
-opponent's rings off one board to win.
-Rules decisions: docs/rules/grybu.md.
-
-Every node's moves (kind, length, target, the nodes passed, the node a pushed ring goes to) are tables built
-once per board; a turn's passive moves are filtered from them with a per-board, per-kind check that an
-aggressive move exists, and the side to move's list is kept until the position changes.
+Every node's moves (kind, length, target, nodes passed, where a pushed ring goes) are tables built once per
+board; a turn's passive moves are filtered from them by a per-board, per-kind check that an aggressive move
+exists, and the side to move's list is kept until the position changes. Rules decisions: docs/rules/grybu.md.
 """
 
 from __future__ import annotations
@@ -48,10 +36,8 @@ QUIET = Option(
 )
 
 UP, DOWN, SIDEWAYS, HYPER = range(4)
-LATERAL_TWO = (
-    2 * SIDEWAYS + 1,
-    2 * HYPER + 1,
-)  # kind * 2 + count - 1: these go either way round, and push nothing
+# Kind-and-count codes (kind * 2 + count - 1) of the moves that go either way round and push nothing.
+LATERAL_TWO = (2 * SIDEWAYS + 1, 2 * HYPER + 1)
 KIND_NAMES = ("up", "down", "sideways", "hyperspace")
 BOARD_NAMES = tuple(f"{c}Q" for c in COLOURS)  # GQ RQ YQ BQ, indexed like COLOURS
 DARK = (0, 3)  # GQ, BQ
@@ -76,12 +62,9 @@ def _boards_text(boards) -> str:
 
 
 class Entry(tuple):
-    """One move from a node: (kc, target, target bit, passed, path, beyond, action).
-
-    ``kc`` is kind * 2 + count - 1; ``passed`` the bits of the node(s) the move may pass (0 for one step;
-    two for a two-step lateral move, which may go either way round); ``path`` the passed node and the
-    target, where a ring is pushed (0 for a two-step lateral move, which pushes nothing); ``beyond`` the
-    bit of the node a pushed ring ends on, 0 when it leaves the board."""
+    """One move from a node: (kc, target, target bit, passed, path, beyond, action). ``passed``: the
+    node(s) the move may pass (two for a two-step lateral move); ``path``: where it pushes (0 when it
+    pushes nothing); ``beyond``: where a pushed ring ends, 0 off the board."""
 
     __slots__ = ()
 
@@ -120,7 +103,7 @@ class Tables:
             step[HYPER][n] = [t for i in lows if i >= 1 for t in vary(loci, i)]
 
         def beyond(kind: int, n: Node, t: Node) -> Bitboard:
-            """Where a ring pushed off ``t`` by a ``kind`` move from ``n`` lands: 0 when it leaves the board."""
+            """Where a ring pushed off ``t`` by a ``kind`` move from ``n`` lands: 0 off the board."""
             if kind in (SIDEWAYS, HYPER):  # one more step round the cycle, the locus that changed
                 a, b = nd.NODE_NAMES[n], nd.NODE_NAMES[t]
                 i = next(i for i in range(len(a)) if a[i] != b[i])
@@ -197,7 +180,7 @@ class Grybu(Game):
     hand = None  # every piece starts on the board
     score = None  # played win or lose: a win scores 1
     moves_per_turn = 2
-    # passive: None before the passive move, else (board, kc) of it; quiet: turns since a ring left the board.
+    # passive: (board, kc) of the passive move once made, else None; quiet: turns since a ring left the board.
     extra_fields = ("passive", "quiet")
 
     def make_space(self) -> GameSpace:
@@ -221,8 +204,8 @@ class Grybu(Game):
         self._cache: tuple[Action, ...] = ()
 
     def set_position(self, rings: tuple, to_move: int = 0) -> None:
-        """Start from another position (puzzles, tests): ``rings`` is two lists of node names, player 0's
-        and player 1's. Only before the first move; bad input raises ValueError and changes nothing."""
+        """Start from another position (puzzles, tests): ``rings`` is two lists of node names. Only before
+        the first move; bad input raises ValueError and changes nothing."""
         if self.history:
             raise ValueError("a position can be set only before the first move")
         if to_move not in (0, 1) or len(rings) != 2:
@@ -247,7 +230,7 @@ class Grybu(Game):
             self._restore(before)
             raise ValueError(f"player {to_move} would have no passive move with an aggressive one to follow")
 
-    # -- moves ------------------------------------------------------------------------------------------
+    # -- moves
 
     def _aggressive_kinds(self, player: int, board: int, mine: Bitboard, occupied: Bitboard) -> list[bool]:
         """For each kind-and-count, whether ``player`` has an aggressive move of it on ``board``."""
@@ -315,7 +298,7 @@ class Grybu(Game):
         moves = self._moves()
         return rng.choice(moves) if moves else Action(PASS)
 
-    # -- making a move ----------------------------------------------------------------------------------
+    # -- making a move
 
     def _apply(self, action: Action) -> None:
         me, you = self.to_move, 1 - self.to_move
@@ -356,7 +339,7 @@ class Grybu(Game):
         elif not self._moves():
             self.finish((me,))  # the player to move has no passive move with an aggressive one: they lose
 
-    # -- evaluation for the computer player -------------------------------------------------------------
+    # -- evaluation for the computer player
 
     def rings(self) -> tuple[tuple[int, int, int, int], ...]:
         """Each player's rings on each board (GQ, RQ, YQ, BQ)."""
@@ -375,7 +358,7 @@ class Grybu(Game):
         p0 = 1.0 / (1.0 + math.exp(score[1] - score[0]))
         return [p0, 1.0 - p0]
 
-    # -- reasons -------------------------------------------------------------------------------------------
+    # -- reasons
 
     def _reason(self, action: Action) -> str | None:
         if action.kind in (PLACE, REMOVE):
