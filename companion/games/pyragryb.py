@@ -1,11 +1,7 @@
 """PyraGRYB, also called "Lifeline" (003, K. and D. Barnhart): 2-4 players build down with pyramids.
 
-Each turn a player rolls the colour die and makes one move onto that colour: enter a large pyramid on the
-top quadrangle, build under their own piece (every node above the new one must hold one of their own
-pieces: the lifeline), or slide a piece sideways onto an opponent's piece (a lethal encounter). A player
-out of the size a free node needs may instead take back one of their own pieces of that size
-(reincarnation). The first to fill a quadrangle with their own pieces wins 1, 2, 4 or 8 points.
-Rules decisions: docs/rules/pyragryb.md.
+A piece's size follows from its level; each player's stash counts the sizes off the board. Rules
+decisions and the computer player's race: docs/rules/pyragryb.md.
 """
 
 from __future__ import annotations
@@ -83,17 +79,16 @@ class PyraGryb(Game):
         return SIZE_NAMES[SIZE_OF_LEVEL[nd.LEVEL[node]]]
 
     def state_dict(self) -> dict:
-        """The base state with each player's stash split by size (``stash``, in the order of ``sizes``), for
-        the page's panel: a player out of one size must reincarnate, whatever the total in hand."""
+        """With each player's stash by size (``stash``, in the order of ``sizes``): a player out of one
+        size must reincarnate, whatever the total in hand."""
         out = super().state_dict()
         out["sizes"] = list(SIZE_NAMES)
         out["stash"] = [list(counts) for counts in self.stash]
         return out
 
     def evaluate(self) -> list[float]:
-        """Each player's chance of filling a quadrangle first: the computer player's judgement where a
-        playout stops. Every player's chance of being done within t of their turns (``_finish_curve``)
-        is raced turn by turn in the order of play; what is left after ``HORIZON`` turns is shared."""
+        """Each player's chance of filling a quadrangle first: their ``_finish_curve`` raced turn by turn in
+        the order of play; what is left after ``HORIZON`` turns is shared."""
         if self.over:
             return self.outcome()
         n = self.players
@@ -114,11 +109,7 @@ class PyraGryb(Game):
 
     def _finish_curve(self, player: int) -> list[float]:
         """The chance that the player fills a quadrangle within t of their own turns, t = 0..HORIZON, if
-        no one gets in the way: for each quadrangle they may fill (the top one, or one under a piece of
-        their unbroken line), every colour it lacks must come up on the die, after a turn per pyramid of
-        that size they must first take back (reincarnation) and a turn per opponent's piece in it (it is
-        taken by a lethal encounter, and the node the slide leaves must be built on again); a player with
-        no line must first enter on a free top node. Opponents' lethal encounters are left to the search."""
+        no one gets in the way (docs/rules/pyragryb.md, "The computer players")."""
         board = self.space
         mine = self.stones[player]
         theirs = self.occupied & ~mine
@@ -140,14 +131,14 @@ class PyraGryb(Game):
             for t in range(HORIZON + 1)
         ]
 
-    # -- geometry of the lifeline --------------------------------------------------------------------
+    # -- geometry of the lifeline
 
     def _alive(self, player: int) -> Bitboard:
         """The player's pieces joined to the top quadrangle by an unbroken line of their own pieces."""
         board = self.space
         mine = self.stones[player]
         alive = level = mine & board.top
-        for lvl in range(2, DEPTH + 1):
+        for _ in range(DEPTH - 1):
             below = 0
             for p in bits(level):
                 below |= 0b1111 << (4 * p + 1)
@@ -156,8 +147,8 @@ class PyraGryb(Game):
         return alive
 
     def _buildable(self, player: int) -> Bitboard:
-        """Free nodes the player may build on (any colour, stash permitting): the top quadrangle and the
-        quadrangles under their living pieces."""
+        """Free nodes the player may build on, stash permitting: the top quadrangle and those under their
+        living pieces."""
         board = self.space
         room = board.top
         for p in bits(self._alive(player) & ~board.bottom):
@@ -187,7 +178,7 @@ class PyraGryb(Game):
         levels = self.space.level_masks
         return levels[1] | levels[2] if size == LARGE else levels[3] if size == MEDIUM else levels[4]
 
-    # -- moves ---------------------------------------------------------------------------------------
+    # -- moves
 
     def _moves(self, player: int, colour: str) -> list[Action]:
         board = self.space
@@ -208,9 +199,7 @@ class PyraGryb(Game):
     def _actions(self) -> list[Action]:
         return self._moves(self.to_move, self.roll)
 
-    # No deadlock override: a full top quadrangle without a winner always has two owners side by side (a
-    # lethal encounter on some roll); otherwise a player with a large pyramid in the stash can enter on
-    # some roll, and one with all of them on the board may reincarnate one. Someone can always move.
+    # No deadlock override: someone can always move on some roll (docs/rules/pyragryb.md).
 
     def _reason(self, action: Action) -> str | None:
         me = self.to_move
@@ -266,8 +255,14 @@ class PyraGryb(Game):
                 return "reincarnation takes back one of your own pieces, not an opponent's"
             size = SIZE_OF_LEVEL[nd.LEVEL[t]]
             if self.stash[me][size]:
-                return f"reincarnation is for a size you have run out of: you still have {SIZE_NAMES[size]} pyramids"
-            return f"reincarnation is for a size you need: no free node on your lifeline needs a {SIZE_NAMES[size]} one"
+                return (
+                    "reincarnation is for a size you have run out of: "
+                    f"you still have {SIZE_NAMES[size]} pyramids"
+                )
+            return (
+                "reincarnation is for a size you need: "
+                f"no free node on your lifeline needs a {SIZE_NAMES[size]} one"
+            )
         return None
 
     def _apply(self, action: Action) -> None:
