@@ -1,10 +1,9 @@
 """Battlefield (000 "Battlefield", with "Using Lines", "Using Shapes" and "Get a GRYB"): patriots enlist
 in squads and platoons, and the larger military group captures the smaller.
 
-A stone's unit follows from its level (patriot, sergeant, lieutenant), so the state is the base class's
-bitboards plus the Monkeybusiness marks. Groups are read off the board each time: a quadrangle's nibble of
-four bits says which of its stones are linked, and a group's moves are a table per (quadrangle, nibble),
-built once per board. Rules decisions: docs/rules/battlefield.md.
+A stone's unit follows from its level, so the state is the base bitboards plus the Monkeybusiness marks.
+Groups are read off the board: a quadrangle's nibble says which of its stones are linked, and a group's
+moves are a table per (quadrangle, nibble), built once per board. Rules decisions: docs/rules/battlefield.md.
 """
 
 from __future__ import annotations
@@ -88,7 +87,7 @@ class Shift:
 
 
 class Tables:
-    """Per board: the levels, each node's sideways and hyperspace reach, and every group's moves."""
+    """Per board: the levels, each node's lateral reach, and every group's moves."""
 
     def __init__(self, board: GameSpace):
         d = self.depth = board.depth
@@ -110,18 +109,17 @@ class Tables:
             zone |= 1 << gryb
             gryb = nd.parent(gryb)
         self.zone = zone & self.military
-        # Built on first use and kept with the board's tables (a cache per instance, not per class).
+        # Per-instance caches, kept with the board's tables.
         self.pairs = cache(self._pairs)
         self.shifts = cache(self._shifts)
 
     def _pairs(self, n: Node) -> tuple[tuple[Node, Action], ...]:
-        """Each node a lone stone on ``n`` reaches sideways or via hyperspace, with its shared Action."""
+        """Each node a lone stone on ``n`` reaches, with its shared Action."""
         return tuple((t, Action.move(n, t)) for t in self.lateral_to[n])
 
     def _shifts(self, base: Node, nibble: int, platoon: bool) -> tuple[Shift, ...]:
-        """Every move of a group, the board empty: the stones ``nibble`` of the quadrangle under ``base``
-        turning one sideways step either way round it, or all taking one hyperspace step (``base`` moving);
-        a platoon: its lieutenant on ``base`` moving, its sergeants keeping their places under it."""
+        """Every move of the group ``nibble`` under ``base`` on an empty board: a turn either way round its
+        quadrangle, or ``base`` moving (a platoon's lieutenant, or the stones' common hyperspace step)."""
         colours = [c for c in range(4) if nibble >> c & 1]
         q = 4 * base + 1
         out = []
@@ -144,8 +142,8 @@ def tables(board: GameSpace) -> Tables:
     return Tables(board)
 
 
-# A military group: (its units' nodes, its lieutenant or -1, the node its quadrangle hangs from (the
-# lieutenant for a platoon), the nibble of its sergeants there, its size in squads).
+# A military group: (its units, its lieutenant or -1, the node its quadrangle hangs from, the nibble of
+# its sergeants there, its size in squads).
 Group = tuple[Bitboard, Node, Node, int, int]
 
 
@@ -182,8 +180,6 @@ class Battlefield(Game):
         self.monkey = 0
         self.start = self.since = 0
 
-    # -- what stands where
-
     def stone_kind(self, node: Node) -> str:
         level = nd.LEVEL[node] - self.t.depth
         return PATRIOT if level == 0 else SERGEANT if level == -1 else LIEUTENANT if level == -2 else "stone"
@@ -197,8 +193,7 @@ class Battlefield(Game):
         return PLATOON * (units & self.t.lieutenants).bit_count() + (units & self.t.sergeants).bit_count()
 
     def army(self, player: int) -> list[Group]:
-        """The player's military groups: each lieutenant with the sergeants of its space, then the other
-        sergeants, linked by sideways moves."""
+        """The player's military groups: each lieutenant with the sergeants of its space, then the rest."""
         t = self.t
         st = self.stones[player]
         sergeants = st & t.sergeants
@@ -221,7 +216,7 @@ class Battlefield(Game):
         return out
 
     def _patriots(self, player: int) -> tuple[list[Node], list[tuple[Node, int]]]:
-        """The player's single patriots, and their patriot groups as (quadrangle's node above, nibble)."""
+        """Single patriots, and patriot groups as (the node above their quadrangle, nibble)."""
         t = self.t
         p = self.stones[player] & t.bottom
         side = t.side
@@ -236,10 +231,8 @@ class Battlefield(Game):
                 groups.append((base, (p >> (4 * base + 1)) & 15))
         return singles, groups
 
-    # -- the die
-
     def needs_roll(self) -> bool:
-        # Only the scattering uses the die; "if the node is occupied, roll again" is rolling among free nodes.
+        # Only the scattering rolls; "roll again" while occupied is a roll among the free nodes.
         return self.phase == PLACING and self.roll is None
 
     def roll_node_mask(self) -> Bitboard:
@@ -247,8 +240,6 @@ class Battlefield(Game):
 
     def roll_faces(self) -> list[Action]:
         return [_face(n) for n in bits(self.roll_node_mask())]
-
-    # -- moves
 
     def _landing(
         self, player: int, group: Group, shift: Shift, enemy: list[Group]
@@ -340,8 +331,6 @@ class Battlefield(Game):
             return Action(PASS)
         return nth_move(rng.randrange(total), reach, blocks)
 
-    # -- applying
-
     def _apply(self, action: Action) -> None:
         me, t = self.to_move, self.t
         before = self.stones
@@ -408,9 +397,8 @@ class Battlefield(Game):
         return self._squads(taken)
 
     def _enlist(self, me: int) -> int:
-        """Enlist every GRYB of the player's patriots and sergeants whose node above holds none of their
-        stones; a squad formed under enemy military captures there (the counter-squad). Return the squads
-        captured."""
+        """Enlist the player's GRYBs whose node above holds none of their stones, with the counter-squad's
+        captures; return the squads captured."""
         t = self.t
         mine, theirs = self.stones[me], self.stones[1 - me]
         monkey, took, formed = self.monkey, 0, False
@@ -470,7 +458,7 @@ class Battlefield(Game):
             self.finish((me,))  # the enemy's whole army is captured (in battle: not by the die's scattering)
 
     def end_turn(self) -> None:
-        """The next player's turn; a draw at the turn limit or after a stall (both count battle turns)."""
+        """The next player's turn; a draw at the turn limit or a stall (both count battle turns)."""
         self.to_move = 1 - self.to_move
         self.roll = None
         self.moves_left = self.moves_per_turn
@@ -484,8 +472,6 @@ class Battlefield(Game):
                     draw=f"{self.settings['stall']} turns each of battle without a squad or platoon "
                     "formed or a capture",
                 )
-
-    # -- reasons
 
     def _reason(self, action: Action) -> str | None:
         name = nd.name
@@ -506,7 +492,7 @@ class Battlefield(Game):
         return self._move_reason(action)
 
     def _group_of(self, node: Node) -> tuple[Bitboard, Node, int, bool, int]:
-        """The mover's group holding ``node``: (its nodes, base, nibble, is a platoon, size in squads)."""
+        """The mover's group holding ``node``: (nodes, base, nibble, is a platoon, size in squads)."""
         t = self.t
         me = self.to_move
         if nd.LEVEL[node] == t.depth:
@@ -597,11 +583,8 @@ class Battlefield(Game):
             f"captures a smaller one"
         )
 
-    # -- the computer player
-
     def evaluate(self) -> list[float]:
-        """Military strength, and a little for the biggest group and for patriots gathering on quadrangles
-        free of the enemy's patriots, through a softmax."""
+        """A softmax of military strength, the biggest group and patriots gathering on free quadrangles."""
         if self.over:
             return self.outcome()
         t = self.t

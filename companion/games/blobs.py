@@ -1,9 +1,8 @@
 """Blobs and The Borg (000 "Blobs", "The Borg", with "Using Lines" and "Using Shapes"): four or more
 contiguous pieces of one player form a blob (a collective) that oozes over the board, one piece at a time.
 
-Blobs are not remembered: they are the position's contiguous groups (``GameSpace.groups``) of four or more.
-Line and shape block moves are Square Deal's (companion/rules/formation.py). Rules decisions:
-docs/rules/blobs.md and docs/rules/the-borg.md.
+Blobs are not remembered: they are the position's groups (``GameSpace.groups``) of four or more. Rules
+decisions: docs/rules/blobs.md and docs/rules/the-borg.md.
 """
 
 from __future__ import annotations
@@ -64,10 +63,8 @@ class OozeGame(Game):
         self.in_hand = (stones,) * self.players
         self.since = 0
 
-    # -- groups
-
     def blobs(self, player: int) -> list[Bitboard]:
-        """The player's blobs (collectives): their contiguous groups of four or more, largest first."""
+        """The player's blobs (collectives), largest first."""
         return [g for g in self.space.groups(self.stones[player]) if g.bit_count() >= BLOB]
 
     def _group_size(self, node: Node, player: int) -> int:
@@ -88,17 +85,13 @@ class OozeGame(Game):
             return self.word
         return "stone"
 
-    # -- the die
-
     def needs_roll(self) -> bool:
-        # Only phase one uses the die; "if the node is occupied, roll again" is rolling among free nodes.
+        # Only phase one rolls; "roll again" while occupied is a roll among the free nodes.
         return self.phase == PLACING and self.roll is None
 
     def roll_faces(self) -> list[Action]:
         occupied = self.occupied
         return [_FACES[n] for n in self.space.nodes if not occupied >> n & 1]
-
-    # -- moves
 
     def _prey(self, size: int, theirs: Bitboard) -> Bitboard:
         """Opponent nodes a piece of a blob of ``size`` may ooze onto. The default: none."""
@@ -109,8 +102,7 @@ class OozeGame(Game):
         return 0
 
     def _single_targets(self, s: Node, mine: Bitboard, free: Bitboard) -> Bitboard:
-        """Free nodes a lone piece (or an end of a line or shape) reaches: one move of any kind, or a change
-        of its line or shape."""
+        """Free nodes a loose piece reaches: one move of any kind, or a change of its line or shape."""
         board = self.space
         return (board.moves_mask(FULL_KINDS, s) | change_reach(board.contiguity, s, mine)) & free
 
@@ -140,8 +132,7 @@ class OozeGame(Game):
         return out
 
     def _moves(self) -> tuple[list[tuple[Node, Bitboard]], list[Action]]:
-        """Phase two: each piece that may move alone with its targets (lone pieces, then the edges of
-        blobs), and the block moves."""
+        """Phase two: each piece that may move alone with its targets, and the block moves."""
         me = self.to_move
         mine = self.stones[me]
         theirs = self.occupied & ~mine
@@ -179,8 +170,6 @@ class OozeGame(Game):
             return Action(PASS)
         r = rng.randrange(total)
         return nth_move(r, singles, blocks)
-
-    # -- reasons
 
     def _reason(self, action: Action) -> str | None:
         name = nd.name
@@ -239,8 +228,6 @@ class OozeGame(Game):
 
     def _prey_reason(self, target: Node, size: int) -> str:
         return f"{nd.name(target)} is occupied"
-
-    # -- applying
 
     def _apply(self, action: Action) -> None:
         me = self.to_move
@@ -303,8 +290,6 @@ class OozeGame(Game):
             )
         elif max(counts) < BLOB:
             self.finish((), self.captured, draw=f"neither player has pieces enough for a {self.word}")
-
-    # -- the computer player
 
     def evaluate(self) -> list[float]:
         """Pieces on the board and in hand, and a little for the biggest group, through a softmax."""

@@ -1,7 +1,6 @@
 """Connection (000 "Connection"): join your two extreme opposite corners with a chain of your own stones.
 
-Corners GGGG-YYYY or RRRR-BBBB; moves onto the colour rolled; a chain is ``GameSpace`` contiguity with
-limited hyperspace. Rules decisions: docs/rules/connection.md.
+A chain is ``GameSpace`` contiguity with limited hyperspace. Rules decisions: docs/rules/connection.md.
 """
 
 from __future__ import annotations
@@ -45,7 +44,7 @@ class Connection(Game):
     die = COLOUR_DIE
     score = None  # played win or lose: a win scores 1
     options = (DEPTH, HEADLESS, STONES, TURN_LIMIT)
-    # ends: per player, the bitboard of their two corner stones (they mark the endpoints and never move).
+    # ends: per player, their two corner stones (endpoints, never moved).
     extra_fields = ("ends",)
 
     def setup(self) -> None:
@@ -54,7 +53,7 @@ class Connection(Game):
         self.in_hand = (self.settings["stones"] - 2,) * self.players
 
     def corner(self, colour: str) -> Node:
-        """The extreme point of one colour: the bottom-level node whose every locus is that colour."""
+        """The bottom-level node whose every locus is ``colour``."""
         return nd.from_loci(colour * self.space.depth)
 
     def stone_kind(self, node: Node) -> str:
@@ -67,8 +66,7 @@ class Connection(Game):
         return ["join " + " and ".join(nd.name(n) for n in bits(ends)) for ends in self.ends]
 
     def say(self, action: Action) -> str:
-        """A choice of corners (the only placement on the bottom level) names the pair: ``corners GGGG and
-        YYYY``."""
+        """A choice of corners (a bottom-level placement) names the pair: ``corners GGGG and YYYY``."""
         if action.kind == PLACE and nd.LEVEL[action.target] == self.space.depth:
             colour = nd.focus(action.target)
             return f"corners {nd.name(action.target)} and {nd.name(self.corner(OPPOSITE[colour]))}"
@@ -77,10 +75,8 @@ class Connection(Game):
     def needs_roll(self) -> bool:
         return self.phase == PLAYING and self.roll is None
 
-    # -- moves
-
     def _landing(self) -> Bitboard:
-        """Free nodes of the colour rolled; the head node, whose colour is any the player wishes, too."""
+        """Free nodes of the colour rolled, and the head node (its colour is any the player wishes)."""
         board = self.space
         return (board.focus_masks[self.roll] | (board.all & 1)) & ~self.occupied
 
@@ -124,8 +120,6 @@ class Connection(Game):
             return "0 is occupied" if self.occupied & 1 else None
         return None
 
-    # -- applying
-
     def _apply(self, action: Action) -> None:
         me = self.to_move
         t = action.target
@@ -157,8 +151,6 @@ class Connection(Game):
             return
         self.end_turn()
 
-    # -- connections
-
     def connected(self, player: int) -> bool:
         """Whether the player's stones join their two corners."""
         ends = self.ends[player]
@@ -168,9 +160,8 @@ class Connection(Game):
         return bool(self.space.group(a, self.stones[player], hyperspace=True) & ends == ends)
 
     def moves_needed(self, player: int) -> int | None:
-        """About how many moves the player still needs to join their corners (0: joined; None: cut off):
-        the cheapest chain, an own stone costing nothing and a free node its level (docs/rules/connection.md).
-        A Dijkstra search over bitboards, a bucket of nodes per cost."""
+        """About how many moves the player still needs to join their corners (None: cut off), by a
+        Dijkstra search over bitboards, a bucket of nodes per cost (docs/rules/connection.md)."""
         ends = self.ends[player]
         if not ends:
             return None
@@ -219,7 +210,7 @@ class Connection(Game):
 
 @cache
 def _fill_costs(board: GameSpace) -> tuple[tuple[int, Bitboard], ...]:
-    """(moves, nodes) pairs: what bringing a stone from the hand to each node takes (``moves_needed``)."""
+    """(moves, nodes) pairs: what bringing a stone from the hand to each node takes."""
     pairs = [(level, board.level_masks[level]) for level in range(1, board.depth + 1)]
     if board.level_masks[0]:
         pairs.append((2, board.level_masks[0]))

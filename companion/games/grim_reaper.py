@@ -33,7 +33,7 @@ MALE, FEMALE = "M", "F"
 GENDER_NAMES = {MALE: "male", FEMALE: "female"}
 LEVEL = 3  # the lattice: level-3 nodes of the standard board
 FIRST = nd.first_of_level(LEVEL)
-LIFE_SLOTS = nd.count(LEVEL)  # lives are kept in a tuple indexed by node; level-3 nodes are below this
+LIFE_SLOTS = nd.count(LEVEL)  # lives are a tuple indexed by node; level-3 nodes are below this
 
 SIZE = Option("size", 8, "board: 8 (the whole level-3 lattice) or 6 (its central 6x6)", choices=(6, 8))
 MALE_LIFE = Option(
@@ -93,9 +93,6 @@ def birth(gender: str, node: Node, mother: Node) -> ReaperAction:
 
 def is_birth(action: Action) -> bool:
     return isinstance(action, ReaperAction) and bool(action.sources)
-
-
-# -- the lattice
 
 
 @dataclass(frozen=True)
@@ -220,10 +217,9 @@ class GrimReaper(Game):
     score = None  # played win or lose: a win scores 1
     # No die, but with random_life a newborn's life turns are rolled (2 to its sex's maximum).
     die = DieByPhase(NO_DIE, lambda g: NUMBER_DIE if g.awaiting is not None else NO_DIE)
-    # males: the male pieces; lives: life turns left, by node; step: 0-3 in the round (first mover moves,
-    # second moves, second gives births, first gives births); newborn: born in the latest birth phase;
-    # mothers: who bore in it; rip: who died at the latest ageing; awaiting: the newborn the die is to give
-    # its life, or None.
+    # males: the male pieces; lives: life turns left, by node; step: the part of the round, 0-3; newborn:
+    # born in the latest birth phase; mothers: who bore in it; rip: who died at the latest ageing;
+    # awaiting: the newborn the die is to give its life, or None.
     extra_fields = ("males", "lives", "step", "newborn", "mothers", "rip", "awaiting")
 
     def make_space(self) -> GameSpace:
@@ -241,14 +237,12 @@ class GrimReaper(Game):
         self.newborn = self.mothers = self.rip = 0
         self.awaiting = None
 
-    # -- the turn sequence
-
     def _mover(self, step: int) -> int:
         first = self.turn % 2  # red opens the first round, blue the second, and so on
         return first if step in (0, 3) else 1 - first
 
     def end_turn(self) -> None:
-        """Go on to the next part of the round (a pass, an end of births, a placement or a move)."""
+        """Go on to the next part of the round."""
         self.step += 1
         if self.step == 4:
             self._age()
@@ -295,8 +289,6 @@ class GrimReaper(Game):
         elif self.turn >= self.settings["turn_limit"]:
             self.finish((), draw="the turn limit")
 
-    # -- chance: random life
-
     def needs_roll(self) -> bool:
         return self.awaiting is not None
 
@@ -312,8 +304,6 @@ class GrimReaper(Game):
             self.lives = tuple(lives)
             self.awaiting = None
             self.roll = None
-
-    # -- what each side may do
 
     def _parents(self, player: int) -> tuple[Bitboard, Bitboard]:
         """The player's males and females that may be parents in this birth phase."""
@@ -400,8 +390,6 @@ class GrimReaper(Game):
             k -= reach.bit_count()
         raise AssertionError("unreachable")
 
-    # -- applying
-
     def _apply(self, action: Action) -> None:
         me = self.to_move
         if action.kind == END:
@@ -439,8 +427,6 @@ class GrimReaper(Game):
         self.lives = tuple(lives)
         self.add_to("in_hand", me, -life)
         self.end_turn()
-
-    # -- notation
 
     def _node(self, raw: str, text: str) -> Node:
         if _SQUARE.fullmatch(text):
@@ -509,8 +495,6 @@ class GrimReaper(Game):
                 f"on {nd.name(action.targets[0])}"
             )
         return super().say(action)
-
-    # -- reasons
 
     def why_illegal(self, action: Action) -> str:
         if action.kind == ROLL and not self.over and not self.is_chance:
@@ -617,8 +601,6 @@ class GrimReaper(Game):
                     )
                 return None
         return f"{name} is not the square between the mother on {mname} and a male two squares from her"
-
-    # -- reporting
 
     def stone_kind(self, node: Node) -> str:
         return GENDER_NAMES[MALE if self.males >> node & 1 else FEMALE]

@@ -1,8 +1,7 @@
 """GRYBU (000 "GRYBU", after SHŌBU by Smirk & Laughter): four quadrant boards, passive and aggressive moves.
 
-Every node's moves (kind, length, target, nodes passed, where a pushed ring goes) are tables built once per
-board; a turn's passive moves are filtered from them by a per-board, per-kind check that an aggressive move
-exists, and the side to move's list is kept until the position changes. Rules decisions: docs/rules/grybu.md.
+Every node's moves are tables built once per board; a passive move needs an aggressive move of its kind
+to follow, checked per board and kind. Rules decisions: docs/rules/grybu.md.
 """
 
 from __future__ import annotations
@@ -36,7 +35,7 @@ QUIET = Option(
 )
 
 UP, DOWN, SIDEWAYS, HYPER = range(4)
-# Kind-and-count codes (kind * 2 + count - 1) of the moves that go either way round and push nothing.
+# kind * 2 + count - 1 of the moves that go either way round and push nothing.
 LATERAL_TWO = (2 * SIDEWAYS + 1, 2 * HYPER + 1)
 KIND_NAMES = ("up", "down", "sideways", "hyperspace")
 BOARD_NAMES = tuple(f"{c}Q" for c in COLOURS)  # GQ RQ YQ BQ, indexed like COLOURS
@@ -47,7 +46,7 @@ START_LOCI = ("GR", "BY")  # player 0's rings sit on X a b..b with a, b in G/R; 
 
 
 def opposite(board: int) -> tuple[int, int]:
-    """The boards of the other colour: where an aggressive move may go after a passive move on ``board``."""
+    """The boards of the other colour, for the aggressive move after a passive one on ``board``."""
     return LIGHT if board in DARK else DARK
 
 
@@ -62,9 +61,8 @@ def _boards_text(boards) -> str:
 
 
 class Entry(tuple):
-    """One move from a node: (kc, target, target bit, passed, path, beyond, action). ``passed``: the
-    node(s) the move may pass (two for a two-step lateral move); ``path``: where it pushes (0 when it
-    pushes nothing); ``beyond``: where a pushed ring ends, 0 off the board."""
+    """A move from a node: (kc, target, target bit, passed, path, beyond, action): ``passed``, the node(s)
+    it may pass; ``path``, where it pushes (0: nowhere); ``beyond``, where a pushed ring ends (0: off)."""
 
     __slots__ = ()
 
@@ -230,8 +228,6 @@ class Grybu(Game):
             self._restore(before)
             raise ValueError(f"player {to_move} would have no passive move with an aggressive one to follow")
 
-    # -- moves
-
     def _aggressive_kinds(self, player: int, board: int, mine: Bitboard, occupied: Bitboard) -> list[bool]:
         """For each kind-and-count, whether ``player`` has an aggressive move of it on ``board``."""
         ok = [False] * 8
@@ -298,8 +294,6 @@ class Grybu(Game):
         moves = self._moves()
         return rng.choice(moves) if moves else Action(PASS)
 
-    # -- making a move
-
     def _apply(self, action: Action) -> None:
         me, you = self.to_move, 1 - self.to_move
         s, t = action.source, action.target
@@ -339,8 +333,6 @@ class Grybu(Game):
         elif not self._moves():
             self.finish((me,))  # the player to move has no passive move with an aggressive one: they lose
 
-    # -- evaluation for the computer player
-
     def rings(self) -> tuple[tuple[int, int, int, int], ...]:
         """Each player's rings on each board (GQ, RQ, YQ, BQ)."""
         quads = self.t.quads
@@ -357,8 +349,6 @@ class Grybu(Game):
             score.append(sum(values) + 2.0 * min(values))
         p0 = 1.0 / (1.0 + math.exp(score[1] - score[0]))
         return [p0, 1.0 - p0]
-
-    # -- reasons
 
     def _reason(self, action: Action) -> str | None:
         if action.kind in (PLACE, REMOVE):

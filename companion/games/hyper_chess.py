@@ -1,9 +1,8 @@
 """Hyper-Chess (000 "Chess Variant: Hyper-Chess"): chess on the GRYB game space.
 
-Every piece's reach is a table per node built once per board; only the Queen's double move depends on the
-position (the node she passes must be empty). Every other attack is a fixed step nothing blocks, so legal
-moves come from bit operations, no move tried (``_candidates``). Rules decisions and the computer player:
-docs/rules/hyper-chess.md.
+Every reach is a table per node built once per board. Every attack but the Queen's double move is a fixed
+step nothing blocks, so legal moves come from bit operations, no move tried (``_candidates``). Rules
+decisions and the computer player: docs/rules/hyper-chess.md.
 """
 
 from __future__ import annotations
@@ -63,7 +62,7 @@ QUIET = Option(
     maximum=1000,
 )
 
-# In pawns of chess, from the nodes each reaches on an empty board (the Queen's double moves: about R+B+N).
+# In pawns of chess, from the nodes each reaches (the Queen's double moves: about R+B+N).
 VALUES = (0.0, 9.0, 3.0, 4.0, 4.0, 0.0)
 # evaluate()'s weights, named where it unpacks them (mobility and room per square root of nodes); the last
 # is the score difference that makes a 73 % chance.
@@ -84,12 +83,9 @@ ROOK_MOVE = "one step up, down, sideways or via limited hyperspace"
 
 
 class Tables:
-    """Every piece's reach from every node of one board, and the reverse tables for finding checks.
-
-    ``reach[kind][n]``: on an empty board, the Queen's double moves included; ``attackers[kind][k]``: from
-    where one step reaches ``k``; ``queen_via[n]``: each node the Queen may pass, with the nodes beyond it;
-    ``queen_between[q * size + k]``: the nodes she may pass from ``q`` to ``k`` (a check needs one free).
-    """
+    """Every piece's reach from every node of one board (``reach``, on an empty board), and the reverse
+    tables for finding checks. ``queen_via[n]``: each node the Queen may pass, with the nodes beyond it;
+    ``queen_between[q * size + k]``: the nodes she may pass from ``q`` to ``k``."""
 
     def __init__(self, board: GameSpace, lateral: MoveKind):
         size = board.size
@@ -152,7 +148,7 @@ class Tables:
         self.queen_between = between
         queen = [king[n] | queen_double[n] for n in range(size)]
         self.reach = (self.king, tuple(queen), self.steps, self.bishop, self.knight, self.steps)
-        # Per kind and node, every (target bit, target, move) on an empty board, for filtering.
+        # Per kind and node, every (target bit, target, move) on an empty board.
         self.moves = tuple(
             tuple(tuple((1 << t, t, Action.move(n, t)) for t in bits(forward[n])) for n in range(size))
             for forward in self.reach
@@ -167,15 +163,14 @@ class Tables:
 
         self._board = board
         self._queen_reach: dict[tuple[Node, Bitboard], Bitboard] = {}
-        # reach_into[kind][k]: the nodes from which a piece of that kind reaches k on an empty board.
+        # reach_into[kind][k]: where a piece of that kind reaches k from, on an empty board.
         self.reach_into = tuple(reverse(forward) for forward in self.reach)
         # One-step attackers; the king's and queen's single moves are the same table.
         into = self.reach_into
         self.attackers = (into[KING], into[KING], into[ROOK], into[BISHOP], into[KNIGHT])
 
     def queen_reach(self, s: Node, occupied: Bitboard) -> Bitboard:
-        """The Queen's reach from ``s``: her steps, and her double moves through a free node. Kept by her
-        occupied neighbours, which a search asks about again and again (at most ``QUEEN_KEPT``)."""
+        """The Queen's reach from ``s``, kept by her occupied neighbours (a search asks again and again)."""
         key = (s, occupied & self.king[s])
         found = self._queen_reach.get(key)
         if found is None:
@@ -217,7 +212,7 @@ def tables(board: GameSpace, lateral: MoveKind) -> Tables:
 
 
 def _armed(masks: tuple[Bitboard, ...]) -> bool:
-    """Whether a side still has a piece that can give check (anything but its King and Pawns)."""
+    """Whether a side still has a piece that can give check."""
     return bool(masks[QUEEN] | masks[ROOK] | masks[BISHOP] | masks[KNIGHT])
 
 
@@ -226,7 +221,6 @@ def _low(mask: Bitboard) -> Node:
 
 
 def _lost(castle: tuple[bool, bool], player: int) -> tuple[bool, bool]:
-    """The castling rights with ``player``'s gone."""
     return (False, castle[1]) if player == 0 else (castle[0], False)
 
 
@@ -276,9 +270,8 @@ class HyperChess(Game):
 
     def set_position(self, placement: dict[str, str], to_move: int = 0) -> None:
         """Start from another position (puzzles, tests): ``placement`` maps node names to K Q R B N P,
-        capitals blue (player 0), small letters red. One King each, at most one Queen, Rook, Bishop and
-        Knight; the side not to move not in check; castling where King and Rook stand on their charted
-        nodes. Only before the first move; bad input raises ValueError and changes nothing."""
+        capitals blue (player 0), small red; castling stays where King and Rook stand charted. Only before
+        the first move; a bad position raises ValueError, saying why, and changes nothing."""
         if self.history:
             raise ValueError("a position can be set only before the first move")
         if to_move not in (0, 1):
@@ -332,8 +325,6 @@ class HyperChess(Game):
     def _position_hash(self) -> int:
         return hash((self.pieces, self.to_move, self.castle))
 
-    # -- what attacks what
-
     def _attacked(self, k: Node, theirs: tuple[Bitboard, ...], occupied: Bitboard) -> bool:
         """Whether the pieces ``theirs`` could capture on ``k`` with ``occupied`` the occupied nodes."""
         att = self.t.attackers
@@ -378,12 +369,10 @@ class HyperChess(Game):
                 m |= self._reach(kind, s, occupied)
         return m
 
-    # -- legal moves
-
     def _candidates(self, player: int) -> tuple[list[tuple[Node, int, Bitboard]], bool]:
-        """Every piece of ``player`` that can move with its legal targets, and whether ``player`` is in check,
-        by bit operations (docs/rules/hyper-chess.md, "The computer player"). Kept for the position asked in
-        (its ``pieces`` and ``castle`` objects): a move asks for the reply, a playout's next ply again."""
+        """Every piece of ``player`` that can move with its legal targets, and whether ``player`` is in check
+        (docs/rules/hyper-chess.md, "The computer player"). Kept for the position, known by its ``pieces``
+        and ``castle`` objects: a move asks, then a playout's next ply."""
         kept = self._kept
         if kept is not None and kept[0] is self.pieces and kept[1] is self.castle and kept[2] == player:
             return kept[3]
@@ -474,7 +463,7 @@ class HyperChess(Game):
         return self._legal(self.to_move)
 
     def random_action(self, rng) -> Action:
-        """A uniformly random legal move, without listing them all: the r-th of all pieces' targets."""
+        """A uniformly random legal move: the r-th of all pieces' targets."""
         if self.over:
             return super().random_action(rng)
         found, _ = self._candidates(self.to_move)
@@ -490,8 +479,6 @@ class HyperChess(Game):
                 return Action.move(s, target)
             r -= 1
         raise AssertionError("unreachable: r is below the count of targets")
-
-    # -- making a move
 
     def kind_at(self, node: Node) -> tuple[int, int] | None:
         """(player, kind) of the piece on ``node``, or None."""
@@ -557,14 +544,11 @@ class HyperChess(Game):
             self.finish((), draw="neither side has a piece that can give check")
 
     def _bare_kings(self) -> bool:
-        """Neither side has a piece that could ever give check: Kings and Pawns only."""
         return not any(map(_armed, self.pieces))
 
-    # -- evaluation for the computer player
-
     def evaluate(self) -> list[float]:
-        """Material, mobility and King safety, as the chance of winning for each side; once one side has
-        nothing left that can give check, how close the other is to mating it (``_hunt``)."""
+        """Material, mobility and King safety as each side's chance of winning; the hunt (``_hunt``) once
+        only one side can give check."""
         if self.over:
             return self.outcome()
         occupied = self.occupied
@@ -611,8 +595,8 @@ class HyperChess(Game):
         return [p0, 1.0 - p0]
 
     def action_order(self, actions: list[Action]) -> list[float]:
-        """The search's order (companion/ai.py): captures by what they win, escapes and checks first, a
-        piece stepping where it hangs last (docs/rules/hyper-chess.md, "The computer player")."""
+        """The search's order (companion/ai.py): captures, escapes and checks first, a piece stepping where
+        it hangs last (docs/rules/hyper-chess.md, "The computer player")."""
         me = self.to_move
         mine, theirs = self.pieces[me], self.pieces[1 - me]
         occupied = self.occupied
@@ -669,8 +653,6 @@ class HyperChess(Game):
         out = [0.0, 0.0]
         out[hunter], out[prey] = value, 1.0 - value
         return out
-
-    # -- reasons
 
     def _reason(self, action: Action) -> str | None:
         if action.kind in (PLACE, REMOVE):

@@ -1,8 +1,7 @@
 """Shapes Morris and Lines Morris (000): 25 Men's GRYB where men move only as shapes or as lines.
 
-Only phase two's moves differ from 25 Men's GRYB (000 "Using Lines", "Using Shapes", "Moving/Changing
-Lines" and "Moving/Changing Shapes"). Rules decisions: docs/rules/shapes-morris.md and
-docs/rules/lines-morris.md.
+Only phase two's moves differ (000 "Using Lines", "Using Shapes", "Moving/Changing Lines/Shapes").
+Rules decisions: docs/rules/shapes-morris.md and docs/rules/lines-morris.md.
 """
 
 from __future__ import annotations
@@ -39,8 +38,6 @@ class FormationMorris(MorrisGame):
 
     size = 3
     formation = "shape"
-
-    # -- moves
 
     def _single_reach(self, s: Node, mine: Bitboard) -> Bitboard:
         """Nodes (free or not) the man on ``s`` reaches by changing a formation it is an end of."""

@@ -1,9 +1,7 @@
 """Multiverse (000 "Multiverse", with "Conduits"): one board per player, linked by conduit markers.
 
-With p's conduit on node ``c`` and q's on ``d``, p's node ``c+s`` is q's ``s`` and q's ``d+s`` is p's ``s``
-(simultaneous space); a ring coming into space an opponent's ring holds captures it. Each player's rings
-are a bitboard of their own board. Notation names the mover's own nodes (``GGBY``, ``R-RG``, ``conduit:R``);
-the cloth shows the board of the player to move. Rules decisions: docs/rules/multiverse.md.
+Each player's rings are a bitboard of their own board, mapped onto the others' by ``Multispace``. Actions
+name the mover's own nodes; the cloth shows the mover's board. Rules decisions: docs/rules/multiverse.md.
 """
 
 from __future__ import annotations
@@ -71,18 +69,13 @@ _ROLLS = tuple(Action.roll_node(n) for n in range(nd.count(nd.MAX_DEPTH)))
 _COLOUR_ROLLS = tuple(Action.roll_colour(c) for c in COLOURS)
 
 
-# -- simultaneous space
-
-
 class Multispace:
-    """For one board depth: where a ring may move on each colour, and how one board maps onto another
-    for each conduit node ``k`` (0 or a top-level node). ``prefix(k, mask)`` gives the nodes ``k+s`` for
-    the nodes ``s`` of ``mask``, ``strip(k, mask)`` the nodes ``s`` for its nodes ``k+s``; both are the
-    identity for ``k`` = 0. ``prefix_node``/``strip_node``: the same per node, as the tests' reference."""
+    """For one depth: each colour's ring moves, and by conduit node ``k``, ``prefix(k, mask)`` (the nodes
+    ``k+s`` for the nodes ``s`` of ``mask``) and ``strip`` (the reverse); ``*_node``: per node, for tests."""
 
     def __init__(self, depth: int):
         board = space(depth)
-        # reach[colour][s]: nodes of that colour one sideways/up/down/hyperspace move from s.
+        # reach[colour][s]: nodes of that colour one move (KINDS) from s.
         self.reach = {
             c: tuple(board.moves_mask(KINDS, s) & board.focus_masks[c] for s in range(board.size))
             for c in COLOURS
@@ -147,8 +140,8 @@ class Multiverse(Game):
     options = (DEPTH, RINGS, STALL, TURN_LIMIT)
     physical_stones = False  # 2-4 boards of rings do not fit one cloth: the LEDs are the rings
     score = None  # played win or lose (docs/rules/multiverse.md, "Scores")
-    # conduits: each player's marker on their own board (0, then a top-level node); moved_last: whose board
-    # the cloth shows at the end; since: the turn of the last capture or of phase two's start (the stall).
+    # conduits: each player's marker on their own board; moved_last: whose board the cloth shows at the
+    # end; since: the turn of the last capture or of phase two's start (the stall).
     extra_fields = ("conduits", "moved_last", "since")
 
     def setup(self) -> None:
@@ -164,29 +157,25 @@ class Multiverse(Game):
         self.moved_last: int | None = None
         self.since = 0
 
-    # -- who is in
-
     def in_play(self, player: int) -> bool:
-        """Whether the player still has rings (on their board or still to place)."""
+        """Whether the player has rings on their board or still to place."""
         return bool(self.stones[player] or self.in_hand[player])
 
     def players_in(self) -> tuple[int, ...]:
         return tuple(p for p in range(self.players) if self.in_play(p))
 
-    # -- simultaneous space
-
     def project(self, mask: Bitboard, source: int, target: int) -> Bitboard:
-        """The nodes of ``target``'s board simultaneous with the nodes ``mask`` of ``source``'s board."""
+        """``target``'s nodes simultaneous with ``source``'s nodes ``mask``."""
         if source == target:
             return mask
         return self.multi.project(mask, self.conduits[source], self.conduits[target])
 
     def simultaneous(self, a: int, x: Node, b: int, y: Node) -> bool:
-        """Whether node ``x`` of player a's board and node ``y`` of player b's board are the same space."""
+        """Whether a's node ``x`` and b's node ``y`` are the same space."""
         return bool(self.project(1 << x, a, b) >> y & 1)
 
     def _hits(self, me: int, mine: Bitboard) -> list[tuple[int, Bitboard]]:
-        """Per opponent, their rings simultaneous with the nodes ``mine`` of ``me``'s board."""
+        """Per opponent, their rings simultaneous with ``me``'s nodes ``mine``."""
         out = []
         for q in range(self.players):
             if q != me and self.stones[q]:
@@ -194,8 +183,6 @@ class Multiverse(Game):
                 if hit:
                     out.append((q, hit))
         return out
-
-    # -- the board the cloth shows
 
     @property
     def shown_board(self) -> int:
@@ -210,7 +197,7 @@ class Multiverse(Game):
         return tuple(self.project(mask, q, b) if mask else 0 for q, mask in enumerate(self.stones))
 
     def shown_last(self) -> tuple[Node, ...]:
-        """The last move's nodes (made on the mover's own board) where they fall on the shown board."""
+        """The last move's nodes where they fall on the shown board."""
         last = 0
         if self.moved_last is not None:
             for n in self.last:
@@ -218,7 +205,7 @@ class Multiverse(Game):
         return tuple(bits(last))
 
     def markers(self) -> Bitboard:
-        """The shown player's conduit marker, and the opponents' markers on the shown board's head node."""
+        """The shown player's conduit marker, and the opponents' on its head node."""
         return 1 << self.conduits[self.shown_board] | (1 << HEAD if self.players > 1 else 0)
 
     @property
@@ -243,8 +230,6 @@ class Multiverse(Game):
     def stone_kind(self, node: Node) -> str:
         return "ring"
 
-    # -- the die
-
     def roll_node_mask(self) -> Bitboard:
         # "If you roll the same node you already occupy, roll again": the faces are the mover's free nodes.
         return self.space.all & ~self.stones[self.to_move]
@@ -253,8 +238,6 @@ class Multiverse(Game):
         if self.phase == MOVING:
             return list(_COLOUR_ROLLS)
         return [_ROLLS[n] for n in bits(self.roll_node_mask())]
-
-    # -- notation
 
     def parse(self, text: str) -> Action:
         raw = text.strip()
@@ -265,8 +248,6 @@ class Multiverse(Game):
             except nd.NodeError as err:
                 raise IllegalAction(f"{raw!r}: {err}") from None
         return super().parse(raw)
-
-    # -- moves
 
     def _ring_moves(self) -> list[tuple[Node, Bitboard]]:
         """Each of the mover's rings with the nodes of the rolled colour it may move to."""
@@ -313,8 +294,6 @@ class Multiverse(Game):
             return Action(PASS)
         return nth_move(rng.randrange(total), singles, extra)
 
-    # -- reasons
-
     def _reason(self, action: Action) -> str | None:
         name = nd.name
         rings = self.settings["rings"]
@@ -356,8 +335,6 @@ class Multiverse(Game):
             return f"you already have a ring on {name(t)}"
         return f"{name(s)} to {name(t)} is not one sideways, up, down or hyperspace move"
 
-    # -- applying
-
     def _apply(self, action: Action) -> None:
         me = self.to_move
         mine = self.stones[me]
@@ -390,7 +367,7 @@ class Multiverse(Game):
             self.end_turn()
 
     def _capture(self, me: int, mine: Bitboard) -> Bitboard:
-        """Capture the opponent rings simultaneous with the mover's ``mine``; return the nodes that took."""
+        """Capture what shares space with ``mine``; return the nodes that took."""
         hitters, taken = 0, 0
         for q, hit in self._hits(me, mine):
             self.set_stones(q, self.stones[q] & ~hit)
@@ -407,8 +384,7 @@ class Multiverse(Game):
             self.finish(alive)
 
     def end_turn(self) -> None:
-        """The next player still in moves; the game ends at the turn limit or after a long stall, which
-        counts the turns of the players still in (docs/rules/multiverse.md, "Ends without a winner")."""
+        """The next player still in moves; a draw at the turn limit or a stall (docs/rules/multiverse.md)."""
         self.roll = None
         self.moves_left = self.moves_per_turn
         self.turn += 1
@@ -430,8 +406,6 @@ class Multiverse(Game):
                 self.to_move = q
                 return
 
-    # -- the computer player
-
     def evaluate(self) -> list[float]:
         """A softmax of the rings each player has left, on the board and to place."""
         if self.over:
@@ -441,8 +415,6 @@ class Multiverse(Game):
         weights = [math.exp(0.25 * (v - top)) if v else 0.0 for v in values]
         total = sum(weights)
         return [w / total for w in weights]
-
-    # -- reporting
 
     def state_dict(self) -> dict:
         """``stones`` and ``last`` for the shown board, and every board in ``boards``."""

@@ -16,13 +16,12 @@ from companion.rules.space import GameSpace, MoveKind, bits, space
 
 LARGE, MEDIUM, SMALL = 0, 1, 2
 SIZE_NAMES = ("large", "medium", "small")
-# Large pyramids on the top two levels, medium on the third, small on the bottom (003).
-SIZE_OF_LEVEL = (None, LARGE, LARGE, MEDIUM, SMALL)
-DEPTH = 4  # the three pyramid sizes are tied to the four levels, so there are no Giant boards
+SIZE_OF_LEVEL = (None, LARGE, LARGE, MEDIUM, SMALL)  # 003: large on the top two levels
+DEPTH = 4  # the sizes are tied to the four levels: no Giant boards
 
-# The computer player's evaluation (PyraGryb.evaluate) races the players over this many turns each.
+# evaluate() races the players over this many turns each.
 HORIZON = 10
-# A colour set is a mask of four bits in the order of a node's children, G R Y B (bit 0 is G).
+# A colour set: four bits in the order of a node's children, G R Y B (bit 0 is G).
 # ROLLED[r][a]: the chance that r rolls of the colour die show exactly the colours of set a.
 ROLLED: list[list[float]] = [[1.0] + [0.0] * 15]
 for _ in range(HORIZON):
@@ -38,8 +37,7 @@ COVERS = [sum(1 << a for a in range(16) if a & m == m) for m in range(16)]
 
 @functools.cache
 def _covered(sets: int, rolls: int) -> float:
-    """The chance that ``rolls`` rolls of the colour die show every colour of at least one of ``sets``
-    (a mask over colour sets, as COVERS makes); at most HORIZON rolls."""
+    """The chance that ``rolls`` rolls (at most HORIZON) show all colours of one of the COVERS ``sets``."""
     if rolls <= 0:
         return float(sets & 1)
     return sum(chance for shown, chance in enumerate(ROLLED[rolls]) if sets >> shown & 1)
@@ -79,8 +77,7 @@ class PyraGryb(Game):
         return SIZE_NAMES[SIZE_OF_LEVEL[nd.LEVEL[node]]]
 
     def state_dict(self) -> dict:
-        """With each player's stash by size (``stash``, in the order of ``sizes``): a player out of one
-        size must reincarnate, whatever the total in hand."""
+        """With each player's stash by size (out of one size, a player must reincarnate)."""
         out = super().state_dict()
         out["sizes"] = list(SIZE_NAMES)
         out["stash"] = [list(counts) for counts in self.stash]
@@ -131,10 +128,8 @@ class PyraGryb(Game):
             for t in range(HORIZON + 1)
         ]
 
-    # -- geometry of the lifeline
-
     def _alive(self, player: int) -> Bitboard:
-        """The player's pieces joined to the top quadrangle by an unbroken line of their own pieces."""
+        """The player's pieces joined to the top quadrangle by an unbroken line of their own."""
         board = self.space
         mine = self.stones[player]
         alive = level = mine & board.top
@@ -147,8 +142,7 @@ class PyraGryb(Game):
         return alive
 
     def _buildable(self, player: int) -> Bitboard:
-        """Free nodes the player may build on, stash permitting: the top quadrangle and those under their
-        living pieces."""
+        """Free nodes the player may build on, stash permitting."""
         board = self.space
         room = board.top
         for p in bits(self._alive(player) & ~board.bottom):
@@ -161,7 +155,7 @@ class PyraGryb(Game):
         return room
 
     def _needed_sizes(self, player: int) -> set[int]:
-        """Sizes the player has run out of while a free node on their lifeline needs one (reincarnation)."""
+        """Sizes the player has run out of while a free node on their lifeline needs one."""
         board = self.space
         stash = self.stash[player]
         room = board.top
@@ -177,8 +171,6 @@ class PyraGryb(Game):
     def _size_mask(self, size: int) -> Bitboard:
         levels = self.space.level_masks
         return levels[1] | levels[2] if size == LARGE else levels[3] if size == MEDIUM else levels[4]
-
-    # -- moves
 
     def _moves(self, player: int, colour: str) -> list[Action]:
         board = self.space
@@ -206,7 +198,7 @@ class PyraGryb(Game):
         if action.kind == PLACE:
             t = action.target
             if nd.focus(t) != self.roll or self.occupied >> t & 1:
-                return None  # the base class says "you rolled Y ..." or "RG is occupied"
+                return None  # the base class says why
             size = SIZE_OF_LEVEL[nd.LEVEL[t]]
             if nd.LEVEL[t] > 1:
                 line = []

@@ -65,7 +65,7 @@ class SquareDeal(Game):
         return EASY_KINDS if self.settings["easy"] else FULL_KINDS
 
     def needs_roll(self) -> bool:
-        # Only phase one uses the die; "if the node is occupied, roll again" is rolling among free nodes.
+        # Only phase one rolls; "roll again" while occupied is a roll among the free nodes.
         return self.phase == "place" and self.roll is None
 
     def roll_faces(self) -> list[Action]:
@@ -89,8 +89,6 @@ class SquareDeal(Game):
             return Action(PASS)
         r = rng.randrange(total)
         return nth_move(r, singles, blocks)
-
-    # -- moves
 
     def _single_targets(self, s: Node, mine: Bitboard, free: Bitboard) -> Bitboard:
         board: GameSpace = self.space

@@ -92,8 +92,6 @@ class SquirrelRace(Game):
         """Every nut still on the board."""
         return self.occupied & self.space.bottom
 
-    # -- the dice
-
     def needs_roll(self) -> bool:
         if self.roll is not None:
             return False
@@ -112,8 +110,6 @@ class SquirrelRace(Game):
                 if not occupied >> n & 1:
                     return _NODE_FACES[n]
         return super().random_action(rng)
-
-    # -- moves
 
     def _free_for_squirrel(self) -> Bitboard:
         board = self.space
@@ -159,8 +155,6 @@ class SquirrelRace(Game):
                 f"on the third level"
             )
         return None
-
-    # -- applying
 
     def _apply(self, action: Action) -> None:
         me = self.to_move
@@ -211,11 +205,9 @@ class SquirrelRace(Game):
         winners = [p for p, s in enumerate(self.scores) if s == best]
         self.finish(winners if len(winners) == 1 else (), draw=f"{why}, and the points are equal")
 
-    # -- the computer player's sense of progress
-
     def evaluate(self) -> list[float]:
-        """Points gathered plus an even share of the nuts still out (and the best haul within one move),
-        turned into chances by how far ahead each player is for the points still to be won."""
+        """Points plus a share of the nuts left and half the best haul within a move, as chances by how
+        far ahead each player is for the points still to win."""
         if self.over:
             return self.outcome()
         board = self.space

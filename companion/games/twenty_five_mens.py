@@ -1,7 +1,5 @@
 """25 Men's GRYB (002, J. Wood; 000 "25 Men's GRYB"): Nine Men's Morris on the GRYB board.
 
-:class:`MorrisGame` holds what the three Morris games share (placement, GRYBs and removals, the win, a
-blocked player); Shapes Morris and Lines Morris (``morris.py``) override only how men move.
 Rules decisions: docs/rules/25-mens-gryb.md.
 """
 
@@ -44,7 +42,7 @@ HYPERSPACE = Option(
 PLACING, MOVING = "place", "move"
 LOSING_MEN = 3  # a player reduced to three men or fewer has lost
 
-# Actions are value objects: one per node and kind, shared, so playouts build none.
+# One shared Action per node and kind: playouts build none.
 _PLACES = tuple(Action.place(n) for n in range(nd.count(nd.MAX_DEPTH)))
 _REMOVES = tuple(Action.remove(n) for n in range(nd.count(nd.MAX_DEPTH)))
 
@@ -70,7 +68,7 @@ class MorrisGame(Game):
     options = (DEPTH, HEADLESS, STONES, BLOCKED, TURN_LIMIT)
     finds_grybs = True
     score = None  # played win or lose (docs/rules/25-mens-gryb.md)
-    # pieces: per player, the nodes of their men, sorted: kept so playouts pick a man without a scan.
+    # pieces: per player, their men's nodes, sorted (playouts pick a man without a scan).
     extra_fields = ("pieces",)
 
     def setup(self) -> None:
@@ -84,8 +82,6 @@ class MorrisGame(Game):
         self.turn_cap = self.settings["turn_limit"] * self.players
         self.blocked_loses = self.settings["blocked"] == "loses"
 
-    # -- what a subclass provides
-
     def _move_actions(self, player: int) -> list[Action]:
         """Every phase-two move of ``player``. MUST override."""
         raise NotImplementedError
@@ -95,10 +91,8 @@ class MorrisGame(Game):
         return bool(self._move_actions(player))
 
     def _move_reason(self, action: Action) -> str | None:
-        """Why a phase-two move of the mover's own men to free nodes is not legal. MAY override."""
+        """Why a phase-two move of own men to free nodes is not legal. MAY override."""
         return None
-
-    # -- the engine's hooks
 
     def _actions(self) -> list[Action]:
         if self.pending:
@@ -111,7 +105,7 @@ class MorrisGame(Game):
         return self._move_actions(self.to_move)
 
     def deadlocked(self) -> bool:
-        # Only reached after a pass ("blocked=passes"): nobody can ever move again once neither can now.
+        # Only after a pass (blocked=passes): once neither can move, nobody ever can.
         return self.phase == MOVING and not self._can_move(0) and not self._can_move(1)
 
     def _reason(self, action: Action) -> str | None:
@@ -173,7 +167,7 @@ class MorrisGame(Game):
             self.stones = (stones[0], after)
             self.pieces = (self.pieces[0], tuple(mine))
         self.last = action.sources + targets
-        # Forming a GRYB: a quadrangle through a man just placed or moved is now all the mover's.
+        # A GRYB formed: a quadrangle through a man just placed or moved is all the mover's now.
         quad_mask = self.quad_mask
         formed = None
         for t in targets:
@@ -196,8 +190,6 @@ class MorrisGame(Game):
         if not self.pending:
             self._turn_over(me)
 
-    # -- rules shared by the Morris games
-
     def arrange(self, men: tuple, to_move: int = 0) -> None:
         """Start from a phase-two position (puzzles, tests): ``men`` gives each player's node names."""
         masks = [0, 0]
@@ -214,7 +206,7 @@ class MorrisGame(Game):
         self.redo_stack.clear()
 
     def men(self, player: int) -> int:
-        """The player's men still in the game: on the board and still to be placed."""
+        """The player's men on the board and still to be placed."""
         return self.stones[player].bit_count() + self.in_hand[player]
 
     def _remove(self, me: int, t: Node) -> None:
@@ -238,8 +230,7 @@ class MorrisGame(Game):
             self._turn_over(me)
 
     def _turn_over(self, me: int) -> None:
-        """The mover's turn is done: phase two once every man is in play, then the next player, who loses
-        at once if they cannot move (option ``blocked``)."""
+        """The turn is done: phase two once every man is in play; a blocked next player may lose."""
         if self.phase == PLACING and not (self.in_hand[0] or self.in_hand[1]):
             self.phase = MOVING
         nxt = self.to_move = 1 - me
@@ -253,11 +244,8 @@ class MorrisGame(Game):
         # A pass (blocked=passes) ends the turn through the engine; keep the phase and the turn cap.
         self._turn_over(self.to_move)
 
-    # -- playouts
-
     def random_action(self, rng) -> Action:
-        """A uniformly random legal action without listing them all (a free node: drawn again while
-        occupied)."""
+        """A uniformly random legal action, without listing them all."""
         if self.over:
             return super().random_action(rng)
         draw = rng.random
@@ -276,13 +264,11 @@ class MorrisGame(Game):
         return self._random_move(rng)
 
     def _random_move(self, rng) -> Action:
-        """A uniformly random phase-two action of the side to move. MAY override with a faster way."""
+        """A uniformly random phase-two action. MAY override with a faster way."""
         return rng.choice(self.legal_actions())
 
-    # -- for the computer player
-
     def threats(self, player: int) -> float:
-        """Quadrangles the player covers but for one free node, weighted by the men each would remove."""
+        """Quadrangles the player covers but for one free node, by the men each would remove."""
         mine = self.stones[player]
         free = self.space.all & ~(self.stones[0] | self.stones[1])
         seen = 0
@@ -297,7 +283,7 @@ class MorrisGame(Game):
         return total
 
     def evaluate(self) -> list[float]:
-        """Men left (the goal) and GRYBs about to be formed, as a logistic of the difference."""
+        """Men left and GRYBs about to be formed, as a logistic of the difference."""
         if self.over:
             return self.outcome()
         lead = self.men(0) - self.men(1) + 0.5 * (self.threats(0) - self.threats(1))
@@ -364,8 +350,7 @@ class TwentyFiveMensGryb(MorrisGame):
         return f"{nd.name(s)} to {nd.name(t)} is not one move ({kinds})"
 
     def _random_move(self, rng) -> Action:
-        """Uniform by rejection: a random man of the mover and a random slot of its move table, drawn
-        again while the slot is empty or its node occupied."""
+        """Uniform by rejection: a random man and slot of its move table, again while empty or occupied."""
         draw = rng.random
         occupied = self.stones[0] | self.stones[1]
         mine = self.pieces[self.to_move]
