@@ -140,7 +140,6 @@ class Tables:
                 self.pair[n, t] = e
             entries[n] = tuple(mine)
             by_kc[n] = tuple(tuple(e for e in mine if e[0] == kc) for kc in range(8))
-        self.entries = tuple(entries)
         self.by_kc = tuple(by_kc)
         # Passive moves need only (kc, target bit, passed, action).
         self.passive = tuple(tuple((e[0], e[2], e[3], e[6]) for e in es) for es in entries)
