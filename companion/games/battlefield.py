@@ -60,7 +60,6 @@ PLATOON = 4  # squads in a platoon: a lieutenant weighs four sergeants
 GRYB_NODE = "GRYB"  # Private Monkeybusiness: the node whose name is the game's name
 _END = Action(END)
 _face = cache(Action.roll_node)
-_place = cache(Action.place)
 
 
 def _rotate(nibble: int, step: int) -> int:
@@ -307,7 +306,7 @@ class Battlefield(Game):
 
     def _actions(self) -> list[Action]:
         if self.phase == PLACING:
-            return [_place(self.roll)]
+            return [Action.place(self.roll)]
         reach, blocks = self._moves()
         pairs = self.t.pairs
         out = [a for s, m in reach for n, a in pairs(s) if m >> n & 1]
