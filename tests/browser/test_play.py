@@ -126,7 +126,7 @@ def test_pair_choose_play_to_a_gryb_undo_and_reload(browser, site, artifacts):
     for colour in "GRYB":
         after(page, lambda: page.locator("#roll").click())
         assert page.locator("#die").inner_text() == colour
-        after(page, lambda: page.locator(f"#board circle.n[data-n='{colour}']").click())
+        after(page, lambda colour=colour: page.locator(f"#board circle.n[data-n='{colour}']").click())
         if colour != "B":  # Bo rolls G, has nothing to do, and the turn passes by itself
             after(page, lambda: page.locator("#roll").click())
     until(page, "document.querySelector('#scores tbody tr td.num').textContent === '1'")
@@ -1688,7 +1688,7 @@ def test_a_screen_reader_hears_whose_turn_it_is_and_the_points_and_not_the_figur
     after(page, lambda: rt.call(c.Press("B")))  # refused (G was rolled): the turn stays Ann's
     assert rt.snapshot()["feedback"]["ok"] is False
     for colour in "GRYB":
-        after(page, lambda: rt.call(c.Press(colour)))
+        after(page, lambda colour=colour: rt.call(c.Press(colour)))
         if colour != "B":
             after(page, lambda: rt.call(c.Roll()))  # Bo's G: nothing to do, the turn passes by itself
             after(page, lambda: rt.call(c.Roll()))
@@ -1735,7 +1735,7 @@ def test_the_letters_on_the_four_colours_can_be_read(browser, site):
         after(page, lambda: rt.call(c.Roll()))
         assert page.locator("#die").inner_text() == colour
         assert contrast(page, "#die") >= 4.5, colour
-        after(page, lambda: rt.call(c.Press(colour)))
+        after(page, lambda colour=colour: rt.call(c.Press(colour)))
     page.locator("#pair-open").click()
     until(page, "document.querySelector('#pair-shown .codeview').textContent.length === 4")
     page.evaluate("""document.querySelector('#pair-shown .codeview').replaceChildren(...[...'GRYB'].map((c) => {
@@ -1752,7 +1752,10 @@ def test_the_letters_on_the_four_colours_can_be_read(browser, site):
         dot, square = (
             page.locator(f"#pair-panel .key.{colour} .corner {part}").bounding_box() for part in (".on", "")
         )
-        middle = lambda box: (box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+
+        def middle(box):
+            return (box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+
         (x, y), (cx, cy) = middle(dot), middle(square)
         assert ((x > cx) - (x < cx), (y > cy) - (y < cy)) == nd.CORNER[colour], colour
     page.locator("#pair-corners summary").click()

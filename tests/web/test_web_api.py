@@ -702,9 +702,7 @@ def test_pages_have_no_inline_script_or_style(app, paired, rt, tmp_path):
         path = [rule.rule]
         for argument in rule.arguments:
             path = [
-                re.sub(r"<[^>]*\b%s>" % argument, str(v), p)
-                for p in path
-                for v in values[argument][rule.rule]
+                re.sub(rf"<[^>]*\b{argument}>", str(v), p) for p in path for v in values[argument][rule.rule]
             ]
         paths += path
     rendered = set()
@@ -950,11 +948,20 @@ def test_choosing_the_next_game_starts_from_the_people_at_the_table(paired, rt):
     assert paired.post("/api/games/new", json=body).status_code == 200
     page = paired.get("/games").get_data(as_text=True)
     form = the_form(page)
-    seat = lambda i: re.search(
-        rf'<input type="text" name="name{i}"[^>]*>\s*<select name="kind{i}"[^>]*>(.*?)</select>', form, re.S
-    )
-    value = lambda i: re.search(r'value="([^"]*)"', seat(i).group(0)).group(1)
-    selected = lambda i: re.search(r'<option value="(\w+)" selected>', seat(i).group(1)).group(1)
+
+    def seat(i):
+        return re.search(
+            rf'<input type="text" name="name{i}"[^>]*>\s*<select name="kind{i}"[^>]*>(.*?)</select>',
+            form,
+            re.S,
+        )
+
+    def value(i):
+        return re.search(r'value="([^"]*)"', seat(i).group(0)).group(1)
+
+    def selected(i):
+        return re.search(r'<option value="(\w+)" selected>', seat(i).group(1)).group(1)
+
     assert [value(i) for i in range(4)] == ["Ann", "&lt;b&gt;Bo&lt;/b&gt;", "", ""]
     assert [selected(i) for i in range(4)] == ["human", "human", "hard", "human"]
     assert 'data-players="3"' in form and "<b>Bo" not in page  # games.js chooses 3 where the game takes 3
