@@ -1,5 +1,5 @@
-"""How to play: every shipped game's text for players (companion/games/howto/), on the phone's rules page and at
-the terminal; a game of one's own shows its parameters of play."""
+"""How to play: every shipped game's text for players (companion/games/howto/), on the phone's rules page
+and at the terminal; a game of one's own shows its parameters of play."""
 
 import io
 import random

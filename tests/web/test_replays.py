@@ -12,7 +12,8 @@ from web.replays import Replays, position
 
 
 def played(game_id: str, seed: int, undos: bool = False, **options) -> engine.Game:
-    """A game played to its end at random; with ``undos``, now and then a move taken back and another played."""
+    """A game played to its end at random; with ``undos``, now and then a move taken back and another
+    played."""
     game = catalogue_mod.find(game_id)(2, **options)
     rng = random.Random(seed)
     while not game.over:
