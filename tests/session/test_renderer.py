@@ -1,8 +1,9 @@
 """What the LEDs show: real games played through the table, each frame drawn at a chosen time.
 
-Every look docs/runtime.md ("What the LEDs show") lists is checked here at the moments it is on and off: a pulse at its
-brightest and its dimmest (a quarter and three quarters of its period), a blink in its two halves. The
-colours are the seats' own as the companion ships them, so each seat's stones are told apart."""
+Every look docs/runtime.md ("What the LEDs show") lists is checked here at the moments it is on and
+off: a pulse at its brightest and its dimmest (a quarter and three quarters of its period), a blink in
+its two halves. The colours are the seats' own as the companion ships them, so each seat's stones are
+told apart."""
 
 import random
 
