@@ -32,7 +32,7 @@ def refuse(status: int, message: str, **headers):
 def short(message: str) -> str:
     """An error message fit to send back: each overlong word (say a 15,000-letter node name the request
     sent, quoted in the reason) cut to its first 20 characters and "…", the whole to MAX_MESSAGE."""
-    message = re.sub(r"\S{%d,}" % (QUOTE + 1), lambda m: m.group()[:20] + "…", str(message))
+    message = re.sub(rf"\S{{{QUOTE + 1},}}", lambda m: m.group()[:20] + "…", str(message))
     return message if len(message) <= MAX_MESSAGE else message[: MAX_MESSAGE - 1] + "…"
 
 

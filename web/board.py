@@ -40,8 +40,9 @@ def board_svg(depth: int) -> str:
     # What is drawn over the nodes (stones, figures, rings) is for the eye: once the page makes the board a
     # control, a screen reader hears the node under the keyboard's ring (keys.js), not "♟ ♚ ♟ ♞ …".
     return (
-        f'<svg id="board" class="board" xmlns="http://www.w3.org/2000/svg" viewBox="{_num(-half)} {_num(-half)} '
-        f'{size} {size}" data-depth="{depth}" role="img" aria-label="GRYB board">'
+        f'<svg id="board" class="board" xmlns="http://www.w3.org/2000/svg" '
+        f'viewBox="{_num(-half)} {_num(-half)} {size} {size}" data-depth="{depth}" '
+        f'role="img" aria-label="GRYB board">'
         f'<rect class="cloth" x="{_num(-half)}" y="{_num(-half)}" width="{size}" height="{size}" rx="1"/>'
         f'<path class="rods"/><g class="grybs" aria-hidden="true"></g><g class="nodes"></g>'
         f'<g class="marks" aria-hidden="true"></g></svg>'

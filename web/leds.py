@@ -32,7 +32,7 @@ CODE_NODES = tuple(nd.name(n) for top in nd.children(nd.HEAD) for n in (top, *nd
 
 
 def _hex(rgb) -> str:
-    return "#%02x%02x%02x" % tuple(rgb)
+    return "#{:02x}{:02x}{:02x}".format(*rgb)
 
 
 def _tag(frames: int, withheld: bool) -> str:

@@ -96,8 +96,8 @@ STATUS = {
         },
         "selftest": {
             "type": ["object", "null"],
-            "description": "while one runs {running: true, step: sweep|link|nodes, nodes, timeout} and how far "
-            "the step has got (done/of frames; pressed/of nodes and left seconds); then its "
+            "description": "while one runs {running: true, step: sweep|link|nodes, nodes, timeout} and "
+            "how far the step has got (done/of frames; pressed/of nodes and left seconds); then its "
             "report (ok, pressed, dead, stuck, chattering, untested, cancelled ...)",
         },
         "shown": {
@@ -229,7 +229,8 @@ def _composition() -> dict:
         "type": "object",
         "required": ["id", "name"],
         "additionalProperties": False,
-        "description": "a game of your own (docs/composer.md): its parameters of play, as the manuals group them",
+        "description": "a game of your own (docs/composer.md): its parameters of play, "
+        "as the manuals group them",
         "properties": top | sections,
         "examples": [tomllib.loads(EXAMPLE)],
     }
@@ -268,7 +269,8 @@ COMPOSE = {
             },
         },
     ],
-    "description": "a composition, as TOML (the default) or JSON text; replace: true saves over one of the same id",
+    "description": "a composition, as TOML (the default) or JSON text; "
+    "replace: true saves over one of the same id",
 }
 
 DOCUMENT = {

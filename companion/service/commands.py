@@ -9,8 +9,9 @@ and the OpenAPI document (web/openapi.py) all come from that one declaration. Wh
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any, Callable, ClassVar
+from typing import Any, ClassVar
 
 from companion.games.engine import Game, Option, OptionError, UnknownGame
 from companion.games.series import METHODS
@@ -43,7 +44,8 @@ PLY = {
     "minimum": 0,
     "description": "the number of actions of the position the page shows (the snapshot's ply): refused "
     "(400, nothing done) when the game has moved on since, so two phones tapping UNDO take back one move",
-    "x-error": "ply is the number of actions of the position the page shows (the state's ply), a whole number",
+    "x-error": "ply is the number of actions of the position the page shows (the state's ply), "
+    "a whole number",
 }
 
 

@@ -4,7 +4,7 @@ result and the series; and the session rebuilt from them when the companion star
 from __future__ import annotations
 
 import logging
-from typing import Callable
+from collections.abc import Callable
 
 from companion.games.catalogue import find
 from companion.games.engine import Game, UnknownGame

@@ -49,7 +49,9 @@ def snapshot(
         "order": session.order,
         "series": session.series_dict(elapsed),
         "settings": settings.to_dict(),
-        "colours": ["#%02x%02x%02x" % rgb for rgb in seat_colours(session, settings)[: game.players]],
+        "colours": [
+            "#{:02x}{:02x}{:02x}".format(*rgb) for rgb in seat_colours(session, settings)[: game.players]
+        ],
         "feedback": None if feedback is None else {"ok": feedback.ok, "message": feedback.message},
     }
 

@@ -19,8 +19,9 @@ import queue
 import sqlite3
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import Future
-from typing import Any, Callable
+from typing import Any
 
 from companion.games.composed.schema import CompositionError
 from companion.games.die import Die

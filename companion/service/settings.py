@@ -8,8 +8,9 @@ the same keys reads its bounds (companion/service/config.py). Changed values are
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any, Callable
+from typing import Any
 
 from companion.service.schema import CommandError, check
 
@@ -48,7 +49,8 @@ SETTINGS: dict[str, dict] = {
         "minItems": 4,
         "maxItems": 4,
         "items": {"type": "string", "pattern": "^#[0-9A-Fa-f]{6}$"},
-        "description": "the four players' stone colours (player 1 first): apart from each other and the board's",
+        "description": "the four players' stone colours (player 1 first): apart from each other and "
+        "the board's",
         "x-error": "colours is a list of four '#RRGGBB' colours, one per player",
     },
     "die": {
@@ -60,9 +62,10 @@ SETTINGS: dict[str, dict] = {
         "type": "number",
         "minimum": TIME_SCALES[0],
         "maximum": TIME_SCALES[1],
-        "description": "multiplies the computer players' thinking time (easy 0.05 s, medium 0.12 s, hard 0.25 s "
-        "a move on a desktop core; about 8 on a Raspberry Pi Zero 2 W plays as strong)",
-        "x-error": f"time_scale multiplies the computer players' thinking time, {TIME_SCALES[0]:g} to {TIME_SCALES[1]:g}",
+        "description": "multiplies the computer players' thinking time (easy 0.05 s, medium 0.12 s, "
+        "hard 0.25 s a move on a desktop core; about 8 on a Raspberry Pi Zero 2 W plays as strong)",
+        "x-error": "time_scale multiplies the computer players' thinking time, "
+        f"{TIME_SCALES[0]:g} to {TIME_SCALES[1]:g}",
     },
 }
 SAYS = (
@@ -181,6 +184,6 @@ class Settings:
             "budget_ma": self.budget_ma,
             "die": self.die,
             "time_scale": self.time_scale,
-            "colours": ["#%02X%02X%02X" % c for c in self.colours],
+            "colours": ["#{:02X}{:02X}{:02X}".format(*c) for c in self.colours],
             "menu": self.menu,
         }

@@ -232,7 +232,10 @@ class Store:
             st = self.path.stat()
         except OSError:
             return ""
-        return f"; it is {stat.filemode(st.st_mode)}, owned by uid {st.st_uid}, and this program runs as uid {os.geteuid()}"
+        return (
+            f"; it is {stat.filemode(st.st_mode)}, owned by uid {st.st_uid}, "
+            f"and this program runs as uid {os.geteuid()}"
+        )
 
     def close(self) -> None:
         self.db.close()
@@ -259,7 +262,8 @@ class Store:
         self, game: Game, names: list[str], seed: int | None, series_id: int | None, now: float
     ) -> int:
         cur = self.db.execute(
-            "INSERT INTO games (game, players, options, names, seed, series_id, started) VALUES (?,?,?,?,?,?,?)",
+            "INSERT INTO games (game, players, options, names, seed, series_id, started) "
+            "VALUES (?,?,?,?,?,?,?)",
             (game.id, game.players, json.dumps(game.settings), json.dumps(names), seed, series_id, now),
         )
         game_id = int(cur.lastrowid)
