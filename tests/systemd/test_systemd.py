@@ -179,7 +179,7 @@ import sqlite3, tempfile, os
 with tempfile.TemporaryDirectory() as folder:
     db = sqlite3.connect(os.path.join(folder, "x.db"))
     db.execute("PRAGMA journal_mode=WAL"); db.execute("CREATE TABLE t (a)"); db.commit(); db.close()
-import flask, waitress, serial, gpiozero, PIL.Image
+import flask, waitress, serial, gpiozero
 import companion.service.runtime, companion.service.store, companion.service.notify, web
 from companion.cli import command as cli
 cli.main(["play", "ez-gryb", "--random", "20", "--seed", "1"])
