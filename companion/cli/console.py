@@ -51,8 +51,8 @@ def unknown(word: str) -> str | None:
 
 class Typed:
     """The lines typed. While the computers play among themselves the console asks, between and during
-    their searches, whether a line waits: only a terminal or a pipe can say, without a thread that
-    would hold stdin at the interpreter's exit."""
+    their searches, whether a line waits (docs/cli.md, "Every seat a computer's"): a terminal or a pipe
+    can say; a list cannot, and is read only when a person is to play, as before."""
 
     def __init__(self, lines: Iterable[str]):
         self._lines = iter(lines)
