@@ -259,8 +259,10 @@ class Console:
         )
         self.write(self.session.again_said())
         self.say_aims()
+        self.stopped = False
         self.advance()
-        self.show()
+        if not self.watching():  # else a line typed stopped the computers: it is answered first
+            self.show()
 
     def advance(self) -> None:
         """Roll, and play the computer seats and forced passes, until a person is to choose (or, while
