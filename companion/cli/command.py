@@ -7,7 +7,9 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import shutil
 import sys
+import textwrap
 from pathlib import Path
 
 from companion import __version__, ai
@@ -139,7 +141,8 @@ def _rules_position(args) -> int:
 
 
 def _board(args) -> int:
-    print(board_text.render(args.depth, headless=args.headless))
+    draw = board_text.render_names if args.names else board_text.render
+    print(draw(args.depth, headless=args.headless))
     return EXIT_OK
 
 
@@ -161,8 +164,43 @@ def _catalogue(args) -> Catalogue:
 
 
 def _variants(args) -> int:
-    _print_json([cls.describe() for cls in _catalogue(args)])
+    games = [cls.describe() for cls in _catalogue(args)]
+    if args.json or not sys.stdout.isatty():
+        _print_json(games)
+    else:
+        print(variants_table(games, shutil.get_terminal_size().columns))
     return EXIT_OK
+
+
+def _default(value) -> str:
+    """An option's default as ``--option`` takes it."""
+    return json.dumps(value) if isinstance(value, bool) or value is None else str(value)
+
+
+def variants_table(games: list[dict], columns: int = 100) -> str:
+    """The games at a glance, a row each; the options' KEY=DEFAULT wrapped to fit ``columns``."""
+    head = ("GAME", "NAME", "PLAYERS", "OPTIONS (KEY=DEFAULT)", "SERIES")
+    rows = []
+    for g in games:
+        low, high = g["players"]["min"], g["players"]["max"]
+        options = " ".join(f"{o['name']}={_default(o['default'])}" for o in g["options"])
+        series = [p["id"] for p in g["series"]["presets"]] or ["-"]
+        rows.append((g["id"], g["name"], str(low) if low == high else f"{low}-{high}", options, series))
+    widths = [max(len(head[i]), *(len(r[i]) for r in rows)) for i in range(3)]
+    series_width = max(len(head[4]), *(len(s) for r in rows for s in r[4]))
+    room = max(24, columns - sum(widths) - series_width - 8)  # two spaces between columns
+    lines = []
+    for game, name, players, options, series in [(*head[:4], [head[4]]), *rows]:
+        wrapped = textwrap.wrap(options, room, break_on_hyphens=False, break_long_words=False) or ["-"]
+        for i in range(max(len(wrapped), len(series))):
+            cells = (game, name, players) if i == 0 else ("", "", "")
+            left = "  ".join(c.ljust(w) for c, w in zip(cells, widths))
+            option = wrapped[i] if i < len(wrapped) else ""
+            lines.append(f"{left}  {option.ljust(room)}  {series[i] if i < len(series) else ''}".rstrip())
+    lines.append("")
+    footer = "play one: gryb-companion play GAME --option KEY=VALUE; what each option means: variants --json"
+    lines.extend(textwrap.wrap(footer, max(40, columns - 1), break_on_hyphens=False))
+    return "\n".join(lines)
 
 
 # -- compositions
@@ -489,8 +527,13 @@ def build_parser() -> argparse.ArgumentParser:
     position.set_defaults(run=_rules_position)
 
     state_help = "the companion's state directory, which keeps the saved compositions (default: its own)"
-    variants = commands.add_parser("variants", help="the games, with their options, as JSON")
+    variants = commands.add_parser(
+        "variants", help="the games, their options and series: a table at a terminal, else JSON"
+    )
     variants.add_argument("--state", metavar="DIR", help=state_help)
+    variants.add_argument(
+        "--json", action="store_true", help="JSON at a terminal too, with every detail (as when piped)"
+    )
     variants.set_defaults(run=_variants)
 
     play = commands.add_parser(
@@ -619,6 +662,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     board = commands.add_parser("board", help="print the board as the bandanna lays it out")
     _board_options(board)
+    board.add_argument("--names", action="store_true", help="each node's name (GGBY) instead of its letter")
     board.set_defaults(run=_board)
     return parser
 

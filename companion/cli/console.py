@@ -4,7 +4,9 @@ seats play by themselves, an action a line; players keep their numbers from game
 
 from __future__ import annotations
 
+import difflib
 import random
+import select
 import textwrap
 from collections.abc import Callable, Iterable
 from typing import TextIO
@@ -24,9 +26,60 @@ FIGURES = {"king": "♔♚", "queen": "♕♛", "rook": "♖♜", "bishop": "♗
 
 WORDS = (
     "moves (the legal actions), hint (what a good player would do), undo (back to your last move), "
-    f"seat N {'|'.join(SEATS)} (who plays for Player N), rules (how to play), help, quit"
+    f"seat N {'|'.join(SEATS)} (who plays for Player N), board [names] (the board, or its node names), "
+    "stop and go (the computers wait, play on), rules (how to play), help, quit"
 )
 OVER = "again (the same game once more), undo (back to your last move), seat N KIND (who plays it) or quit"
+# What a mistyped word is compared with: the console's words and the notation's.
+COMMANDS = tuple("moves hint undo seat board stop go rules help quit again roll pass end".split())
+STOPPED = "the computers wait: go lets them play on, undo takes a move back, seat N human takes a seat"
+
+
+def unknown(word: str) -> str | None:
+    """What to say to a word that is neither a command nor notation (``dance``); None for a word that
+    may be a node name typed in small letters (``gg``: the node's refusal says so)."""
+    small = word.isascii() and word.isalpha() and word.islower()
+    if not small or set(word.removeprefix("x")) <= set("gryb"):
+        return None
+    said = repr(word if len(word) <= 24 else word[:19] + "…")
+    close = difflib.get_close_matches(word, COMMANDS, n=3)
+    if close:
+        return f"no command {said}: did you mean {' or '.join(close)}? (help lists them all)"
+    nearest = ", ".join(difflib.get_close_matches(word, COMMANDS, n=3, cutoff=0))
+    return f"no command {said}; the nearest are {nearest} (help lists them all)"
+
+
+class Typed:
+    """The lines typed. While the computers play among themselves the console asks, between and during
+    their searches, whether a line waits (docs/cli.md, "Every seat a computer's"): a terminal or a pipe
+    can say; a list cannot, and is read only when a person is to play, as before."""
+
+    def __init__(self, lines: Iterable[str]):
+        self._lines = iter(lines)
+        try:
+            self._fd: int | None = lines.fileno()  # type: ignore[attr-defined]
+        except (AttributeError, OSError, ValueError):  # a list, io.StringIO
+            self._fd = None
+        self.heard = False  # a line was read
+        self.ended = False
+
+    def waiting(self) -> bool:
+        """A line (or the end of the input) can be read without waiting."""
+        if self._fd is None or self.ended:
+            return False
+        return bool(select.select([self._fd], [], [], 0)[0])
+
+    def next(self) -> str | None:
+        """The next line, waiting for it; None at the end of the input."""
+        line = None if self.ended else next(self._lines, None)
+        self.ended = line is None
+        self.heard = self.heard or line is not None
+        return line
+
+
+def fill(text: str) -> str:
+    """A long line cut into lines of 100 characters, the later ones indented."""
+    return textwrap.fill(text, width=100, subsequent_indent="  ", break_on_hyphens=False)
 
 
 def refusal(text: str, reason: str) -> str:
@@ -54,6 +107,8 @@ class Console:
         kinds = [self.levels[p].name if p in self.levels else HUMAN for p in range(game.players)]
         self.session = Session.begin(game, kinds=kinds, cloth=False)
         self._last_shown: tuple | None = None  # (game, turn, player) of the last "to play" line
+        self.stopped = False  # ``stop``: the computer seats wait
+        self.typed = Typed(())
 
     @property
     def game(self) -> Game:
@@ -78,34 +133,56 @@ class Console:
         """The computer's levels by seat."""
         return {seat: self.levels[p] for seat, p in enumerate(self.order) if p in self.levels}
 
+    def all_computers(self) -> bool:
+        return len(self.seats) == self.game.players
+
+    def watching(self) -> bool:
+        """Every seat the computer's, playing on: no prompt, and a line typed is taken between moves."""
+        return self.all_computers() and not self.game.over and not self.stopped
+
     # -- the loop
 
     def play(self, lines: Iterable[str]) -> int:
         """Play until the input ends or the person quits; the exit status."""
-        self.write(f"{self.game.name}: type an action in the notation, or {WORDS}.")
+        self.write(fill(f"{self.game.name}: type an action in the notation, or {WORDS}."))
         self.say_aims()
+        typed = self.typed = Typed(lines)
         self.advance()
-        self.show()
-        if self.game.over and len(self.seats) == self.game.players:  # every seat the computer's
-            return 0
-        self.prompt()
-        for line in lines:
+        if not self.watching():
+            self.show()
+        while True:
+            if self.watching():  # no prompt: a line is read once one is typed
+                if not typed.waiting():
+                    self.advance()
+                    if not self.watching():
+                        self.show()
+                    continue
+            elif self.game.over and self.all_computers() and not typed.heard:
+                return 0  # a game the computers played through with nothing typed
+            else:
+                self.prompt()
+            line = typed.next()
+            if line is None:
+                if self.watching():
+                    continue  # the computers play on to the end
+                self.write("")  # Ctrl-D: the shell's prompt on a line of its own
+                return 0
             text = line.split("#", 1)[0].strip().removeprefix("\ufeff")
             if text in ("quit", "q", "exit"):
-                break
+                return 0
             if not text.isprintable():
                 self.write("that is not text the notation knows: letters, digits and - x + / : only")
             elif text:
                 self.answer(text)
-            self.prompt()
-        else:
-            self.write("")  # Ctrl-D: the shell's prompt on a line of its own
-        return 0
 
     def answer(self, text: str) -> None:
         """A word or an action; what is wrong is said, and nothing changes."""
         game = self.game
-        if game.over and text not in ("undo", "again", "help", "rules") and text.split()[0] != "seat":
+        if (
+            game.over
+            and text not in ("undo", "again", "help", "rules", "board", "board names")
+            and (text.split()[0] != "seat")
+        ):
             self.write(f"the game is over: type {OVER}")
             return
         if text == "again":
@@ -115,27 +192,32 @@ class Console:
             self.write(
                 f"the game is over: type {OVER}"
                 if game.over
-                else f"type an action in the notation (docs/notation.md: R, R-RG, xRG, pass, end), or {WORDS}"
+                else fill(
+                    f"type an action in the notation (docs/notation.md: R, R-RG, xRG, pass, end), or {WORDS}"
+                )
             )
             return
         if text == "rules":
             self.write(howto.as_text(howto.of(type(game))).rstrip("\n"))
             return
         if text in ("moves", "legal", "?"):
-            self.write(
-                textwrap.fill(
-                    "legal: " + " ".join(str(a) for a in game.legal_actions()),
-                    width=100,
-                    subsequent_indent="  ",
-                    break_on_hyphens=False,
-                )
-            )
+            self.write(fill("legal: " + " ".join(str(a) for a in game.legal_actions())))
             return
         if text == "hint":
             self.write(f"hint: {self.words(ai.search(game.copy(), self.hint, self._hint_rng).action)}")
             return
         if text == "undo":
             self.undo()
+            return
+        if text == "board names":
+            self.write(board_text.render_names(game.space.depth, game.space.headless))
+            return
+        if text == "board":
+            self._last_shown = None
+            self.show()
+            return
+        if text in ("stop", "go"):
+            self.stop(text == "stop")
             return
         if text.split()[0] == "seat":
             self.seat(text.split()[1:])
@@ -149,7 +231,16 @@ class Console:
             )
             return
         try:
-            self.act(game.parse(text))
+            action = game.parse(text)
+        except IllegalAction as err:
+            self.write(unknown(text.split()[0]) or f"{refusal(text, err.reason)} (try 'moves')")
+            return
+        if game.to_move in self.seats and not game.is_chance:
+            player = self.order[game.to_move] + 1
+            self.write(f"{self.names[game.to_move]} plays for itself: go, or seat {player} human to play it")
+            return
+        try:
+            self.act(action)
         except IllegalAction as err:
             self.write(f"{refusal(text, err.reason)} (try 'moves')")
             return
@@ -168,17 +259,28 @@ class Console:
         )
         self.write(self.session.again_said())
         self.say_aims()
+        self.stopped = False
         self.advance()
-        self.show()
+        if not self.watching():  # else a line typed stopped the computers: it is answered first
+            self.show()
 
     def advance(self) -> None:
-        """Roll, and play the computer seats and forced passes, until a person is to choose."""
+        """Roll, and play the computer seats and forced passes, until a person is to choose (or, while
+        the computers play among themselves, a line typed waits: its move is searched again after)."""
         game = self.game
         while not game.over:
             if game.is_chance:
                 self.act(self.die.roll(game))
             elif game.to_move in self.seats:
-                self.act(ai.search(game, self.seats[game.to_move], self.rng).action)
+                if self.stopped:
+                    return
+                typed = self.typed.waiting if self.watching() else None
+                if typed and typed():
+                    return
+                action = ai.search(game, self.seats[game.to_move], self.rng, stop=typed).action
+                if typed and typed():
+                    return
+                self.act(action)
             elif [a.kind for a in game.legal_actions()] == [PASS]:
                 self.act(Action(PASS))
             else:
@@ -198,9 +300,11 @@ class Console:
         player, kind = int(words[0]) - 1, words[1]
         if kind == HUMAN:
             self.levels.pop(player, None)
+            self.stopped = False  # a person took a seat to play on
         else:
             self.levels[player] = self.level_of(kind)
         self.write(self.session.seat(self.order.index(player), kind).message)
+        self._last_shown = None  # whoever is to play, it is not their turn's second move
         if not self.game.over:
             self.advance()
             self.show()
@@ -220,8 +324,26 @@ class Console:
             self.game.apply(action)
             self.write(f"{who}: {words}")
 
+    def stop(self, stop: bool) -> None:
+        """``stop``: the computer seats wait (every seat a computer's, the game holds); ``go``: on."""
+        if not self.seats:
+            self.write("no computer plays here: seat N easy gives it a seat")
+            return
+        self.stopped = stop
+        if stop:
+            self.write(STOPPED)
+            self._last_shown = None
+            self.show()
+            return
+        self.write("the computers play on")
+        self.advance()
+        self._last_shown = None
+        self.show()
+
     def undo(self) -> None:
-        """Back to the person's own turn, as UNDO on the board."""
+        """Back to the person's own turn, as UNDO on the board; with every seat a computer's, the last
+        move, and the computers wait."""
+        self.stopped = self.stopped or self.watching()
         taken = self.session.undo()
         self.write(self.session.hands.message)
         if taken:

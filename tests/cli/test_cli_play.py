@@ -1,6 +1,8 @@
 """`gryb-companion variants` and `play`, run as real processes."""
 
 import json
+import os
+import pty
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -39,6 +41,54 @@ def test_variants_lists_every_game_with_its_metadata():
         "quick-first-to-8",
     ]
     assert series["default"] == "ez-best-of-five" and series["presets"][0]["target"] == 5
+
+
+def at_a_terminal(*args, columns=100):
+    """The command's output with stdout on a pseudo-terminal ``columns`` wide, as a person sees it."""
+    master, slave = pty.openpty()
+    env = dict(os.environ, COLUMNS=str(columns))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "companion.cli", *args], stdout=slave, stderr=subprocess.PIPE, env=env
+    )
+    os.close(slave)
+    out = b""
+    try:
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:  # EIO: the command closed the terminal
+                break
+            if not chunk:
+                break
+            out += chunk
+        assert proc.wait(timeout=60) == 0, proc.stderr.read()
+    finally:
+        os.close(master)
+        proc.stderr.close()
+    return out.decode().replace("\r\n", "\n")
+
+
+def test_variants_at_a_terminal_is_a_table_and_json_when_asked_or_piped():
+    """27 KB of JSON on one line is for scripts: a person gets a row a game (game, name, players, the
+    options with their defaults, the series), as wide as the terminal."""
+    table = at_a_terminal("variants", columns=90)
+    games = json.loads(run("variants").stdout)  # piped: JSON, as before
+    lines = table.splitlines()
+    assert lines[0].split() == ["GAME", "NAME", "PLAYERS", "OPTIONS", "(KEY=DEFAULT)", "SERIES"]
+    assert max(map(len, lines)) <= 90
+    rows = [line for line in lines[1:] if line[:1].strip()]
+    assert [row.split()[0] for row in rows[: len(games)]] == [g["id"] for g in games]
+    ez = next(i for i, line in enumerate(lines) if line.startswith("ez-gryb "))
+    assert "EZ GRYB" in lines[ez] and "depth=4" in lines[ez] and lines[ez].endswith(" ez-best-of-five")
+    assert [line.split()[-1] for line in lines[ez + 1 : ez + 4]] == [
+        "ez-first-to-21",
+        "quick-best-of-three",
+        "quick-first-to-8",
+    ]
+    exodus = next(line for line in lines if line.startswith("exodus "))
+    assert exodus.split()[:3] == ["exodus", "Exodus", "2-4"]
+    assert "what each option means: variants --json" in " ".join(table.split("\n\n")[-1].split())
+    assert json.loads(at_a_terminal("variants", "--json")) == games
 
 
 def test_play_from_stdin_prints_a_state_line_per_action():

@@ -1,6 +1,7 @@
 """The rules command line, run as players and scripts run it: a real process, JSON out, exit codes."""
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -147,6 +148,33 @@ def test_board_prints_every_node_at_its_point():
     headless = run("board", "--headless").stdout.splitlines()
     assert sum(ch in "GRYB" for line in headless for ch in line) == 340 and "0" not in "".join(headless)
     assert lines[15][30] == "0" and headless[15][30:31].strip() == ""  # the centre, where the head node was
+
+
+def test_board_names_prints_every_nodes_name_in_its_row_and_column_order():
+    """``board --names``: the names to type, each in the row of its node and in the order of the nodes
+    along that row, on a board as wide as 94 characters at the standard depth."""
+    for depth, headless in ((4, False), (2, False), (4, True)):
+        args = ["board", "--names", "--depth", str(depth)] + (["--headless"] if headless else [])
+        done = run(*args)
+        assert done.returncode == 0, done.stderr
+        lines = done.stdout.splitlines()
+        half = (1 << depth) - 1
+        assert len(lines) == 2 * half + 1
+        expected = [[] for _ in lines]
+        for n in sorted(nd.nodes(depth, headless), key=lambda n: nd.position(n, depth)):
+            x, y = nd.position(n, depth)
+            expected[y + half].append(nd.name(n))
+        assert [line.split() for line in lines] == expected, args
+        # Each name sits under its letter on the letter board: centred on the same column.
+        letters = run(*[a for a in args if a != "--names"]).stdout.splitlines()
+        for line, row in zip(lines, letters):
+            starts = [m.start() for m in re.finditer(r"\S+", line)]
+            centres = [s + (len(w) - 1) / 2 for s, w in zip(starts, line.split())]
+            columns = [m.start() for m in re.finditer(r"\S", row)]
+            assert len(centres) == len(columns)
+            scale = {round(c - centres[0], 1) / max(1, col - columns[0]) for c, col in zip(centres, columns)}
+            assert len(scale - {0.0}) <= 1, (args, line)
+    assert max(len(line) for line in run("board", "--names").stdout.splitlines()) <= 94
 
 
 def test_gryb_on_a_giant_board_takes_its_depth_for_names_and_points():
