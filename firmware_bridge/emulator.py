@@ -129,6 +129,8 @@ class Emulator:
         self._drop = 0
         self._hung_until = 0.0
         self._corrupt = 0
+        self._spoil = 0.0
+        self._from_host = b""  # a host frame split across reads, while spoiling
         self._plan: list[tuple[float, int, object]] = []  # (monotonic time, order, action)
         self._order = itertools.count()
         self._lock = threading.RLock()
@@ -187,11 +189,12 @@ class Emulator:
         self.matrix.set(row, col, False)
         self._wake()
 
-    def tap(self, row: int, col: int, hold: float = 0.03) -> None:
-        """Close the switch now and open it ``hold`` seconds later, both planned (see :meth:`_run`)."""
+    def tap(self, row: int, col: int, hold: float = 0.03, after: float = 0.0) -> None:
+        """Close the switch ``after`` seconds from now and open it ``hold`` seconds later, both planned
+        (see :meth:`_run`)."""
         self.matrix.check(row, col)
-        self._schedule(0.0, lambda: self.matrix.set(row, col, True))
-        self._schedule(hold, lambda: self.matrix.set(row, col, False))
+        self._schedule(after, lambda: self.matrix.set(row, col, True))
+        self._schedule(after + hold, lambda: self.matrix.set(row, col, False))
 
     def bounce(self, row: int, col: int, closed: bool, flips: int = 6, every: float = 0.0004) -> None:
         """Chatter the contact ``flips`` times, then settle ``closed``."""
@@ -257,6 +260,30 @@ class Emulator:
         with self._lock:
             self._corrupt += n
 
+    def spoil(self, rate: float) -> None:
+        """From now on each frame either way is lost, truncated (its delimiter with it, so the next frame
+        is spoilt too) or sent twice, each with probability ``rate``; 0 mends the line."""
+        if not 0.0 <= rate <= 1 / 3:
+            raise ValueError("rate is from 0 to 1/3: a third each of lost, truncated and duplicated")
+        with self._lock:
+            self._spoil = rate
+            self._from_host = b""
+
+    def _spoilt(self, frame: bytes) -> bytes:
+        roll = self._rng.random()
+        if roll < self._spoil:
+            return b""
+        if roll < 2 * self._spoil:
+            return frame[: self._rng.randrange(1, len(frame))]
+        if roll < 3 * self._spoil:
+            return frame + frame
+        return frame
+
+    def _spoil_from_host(self, data: bytes) -> bytes:
+        frames = (self._from_host + data).split(b"\x00")
+        self._from_host = frames.pop()
+        return b"".join(self._spoilt(frame + b"\x00") for frame in frames)
+
     def _reset_requested(self) -> None:
         # machine.reset() drops off USB and comes back
         self._schedule(0.0, lambda: self.unplug(0.05))
@@ -317,7 +344,7 @@ class Emulator:
             frame = bytes(spoilt)
         if self.on_frame is not None:
             self.on_frame(frame)  # before the host can see it
-        self._raw_write(frame)
+        self._raw_write(self._spoilt(frame) if self._spoil else frame)
 
     def _raw_write(self, data: bytes) -> None:
         """Lost, as on USB, with the cable out or the host not reading."""
@@ -363,6 +390,8 @@ class Emulator:
                         data = os.read(master, 4096)
                     except (BlockingIOError, OSError):
                         data = b""
+                    if data and self._spoil:
+                        data = self._spoil_from_host(data)
                     if data and self.firmware is not None and not hung:
                         self.firmware.receive(data, self.ms())
             # scans at each planned change's own time, before and after it, however late this thread

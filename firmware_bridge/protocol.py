@@ -14,6 +14,7 @@ VERSION = 1
 
 MAX_BODY = 160
 """Longest frame body either end accepts: room for the snapshot of a 32x32 matrix (140 bytes)."""
+REPLAY_SPAN = 1024  # edges one REPLAY can name (a 128-byte mask)
 
 # message types: MCU -> host below 0x10, host -> MCU from 0x10
 HELLO = 0x01
@@ -22,11 +23,13 @@ HEARTBEAT = 0x03
 SNAPSHOT = 0x04
 ACK = 0x05
 ERROR = 0x06
+RESENT = 0x07
 PING = 0x10
 GET_SNAPSHOT = 0x11
 CONFIGURE = 0x12
 RESET = 0x13
 GET_HELLO = 0x14
+REPLAY = 0x15
 
 EAGER = 0
 DEFERRED = 1
@@ -43,13 +46,15 @@ FORMATS = {
     SNAPSHOT: (">HIBB", ("seq", "ms", "rows", "cols")),
     ACK: (">BB", ("tag", "command")),
     ERROR: (">BBB", ("tag", "command", "code")),
+    RESENT: (">HIBBB", ("seq", "ms", "row", "col", "pressed")),
     PING: (">B", ("tag",)),
     GET_SNAPSHOT: (">B", ("tag",)),
     CONFIGURE: (">BBBHH", ("tag", "debounce_ms", "mode", "scan_us", "heartbeat_ms")),
     RESET: (">B", ("tag",)),
     GET_HELLO: (">B", ("tag",)),
+    REPLAY: (">BH", ("tag", "first")),
 }
-TAILS = {SNAPSHOT: "bitmap", ERROR: "text"}
+TAILS = {SNAPSHOT: "bitmap", ERROR: "text", REPLAY: "wanted"}
 NAMES = {
     HELLO: "HELLO",
     EDGE: "EDGE",
@@ -57,11 +62,13 @@ NAMES = {
     SNAPSHOT: "SNAPSHOT",
     ACK: "ACK",
     ERROR: "ERROR",
+    RESENT: "RESENT",
     PING: "PING",
     GET_SNAPSHOT: "GET_SNAPSHOT",
     CONFIGURE: "CONFIGURE",
     RESET: "RESET",
     GET_HELLO: "GET_HELLO",
+    REPLAY: "REPLAY",
 }
 _SIZES = {}
 for _kind in FORMATS:
@@ -302,6 +309,10 @@ def edge(seq, ms, row, col, pressed):
     return encode(EDGE, (seq, ms & 0xFFFFFFFF, row, col, 1 if pressed else 0))
 
 
+def resent(seq, ms, row, col, pressed):
+    return encode(RESENT, (seq, ms & 0xFFFFFFFF, row, col, 1 if pressed else 0))
+
+
 def heartbeat(seq, ms, uptime):
     return encode(HEARTBEAT, (seq, ms & 0xFFFFFFFF, uptime & 0xFFFFFFFF))
 
@@ -337,6 +348,17 @@ def configure(debounce_ms, mode, scan_us, heartbeat_ms=0, tag=0):
 
 def reset(tag=0):
     return encode(RESET, (tag,))
+
+
+def replay(first, wanted, tag=0):
+    """REPLAY: send again edge ``first + i`` for each bit ``i`` set in ``wanted`` (an int; bit 0 is
+    ``first``, at most REPLAY_SPAN edges; docs/firmware.md, 'Replay')."""
+    size = 0
+    while wanted >> (8 * size):
+        size += 1
+    if size > REPLAY_SPAN // 8:
+        raise ProtocolError("REPLAY: %d edges past the first, at most %d" % (8 * size, REPLAY_SPAN))
+    return encode(REPLAY, (tag, first & 0xFFFF), wanted.to_bytes(size, "little"))
 
 
 # the snapshot bitmap: bit row * cols + col, least significant bit of byte 0 first

@@ -3,6 +3,8 @@
 No I/O and no clock of its own: main.py (or the emulator) calls ``tick`` and ``receive`` with the time.
 """
 
+import struct
+
 try:  # CPython: the host package
     from firmware_bridge import protocol
     from firmware_bridge.firmware.debounce import DEFERRED, EAGER, Debouncer
@@ -10,11 +12,13 @@ except ImportError:  # the Pico: the files sit side by side
     import protocol
     from debounce import DEFERRED, EAGER, Debouncer
 
-FW_VERSION = (1, 0, 0)
+FW_VERSION = (1, 1, 0)
 
 DEBOUNCE_MS = 5
 SCAN_US = 1000
 HEARTBEAT_MS = 500
+HISTORY = 1024  # edges kept to send again on a REPLAY (8 bytes each): minutes of play, seconds of a storm
+_KEPT = ">HIBB"  # seq, ms, row, col | 0x80 when pressed
 
 # what CONFIGURE accepts; anything else is refused with an ERROR and changes nothing
 DEBOUNCE_RANGE = (0, 50)
@@ -46,6 +50,8 @@ class Firmware:
         self.on_reset = on_reset
         self.seq = 0
         self.edges = 0
+        self._history = bytearray(8 * HISTORY)  # the edge numbered seq at seq % HISTORY
+        self._kept = 0  # edges in it: a fresh ring holds zeros, not edge 0
         self._decoder = protocol.Decoder()
         self._next_beat = 0
 
@@ -67,6 +73,7 @@ class Firmware:
         for row, col, pressed, ms in self.debouncer.update(self.matrix.scan(), now):
             self.seq = (self.seq + 1) & 0xFFFF
             self.edges += 1
+            self._keep(ms, row, col, pressed)
             self.write(protocol.edge(self.seq, ms, row, col, pressed))
         if now - self._next_beat >= 0:
             self.write(protocol.heartbeat(self.seq, now, now // 1000))
@@ -87,13 +94,11 @@ class Firmware:
         if kind == protocol.PING:
             self.write(protocol.ack(msg.tag, kind))
         elif kind == protocol.GET_SNAPSHOT:
-            self.write(
-                protocol.snapshot(
-                    self.seq, now, self.rows, self.cols, protocol.pack_bitmap(self.debouncer.state, self.cols)
-                )
-            )
+            self._snapshot(now)
         elif kind == protocol.GET_HELLO:
             self._hello(now)
+        elif kind == protocol.REPLAY:
+            self._replay(msg.first, msg.wanted, now)
         elif kind == protocol.CONFIGURE:
             self._configure(msg)
         elif kind == protocol.RESET:
@@ -121,6 +126,28 @@ class Firmware:
         self.scan_us = msg.scan_us
         self.heartbeat_ms = heartbeat
         self.write(protocol.ack(msg.tag, msg.kind))
+
+    def _keep(self, ms, row, col, pressed):
+        at = 8 * (self.seq % HISTORY)
+        struct.pack_into(_KEPT, self._history, at, self.seq, ms & 0xFFFFFFFF, row, col | (pressed << 7))
+        self._kept = min(self._kept + 1, HISTORY)
+
+    def _replay(self, first, wanted, now):
+        """The edges the mask names again, then a HEARTBEAT; a SNAPSHOT if they are not kept."""
+        sent = (self.seq - first + 1) & 0xFFFF
+        if sent > self._kept:  # forgotten, or a number not yet sent
+            self._snapshot(now)
+            return
+        for i in range(min(8 * len(wanted), sent)):
+            if wanted[i >> 3] & (1 << (i & 7)):
+                at = 8 * (((first + i) & 0xFFFF) % HISTORY)
+                seq, ms, row, col = struct.unpack_from(_KEPT, self._history, at)
+                self.write(protocol.resent(seq, ms, row, col & 0x7F, col >> 7))
+        self.write(protocol.heartbeat(self.seq, now, now // 1000))
+
+    def _snapshot(self, now):
+        bitmap = protocol.pack_bitmap(self.debouncer.state, self.cols)
+        self.write(protocol.snapshot(self.seq, now, self.rows, self.cols, bitmap))
 
     def _hello(self, now):
         self.write(protocol.hello(FW_VERSION, self.rows, self.cols, self.seq, now))

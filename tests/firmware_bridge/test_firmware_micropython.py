@@ -62,6 +62,7 @@ def test_the_firmware_sends_the_same_bytes_under_micropython_and_cpython(flashed
     assert sum(line.startswith("EDGE(") for line in lines) >= 8
     assert any(line.startswith("ERROR(") and "out of range" in line for line in lines)
     assert any(line.startswith("SNAPSHOT(") for line in lines)
+    assert sum(line.startswith("RESENT(") for line in lines) >= 4
 
 
 def test_the_driving_script_fails_on_what_micropython_lacks(flashed):
@@ -70,7 +71,7 @@ def test_the_driving_script_fails_on_what_micropython_lacks(flashed):
         pytest.skip("no MicroPython Unix port here")
     mcu = flashed / "mcu.py"
     text = mcu.read_text()
-    marker = "FW_VERSION = (1, 0, 0)"
+    marker = "DEBOUNCE_MS = 5"
     assert marker in text
     # int.bit_count() is CPython 3.10+ and not in MicroPython.
     mcu.write_text(text.replace(marker, marker + "\n_ONES = (255).bit_count()", 1))

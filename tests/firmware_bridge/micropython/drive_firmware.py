@@ -1,9 +1,9 @@
 """Drives the Pico firmware's logic and prints every byte it sends: run by both MicroPython and CPython.
 
-tests/firmware_bridge/test_firmware_micropython.py copies this file next to the firmware files as the Pico holds them
-(flat: protocol.py, debounce.py, keymatrix.py, mcu.py, main.py) and runs it under the real MicroPython
-(the Unix port) and under CPython without site-packages; the two outputs must be the same, byte for
-byte. Only what both interpreters print the same way is printed (no set or dict order).
+tests/firmware_bridge/test_firmware_micropython.py copies this file next to the firmware files as the Pico
+holds them (flat: protocol.py, debounce.py, keymatrix.py, mcu.py, main.py) and runs it under the real
+MicroPython (the Unix port) and under CPython without site-packages; the two outputs must be the same,
+byte for byte. Only what both interpreters print the same way is printed (no set or dict order).
 """
 
 import protocol
@@ -61,6 +61,8 @@ for mode in (DEFERRED, EAGER):
         + protocol.configure(10, EAGER, 2000, 250, tag=3)
         + protocol.configure(99, EAGER, 2000, 0, tag=4)
         + protocol.ping(9)
+        + protocol.replay(1, 0b101, tag=5)
+        + protocol.replay(60000, 0b1, tag=6)
     )
     for i in range(0, len(host), 5):
         fw.receive(host[i : i + 5], 700)
