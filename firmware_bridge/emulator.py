@@ -19,9 +19,12 @@ import tty
 
 from firmware_bridge.firmware.debounce import DEFERRED
 from firmware_bridge.firmware.keymatrix import Matrix, ShiftRegisterMatrix
+from firmware_bridge.firmware.leds import Leds
 from firmware_bridge.firmware.mcu import DEBOUNCE_MS, HEARTBEAT_MS, SCAN_US, Firmware
+from firmware_bridge.firmware.panel import Panel
 
 IDLE_WAIT = 0.25  # s; a press or a command wakes the loop at once
+PANEL_BUTTONS = ("roll", "ok", "undo")  # their bits, as the firmware's Panel reads them
 
 
 class _Switches(Matrix):
@@ -94,6 +97,42 @@ class WiredMatrix(_Switches):
             return list(self._scanner.scan())
 
 
+class MemoryStrip:
+    """The emulated Pico's LED strip: the bytes last sent to it (``shown``); never busy."""
+
+    def __init__(self):
+        self.shown = b""
+        self.writes = 0
+        self.on_write = None  # hears each frame's bytes as the strip takes them (benchmarks)
+
+    def write(self, buf) -> None:
+        self.shown = bytes(buf)
+        self.writes += 1
+        if self.on_write is not None:
+            self.on_write(self.shown)
+
+    def busy(self) -> bool:
+        return False
+
+
+class PanelSwitches:
+    """The emulated control panel: buttons down (bits), the buzzer's pitches in turn, the status LED."""
+
+    def __init__(self):
+        self.down = 0
+        self.tones: list[int] = []
+        self.lit = False
+
+    def read(self) -> int:
+        return self.down
+
+    def tone(self, hz: int) -> None:
+        self.tones.append(hz)
+
+    def value(self, on) -> None:
+        self.lit = bool(on)
+
+
 class Emulator:
     """A Pico running the firmware on a thread behind a pty; helpers return at once, from any thread."""
 
@@ -122,6 +161,8 @@ class Emulator:
         self.firmware: Firmware | None = None
         self.boots = 0
         self.written: list[bytes] | None = None  # a list records every frame written
+        self.strip = MemoryStrip()  # its LEDs keep their last frame through an unplug, as on the board
+        self.panel = PanelSwitches()
         self.on_frame = None  # hears each frame just before it is written (benchmarks)
         self._rng = random.Random(seed)
         self._master: int | None = None
@@ -207,6 +248,30 @@ class Emulator:
     def closed(self) -> set[tuple[int, int]]:
         return self.matrix.closed()
 
+    def press_panel(self, name: str) -> None:
+        """Press a control-panel button: "roll", "ok" or "undo"."""
+        self._panel(self._bit(name), True)
+        self._wake()
+
+    def release_panel(self, name: str) -> None:
+        self._panel(self._bit(name), False)
+        self._wake()
+
+    def tap_panel(self, name: str, hold: float = 0.06) -> None:
+        bit = self._bit(name)
+        self._schedule(0.0, lambda: self._panel(bit, True))
+        self._schedule(hold, lambda: self._panel(bit, False))
+
+    @staticmethod
+    def _bit(name: str) -> int:
+        if name not in PANEL_BUTTONS:
+            raise ValueError(f"no panel button {name!r}: one of {', '.join(PANEL_BUTTONS)}")
+        return 1 << PANEL_BUTTONS.index(name)
+
+    def _panel(self, bit: int, down: bool) -> None:
+        with self._lock:
+            self.panel.down = self.panel.down | bit if down else self.panel.down & ~bit
+
     def unplug(self, seconds: float | None = None) -> None:
         """Pull the USB cable (and the power); plug it back after ``seconds`` if given."""
         with self._lock:
@@ -233,7 +298,12 @@ class Emulator:
             os.replace(tmp, self.path)
             self.boots += 1
             self.firmware = Firmware(
-                self.matrix, self._write, on_reset=self._reset_requested, **self._settings
+                self.matrix,
+                self._write,
+                on_reset=self._reset_requested,
+                leds=Leds(self.strip, 1024, 3),
+                panel=Panel(self.panel, self.panel, self.panel),
+                **self._settings,
             )
             self.firmware.start(self.ms())
         self._wake()

@@ -54,6 +54,9 @@ class HostLink:
         self.hello: p.Message | None = None
         self.last_seq: int | None = None
         self.pressed: set[tuple[int, int]] = set()
+        self.panel_pressed: set[int] = set()  # the control panel's buttons down (EDGEs of PANEL_ROW)
+        self.led_state: p.Message | None = None  # the Pico's latest LED_STATE
+        self._news: list[p.Message] = []  # LED_STATEs for the LED surface, until taken
         self.duplicates = 0
         self.gaps = 0
         self.resyncs = 0
@@ -103,11 +106,19 @@ class HostLink:
         self._early = None
         self._forget_gap()
         events = [KeyEvent(r, c, False, now, None, "link") for r, c in sorted(self.pressed)]
+        events += [KeyEvent(p.PANEL_ROW, c, False, now, None, "link") for c in sorted(self.panel_pressed)]
+        self.panel_pressed.clear()
+        self.led_state = None
         self._untrusted |= self.pressed
         self._held |= self.pressed
         self.pressed.clear()
         self._offset = None
         return events
+
+    def take_news(self) -> list[p.Message]:
+        """The LED_STATEs received since the last call."""
+        news, self._news = self._news, []
+        return news
 
     def take_outgoing(self) -> bytes:
         out = bytes(self._out)
@@ -182,7 +193,10 @@ class HostLink:
         if kind == p.HELLO:
             self._clock_sample(msg.ms, now)
             return events + self._hello(msg, now)
-        if kind == p.ACK:
+        if kind == p.LED_STATE:
+            self.led_state = msg
+            self._news.append(msg)
+        elif kind == p.ACK:
             self.acks += 1
         elif kind == p.ERROR:
             if msg.command == p.REPLAY:  # it keeps no edges after all: snapshots settle gaps
@@ -213,7 +227,12 @@ class HostLink:
         return []
 
     def _edge(self, msg: p.Message, now: float) -> list[KeyEvent]:
-        if self.hello is not None and (msg.row >= self.hello.rows or msg.col >= self.hello.cols):
+        panel = msg.row == p.PANEL_ROW and msg.col <= p.UNDO
+        if (
+            not panel
+            and self.hello is not None
+            and (msg.row >= self.hello.rows or msg.col >= self.hello.cols)
+        ):
             self.contradictions += 1
             self._problem(
                 f"EDGE for key ({msg.row}, {msg.col}), outside the "
@@ -241,6 +260,11 @@ class HostLink:
         key = (msg.row, msg.col)
         t = self.host_time(msg.ms, now)
         source = "replay" if msg.kind == p.RESENT else "edge"
+        if msg.row == p.PANEL_ROW:  # no snapshot holds these: told as they come
+            if bool(msg.pressed) == (msg.col in self.panel_pressed):
+                return []
+            (self.panel_pressed.add if msg.pressed else self.panel_pressed.discard)(msg.col)
+            return [KeyEvent(msg.row, msg.col, bool(msg.pressed), t, msg.seq, source)]
         # explained by lost edges only while edges are known lost, and for keys known first-hand
         explain = (gap or self._want_snapshot) and key not in self._untrusted
         if msg.pressed:

@@ -702,10 +702,15 @@ class Ws281xSurface(LedSurface):
         return out
 
 
-def open_surface(driver: str, layout: LedLayout, **kw) -> LedSurface:
-    """The LED surface for a config's ``leds.driver``: "sim" or "ws281x"."""
+def open_surface(driver: str, layout: LedLayout, *, pico=None, **kw) -> LedSurface:
+    """The LED surface for a config's ``leds.driver``: "sim", "ws281x" or "pico" (drawn by the Pico
+    whose node input is ``pico``)."""
     if driver == "sim":
         return SimulatedSurface(layout, **kw)
     if driver == "ws281x":
         return Ws281xSurface(layout, **kw)
-    raise LedInputError(f'unknown LED driver {driver!r}: use "sim" or "ws281x"')
+    if driver == "pico":
+        from hardware.pico import PicoSurface
+
+        return PicoSurface(layout, pico, **kw)
+    raise LedInputError(f'unknown LED driver {driver!r}: use "sim", "ws281x" or "pico"')

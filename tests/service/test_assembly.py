@@ -896,6 +896,33 @@ def until(condition, timeout: float = 10.0) -> bool:
     return True
 
 
+def test_on_the_one_cable_build_the_emulated_pico_draws_the_leds_and_holds_the_panel(tmp_path):
+    """issue 48 (leds.driver = panel.driver = "pico"): the page shows what the emulated Pico's strip holds,
+    ROLL on the Pico's panel rolls, a press lights its node there, and the status LED is the Pico's."""
+    config = config_mod.load(None, sim=True)
+    config = replace(
+        config,
+        leds=replace(config.leds, driver="pico", brightness=1.0),
+        panel=replace(config.panel, driver="pico"),
+        state=replace(config.state, dir=str(tmp_path / "state")),
+    )
+    with Companion(config_mod.simulated(config), sim=True, port=0, die=Die(1)) as made:
+        runtime, emulator = made.runtime, made.node_input.emulator
+        assert made.status()["leds"] == "pico" and until(lambda: emulator.panel.lit)
+        colours = runtime.snapshot()["colours"]
+        leds_shown(made, lambda s: s["status"][:4] == [colours[0]] * 4)  # player 1 to roll, on the Pico
+        version = runtime.snapshot()["version"]
+        emulator.tap_panel("roll")
+        snap = wait_version(runtime, version, why="ROLL on the Pico's panel")
+        target = snap["table"]["targets"][0]
+        emulator.tap(*made.node_input.layout.key(target))
+        shown = leds_shown(made, lambda s: target in s["nodes"])
+        assert shown["nodes"][target] == colours[0]
+        assert emulator.strip.shown == made.surface._want  # the page read the emulated strip
+        assert emulator.panel.tones  # the die rattled on the Pico's buzzer
+    assert not any(emulator.strip.shown)  # stopped: dark
+
+
 def test_the_status_led_blinks_slowly_while_the_pico_does_not_answer(companion):
     """docs/hardware.md: the status LED is steady while the node buttons' Pico answers and blinks slowly
     while it does not; here the emulated Pico is unplugged for a while and comes back."""

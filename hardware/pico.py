@@ -1,0 +1,271 @@
+"""The LEDs and the control panel on the Pico (``leds.driver = "pico"``, ``panel.driver = "pico"``): frames
+and commands over the node buttons' serial link, for hosts whose GPIO cannot drive WS2812 (a Pi 5, a
+laptop). docs/hardware.md, 'The one-cable build'; the protocol: docs/firmware.md, 'LED frames'.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+
+from firmware_bridge import protocol as p
+from firmware_bridge.client import UP, KeyEvent
+from firmware_bridge.frames import FrameSender
+from hardware.led_layout import LedLayout
+from hardware.leds import LedError, LedSurface
+from hardware.node_input import SerialNodeInput
+from hardware.panel import BUTTONS, PATTERNS, STATUS, PanelError
+
+log = logging.getLogger(__name__)
+
+KEEPALIVE = 0.25  # s between the host's LED_QUERYs when no frame goes: the Pico's proof of a live host
+SILENCE_MS = 1000  # the Pico goes dark this long after the host's last frame or query
+RESEND = 0.1  # s a frame may go unconfirmed before it is sent again (frames are idempotent)
+
+
+def _simulated_strip(link: SerialNodeInput) -> Callable[[], bytes] | None:
+    emulator = getattr(link, "emulator", None)
+    return None if emulator is None else (lambda: emulator.strip.shown)
+
+
+class PicoSurface(LedSurface):
+    """The LED surface drawn by the Pico: each frame goes to it as changes or whole on a thread of its own,
+    so the runtime never waits on the USB line. ``shown()`` is what the Pico confirmed it shows (in the
+    simulator: what the emulated Pico's strip holds)."""
+
+    driver = "pico"
+
+    def __init__(
+        self,
+        layout: LedLayout,
+        link: SerialNodeInput,
+        *,
+        keepalive: float = KEEPALIVE,
+        silence_ms: int = SILENCE_MS,
+        **kw,
+    ):
+        if not isinstance(link, SerialNodeInput):
+            raise LedError('leds.driver = "pico" needs the node buttons on a Pico (serial.url)')
+        super().__init__(layout, **kw)
+        self.link = link
+        self.keepalive = keepalive
+        self.silence_ms = silence_ms
+        self._client = link.client
+        self._bpp = 3 if self.strip == "GRB" else 4
+        self._dark = bytes(self._bpp * layout.pixel_count)
+        self._sender = FrameSender()
+        self._send_lock = threading.Lock()
+        self._want = self._dark  # the newest frame the surface was given
+        self._sent: bytes | None = None  # the newest frame encoded since the Pico was set up
+        self._sent_at = 0.0
+        self._shows = False  # the Pico confirmed it shows the newest frame
+        self._confirmed = self._dark
+        self._setup_needed = True
+        self._queried = 0.0
+        self._view = _simulated_strip(link)
+        self._wake = threading.Event()
+        self._stopping = False
+        self._client.on_message = self._heard
+        self._client.farewells.append(self._dark_frame)
+        self._thread = threading.Thread(target=self._run, name="pico-leds", daemon=True)
+        self._thread.start()
+
+    def _write(self, wire: bytes) -> None:
+        self._want = wire
+        self._wake.set()
+
+    def _close(self) -> None:
+        self._client.send(self._dark_frame())
+        self._stopping = True
+        self._wake.set()
+        self._thread.join(timeout=2.0)
+
+    def _dark_frame(self) -> bytes:
+        with self._send_lock:
+            return self._sender.encode(self._dark)
+
+    def _heard(self, state: p.Message) -> None:
+        """An LED_STATE, on the client's thread."""
+        with self._send_lock:
+            self._shows = self._sender.heard(state) and self._sent == self._want
+            confirmed = self._sender.confirmed
+            self._confirmed = confirmed[1] if confirmed is not None else self._dark
+            if state.mode == p.WAITING:
+                self._setup_needed = True  # a Pico that restarted, or that took the host for gone
+        if not self._shows:
+            self._wake.set()
+
+    def _run(self) -> None:
+        while not self._stopping:
+            self._wake.wait(self.keepalive / 2)
+            self._wake.clear()
+            if self._stopping:
+                return
+            try:
+                self._step(time.monotonic())
+            except Exception:  # the LEDs must not stop for one bad turn
+                log.exception("LEDs on the Pico: sending a frame failed")
+
+    def _step(self, now: float) -> None:
+        client = self._client
+        if client.state != UP:
+            with self._send_lock:
+                self._sender.forget()
+                self._setup_needed, self._sent, self._shows = True, None, False
+            return
+        with self._send_lock:
+            data = b""
+            if self._setup_needed:
+                data += p.led_setup(self.layout.pixel_count, self._bpp, self.silence_ms)
+                self._setup_needed = False
+            want = self._want
+            stale = not self._shows and now - self._sent_at > RESEND
+            if want != self._sent or stale:
+                data += self._sender.encode(want)
+                self._sent, self._sent_at, self._shows = want, now, False
+            elif now - self._queried >= self.keepalive:
+                data += p.led_query()
+            if data:
+                self._queried = now
+        if data and not client.send(data):
+            with self._send_lock:
+                self._sent = None  # not sent: again once the link is up
+
+    def _shown_wire(self) -> bytes:
+        if self._view is not None:
+            wire = self._view()
+            if len(wire) == len(self._dark):
+                return wire
+        return self._confirmed
+
+    def status(self) -> dict:
+        out = super().status()
+        sender = self._sender
+        state = self._client.link.led_state
+        out["pico"] = {
+            "shows_newest": self._shows,
+            "mode": None if state is None else ("showing" if state.mode == p.SHOWING else "waiting"),
+            "refused": None if state is None else state.refused,
+            "whole": sender.whole,
+            "changes": sender.changes,
+            "bytes": sender.bytes,
+        }
+        return out
+
+
+class PicoPanel:
+    """ROLL / OK / UNDO, the buzzer and the status LED on the Pico; the same interface as
+    :class:`hardware.panel.ControlPanel` (``when_*`` callbacks on the link's thread or a timer's)."""
+
+    def __init__(self, link: SerialNodeInput, *, hold_time: float = 1.0, sounds: bool = True, **_pins):
+        if not isinstance(link, SerialNodeInput):
+            raise PanelError('panel.driver = "pico" needs the node buttons on a Pico (serial.url)')
+        self.link = link
+        self.when_roll: Callable[[], None] | None = None
+        self.when_ok: Callable[[], None] | None = None
+        self.when_undo: Callable[[], None] | None = None
+        self.when_menu: Callable[[], None] | None = None
+        self.hold_time = hold_time
+        self.sounds = bool(sounds)
+        self.state = "off"
+        self.closed = False
+        self._pressed = dict.fromkeys(BUTTONS, False)
+        self._held = False
+        self._timer: threading.Timer | None = None
+        self._lock = threading.Lock()
+        link.when_panel = self._key
+        link.client.farewells.append(lambda: p.tone(()) + p.status_led(0, 0))
+
+    def _key(self, event: KeyEvent) -> None:
+        if not 0 <= event.col < len(BUTTONS):
+            return
+        name = BUTTONS[event.col]
+        with self._lock:
+            self._pressed[name] = event.pressed
+            if event.source == "link":  # the link dropped: nothing was let go
+                self._cancel()
+                return
+            if name == "undo":
+                if event.pressed:
+                    self._held = False
+                    self._cancel()
+                    self._timer = threading.Timer(self.hold_time, self._hold)
+                    self._timer.daemon = True
+                    self._timer.start()
+                    return
+                self._cancel()
+                if self._held:
+                    return
+        if name == "undo":
+            self._call(self.when_undo, name)
+        elif event.pressed:
+            self._call(self.when_roll if name == "roll" else self.when_ok, name)
+
+    def _hold(self) -> None:
+        with self._lock:
+            if not self._pressed["undo"] or self._held:
+                return
+            self._held = True
+        self._call(self.when_menu, "menu")
+
+    def _cancel(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    @staticmethod
+    def _call(callback, what: str) -> None:
+        if callback is None:
+            return
+        try:
+            callback()
+        except Exception:  # a failing callback must not stop the buttons
+            log.exception("the %s callback failed", what)
+
+    def is_pressed(self, name: str) -> bool:
+        if name not in self._pressed:
+            raise PanelError(f"no button {name!r}: one of {', '.join(BUTTONS)}")
+        return self._pressed[name]
+
+    def beep(self, kind: str) -> None:
+        """Play a pattern of :data:`hardware.panel.PATTERNS` on the Pico's buzzer; never blocks."""
+        if kind not in PATTERNS:
+            raise PanelError(f"no sound {kind!r}: one of {', '.join(PATTERNS)}")
+        if self.sounds and not self.closed:
+            self.link.client.send(p.tone([(round(hz or 0), round(s * 1000)) for hz, s in PATTERNS[kind]]))
+
+    def set_status(self, state: str) -> None:
+        if state not in STATUS:
+            raise PanelError(f"no status {state!r}: one of {', '.join(STATUS)}")
+        if self.closed:
+            return
+        pattern = STATUS[state]
+        if isinstance(pattern, str):
+            on, off = (1, 0) if pattern == "on" else (0, 0)
+        else:
+            on, off = round(pattern[0] * 1000), round(pattern[1] * 1000)
+        self.link.client.send(p.status_led(on, off))
+        self.state = state
+
+    def press(self, name: str) -> None:
+        """The simulator: press a button on the emulated Pico."""
+        self.link.emulator.press_panel(name)
+
+    def release(self, name: str) -> None:
+        self.link.emulator.release_panel(name)
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        with self._lock:
+            self._cancel()
+        self.link.client.send(p.tone(()) + p.status_led(0, 0))
+
+    def __enter__(self) -> PicoPanel:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
