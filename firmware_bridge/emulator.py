@@ -98,21 +98,29 @@ class WiredMatrix(_Switches):
 
 
 class MemoryStrip:
-    """The emulated Pico's LED strip: the bytes last sent to it (``shown``); never busy."""
+    """The emulated Pico's LED strip: the bytes last sent to it (``shown``), busy as long as WS2812 takes
+    to clock them out (1.25 us a bit, then the reset), as the Pico's PIO is."""
 
     def __init__(self):
         self.shown = b""
         self.writes = 0
-        self.on_write = None  # hears each frame's bytes as the strip takes them (benchmarks)
+        self.on_write = None  # hears each frame's bytes as the strip starts sending them (benchmarks)
+        self._done = 0.0
 
     def write(self, buf) -> None:
         self.shown = bytes(buf)
         self.writes += 1
+        self._done = time.monotonic() + self.takes(len(buf))
         if self.on_write is not None:
             self.on_write(self.shown)
 
+    @staticmethod
+    def takes(nbytes: int) -> float:
+        """Seconds a frame of ``nbytes`` holds the line."""
+        return nbytes * 8 * 1.25e-6 + 300e-6
+
     def busy(self) -> bool:
-        return False
+        return time.monotonic() < self._done
 
 
 class PanelSwitches:

@@ -574,7 +574,7 @@ def check_platform(interface: str, pixels: int, paths: HardwarePaths = HardwareP
     if re.search(r"Raspberry Pi (5|500)\b|Compute Module 5|Pi 5 family", model):
         raise LedError(
             f"{model}: rpi_ws281x does not support the Raspberry Pi 5 (its GPIO sits behind the RP1 "
-            "chip); use a Pi Zero 2 W, 3 or 4 for the LEDs, or the simulator"
+            'chip); let the Pico drive the LEDs (leds.driver = "pico"), or use a Pi Zero 2 W, 3 or 4'
         )
     if interface == "spi":
         for dev, fix in (

@@ -31,9 +31,10 @@ def _simulated_strip(link: SerialNodeInput) -> Callable[[], bytes] | None:
 
 
 class PicoSurface(LedSurface):
-    """The LED surface drawn by the Pico: each frame goes to it as changes or whole on a thread of its own,
-    so the runtime never waits on the USB line. ``shown()`` is what the Pico confirmed it shows (in the
-    simulator: what the emulated Pico's strip holds)."""
+    """The LED surface drawn by the Pico. A frame goes as changes or whole once the Pico has confirmed the
+    one before (sent by whichever thread learns it may: the caller's, the link's or the surface's own),
+    so a slow Pico gets the newest frame, never a queue, and nothing waits on the line. ``shown()`` is
+    what the Pico confirmed it shows (in the simulator: what the emulated Pico's strip holds)."""
 
     driver = "pico"
 
@@ -60,7 +61,7 @@ class PicoSurface(LedSurface):
         self._want = self._dark  # the newest frame the surface was given
         self._sent: bytes | None = None  # the newest frame encoded since the Pico was set up
         self._sent_at = 0.0
-        self._shows = False  # the Pico confirmed it shows the newest frame
+        self._acked = False  # the Pico confirmed it shows the frame sent last
         self._confirmed = self._dark
         self._setup_needed = True
         self._queried = 0.0
@@ -74,7 +75,12 @@ class PicoSurface(LedSurface):
 
     def _write(self, wire: bytes) -> None:
         self._want = wire
-        self._wake.set()
+        # sent from here: a hop to the thread was the tail of press-to-frame (docs/performance.md, "LEDs")
+        self._step_now()
+
+    def _step_now(self) -> None:
+        if not self._step(time.monotonic(), wait=False):
+            self._wake.set()
 
     def _close(self) -> None:
         self._client.send(self._dark_frame())
@@ -89,13 +95,14 @@ class PicoSurface(LedSurface):
     def _heard(self, state: p.Message) -> None:
         """An LED_STATE, on the client's thread."""
         with self._send_lock:
-            self._shows = self._sender.heard(state) and self._sent == self._want
+            self._acked = self._sender.heard(state)
             confirmed = self._sender.confirmed
             self._confirmed = confirmed[1] if confirmed is not None else self._dark
-            if state.mode == p.WAITING:
-                self._setup_needed = True  # a Pico that restarted, or that took the host for gone
-        if not self._shows:
-            self._wake.set()
+            if state.mode == p.WAITING:  # a Pico that restarted, or that took the host for gone
+                self._setup_needed, self._sent = True, None
+            due = not self._acked or self._want != self._sent
+        if due:
+            self._step_now()
 
     def _run(self) -> None:
         while not self._stopping:
@@ -108,30 +115,34 @@ class PicoSurface(LedSurface):
             except Exception:  # the LEDs must not stop for one bad turn
                 log.exception("LEDs on the Pico: sending a frame failed")
 
-    def _step(self, now: float) -> None:
+    def _step(self, now: float, wait: bool = True) -> bool:
+        """Send what is due; False if ``wait`` is False and a send is under way."""
         client = self._client
-        if client.state != UP:
-            with self._send_lock:
+        if not self._send_lock.acquire(blocking=wait):
+            return False
+        try:
+            if client.state != UP:
                 self._sender.forget()
-                self._setup_needed, self._sent, self._shows = True, None, False
-            return
-        with self._send_lock:
+                self._setup_needed, self._sent, self._acked = True, None, False
+                return True
             data = b""
             if self._setup_needed:
                 data += p.led_setup(self.layout.pixel_count, self._bpp, self.silence_ms)
                 self._setup_needed = False
             want = self._want
-            stale = not self._shows and now - self._sent_at > RESEND
-            if want != self._sent or stale:
+            free = self._acked or self._sent is None or now - self._sent_at > RESEND
+            if free and (want != self._sent or not self._acked):
                 data += self._sender.encode(want)
-                self._sent, self._sent_at, self._shows = want, now, False
+                self._sent, self._sent_at, self._acked = want, now, False
             elif now - self._queried >= self.keepalive:
                 data += p.led_query()
             if data:
                 self._queried = now
-        if data and not client.send(data):
-            with self._send_lock:
-                self._sent = None  # not sent: again once the link is up
+                if not client.send(data):
+                    self._sent = None  # not sent: again once the link is up
+            return True
+        finally:
+            self._send_lock.release()
 
     def _shown_wire(self) -> bytes:
         if self._view is not None:
@@ -145,7 +156,7 @@ class PicoSurface(LedSurface):
         sender = self._sender
         state = self._client.link.led_state
         out["pico"] = {
-            "shows_newest": self._shows,
+            "shows_newest": self._acked and self._sent == self._want,
             "mode": None if state is None else ("showing" if state.mode == p.SHOWING else "waiting"),
             "refused": None if state is None else state.refused,
             "whole": sender.whole,

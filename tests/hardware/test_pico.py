@@ -125,6 +125,26 @@ def test_frames_through_a_spoilt_line_show_only_whole_frames_and_the_last_one(pi
     assert pico.emulator.firmware.leds.refused > 0  # the line did spoil frames
 
 
+def test_a_pico_that_falls_behind_gets_the_newest_frame_not_a_queue(pico, surface):
+    surface.show_nodes({"R": (255, 0, 0)})
+    assert until(lambda: on_strip(pico, surface))
+    firmware = pico.emulator.firmware
+    before = firmware.leds.shown_frames
+    receive = firmware.receive
+
+    def slowly(data, now):  # a Pico that takes 0.15 s over whatever it reads
+        time.sleep(0.15)
+        receive(data, now)
+
+    firmware.receive = slowly
+    for step in range(30):  # 30 frames in 0.6 s: the frame-rate cap lets about 20 out
+        surface.show_nodes({"R": (255, step * 8, 0)})
+        time.sleep(0.02)
+    surface.settle()
+    assert until(lambda: on_strip(pico, surface), timeout=5)
+    assert firmware.leds.shown_frames - before <= 8  # the newest each time it is free, not all 20
+
+
 def test_a_replugged_pico_gets_the_frame_again(pico, surface):
     surface.show_nodes({"RR": (0, 255, 0)})
     assert until(lambda: on_strip(pico, surface))
