@@ -23,6 +23,26 @@ log = logging.getLogger(__name__)
 KEEPALIVE = 0.25  # s between the host's LED_QUERYs when no frame goes: the Pico's proof of a live host
 SILENCE_MS = 1000  # the Pico goes dark this long after the host's last frame or query
 RESEND = 0.1  # s a frame may go unconfirmed before it is sent again (frames are idempotent)
+FIRMWARE = (1, 2)  # the first firmware that draws LEDs and holds a panel
+_told: set[str] = set()  # the Pico ports whose too-old firmware was logged
+
+
+def _firmware_ok(link: SerialNodeInput) -> bool:
+    """False (and one log line a port) while the Pico's firmware is older than :data:`FIRMWARE`."""
+    hello = link.client.link.hello
+    if hello is None or (hello.fw_major, hello.fw_minor) >= FIRMWARE:
+        return True
+    if link.url not in _told:
+        _told.add(link.url)
+        log.error(
+            "the Pico on %s runs firmware %d.%d.%d, which has no LEDs or panel: flash 1.2 or later "
+            "(docs/firmware.md, 'Deploying to the Pico')",
+            link.url,
+            hello.fw_major,
+            hello.fw_minor,
+            hello.fw_patch,
+        )
+    return False
 
 
 def _simulated_strip(link: SerialNodeInput) -> Callable[[], bytes] | None:
@@ -121,7 +141,7 @@ class PicoSurface(LedSurface):
         if not self._send_lock.acquire(blocking=wait):
             return False
         try:
-            if client.state != UP:
+            if client.state != UP or not _firmware_ok(self.link):
                 self._sender.forget()
                 self._setup_needed, self._sent, self._acked = True, None, False
                 return True
@@ -244,7 +264,7 @@ class PicoPanel:
         """Play a pattern of :data:`hardware.panel.PATTERNS` on the Pico's buzzer; never blocks."""
         if kind not in PATTERNS:
             raise PanelError(f"no sound {kind!r}: one of {', '.join(PATTERNS)}")
-        if self.sounds and not self.closed:
+        if self.sounds and not self.closed and _firmware_ok(self.link):
             self.link.client.send(p.tone([(round(hz or 0), round(s * 1000)) for hz, s in PATTERNS[kind]]))
 
     def set_status(self, state: str) -> None:
@@ -252,13 +272,14 @@ class PicoPanel:
             raise PanelError(f"no status {state!r}: one of {', '.join(STATUS)}")
         if self.closed:
             return
+        self.state = state
         pattern = STATUS[state]
         if isinstance(pattern, str):
             on, off = (1, 0) if pattern == "on" else (0, 0)
         else:
             on, off = round(pattern[0] * 1000), round(pattern[1] * 1000)
-        self.link.client.send(p.status_led(on, off))
-        self.state = state
+        if _firmware_ok(self.link):
+            self.link.client.send(p.status_led(on, off))
 
     def press(self, name: str) -> None:
         """The simulator: press a button on the emulated Pico."""

@@ -153,6 +153,24 @@ def test_a_replugged_pico_gets_the_frame_again(pico, surface):
     assert until(lambda: pico.emulator.boots == 2 and on_strip(pico, surface), timeout=5)
 
 
+def test_a_pico_with_older_firmware_is_named_once_and_sent_no_frames(monkeypatch, caplog):
+    from firmware_bridge.firmware import mcu
+
+    monkeypatch.setattr(mcu, "FW_VERSION", (1, 1, 0))
+    layout = load_layout("panels-32x32", board_geometry())
+    with SimulatedNodeInput(load_button_layout(board_geometry())) as node_input:
+        assert until(lambda: node_input.link_status()["state"] == "up")
+        with PicoSurface(layout, node_input) as surface, PicoPanel(node_input) as panel:
+            for level in (50, 100, 150):
+                surface.show_nodes({"R": (level, 0, 0)})
+                surface.settle()
+            panel.beep("ok")
+            time.sleep(0.4)
+            assert node_input.emulator.firmware.leds.shown_frames == 0
+            assert node_input.emulator.panel.tones == []
+    assert caplog.text.count("runs firmware 1.1.0, which has no LEDs or panel: flash 1.2") == 1
+
+
 def test_the_pico_backend_needs_the_picos_link():
     layout = load_layout("panels-32x32", board_geometry())
     with pytest.raises(LedError, match="needs the node buttons on a Pico"):
