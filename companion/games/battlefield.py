@@ -1,30 +1,15 @@
 """Battlefield (000 "Battlefield", with "Using Lines", "Using Shapes" and "Get a GRYB"): patriots enlist
 in squads and platoons, and the larger military group captures the smaller.
 
-Setup: the node die (GRYB dice) scatters 32 patriots each on the bottom level, one roll and one placement
-a turn. Four of a player's patriots on one quadrangle (a GRYB) enlist: they leave the board and a sergeant
-(a squad) stands on the node above. Four sergeants on one quadrangle become a platoon the same way: a
-lieutenant on the node above. Everything moves one step sideways or via hyperspace, so patriots stay on
-the bottom level, sergeants one level up and lieutenants two: the military passes over the patriots. A
-turn is one patriot moved twice, two single patriots once each, a patriot group once, or one military
-unit or group once. Sergeants linked by one sideways move form a group (a line or shape on one
-quadrangle), and sergeants on a platoon's space (the quadrangle under its lieutenant) join the platoon's
-group; a group moves as a block. A group that lands on any part of a smaller enemy group captures it
-whole; groups of the same size are safe. Patriots completing a GRYB under an enemy sergeant capture that
-squad; under a platoon's space they capture the one squad there and the lieutenant is demoted to three
-sergeants. Two lieutenants win at once; capturing the enemy's last military wins. Option
-``monkeybusiness``: units that come to stand on an area encompassing the node GRYB can be captured by
-groups of their own size. Rules decisions: docs/rules/battlefield.md.
-
-The unit of a stone follows from its level alone (patriot, sergeant, lieutenant), so the state is the
-base class's bitboards plus the Monkeybusiness marks. Groups are read off the board each time: one
-quadrangle's nibble of four bits says which of its stones are linked, and every move of a group is a
-table entry per (quadrangle, nibble) built once per board.
+A stone's unit follows from its level, so the state is the base bitboards plus the Monkeybusiness marks.
+Groups are read off the board: a quadrangle's nibble says which of its stones are linked, and a group's
+moves are a table per (quadrangle, nibble), built once per board. Rules decisions: docs/rules/battlefield.md.
 """
 
 from __future__ import annotations
 
 import math
+from functools import cache
 
 from companion.games.engine import NODE_DIE, Game, Option, OptionError, register
 from companion.rules import node as nd
@@ -74,6 +59,7 @@ PATRIOT, SERGEANT, LIEUTENANT = "patriot", "sergeant", "lieutenant"
 PLATOON = 4  # squads in a platoon: a lieutenant weighs four sergeants
 GRYB_NODE = "GRYB"  # Private Monkeybusiness: the node whose name is the game's name
 _END = Action(END)
+_face = cache(Action.roll_node)
 
 
 def _rotate(nibble: int, step: int) -> int:
@@ -86,8 +72,7 @@ def _squads(k: int) -> str:
 
 
 class Shift:
-    """One way a group can move: its sources and targets in the record's order, the nodes it then
-    occupies, and where its lieutenant then stands (-1 without one)."""
+    """One way a group can move: the action, the nodes it then occupies, its lieutenant's node or -1."""
 
     __slots__ = ("action", "new", "lieutenant")
 
@@ -101,7 +86,7 @@ class Shift:
 
 
 class Tables:
-    """Per board: the levels, each node's sideways and hyperspace reach, and every group's moves."""
+    """Per board: the levels, each node's lateral reach, and every group's moves."""
 
     def __init__(self, board: GameSpace):
         d = self.depth = board.depth
@@ -109,8 +94,7 @@ class Tables:
         self.sergeants: Bitboard = board.level_masks[d - 1]
         self.lieutenants: Bitboard = board.level_masks[d - 2]
         self.military = self.sergeants | self.lieutenants
-        # The first (green) node of every quadrangle on the patriots' and the sergeants' level: where
-        # p & p>>1 & p>>2 & p>>3 marks a GRYB.
+        # The first (green) node of each quadrangle of these levels: where p & p>>1 & p>>2 & p>>3 is a GRYB.
         self.quads_bottom = board.focus_masks["G"] & self.bottom
         self.quads_sergeants = board.focus_masks["G"] & self.sergeants
         self.first_bottom = nd.first_of_level(d)
@@ -124,40 +108,17 @@ class Tables:
             zone |= 1 << gryb
             gryb = nd.parent(gryb)
         self.zone = zone & self.military
-        self._pairs: list[tuple[tuple[Node, Action], ...] | None] = [None] * board.size
-        self._faces: dict[Node, Action] = {}
-        self._places: dict[Node, Action] = {}
-        self._shifts: dict[tuple[Node, int, bool], tuple[Shift, ...]] = {}
+        # Per-instance caches, kept with the board's tables.
+        self.pairs = cache(self._pairs)
+        self.shifts = cache(self._shifts)
 
-    def pairs(self, n: Node) -> tuple[tuple[Node, Action], ...]:
-        """Each node a lone stone on ``n`` reaches sideways or via hyperspace, with its shared Action."""
-        found = self._pairs[n]
-        if found is None:
-            found = self._pairs[n] = tuple((t, Action.move(n, t)) for t in self.lateral_to[n])
-        return found
+    def _pairs(self, n: Node) -> tuple[tuple[Node, Action], ...]:
+        """Each node a lone stone on ``n`` reaches, with its shared Action."""
+        return tuple((t, Action.move(n, t)) for t in self.lateral_to[n])
 
-    def face(self, n: Node) -> Action:
-        found = self._faces.get(n)
-        if found is None:
-            found = self._faces[n] = Action.roll_node(n)
-        return found
-
-    def place(self, n: Node) -> Action:
-        found = self._places.get(n)
-        if found is None:
-            found = self._places[n] = Action.place(n)
-        return found
-
-    def shifts(self, base: Node, nibble: int, platoon: bool) -> tuple[Shift, ...]:
-        """Every move of a group, the board empty. Without a platoon: the stones ``nibble`` of the
-        quadrangle under ``base`` turn one sideways step round it, either way, or all take the same
-        hyperspace step (which is ``base`` moving sideways or via hyperspace). A platoon: the lieutenant on
-        ``base`` moves sideways or via hyperspace and the sergeants ``nibble`` of its space keep their
-        places under it."""
-        key = (base, nibble, platoon)
-        found = self._shifts.get(key)
-        if found is not None:
-            return found
+    def _shifts(self, base: Node, nibble: int, platoon: bool) -> tuple[Shift, ...]:
+        """Every move of the group ``nibble`` under ``base`` on an empty board: a turn either way round its
+        quadrangle, or ``base`` moving (a platoon's lieutenant, or the stones' common hyperspace step)."""
         colours = [c for c in range(4) if nibble >> c & 1]
         q = 4 * base + 1
         out = []
@@ -172,22 +133,16 @@ class Tables:
                     out.append(Shift(sources, tuple(q + (c + step) % 4 for c in colours), -1))
             for b in self.lateral_to[base]:
                 out.append(Shift(sources, tuple(4 * b + 1 + c for c in colours), -1))
-        found = self._shifts[key] = tuple(out)
-        return found
+        return tuple(out)
 
 
-_TABLES: dict[GameSpace, Tables] = {}
-
-
+@cache
 def tables(board: GameSpace) -> Tables:
-    found = _TABLES.get(board)
-    if found is None:
-        found = _TABLES[board] = Tables(board)
-    return found
+    return Tables(board)
 
 
-# A military group: (its units' nodes, its lieutenant or -1, the node its quadrangle hangs from (the
-# lieutenant itself for a platoon), the nibble of its sergeants on that quadrangle, its size in squads).
+# A military group: (its units, its lieutenant or -1, the node its quadrangle hangs from, the nibble of
+# its sergeants there, its size in squads).
 Group = tuple[Bitboard, Node, Node, int, int]
 
 
@@ -205,11 +160,9 @@ class Battlefield(Game):
     die = NODE_DIE
     options = (DEPTH, PATRIOTS, MONKEY, STALL, TURN_LIMIT)
     moves_per_turn = 2  # a turn may be two patriot moves; everything else ends it at once
-    # Played win or lose (no points in 000 Battlefield): a win scores 1. Counting the squads captured would
-    # give a two-lieutenant win nothing, and a loser who captured more than the winner the higher score.
-    score = None
-    # monkey: nodes of military with Private Monkeybusiness; start: the first turn of battle (the turn
-    # limit counts from it); since: the first turn after the last squad or platoon formed or capture (the stall).
+    score = None  # played win or lose (docs/rules/battlefield.md, "Points")
+    # monkey: military with Private Monkeybusiness; start: the battle's first turn (the turn limit counts
+    # from it); since: the first turn after the last squad or platoon formed or capture (the stall).
     extra_fields = ("monkey", "start", "since")
 
     def setup(self) -> None:
@@ -226,8 +179,6 @@ class Battlefield(Game):
         self.monkey = 0
         self.start = self.since = 0
 
-    # -- what stands where ----------------------------------------------------------------------------
-
     def stone_kind(self, node: Node) -> str:
         level = nd.LEVEL[node] - self.t.depth
         return PATRIOT if level == 0 else SERGEANT if level == -1 else LIEUTENANT if level == -2 else "stone"
@@ -241,8 +192,7 @@ class Battlefield(Game):
         return PLATOON * (units & self.t.lieutenants).bit_count() + (units & self.t.sergeants).bit_count()
 
     def army(self, player: int) -> list[Group]:
-        """The player's military groups: each lieutenant with the sergeants on its platoon's space, then
-        the other sergeants, linked by one sideways move on their quadrangles."""
+        """The player's military groups: each lieutenant with the sergeants of its space, then the rest."""
         t = self.t
         st = self.stones[player]
         sergeants = st & t.sergeants
@@ -265,7 +215,7 @@ class Battlefield(Game):
         return out
 
     def _patriots(self, player: int) -> tuple[list[Node], list[tuple[Node, int]]]:
-        """The player's single patriots, and their patriot groups as (quadrangle's node above, nibble)."""
+        """Single patriots, and patriot groups as (the node above their quadrangle, nibble)."""
         t = self.t
         p = self.stones[player] & t.bottom
         side = t.side
@@ -280,27 +230,21 @@ class Battlefield(Game):
                 groups.append((base, (p >> (4 * base + 1)) & 15))
         return singles, groups
 
-    # -- the die ---------------------------------------------------------------------------------------
-
     def needs_roll(self) -> bool:
-        # Only the scattering uses the die; "if the node is occupied, roll again" is rolling among free nodes.
+        # Only the scattering rolls; "roll again" while occupied is a roll among the free nodes.
         return self.phase == PLACING and self.roll is None
 
     def roll_node_mask(self) -> Bitboard:
         return self.t.bottom & ~self.occupied
 
     def roll_faces(self) -> list[Action]:
-        face = self.t.face
-        return [face(n) for n in bits(self.roll_node_mask())]
-
-    # -- moves -----------------------------------------------------------------------------------------
+        return [_face(n) for n in bits(self.roll_node_mask())]
 
     def _landing(
         self, player: int, group: Group, shift: Shift, enemy: list[Group]
     ) -> tuple[Bitboard, Group | None]:
         """What a military move of ``group`` by ``shift`` captures, and the enemy group that stops it
-        (None when it is legal). It lands on an enemy group where it comes onto one of its units, onto its
-        platoon's space, or its own platoon's space comes over one."""
+        (None when it is legal). Landing: docs/rules/battlefield.md, "Landing and capture"."""
         t = self.t
         theirs = self.stones[1 - player] & t.military
         if not theirs:
@@ -340,8 +284,8 @@ class Battlefield(Game):
         return out
 
     def _moves(self) -> tuple[list[tuple[Node, Bitboard]], list[Action]]:
-        """Each single patriot with the nodes it may move to, and every other action (patriot groups,
-        military; after a first patriot move only ending the turn)."""
+        """Each single patriot with the nodes it may move to, and every other action (after a first
+        patriot move, only ending the turn)."""
         t = self.t
         me = self.to_move
         occupied = self.stones[0] | self.stones[1]
@@ -362,7 +306,7 @@ class Battlefield(Game):
 
     def _actions(self) -> list[Action]:
         if self.phase == PLACING:
-            return [self.t.place(self.roll)]
+            return [Action.place(self.roll)]
         reach, blocks = self._moves()
         pairs = self.t.pairs
         out = [a for s, m in reach for n, a in pairs(s) if m >> n & 1]
@@ -376,17 +320,15 @@ class Battlefield(Game):
             while True:
                 n = first + rng.randrange(count)
                 if not occupied >> n & 1:
-                    return t.face(n)
+                    return _face(n)
         if self.over or self.phase == PLACING:
             return super().random_action(rng)
-        # Uniform over the legal actions without building every single patriot's Action (playout speed).
+        # Uniform over the legal actions without building every single patriot's Action.
         reach, blocks = self._moves()
         total = sum(m.bit_count() for _, m in reach) + len(blocks)
         if not total:
             return Action(PASS)
         return nth_move(rng.randrange(total), reach, blocks)
-
-    # -- applying --------------------------------------------------------------------------------------
 
     def _apply(self, action: Action) -> None:
         me, t = self.to_move, self.t
@@ -454,9 +396,8 @@ class Battlefield(Game):
         return self._squads(taken)
 
     def _enlist(self, me: int) -> int:
-        """Turn every GRYB of the player's patriots into a squad and of their sergeants into a platoon, where
-        the node above holds none of the player's stones. A squad formed under the enemy's military
-        captures what stands there (the counter-squad). Return the squads captured."""
+        """Enlist the player's GRYBs whose node above holds none of their stones, with the counter-squad's
+        captures; return the squads captured."""
         t = self.t
         mine, theirs = self.stones[me], self.stones[1 - me]
         monkey, took, formed = self.monkey, 0, False
@@ -499,8 +440,7 @@ class Battlefield(Game):
         return took
 
     def _mark_monkeybusiness(self) -> None:
-        """Military on an area encompassing the node GRYB: its whole group acquires Private Monkeybusiness,
-        and keeps it."""
+        """Military on an area encompassing the node GRYB: its whole group acquires Private Monkeybusiness."""
         zone = self.t.zone
         for player in (0, 1):
             if self.stones[player] & zone:
@@ -517,7 +457,7 @@ class Battlefield(Game):
             self.finish((me,))  # the enemy's whole army is captured (in battle: not by the die's scattering)
 
     def end_turn(self) -> None:
-        """The next player's turn; a draw at the turn limit or after a stall (both count battle turns)."""
+        """The next player's turn; a draw at the turn limit or a stall (both count battle turns)."""
         self.to_move = 1 - self.to_move
         self.roll = None
         self.moves_left = self.moves_per_turn
@@ -531,8 +471,6 @@ class Battlefield(Game):
                     draw=f"{self.settings['stall']} turns each of battle without a squad or platoon "
                     "formed or a capture",
                 )
-
-    # -- reasons ---------------------------------------------------------------------------------------
 
     def _reason(self, action: Action) -> str | None:
         name = nd.name
@@ -553,7 +491,7 @@ class Battlefield(Game):
         return self._move_reason(action)
 
     def _group_of(self, node: Node) -> tuple[Bitboard, Node, int, bool, int]:
-        """The mover's group holding ``node``: (its nodes, base, nibble, is a platoon, size in squads)."""
+        """The mover's group holding ``node``: (nodes, base, nibble, is a platoon, size in squads)."""
         t = self.t
         me = self.to_move
         if nd.LEVEL[node] == t.depth:
@@ -604,7 +542,10 @@ class Battlefield(Game):
             if len(sources) == 1:
                 s, n = sources[0], targets[0]
                 stays = "" if nd.LEVEL[n] == nd.LEVEL[s] else f" (a {kind} stays on its level)"
-                return f"{name(s)} to {name(n)} is not one move: a {kind} moves sideways or via hyperspace{stays}"
+                return (
+                    f"{name(s)} to {name(n)} is not one move: "
+                    f"a {kind} moves sideways or via hyperspace{stays}"
+                )
             if platoon:
                 return (
                     "a platoon moves with its lieutenant: the lieutenant takes one step sideways or via "
@@ -641,11 +582,8 @@ class Battlefield(Game):
             f"captures a smaller one"
         )
 
-    # -- the computer player ---------------------------------------------------------------------------
-
     def evaluate(self) -> list[float]:
-        """Military strength, a little for the biggest group (it captures) and for patriots gathering on
-        quadrangles free of the enemy's patriots (squads in the making)."""
+        """A softmax of military strength, the biggest group and patriots gathering on free quadrangles."""
         if self.over:
             return self.outcome()
         t = self.t

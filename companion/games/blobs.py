@@ -1,17 +1,8 @@
 """Blobs and The Borg (000 "Blobs", "The Borg", with "Using Lines" and "Using Shapes"): four or more
 contiguous pieces of one player form a blob (a collective) that oozes over the board, one piece at a time.
 
-Phase one: each turn the node die picks a free node anywhere on the board and the player places a piece
-there, 15 each. Phase two: each turn a player moves a lone piece, a line or a shape (2-3 contiguous pieces
-outside any blob) to free nodes by any move kind or as a block, or oozes a blob: one piece from its edge
-jumps to a node linked up, down or sideways to the rest, so the blob stays whole. In Blobs an oozing piece
-may land on an opponent's piece and devour it, unless that piece is in a blob as big as the mover's or
-bigger; in The Borg it lands on a free node and assimilates (turns into the mover's) every opponent piece
-next to it that is not in a collective as big or bigger. A player left with fewer than four pieces, or
-facing one unbreakable blob bigger than all their pieces together, can never win: the other player wins.
-One equal blob each, or a long stretch without a devour, is a draw. Contiguity and groups are
-``GameSpace``'s; line and shape block moves are Square Deal's. Rules decisions: docs/rules/blobs.md and
-docs/rules/the-borg.md.
+Blobs are not remembered: they are the position's groups (``GameSpace.groups``) of four or more. Rules
+decisions: docs/rules/blobs.md and docs/rules/the-borg.md.
 """
 
 from __future__ import annotations
@@ -48,10 +39,8 @@ _FACES = tuple(Action.roll_node(n) for n in range(nd.count(nd.MAX_DEPTH)))
 class OozeGame(Game):
     """Blobs and The Borg share everything but what an oozing piece does to the opponent's pieces.
 
-    A subclass MUST set ``word`` (what a group of four or more is called), ``verb`` and ``done`` (its past
-    participle), and MAY override :meth:`_prey` (opponent nodes an oozing piece may land on) and
-    :meth:`_after_ooze` (what happens once it has landed); both get the size of the moving blob as it stood
-    before the move.
+    A subclass MUST set ``word`` (a group of four or more), ``verb`` and ``done``, and MAY override
+    :meth:`_prey` and :meth:`_after_ooze`, which get the moving blob's size before the move.
     """
 
     word = "blob"
@@ -74,10 +63,8 @@ class OozeGame(Game):
         self.in_hand = (stones,) * self.players
         self.since = 0
 
-    # -- groups ----------------------------------------------------------------------------------------
-
     def blobs(self, player: int) -> list[Bitboard]:
-        """The player's blobs (collectives): contiguous groups of four or more of their pieces, largest first."""
+        """The player's blobs (collectives), largest first."""
         return [g for g in self.space.groups(self.stones[player]) if g.bit_count() >= BLOB]
 
     def _group_size(self, node: Node, player: int) -> int:
@@ -98,40 +85,33 @@ class OozeGame(Game):
             return self.word
         return "stone"
 
-    # -- the die ---------------------------------------------------------------------------------------
-
     def needs_roll(self) -> bool:
-        # Only phase one uses the die; "if the node is occupied, roll again" is rolling among free nodes.
+        # Only phase one rolls; "roll again" while occupied is a roll among the free nodes.
         return self.phase == PLACING and self.roll is None
 
     def roll_faces(self) -> list[Action]:
         occupied = self.occupied
         return [_FACES[n] for n in self.space.nodes if not occupied >> n & 1]
 
-    # -- moves -----------------------------------------------------------------------------------------
-
     def _prey(self, size: int, theirs: Bitboard) -> Bitboard:
         """Opponent nodes a piece of a blob of ``size`` may ooze onto. The default: none."""
         return 0
 
     def _after_ooze(self, target: Node, size: int) -> Bitboard:
-        """Act on the opponent once a piece of a blob of ``size`` has landed on ``target`` (the mover's
-        stones already moved); return the opponent nodes affected. MAY override."""
+        """Act on the opponent once an oozing piece has landed on ``target``; return the nodes affected."""
         return 0
 
     def _single_targets(self, s: Node, mine: Bitboard, free: Bitboard) -> Bitboard:
-        """Free nodes a lone piece (or an end of a line or shape) reaches: one move of any kind, or a change
-        of its line or shape: to a node contiguous to its partner, or hopping past the shape's far end."""
+        """Free nodes a loose piece reaches: one move of any kind, or a change of its line or shape."""
         board = self.space
         return (board.moves_mask(FULL_KINDS, s) | change_reach(board.contiguity, s, mine)) & free
 
     def _block_moves(self, loose: Bitboard, occupied: Bitboard) -> list[Action]:
-        """Lines and shapes (2 or 3 contiguous loose pieces) moved in formation to nodes they leave or free."""
+        """Lines and shapes (2 or 3 contiguous loose pieces) moved in formation."""
         return block_moves(self.space, loose, occupied)
 
     def _edge_reach(self, blob: Bitboard, s: Node) -> Bitboard | None:
-        """The nodes linked up, down or sideways to the rest of ``blob`` without ``s``; None when ``s`` is
-        not on an edge (taking it away would break the blob)."""
+        """The nodes linked to the rest of ``blob`` without ``s``; None when taking ``s`` would break it."""
         board = self.space
         rest = blob & ~(1 << s)
         if board.group((rest & -rest).bit_length() - 1, rest) != rest:
@@ -152,8 +132,7 @@ class OozeGame(Game):
         return out
 
     def _moves(self) -> tuple[list[tuple[Node, Bitboard]], list[Action]]:
-        """Phase two: each piece that may move alone with its target nodes (lone pieces, then the edge
-        pieces of blobs), and the line and shape block moves."""
+        """Phase two: each piece that may move alone with its targets, and the block moves."""
         me = self.to_move
         mine = self.stones[me]
         theirs = self.occupied & ~mine
@@ -184,15 +163,13 @@ class OozeGame(Game):
                     return _FACES[n]
         if self.over or self.phase == PLACING:
             return super().random_action(rng)
-        # Uniform over the legal actions without building every single-piece Action (playout speed).
+        # Uniform over the legal actions without building every single-piece Action.
         singles, blocks = self._moves()
         total = sum(reach.bit_count() for _, reach in singles) + len(blocks)
         if not total:
             return Action(PASS)
         r = rng.randrange(total)
         return nth_move(r, singles, blocks)
-
-    # -- reasons ---------------------------------------------------------------------------------------
 
     def _reason(self, action: Action) -> str | None:
         name = nd.name
@@ -228,7 +205,10 @@ class OozeGame(Game):
             blob = in_blob[s]
             reach = self._edge_reach(blob, s)
             if reach is None:
-                return f"{name(s)} is not on an edge of its {self.word}: taking it away would break the {self.word}"
+                return (
+                    f"{name(s)} is not on an edge of its {self.word}: "
+                    f"taking it away would break the {self.word}"
+                )
             if mine >> t & 1:
                 return f"{name(t)} is occupied"
             if not reach >> t & 1:
@@ -248,8 +228,6 @@ class OozeGame(Game):
 
     def _prey_reason(self, target: Node, size: int) -> str:
         return f"{nd.name(target)} is occupied"
-
-    # -- applying --------------------------------------------------------------------------------------
 
     def _apply(self, action: Action) -> None:
         me = self.to_move
@@ -290,7 +268,6 @@ class OozeGame(Game):
             and self.phase == MOVING
             and self.turn - self.since >= self.settings["stall"] * self.players
         ):
-            # Nobody has gobbled anything for `stall` turns each.
             self.finish(
                 (), self.captured, draw=f"{self.settings['stall']} turns each without a piece {self.done}"
             )
@@ -314,10 +291,8 @@ class OozeGame(Game):
         elif max(counts) < BLOB:
             self.finish((), self.captured, draw=f"neither player has pieces enough for a {self.word}")
 
-    # -- the computer player ---------------------------------------------------------------------------
-
     def evaluate(self) -> list[float]:
-        """Pieces on the board, and a little for the biggest group: blobs bite, and the biggest bites most."""
+        """Pieces on the board and in hand, and a little for the biggest group, through a softmax."""
         if self.over:
             return self.outcome()
         values = []
@@ -334,6 +309,7 @@ class OozeGame(Game):
 @register
 class Blobs(OozeGame):
     id = "blobs"
+    wide_root = True  # a median 195 moves to hard's 54 iterations (docs/performance.md, "Wide games")
     name = "Blobs"
     source = "000 Blobs; Using Lines; Using Shapes"
     summary = (
@@ -371,6 +347,7 @@ class Blobs(OozeGame):
 @register
 class Borg(OozeGame):
     id = "the-borg"
+    wide_root = True  # a median 183 moves to hard's 88 iterations (docs/performance.md, "Wide games")
     name = "The Borg"
     source = "000 The Borg; Blobs; Using Lines; Using Shapes"
     summary = (

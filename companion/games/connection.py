@@ -1,11 +1,6 @@
 """Connection (000 "Connection"): join your two extreme opposite corners with a chain of your own stones.
 
-The first player chooses a pair of corners, GGGG and YYYY or RRRR and BBBB (the all-one-colour nodes of the
-bottom level), and covers them; the second player covers the other pair. Then each turn a player rolls the
-colour die and enters a stone on the top quadrangle or moves one of theirs up, down, sideways or by limited
-hyperspace, always to a free node of the colour rolled. The first whose stones link their two corners
-through nodes contiguous by those same moves (``GameSpace`` contiguity with limited hyperspace) wins.
-Rules decisions: docs/rules/connection.md.
+A chain is ``GameSpace`` contiguity with limited hyperspace. Rules decisions: docs/rules/connection.md.
 """
 
 from __future__ import annotations
@@ -32,8 +27,8 @@ STONES = Option(
 KINDS = (MoveKind.UP, MoveKind.DOWN, MoveKind.SIDEWAYS, MoveKind.LIMITED_HYPERSPACE)
 OPPOSITE = {"G": "Y", "Y": "G", "R": "B", "B": "R"}
 CHOOSING, PLAYING = "choose", "play"
-AHEAD_SLOPE = 0.35  # evaluate(): a move nearer a join than the opponent, in the exponent of being ahead
-FINISH_SLOPE = 0.05  # evaluate(): a move still needed, in the exponent of joining before the turn limit
+AHEAD_SLOPE = 0.35  # evaluate(): per move nearer a join than the opponent, in the exponent of being ahead
+FINISH_SLOPE = 0.05  # evaluate(): per move still needed, in the exponent of joining before the turn limit
 
 
 @register
@@ -49,7 +44,7 @@ class Connection(Game):
     die = COLOUR_DIE
     score = None  # played win or lose: a win scores 1
     options = (DEPTH, HEADLESS, STONES, TURN_LIMIT)
-    # ends: per player, the bitboard of their two corner stones (they mark the endpoints and never move).
+    # ends: per player, their two corner stones (endpoints, never moved).
     extra_fields = ("ends",)
 
     def setup(self) -> None:
@@ -58,7 +53,7 @@ class Connection(Game):
         self.in_hand = (self.settings["stones"] - 2,) * self.players
 
     def corner(self, colour: str) -> Node:
-        """The extreme point of one colour: the bottom-level node whose every locus is that colour."""
+        """The bottom-level node whose every locus is ``colour``."""
         return nd.from_loci(colour * self.space.depth)
 
     def stone_kind(self, node: Node) -> str:
@@ -71,8 +66,7 @@ class Connection(Game):
         return ["join " + " and ".join(nd.name(n) for n in bits(ends)) for ends in self.ends]
 
     def say(self, action: Action) -> str:
-        """A choice of corners names the pair: ``corners GGGG and YYYY`` (a stone placed on the bottom
-        level is only ever that choice: new stones enter on the top quadrangle)."""
+        """A choice of corners (a bottom-level placement) names the pair: ``corners GGGG and YYYY``."""
         if action.kind == PLACE and nd.LEVEL[action.target] == self.space.depth:
             colour = nd.focus(action.target)
             return f"corners {nd.name(action.target)} and {nd.name(self.corner(OPPOSITE[colour]))}"
@@ -81,10 +75,8 @@ class Connection(Game):
     def needs_roll(self) -> bool:
         return self.phase == PLAYING and self.roll is None
 
-    # -- moves ----------------------------------------------------------------------------------------
-
     def _landing(self) -> Bitboard:
-        """Free nodes of the colour rolled; the head node, whose colour is any the player wishes, too."""
+        """Free nodes of the colour rolled, and the head node (its colour is any the player wishes)."""
         board = self.space
         return (board.focus_masks[self.roll] | (board.all & 1)) & ~self.occupied
 
@@ -128,14 +120,11 @@ class Connection(Game):
             return "0 is occupied" if self.occupied & 1 else None
         return None
 
-    # -- applying -------------------------------------------------------------------------------------
-
     def _apply(self, action: Action) -> None:
         me = self.to_move
         t = action.target
         if self.phase == CHOOSING:
-            # The chooser covers the chosen pair, the other player the other pair; the chooser then rolls
-            # first, as the turns alternate on from the second player's covering.
+            # The other player's covering is forced: the chooser rolls first (docs/rules/connection.md).
             colour = nd.focus(t)
             chosen = 1 << self.corner(colour) | 1 << self.corner(OPPOSITE[colour])
             other = 0
@@ -162,8 +151,6 @@ class Connection(Game):
             return
         self.end_turn()
 
-    # -- connections ----------------------------------------------------------------------------------
-
     def connected(self, player: int) -> bool:
         """Whether the player's stones join their two corners."""
         ends = self.ends[player]
@@ -173,12 +160,8 @@ class Connection(Game):
         return bool(self.space.group(a, self.stones[player], hyperspace=True) & ends == ends)
 
     def moves_needed(self, player: int) -> int | None:
-        """About how many moves the player still needs to join their corners (0: joined; None: the
-        opponent's stones cut every way): the cheapest chain, in which an own stone costs nothing and a
-        free node what bringing a stone from the hand there takes, its level (entering on the top level,
-        then a move down a level at a time; the head node two: entering, then up), so a stone moved down a
-        chain that still needs the node it left is a move nearer. A Dijkstra search over bitboards, a
-        bucket of nodes per cost."""
+        """About how many moves the player still needs to join their corners (None: cut off), by a
+        Dijkstra search over bitboards, a bucket of nodes per cost (docs/rules/connection.md)."""
         ends = self.ends[player]
         if not ends:
             return None
@@ -209,11 +192,8 @@ class Connection(Game):
         return None
 
     def evaluate(self) -> list[float]:
-        """Each player's chance of winning: of being ahead, from how many moves each still needs to join
-        their corners (``moves_needed``), times that of joining them before the turn limit, which falls
-        with their own moves still needed. The second keeps a player whose opponent is cut off (sure not
-        to lose) moving towards a join: with the first alone every move looked equally won, and such
-        games shuffled on to the turn limit, a draw."""
+        """Each player's chance of being ahead by ``moves_needed``, times that of joining before the turn
+        limit, which keeps a player whose opponent is cut off moving (docs/rules/connection.md)."""
         if self.over:
             return self.outcome()
         if self.phase == CHOOSING:
@@ -230,7 +210,7 @@ class Connection(Game):
 
 @cache
 def _fill_costs(board: GameSpace) -> tuple[tuple[int, Bitboard], ...]:
-    """(moves, nodes) pairs: what bringing a stone from the hand to each node takes (``moves_needed``)."""
+    """(moves, nodes) pairs: what bringing a stone from the hand to each node takes."""
     pairs = [(level, board.level_masks[level]) for level in range(1, board.depth + 1)]
     if board.level_masks[0]:
         pairs.append((2, board.level_masks[0]))

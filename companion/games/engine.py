@@ -67,6 +67,8 @@ class Game:
     finds_grybs: ClassVar[bool] = False  # the page lists the GRYBs found
     # The manuals' series.PRESETS, their default first (a series spans games: no option).
     series_presets: ClassVar[tuple[str, ...]] = ()
+    wide_root: ClassVar[bool] = False  # companion/ai.py widens the root in its first look's order
+    computer_levels: ClassVar[dict[str, dict[str, float]]] = {}  # by level: {"medium": {"playout": 4}}
 
     _BASE_FIELDS = (
         "stones",

@@ -1,17 +1,8 @@
 """Grim Reaper (004, W. Stansfeld): two populations that mate, give birth, age and die.
 
-Played on the board's level-3 nodes, an 8x8 lattice (6x6: its central 36 nodes); adjacency is the
-lattice's, orthogonal and diagonal. Each piece is male or female and carries its remaining life turns.
-A round ("turn" in the source) is: first mover places or moves, the other places or moves, the other
-gives births, the first gives births, then every piece ages by one and those at nought die; the next
-round starts with the player who moved second. Red (player 0) wins by joining top and bottom, blue
-(player 1) left and right, through orthogonally adjacent pieces of their own, or either by being the only
-population alive (pieces on the board or life turns in reserve) after the ageing.
-Rules decisions: docs/rules/grim-reaper.md.
-
-Notation beyond the engine's (docs/notation.md): ``M10GGB`` places a male with 10 life turns on GGB,
-``+FGBG/GGB`` gives birth to a female on GBG with the mother on GGB, ``roll:7`` is a random life of 7.
-Squares may also be written as the source writes them (``a1`` is the bottom-left square).
+Played on the level-3 nodes as an 8x8 lattice (6x6: its centre), with the lattice's adjacency. Notation
+(docs/notation.md): ``M10GGB`` a placement, ``+FGBG/GGB`` a birth with its mother, ``roll:7`` a random
+life; squares as the source writes them (``a1``) too. Rules decisions: docs/rules/grim-reaper.md.
 """
 
 from __future__ import annotations
@@ -42,7 +33,7 @@ MALE, FEMALE = "M", "F"
 GENDER_NAMES = {MALE: "male", FEMALE: "female"}
 LEVEL = 3  # the lattice: level-3 nodes of the standard board
 FIRST = nd.first_of_level(LEVEL)
-LIFE_SLOTS = nd.count(LEVEL)  # lives are kept in a tuple indexed by node; level-3 nodes are below this
+LIFE_SLOTS = nd.count(LEVEL)  # lives are a tuple indexed by node; level-3 nodes are below this
 
 SIZE = Option("size", 8, "board: 8 (the whole level-3 lattice) or 6 (its central 6x6)", choices=(6, 8))
 MALE_LIFE = Option(
@@ -65,8 +56,8 @@ RESERVE = Option(
 
 
 class ReaperAction(Action):
-    """A placement or a birth: a PLACE action whose ``colour`` field carries the piece's gender and life
-    (``M10`` for a placement) or the birth mark (``+F``, the mother as the action's source)."""
+    """A PLACE whose ``colour`` carries gender and life (``M10``) or, for a birth, ``+F`` with the mother
+    as source."""
 
     __slots__ = ()
 
@@ -77,7 +68,8 @@ class ReaperAction(Action):
         return f"{self.colour}{names[self.targets[0]]}"
 
 
-# Placements by (gender, node): the action with life L at index L-1, built once (a turn lists hundreds).
+# Placements by (gender, node): life L at index L-1, each row grown to the largest reserve asked for
+# (a turn lists hundreds; functools.cache by (gender, node, most) would keep a row per reserve size).
 _PLACEMENTS: dict[tuple[str, Node], list[ReaperAction]] = {}
 
 
@@ -101,9 +93,6 @@ def birth(gender: str, node: Node, mother: Node) -> ReaperAction:
 
 def is_birth(action: Action) -> bool:
     return isinstance(action, ReaperAction) and bool(action.sources)
-
-
-# -- the lattice ------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -195,8 +184,8 @@ def connected(lattice: Lattice, mine: Bitboard, start: Bitboard, goal: Bitboard)
 
 
 def connection_gap(lattice: Lattice, mine: Bitboard, free: Bitboard, start: Bitboard, goal: Bitboard) -> int:
-    """Fewest free squares that would complete the connection (0-1 breadth-first search); a large
-    number when the opponent has cut every way."""
+    """Fewest free squares that would complete the connection (0-1 breadth-first search), or a large
+    number when cut off."""
     queue = [(0 if mine >> n & 1 else 1, n) for n in bits(start & (mine | free))]
     heapq.heapify(queue)
     done: set[Node] = set()
@@ -228,11 +217,9 @@ class GrimReaper(Game):
     score = None  # played win or lose: a win scores 1
     # No die, but with random_life a newborn's life turns are rolled (2 to its sex's maximum).
     die = DieByPhase(NO_DIE, lambda g: NUMBER_DIE if g.awaiting is not None else NO_DIE)
-    # males: bitboard of the male pieces (the rest are female); lives: remaining life turns, a tuple indexed
-    # by node (0 where no piece stands); step: 0-3 within the round (first mover moves, second moves,
-    # second gives births, first gives births); newborn: pieces born in the latest birth phase (not
-    # parents in it); mothers: females that gave birth in it; rip: where pieces died at the latest ageing;
-    # awaiting: the newborn whose random life the die is to give, or None. in_hand is the life reserve.
+    # males: the male pieces; lives: life turns left, by node; step: the part of the round, 0-3; newborn:
+    # born in the latest birth phase; mothers: who bore in it; rip: who died at the latest ageing;
+    # awaiting: the newborn the die is to give its life, or None.
     extra_fields = ("males", "lives", "step", "newborn", "mothers", "rip", "awaiting")
 
     def make_space(self) -> GameSpace:
@@ -250,14 +237,12 @@ class GrimReaper(Game):
         self.newborn = self.mothers = self.rip = 0
         self.awaiting = None
 
-    # -- the turn sequence ------------------------------------------------------------------------
-
     def _mover(self, step: int) -> int:
         first = self.turn % 2  # red opens the first round, blue the second, and so on
         return first if step in (0, 3) else 1 - first
 
     def end_turn(self) -> None:
-        """Go on to the next part of the round (a pass, an end of births, a placement or a move)."""
+        """Go on to the next part of the round."""
         self.step += 1
         if self.step == 4:
             self._age()
@@ -304,8 +289,6 @@ class GrimReaper(Game):
         elif self.turn >= self.settings["turn_limit"]:
             self.finish((), draw="the turn limit")
 
-    # -- chance: random life ------------------------------------------------------------------------
-
     def needs_roll(self) -> bool:
         return self.awaiting is not None
 
@@ -321,8 +304,6 @@ class GrimReaper(Game):
             self.lives = tuple(lives)
             self.awaiting = None
             self.roll = None
-
-    # -- what each side may do ----------------------------------------------------------------------
 
     def _parents(self, player: int) -> tuple[Bitboard, Bitboard]:
         """The player's males and females that may be parents in this birth phase."""
@@ -386,7 +367,7 @@ class GrimReaper(Game):
         return actions
 
     def random_action(self, rng) -> Action:
-        """Uniform over the legal actions without listing every placement (playout speed)."""
+        """Uniform over the legal actions without listing every placement."""
         if self.over or self.is_chance or self.phase == "birth":
             return super().random_action(rng)
         me = self.to_move
@@ -408,8 +389,6 @@ class GrimReaper(Game):
                 return Action.move(s, list(bits(reach))[k])
             k -= reach.bit_count()
         raise AssertionError("unreachable")
-
-    # -- applying -----------------------------------------------------------------------------------
 
     def _apply(self, action: Action) -> None:
         me = self.to_move
@@ -448,8 +427,6 @@ class GrimReaper(Game):
         self.lives = tuple(lives)
         self.add_to("in_hand", me, -life)
         self.end_turn()
-
-    # -- notation -----------------------------------------------------------------------------------
 
     def _node(self, raw: str, text: str) -> Node:
         if _SQUARE.fullmatch(text):
@@ -503,7 +480,7 @@ class GrimReaper(Game):
 
     def say(self, action: Action) -> str:
         """A piece's sex and life in words: ``male, 10 turns, on GGG``, ``female born on GGR, mother on
-        GGG``, ``a life of 7 turns``. Nodes by the names the rest of the game's messages use."""
+        GGG``, ``a life of 7 turns``."""
         if action.kind == ROLL and action.colour.isdigit():
             return f"a life of {action.colour} turns"
         if is_birth(action):
@@ -518,8 +495,6 @@ class GrimReaper(Game):
                 f"on {nd.name(action.targets[0])}"
             )
         return super().say(action)
-
-    # -- reasons ------------------------------------------------------------------------------------
 
     def why_illegal(self, action: Action) -> str:
         if action.kind == ROLL and not self.over and not self.is_chance:
@@ -627,8 +602,6 @@ class GrimReaper(Game):
                 return None
         return f"{name} is not the square between the mother on {mname} and a male two squares from her"
 
-    # -- reporting ----------------------------------------------------------------------------------
-
     def stone_kind(self, node: Node) -> str:
         return GENDER_NAMES[MALE if self.males >> node & 1 else FEMALE]
 
@@ -669,8 +642,8 @@ class GrimReaper(Game):
         return out
 
     def evaluate(self) -> list[float]:
-        """Population strength (life on the board and in reserve, both sexes present) and how few squares
-        each side lacks for its connection."""
+        """Life on the board and in reserve, both sexes present, and how few squares each side lacks for
+        its connection, as a logistic of the difference."""
         if self.over:
             return self.outcome()
         lat = self.lattice

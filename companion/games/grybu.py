@@ -1,20 +1,7 @@
-"""GRYBU (000 "GRYBU", patterned on SHŌBU by Smirk & Laughter): four quadrant boards, passive and aggressive moves.
+"""GRYBU (000 "GRYBU", after SHŌBU by Smirk & Laughter): four quadrant boards, passive and aggressive moves.
 
-The four quadrants of the board are four boards, GQ, RQ, YQ and BQ: a quadrant is its top-level node and
-everything under it, and a ring never leaves its quadrant. Player 0 (the dark rings, who moves first) has
-the home boards GQ and RQ, player 1 BQ and YQ; GQ and BQ are the dark boards, RQ and YQ the light ones.
-Each starts with four rings on each board. A turn is two moves of the same kind and length: a *passive*
-move on one of the mover's home boards, to a free node and without pushing, then an *aggressive* move on a
-board of the opposite colour that may push one opponent's ring. A move is one step, or two steps of the
-same kind: up, down, sideways or hyperspace. Up and down moves push, and so do single sideways and
-hyperspace steps: the pushed ring goes one step further the same way, and a ring pushed up off the
-quadrant's top-level node ("popped") or down off the bottom level is removed. Push all four of the
-opponent's rings off one board to win.
-Rules decisions: docs/rules/grybu.md.
-
-Every node's moves (kind, length, target, the nodes passed, the node a pushed ring goes to) are tables built
-once per board; a turn's passive moves are filtered from them with a per-board, per-kind check that an
-aggressive move exists, and the side to move's list is kept until the position changes.
+Every node's moves are tables built once per board; a passive move needs an aggressive move of its kind
+to follow, checked per board and kind. Rules decisions: docs/rules/grybu.md.
 """
 
 from __future__ import annotations
@@ -48,10 +35,8 @@ QUIET = Option(
 )
 
 UP, DOWN, SIDEWAYS, HYPER = range(4)
-LATERAL_TWO = (
-    2 * SIDEWAYS + 1,
-    2 * HYPER + 1,
-)  # kind * 2 + count - 1: these go either way round, and push nothing
+# kind * 2 + count - 1 of the moves that go either way round and push nothing.
+LATERAL_TWO = (2 * SIDEWAYS + 1, 2 * HYPER + 1)
 KIND_NAMES = ("up", "down", "sideways", "hyperspace")
 BOARD_NAMES = tuple(f"{c}Q" for c in COLOURS)  # GQ RQ YQ BQ, indexed like COLOURS
 DARK = (0, 3)  # GQ, BQ
@@ -61,7 +46,7 @@ START_LOCI = ("GR", "BY")  # player 0's rings sit on X a b..b with a, b in G/R; 
 
 
 def opposite(board: int) -> tuple[int, int]:
-    """The boards of the other colour: where an aggressive move may go after a passive move on ``board``."""
+    """The boards of the other colour, for the aggressive move after a passive one on ``board``."""
     return LIGHT if board in DARK else DARK
 
 
@@ -76,12 +61,8 @@ def _boards_text(boards) -> str:
 
 
 class Entry(tuple):
-    """One move from a node: (kc, target, target bit, passed, path, beyond, action).
-
-    ``kc`` is kind * 2 + count - 1; ``passed`` the bits of the node(s) the move may pass (0 for one step;
-    two for a two-step lateral move, which may go either way round); ``path`` the passed node and the
-    target, where a ring is pushed (0 for a two-step lateral move, which pushes nothing); ``beyond`` the
-    bit of the node a pushed ring ends on, 0 when it leaves the board."""
+    """A move from a node: (kc, target, target bit, passed, path, beyond, action): ``passed``, the node(s)
+    it may pass; ``path``, where it pushes (0: nowhere); ``beyond``, where a pushed ring ends (0: off)."""
 
     __slots__ = ()
 
@@ -120,7 +101,7 @@ class Tables:
             step[HYPER][n] = [t for i in lows if i >= 1 for t in vary(loci, i)]
 
         def beyond(kind: int, n: Node, t: Node) -> Bitboard:
-            """Where a ring pushed off ``t`` by a ``kind`` move from ``n`` lands: 0 when it leaves the board."""
+            """Where a ring pushed off ``t`` by a ``kind`` move from ``n`` lands: 0 off the board."""
             if kind in (SIDEWAYS, HYPER):  # one more step round the cycle, the locus that changed
                 a, b = nd.NODE_NAMES[n], nd.NODE_NAMES[t]
                 i = next(i for i in range(len(a)) if a[i] != b[i])
@@ -159,7 +140,6 @@ class Tables:
                 self.pair[n, t] = e
             entries[n] = tuple(mine)
             by_kc[n] = tuple(tuple(e for e in mine if e[0] == kc) for kc in range(8))
-        self.entries = tuple(entries)
         self.by_kc = tuple(by_kc)
         # Passive moves need only (kc, target bit, passed, action).
         self.passive = tuple(tuple((e[0], e[2], e[3], e[6]) for e in es) for es in entries)
@@ -197,7 +177,7 @@ class Grybu(Game):
     hand = None  # every piece starts on the board
     score = None  # played win or lose: a win scores 1
     moves_per_turn = 2
-    # passive: None before the passive move, else (board, kc) of it; quiet: turns since a ring left the board.
+    # passive: (board, kc) of the passive move once made, else None; quiet: turns since a ring left the board.
     extra_fields = ("passive", "quiet")
 
     def make_space(self) -> GameSpace:
@@ -221,8 +201,8 @@ class Grybu(Game):
         self._cache: tuple[Action, ...] = ()
 
     def set_position(self, rings: tuple, to_move: int = 0) -> None:
-        """Start from another position (puzzles, tests): ``rings`` is two lists of node names, player 0's
-        and player 1's. Only before the first move; bad input raises ValueError and changes nothing."""
+        """Start from another position (puzzles, tests): ``rings`` is two lists of node names. Only before
+        the first move; bad input raises ValueError and changes nothing."""
         if self.history:
             raise ValueError("a position can be set only before the first move")
         if to_move not in (0, 1) or len(rings) != 2:
@@ -246,8 +226,6 @@ class Grybu(Game):
         if not self._moves():
             self._restore(before)
             raise ValueError(f"player {to_move} would have no passive move with an aggressive one to follow")
-
-    # -- moves ------------------------------------------------------------------------------------------
 
     def _aggressive_kinds(self, player: int, board: int, mine: Bitboard, occupied: Bitboard) -> list[bool]:
         """For each kind-and-count, whether ``player`` has an aggressive move of it on ``board``."""
@@ -315,8 +293,6 @@ class Grybu(Game):
         moves = self._moves()
         return rng.choice(moves) if moves else Action(PASS)
 
-    # -- making a move ----------------------------------------------------------------------------------
-
     def _apply(self, action: Action) -> None:
         me, you = self.to_move, 1 - self.to_move
         s, t = action.source, action.target
@@ -356,8 +332,6 @@ class Grybu(Game):
         elif not self._moves():
             self.finish((me,))  # the player to move has no passive move with an aggressive one: they lose
 
-    # -- evaluation for the computer player -------------------------------------------------------------
-
     def rings(self) -> tuple[tuple[int, int, int, int], ...]:
         """Each player's rings on each board (GQ, RQ, YQ, BQ)."""
         quads = self.t.quads
@@ -374,8 +348,6 @@ class Grybu(Game):
             score.append(sum(values) + 2.0 * min(values))
         p0 = 1.0 / (1.0 + math.exp(score[1] - score[0]))
         return [p0, 1.0 - p0]
-
-    # -- reasons -------------------------------------------------------------------------------------------
 
     def _reason(self, action: Action) -> str | None:
         if action.kind in (PLACE, REMOVE):

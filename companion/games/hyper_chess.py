@@ -1,18 +1,8 @@
 """Hyper-Chess (000 "Chess Variant: Hyper-Chess"): chess on the GRYB game space.
 
-Each player has ten pieces at the charted starting nodes (blue in the B quarter, red in the R quarter):
-a King, a Queen, a Rook, a Bishop, a Knight and five Pawns. Pieces move by the manual's chart, with
-limited hyperspace; the Queen may make two self-similar moves in a row. Pawns are diplomats: they block,
-but neither capture nor are captured. The King castles by switching places with the Rook. A move may
-never leave the mover's own King in check; a player in check with no move is checkmated and loses.
-Stalemate, threefold repetition, a long run without a capture and bare Kings are draws.
-Rules decisions: docs/rules/hyper-chess.md.
-
-Every piece's reach is a table per node built once per board from the space's move tables
-(``GameSpace.target_mask``); only the Queen's double move depends on the position (the node she passes
-must be empty). Since every other attack is a fixed step that nothing blocks, the check rule needs no
-move tried: the legal targets of every piece are found with a few bit operations each (``_candidates``),
-and a playout draws a random move from them without listing them all.
+Every reach is a table per node built once per board. Every attack but the Queen's double move is a fixed
+step nothing blocks, so legal moves come from bit operations, no move tried (``_candidates``). Rules
+decisions and the computer player: docs/rules/hyper-chess.md.
 """
 
 from __future__ import annotations
@@ -72,22 +62,17 @@ QUIET = Option(
     maximum=1000,
 )
 
-# Values of the pieces in pawns of chess, from the number of nodes each reaches on an empty board (the
-# Queen's double moves make her worth about the Rook, Bishop and Knight together).
+# In pawns of chess, from the nodes each reaches (the Queen's double moves: about R+B+N).
 VALUES = (0.0, 9.0, 3.0, 4.0, 4.0, 0.0)
-# evaluate(): mobility (per square root of nodes reached), hunt (per King step from the opponent's King),
-# a hanging piece (share of its value lost, its side to move or not), King room (per square root of
-# free safe nodes round him), pressure (per node round him the opponent attacks), check, the move, and
-# the scale of the score difference that makes a 73 % chance.
+# evaluate()'s weights, named where it unpacks them (mobility and room per square root of nodes); the last
+# is the score difference that makes a 73 % chance.
 WEIGHTS = (0.2, 0.2, 0.1, 0.7, 0.8, 0.25, 1.0, 0.2, 3.0)
-# _hunt(): the weights of the King's room, of the room one step further, of each King step between
-# the hunter's pieces and the King, of check, and the scale that halves the value above HUNT_FLOOR.
+# _hunt()'s weights, named where it unpacks them; the last halves the value above HUNT_FLOOR.
 HUNT_WEIGHTS = (1.0, 0.5, 0.3, 2.0, 8.0)
 HUNT_FLOOR = 0.7
-# action_order(): what a check adds to a move's rank (a capture or a hanging piece counts its value).
-CHECK_ORDER = 0.5
-# Tables.queen_reach(): answers kept per board (4 MB at most, measured; six searches of 600 iterations
-# ask for about 8,000).
+CHECK_ORDER = 0.5  # action_order(): what a check adds to a move's rank
+# Tables.queen_reach(): answers kept per board (docs/performance.md, "Hyper-Chess: legal moves by bit
+# operations").
 QUEEN_KEPT = 20_000
 KNIGHT_MOVE = (
     "one up and two sideways, two sideways and one down, two up and one sideways, or one "
@@ -98,14 +83,9 @@ ROOK_MOVE = "one step up, down, sideways or via limited hyperspace"
 
 
 class Tables:
-    """Every piece's reach from every node of one board, and the reverse tables for finding checks.
-
-    ``reach[kind][n]`` is the nodes a piece of that kind on ``n`` reaches on an empty board (the Queen's
-    double moves included); ``attackers[kind][k]`` the nodes from which a piece of that kind reaches
-    ``k`` in one step (the Queen: without her double moves). ``queen_via[n]`` lists, for the Queen's double
-    moves, each node she may pass with the nodes beyond it; ``queen_between[q * size + k]`` the nodes she
-    may pass from ``q`` to reach ``k`` by a double move (a check needs one of them empty).
-    """
+    """Every piece's reach from every node of one board (``reach``, on an empty board), and the reverse
+    tables for finding checks. ``queen_via[n]``: each node the Queen may pass, with the nodes beyond it;
+    ``queen_between[q * size + k]``: the nodes she may pass from ``q`` to ``k``."""
 
     def __init__(self, board: GameSpace, lateral: MoveKind):
         size = board.size
@@ -168,8 +148,7 @@ class Tables:
         self.queen_between = between
         queen = [king[n] | queen_double[n] for n in range(size)]
         self.reach = (self.king, tuple(queen), self.steps, self.bishop, self.knight, self.steps)
-        # Per kind and node, every (target bit, target, move) on an empty board: move lists are filtered
-        # from these rather than built.
+        # Per kind and node, every (target bit, target, move) on an empty board.
         self.moves = tuple(
             tuple(tuple((1 << t, t, Action.move(n, t)) for t in bits(forward[n])) for n in range(size))
             for forward in self.reach
@@ -184,17 +163,14 @@ class Tables:
 
         self._board = board
         self._queen_reach: dict[tuple[Node, Bitboard], Bitboard] = {}
-        # reach_into[kind][k]: the nodes from which a piece of that kind reaches k on an empty board.
+        # reach_into[kind][k]: where a piece of that kind reaches k from, on an empty board.
         self.reach_into = tuple(reverse(forward) for forward in self.reach)
         # One-step attackers; the king's and queen's single moves are the same table.
         into = self.reach_into
         self.attackers = (into[KING], into[KING], into[ROOK], into[BISHOP], into[KNIGHT])
 
     def queen_reach(self, s: Node, occupied: Bitboard) -> Bitboard:
-        """The nodes the Queen on ``s`` reaches with ``occupied`` the occupied nodes: her steps, and her
-        double moves through a free node. It depends only on which of her neighbours are occupied, and
-        a search asks again and again with few of them changed, so answers are kept (at most
-        ``QUEEN_KEPT``; then forgotten all at once)."""
+        """The Queen's reach from ``s``, kept by her occupied neighbours (a search asks again and again)."""
         key = (s, occupied & self.king[s])
         found = self._queen_reach.get(key)
         if found is None:
@@ -209,8 +185,7 @@ class Tables:
 
     @cached_property
     def distance(self) -> tuple[bytes, ...]:
-        """King-move distance between any two nodes (the computer player's sense of the hunt), built on
-        first use: ``distance[a][b]``."""
+        """King-move distance ``distance[a][b]`` between any two nodes (for the hunt), built on first use."""
         board, king, size = self._board, self.king, self.size
         rows = []
         for start in range(size):
@@ -237,7 +212,7 @@ def tables(board: GameSpace, lateral: MoveKind) -> Tables:
 
 
 def _armed(masks: tuple[Bitboard, ...]) -> bool:
-    """Whether a side still has a piece that can give check (anything but its King and Pawns)."""
+    """Whether a side still has a piece that can give check."""
     return bool(masks[QUEEN] | masks[ROOK] | masks[BISHOP] | masks[KNIGHT])
 
 
@@ -246,13 +221,15 @@ def _low(mask: Bitboard) -> Node:
 
 
 def _lost(castle: tuple[bool, bool], player: int) -> tuple[bool, bool]:
-    """The castling rights with ``player``'s gone."""
     return (False, castle[1]) if player == 0 else (castle[0], False)
 
 
 @register
 class HyperChess(Game):
     id = "hyper-chess"
+    # Shorter playouts (the evaluation counts hanging pieces) and a capped medium space the levels
+    # (docs/performance.md, "Levels per game").
+    computer_levels = {"medium": {"iterations": 180, "playout": 4}, "hard": {"playout": 2}}
     name = "Hyper-Chess"
     source = "000 Chess Variant: Hyper-Chess"
     summary = (
@@ -295,12 +272,9 @@ class HyperChess(Game):
         self.check = False
 
     def set_position(self, placement: dict[str, str], to_move: int = 0) -> None:
-        """Start from another position (puzzles, tests): ``placement`` maps node names to pieces, a
-        letter each, capitals for blue (player 0) and small letters for red (player 1): K Q R B N P.
-
-        Each side needs exactly one King and at most one Queen, Rook, Bishop and Knight; the side not
-        to move must not be in check. Castling stays allowed to a side whose King and Rook stand on their
-        charted nodes. Only before the first move; bad input raises ValueError and changes nothing."""
+        """Start from another position (puzzles, tests): ``placement`` maps node names to K Q R B N P,
+        capitals blue (player 0), small red; castling stays where King and Rook stand charted. Only before
+        the first move; a bad position raises ValueError, saying why, and changes nothing."""
         if self.history:
             raise ValueError("a position can be set only before the first move")
         if to_move not in (0, 1):
@@ -354,8 +328,6 @@ class HyperChess(Game):
     def _position_hash(self) -> int:
         return hash((self.pieces, self.to_move, self.castle))
 
-    # -- what attacks what -------------------------------------------------------------------------------
-
     def _attacked(self, k: Node, theirs: tuple[Bitboard, ...], occupied: Bitboard) -> bool:
         """Whether the pieces ``theirs`` could capture on ``k`` with ``occupied`` the occupied nodes."""
         att = self.t.attackers
@@ -388,8 +360,7 @@ class HyperChess(Game):
         ]
 
     def _reach(self, kind: int, s: Node, occupied: Bitboard) -> Bitboard:
-        """Nodes a piece of ``kind`` on ``s`` reaches now (the Queen's double moves need the node between
-        free), whoever stands there."""
+        """Nodes a piece of ``kind`` on ``s`` reaches now, whoever stands there."""
         if kind != QUEEN:
             return self.t.reach[kind][s]
         return self.t.queen_reach(s, occupied)
@@ -401,23 +372,10 @@ class HyperChess(Game):
                 m |= self._reach(kind, s, occupied)
         return m
 
-    # -- legal moves ---------------------------------------------------------------------------------------
-
     def _candidates(self, player: int) -> tuple[list[tuple[Node, int, Bitboard]], bool]:
-        """Every piece of ``player`` that can move, with the nodes it may move to (the check rule
-        applied), and whether that player is in check.
-
-        Every attack but the Queen's double move is a fixed step, blocked by nothing, so the check rule
-        needs no move tried: a piece other than the King must take the one piece (not the Queen) giving
-        check, if there is one, and the Queen if she gives check by a step; if her double move may reach
-        the King, through every node between them that is free once the piece has left, it must take her
-        or fill that node (a single one). The King may go where no piece attacks once he has left his
-        node (the Queen's double moves through it included); castling, where the Rook stands, with the
-        same nodes occupied. All as bit operations on whole sets of targets.
-
-        The answer is kept for the position it was asked in (known by its ``pieces`` and ``castle``
-        objects, which every move replaces and undo puts back): a move asks for the opponent's to see
-        whether he can reply, and the random move a playout plays next asks again."""
+        """Every piece of ``player`` that can move with its legal targets, and whether ``player`` is in check
+        (docs/rules/hyper-chess.md, "The computer player"). Kept for the position, known by its ``pieces``
+        and ``castle`` objects: a move asks, then a playout's next ply."""
         kept = self._kept
         if kept is not None and kept[0] is self.pieces and kept[1] is self.castle and kept[2] == player:
             return kept[3]
@@ -508,23 +466,22 @@ class HyperChess(Game):
         return self._legal(self.to_move)
 
     def random_action(self, rng) -> Action:
-        """A uniformly random legal move, without listing them all: the r-th of all pieces' targets."""
+        """A uniformly random legal move: the r-th of all pieces' targets."""
         if self.over:
             return super().random_action(rng)
         found, _ = self._candidates(self.to_move)
         counts = [reach.bit_count() for _, _, reach in found]
         r = rng.randrange(sum(counts))
-        for (s, kind, reach), count in zip(found, counts):
-            if r < count:
-                break
-            r -= count
+        i = 0
+        while r >= counts[i]:
+            r -= counts[i]
+            i += 1
+        s, _, reach = found[i]
         for target in bits(reach):
             if not r:
                 return Action.move(s, target)
             r -= 1
         raise AssertionError("unreachable: r is below the count of targets")
-
-    # -- making a move ---------------------------------------------------------------------------------
 
     def kind_at(self, node: Node) -> tuple[int, int] | None:
         """(player, kind) of the piece on ``node``, or None."""
@@ -590,14 +547,11 @@ class HyperChess(Game):
             self.finish((), draw="neither side has a piece that can give check")
 
     def _bare_kings(self) -> bool:
-        """Neither side has a piece that could ever give check: Kings and Pawns only."""
         return not any(map(_armed, self.pieces))
 
-    # -- evaluation for the computer player -------------------------------------------------------------
-
     def evaluate(self) -> list[float]:
-        """Material, mobility and King safety, as the chance of winning for each side; once one side has
-        nothing left that can give check, how close the other is to mating it (``_hunt``)."""
+        """Material, mobility and King safety as each side's chance of winning; the hunt (``_hunt``) once
+        only one side can give check."""
         if self.over:
             return self.outcome()
         occupied = self.occupied
@@ -644,9 +598,8 @@ class HyperChess(Game):
         return [p0, 1.0 - p0]
 
     def action_order(self, actions: list[Action]) -> list[float]:
-        """Captures by what they win (the piece taken, less the mover when the opponent can take back),
-        a piece leaving a node where it hangs, and checks first; a piece stepping where it can be taken
-        last (the computer player's search tries moves in this order: companion/ai.py)."""
+        """The search's order (companion/ai.py): captures, escapes and checks first, a piece stepping where
+        it hangs last (docs/rules/hyper-chess.md, "The computer player")."""
         me = self.to_move
         mine, theirs = self.pieces[me], self.pieces[1 - me]
         occupied = self.occupied
@@ -678,10 +631,8 @@ class HyperChess(Game):
         return out
 
     def _hunt(self, hunter: int, occupied: Bitboard) -> list[float]:
-        """The hunter's chance of mating a King left with Pawns only: he cannot lose and the material
-        says nothing more, so what counts is the King's room (the free nodes he may step to that the
-        hunter does not attack, and half of those one step further), how near the hunter's pieces and
-        King are, and check. From HUNT_FLOOR (no progress) towards 1 (mate)."""
+        """The hunter's chance of mating a King left with Pawns only, from HUNT_FLOOR (no progress) towards
+        1 (docs/rules/hyper-chess.md, "The computer player")."""
         t = self.t
         pieces = self.pieces
         prey = 1 - hunter
@@ -705,8 +656,6 @@ class HyperChess(Game):
         out = [0.0, 0.0]
         out[hunter], out[prey] = value, 1.0 - value
         return out
-
-    # -- reasons -------------------------------------------------------------------------------------------
 
     def _reason(self, action: Action) -> str | None:
         if action.kind in (PLACE, REMOVE):

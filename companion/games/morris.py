@@ -1,15 +1,12 @@
 """Shapes Morris and Lines Morris (000): 25 Men's GRYB where men move only as shapes or as lines.
 
-Phase one and the goal are those of 25 Men's GRYB. In phase two a man moves only as part of a shape (three
-of your men on contiguous nodes) or, in Lines Morris, a line (two): the whole shape or line moves in
-formation by interjection, excision or via hyperspace, or one end man changes it (moves to a free node
-contiguous to the shape's middle man or the line's other end; a shape's end may also hop past its far
-end). Men in no shape (line) cannot move but still count in GRYBs. Moves are described in 000 "Using
-Lines", "Using Shapes", "Moving/Changing Lines" and "Moving/Changing Shapes".
+Only phase two's moves differ (000 "Using Lines", "Using Shapes", "Moving/Changing Lines/Shapes").
 Rules decisions: docs/rules/shapes-morris.md and docs/rules/lines-morris.md.
 """
 
 from __future__ import annotations
+
+from functools import cache
 
 from companion.games.engine import register
 from companion.games.twenty_five_mens import MorrisGame
@@ -17,10 +14,23 @@ from companion.rules import node as nd
 from companion.rules.action import PASS, Action, nth_move
 from companion.rules.formation import block_targets
 from companion.rules.node import Bitboard, Node
-from companion.rules.space import bits
+from companion.rules.space import GameSpace, bits
 
-# Per board and formation: its nodes and its moves in formation on an empty board.
-_FORMATION_MOVES: dict[tuple, tuple[Bitboard, tuple[tuple[Action, Bitboard], ...]]] = {}
+
+@cache
+def _formation_moves(
+    board: GameSpace, block: tuple[Node, ...]
+) -> tuple[Bitboard, tuple[tuple[Action, Bitboard], ...]]:
+    """The nodes of ``block`` and its moves in formation on an empty board (action, target mask)."""
+    own = 0
+    for n in block:
+        own |= 1 << n
+    moves = tuple(
+        (Action.block(block, targets), mask)
+        for targets, mask in block_targets(board.depth, block, False)
+        if not mask & ~board.all
+    )
+    return own, moves
 
 
 class FormationMorris(MorrisGame):
@@ -28,8 +38,6 @@ class FormationMorris(MorrisGame):
 
     size = 3
     formation = "shape"
-
-    # -- moves ---------------------------------------------------------------------------------------
 
     def _single_reach(self, s: Node, mine: Bitboard) -> Bitboard:
         """Nodes (free or not) the man on ``s`` reaches by changing a formation it is an end of."""
@@ -60,30 +68,12 @@ class FormationMorris(MorrisGame):
                 triples.add((a, b, c) if b < c else (a, c, b) if a < c else (c, a, b))
         return sorted(triples)
 
-    def _formation_moves(
-        self, block: tuple[Node, ...]
-    ) -> tuple[Bitboard, tuple[tuple[Action, Bitboard], ...]]:
-        """The nodes of ``block`` and its moves in formation on an empty board (action, target mask)."""
-        key = (self.space, block)
-        found = _FORMATION_MOVES.get(key)
-        if found is None:
-            board = self.space.all
-            own = 0
-            for n in block:
-                own |= 1 << n
-            moves = tuple(
-                (Action.block(block, targets), mask)
-                for targets, mask in block_targets(self.space.depth, block, False)
-                if not mask & ~board
-            )
-            found = _FORMATION_MOVES[key] = (own, moves)
-        return found
-
     def _block_moves(self, player: int, first_only: bool = False) -> list[Action]:
         occupied = self.stones[0] | self.stones[1]
         actions = []
+        board = self.space
         for block in self._formations(player):
-            own, moves = self._formation_moves(block)
+            own, moves = _formation_moves(board, block)
             blocked = occupied & ~own
             for action, mask in moves:
                 if not mask & blocked:

@@ -1,22 +1,7 @@
 """Multiverse (000 "Multiverse", with "Conduits"): one board per player, linked by conduit markers.
 
-Each player has a board of their own; their rings never leave it. Every player keeps a conduit marker on
-each opponent's head node (it never moves) and one on their own board, on the head node at the start and
-later on a top-level node. A marker links the node it stands on to the head nodes of the other boards, so
-the boards share *simultaneous space*: with player p's conduit on node ``c`` and player q's on ``d``,
-p's node ``c+s`` is the same place as q's node ``s``, and q's node ``d+s`` the same place as p's ``s``
-(both on the head nodes: the boards coincide node for node). A ring that comes into space an opponent's
-ring already holds captures it.
-
-Phase one: in turn, each player rolls GRYB Dice II (a node of their own board without a ring of theirs)
-and places a ring there, 20 each. Phase two: roll the colour die, then move a ring to a node of that
-colour by one sideways, up, down or hyperspace move, or move your conduit marker to the top-level node of
-that colour (capturing every opponent ring now simultaneous with any of yours). A player without rings is
-out; the last player with rings wins. Rules decisions: docs/rules/multiverse.md.
-
-Notation: placements and ring moves name nodes of the mover's own board (``GGBY``, ``R-RG``); a conduit
-move is ``conduit:R``. The cloth shows one board, that of the player to move (after the game, that of
-the last mover): :meth:`Multiverse.shown_stones` and ``state_dict()`` say what it shows.
+Each player's rings are a bitboard of their own board, mapped onto the others' by ``Multispace``. Actions
+name the mover's own nodes; the cloth shows the mover's board. Rules decisions: docs/rules/multiverse.md.
 """
 
 from __future__ import annotations
@@ -66,8 +51,7 @@ TOP = {c: nd.from_loci(c) for c in COLOURS}  # the top-level node of each colour
 
 
 class ConduitAction(Action):
-    """A conduit move: the mover's conduit marker goes to the top-level node ``targets[0]``. Written
-    ``conduit:R``; never equal to a placement or ring move (a different class)."""
+    """The mover's conduit marker to the top-level node ``targets[0]``, written ``conduit:R``."""
 
     __slots__ = ()
 
@@ -85,25 +69,13 @@ _ROLLS = tuple(Action.roll_node(n) for n in range(nd.count(nd.MAX_DEPTH)))
 _COLOUR_ROLLS = tuple(Action.roll_colour(c) for c in COLOURS)
 
 
-# -- simultaneous space ------------------------------------------------------------------------------
-
-
 class Multispace:
-    """Tables for one board depth: where a ring may move on each colour, and how a node of one board
-    maps onto another board for each conduit node (the head node 0 or a top-level node 1-4).
-
-    ``prefix(k, mask)``: the nodes ``k+s`` for the nodes ``s`` of ``mask`` (those still on the board);
-    ``strip(k, mask)``: the nodes ``s`` for the nodes ``k+s`` of ``mask`` (those under ``k``, ``k`` itself
-    giving the head node). Both are the identity for ``k`` = 0. Per-node forms: ``prefix_node[k][x]`` and
-    ``strip_node[k][x]``, each a bitboard of at most one node.
-    """
+    """For one depth: each colour's ring moves, and by conduit node ``k``, ``prefix(k, mask)`` (the nodes
+    ``k+s`` for the nodes ``s`` of ``mask``) and ``strip`` (the reverse); ``*_node``: per node, for tests."""
 
     def __init__(self, depth: int):
         board = space(depth)
-        self.depth = depth
-        self.board = board
-        self.all = board.all
-        # reach[colour][s]: nodes of that colour one sideways/up/down/hyperspace move from s.
+        # reach[colour][s]: nodes of that colour one move (KINDS) from s.
         self.reach = {
             c: tuple(board.moves_mask(KINDS, s) & board.focus_masks[c] for s in range(board.size))
             for c in COLOURS
@@ -143,12 +115,8 @@ class Multispace:
         return out
 
     def project(self, mask: Bitboard, c_from: Node, c_to: Node) -> Bitboard:
-        """The nodes of board B simultaneous with the nodes ``mask`` of board A, where A's conduit is on
-        ``c_from`` and B's on ``c_to``: A's ``c_from+s`` is B's ``s``, and A's ``s`` is B's ``c_to+s``."""
+        """Board B's nodes simultaneous with A's ``mask``, A's conduit on ``c_from``, B's on ``c_to``."""
         return self.strip(c_from, mask) | self.prefix(c_to, mask)
-
-    def project_node(self, x: Node, c_from: Node, c_to: Node) -> Bitboard:
-        return self.strip_node[c_from][x] | self.prefix_node[c_to][x]
 
 
 @cache
@@ -171,12 +139,9 @@ class Multiverse(Game):
     die = DieByPhase(NODE_DIE, lambda g: NODE_DIE if g.phase == PLACING else COLOUR_DIE)
     options = (DEPTH, RINGS, STALL, TURN_LIMIT)
     physical_stones = False  # 2-4 boards of rings do not fit one cloth: the LEDs are the rings
-    # Played win or lose ("To eliminate your opponent's rings"): a win scores 1. Counting rings captured
-    # would let an eliminated player score as much as the winner, or more, in a game and in a series.
-    score = None
-    # conduits: per player, the node of their conduit marker on their own board (0, then a top-level node).
-    # moved_last: the player who made the last placement or move (whose board the cloth shows at the end).
-    # since: the turn of the last capture (or the start of phase two), for the stall rule.
+    score = None  # played win or lose (docs/rules/multiverse.md, "Scores")
+    # conduits: each player's marker on their own board; moved_last: whose board the cloth shows at the
+    # end; since: the turn of the last capture or of phase two's start (the stall).
     extra_fields = ("conduits", "moved_last", "since")
 
     def setup(self) -> None:
@@ -192,29 +157,25 @@ class Multiverse(Game):
         self.moved_last: int | None = None
         self.since = 0
 
-    # -- who is in -----------------------------------------------------------------------------------
-
     def in_play(self, player: int) -> bool:
-        """Whether the player still has rings (on their board or still to place)."""
+        """Whether the player has rings on their board or still to place."""
         return bool(self.stones[player] or self.in_hand[player])
 
     def players_in(self) -> tuple[int, ...]:
         return tuple(p for p in range(self.players) if self.in_play(p))
 
-    # -- simultaneous space ----------------------------------------------------------------------------
-
     def project(self, mask: Bitboard, source: int, target: int) -> Bitboard:
-        """The nodes of ``target``'s board simultaneous with the nodes ``mask`` of ``source``'s board."""
+        """``target``'s nodes simultaneous with ``source``'s nodes ``mask``."""
         if source == target:
             return mask
         return self.multi.project(mask, self.conduits[source], self.conduits[target])
 
     def simultaneous(self, a: int, x: Node, b: int, y: Node) -> bool:
-        """Whether node ``x`` of player a's board and node ``y`` of player b's board are the same space."""
+        """Whether a's node ``x`` and b's node ``y`` are the same space."""
         return bool(self.project(1 << x, a, b) >> y & 1)
 
     def _hits(self, me: int, mine: Bitboard) -> list[tuple[int, Bitboard]]:
-        """Per opponent, their rings simultaneous with the nodes ``mine`` of ``me``'s board."""
+        """Per opponent, their rings simultaneous with ``me``'s nodes ``mine``."""
         out = []
         for q in range(self.players):
             if q != me and self.stones[q]:
@@ -222,8 +183,6 @@ class Multiverse(Game):
                 if hit:
                     out.append((q, hit))
         return out
-
-    # -- the board the cloth shows -----------------------------------------------------------------------
 
     @property
     def shown_board(self) -> int:
@@ -233,13 +192,12 @@ class Multiverse(Game):
         return self.to_move
 
     def shown_stones(self) -> tuple[Bitboard, ...]:
-        """Per player, their rings on the shown board: the shown player's own, and each opponent's where
-        they are simultaneous with a node of it (rings in space it cannot reach are not shown)."""
+        """Per player, their rings on the shown board (an opponent's where simultaneous with its nodes)."""
         b = self.shown_board
         return tuple(self.project(mask, q, b) if mask else 0 for q, mask in enumerate(self.stones))
 
     def shown_last(self) -> tuple[Node, ...]:
-        """The last move's nodes (made on the mover's own board) where they fall on the shown board."""
+        """The last move's nodes where they fall on the shown board."""
         last = 0
         if self.moved_last is not None:
             for n in self.last:
@@ -247,7 +205,7 @@ class Multiverse(Game):
         return tuple(bits(last))
 
     def markers(self) -> Bitboard:
-        """The shown player's conduit marker, and the opponents' markers on the shown board's head node."""
+        """The shown player's conduit marker, and the opponents' on its head node."""
         return 1 << self.conduits[self.shown_board] | (1 << HEAD if self.players > 1 else 0)
 
     @property
@@ -272,8 +230,6 @@ class Multiverse(Game):
     def stone_kind(self, node: Node) -> str:
         return "ring"
 
-    # -- the die -----------------------------------------------------------------------------------------
-
     def roll_node_mask(self) -> Bitboard:
         # "If you roll the same node you already occupy, roll again": the faces are the mover's free nodes.
         return self.space.all & ~self.stones[self.to_move]
@@ -282,8 +238,6 @@ class Multiverse(Game):
         if self.phase == MOVING:
             return list(_COLOUR_ROLLS)
         return [_ROLLS[n] for n in bits(self.roll_node_mask())]
-
-    # -- notation ----------------------------------------------------------------------------------------
 
     def parse(self, text: str) -> Action:
         raw = text.strip()
@@ -294,8 +248,6 @@ class Multiverse(Game):
             except nd.NodeError as err:
                 raise IllegalAction(f"{raw!r}: {err}") from None
         return super().parse(raw)
-
-    # -- moves ---------------------------------------------------------------------------------------------
 
     def _ring_moves(self) -> list[tuple[Node, Bitboard]]:
         """Each of the mover's rings with the nodes of the rolled colour it may move to."""
@@ -342,8 +294,6 @@ class Multiverse(Game):
             return Action(PASS)
         return nth_move(rng.randrange(total), singles, extra)
 
-    # -- reasons -------------------------------------------------------------------------------------------
-
     def _reason(self, action: Action) -> str | None:
         name = nd.name
         rings = self.settings["rings"]
@@ -385,8 +335,6 @@ class Multiverse(Game):
             return f"you already have a ring on {name(t)}"
         return f"{name(s)} to {name(t)} is not one sideways, up, down or hyperspace move"
 
-    # -- applying ------------------------------------------------------------------------------------------
-
     def _apply(self, action: Action) -> None:
         me = self.to_move
         mine = self.stones[me]
@@ -419,8 +367,7 @@ class Multiverse(Game):
             self.end_turn()
 
     def _capture(self, me: int, mine: Bitboard) -> Bitboard:
-        """Capture every opponent ring simultaneous with the nodes ``mine`` of the mover's board; return
-        the mover's nodes that captured."""
+        """Capture what shares space with ``mine``; return the nodes that took."""
         hitters, taken = 0, 0
         for q, hit in self._hits(me, mine):
             self.set_stones(q, self.stones[q] & ~hit)
@@ -437,11 +384,7 @@ class Multiverse(Game):
             self.finish(alive)
 
     def end_turn(self) -> None:
-        """The next player still in moves; the game ends at the turn limit or after a long stall.
-
-        The stall counts the turns of the players still in: only a capture puts a player out, and a capture
-        restarts the count, so their number is fixed while it runs (counting every seat gave each player
-        left half as many turns again when one of three was out)."""
+        """The next player still in moves; a draw at the turn limit or a stall (docs/rules/multiverse.md)."""
         self.roll = None
         self.moves_left = self.moves_per_turn
         self.turn += 1
@@ -463,10 +406,8 @@ class Multiverse(Game):
                 self.to_move = q
                 return
 
-    # -- the computer player -------------------------------------------------------------------------------
-
     def evaluate(self) -> list[float]:
-        """Rings left (on the board and to place), through a softmax: captures are what the game is about."""
+        """A softmax of the rings each player has left, on the board and to place."""
         if self.over:
             return self.outcome()
         values = [s.bit_count() + h for s, h in zip(self.stones, self.in_hand)]
@@ -475,10 +416,8 @@ class Multiverse(Game):
         total = sum(weights)
         return [w / total for w in weights]
 
-    # -- reporting -----------------------------------------------------------------------------------------
-
     def state_dict(self) -> dict:
-        """The base state with ``stones`` and ``last`` for the shown board, and every board in ``boards``."""
+        """``stones`` and ``last`` for the shown board, and every board in ``boards``."""
         out = super().state_dict()
         name = nd.name
         b = self.shown_board

@@ -1,11 +1,7 @@
 """PyraGRYB, also called "Lifeline" (003, K. and D. Barnhart): 2-4 players build down with pyramids.
 
-Each turn a player rolls the colour die and makes one move onto that colour: enter a large pyramid on the
-top quadrangle, build under their own piece (every node above the new one must hold one of their own
-pieces: the lifeline), or slide a piece sideways onto an opponent's piece (a lethal encounter). A player
-out of the size a free node needs may instead take back one of their own pieces of that size
-(reincarnation). The first to fill a quadrangle with their own pieces wins 1, 2, 4 or 8 points.
-Rules decisions: docs/rules/pyragryb.md.
+A piece's size follows from its level; each player's stash counts the sizes off the board. Rules
+decisions and the computer player's race: docs/rules/pyragryb.md.
 """
 
 from __future__ import annotations
@@ -20,13 +16,12 @@ from companion.rules.space import GameSpace, MoveKind, bits, space
 
 LARGE, MEDIUM, SMALL = 0, 1, 2
 SIZE_NAMES = ("large", "medium", "small")
-# Large pyramids on the top two levels, medium on the third, small on the bottom (003).
-SIZE_OF_LEVEL = (None, LARGE, LARGE, MEDIUM, SMALL)
-DEPTH = 4  # the three pyramid sizes are tied to the four levels, so there are no Giant boards
+SIZE_OF_LEVEL = (None, LARGE, LARGE, MEDIUM, SMALL)  # 003: large on the top two levels
+DEPTH = 4  # the sizes are tied to the four levels: no Giant boards
 
-# The computer player's evaluation (PyraGryb.evaluate) races the players over this many turns each.
+# evaluate() races the players over this many turns each.
 HORIZON = 10
-# A colour set is a mask of four bits in the order of a node's children, G R Y B (bit 0 is G).
+# A colour set: four bits in the order of a node's children, G R Y B (bit 0 is G).
 # ROLLED[r][a]: the chance that r rolls of the colour die show exactly the colours of set a.
 ROLLED: list[list[float]] = [[1.0] + [0.0] * 15]
 for _ in range(HORIZON):
@@ -42,8 +37,7 @@ COVERS = [sum(1 << a for a in range(16) if a & m == m) for m in range(16)]
 
 @functools.cache
 def _covered(sets: int, rolls: int) -> float:
-    """The chance that ``rolls`` rolls of the colour die show every colour of at least one of ``sets``
-    (a mask over colour sets, as COVERS makes); at most HORIZON rolls."""
+    """The chance that ``rolls`` rolls (at most HORIZON) show all colours of one of the COVERS ``sets``."""
     if rolls <= 0:
         return float(sets & 1)
     return sum(chance for shown, chance in enumerate(ROLLED[rolls]) if sets >> shown & 1)
@@ -57,6 +51,8 @@ PIECES = Option(
 @register
 class PyraGryb(Game):
     id = "pyragryb"
+    # Easy: no random moves, 2-ply playouts (docs/performance.md, "Three players (PyraGRYB)").
+    computer_levels = {"easy": {"blunder": 0.0, "playout": 2}}
     name = "PyraGRYB"
     source = "003 PyraGRYB"
     summary = (
@@ -83,17 +79,15 @@ class PyraGryb(Game):
         return SIZE_NAMES[SIZE_OF_LEVEL[nd.LEVEL[node]]]
 
     def state_dict(self) -> dict:
-        """The base state with each player's stash split by size (``stash``, in the order of ``sizes``), for
-        the page's panel: a player out of one size must reincarnate, whatever the total in hand."""
+        """With each player's stash by size (out of one size, a player must reincarnate)."""
         out = super().state_dict()
         out["sizes"] = list(SIZE_NAMES)
         out["stash"] = [list(counts) for counts in self.stash]
         return out
 
     def evaluate(self) -> list[float]:
-        """Each player's chance of filling a quadrangle first: the computer player's judgement where a
-        playout stops. Every player's chance of being done within t of their turns (``_finish_curve``)
-        is raced turn by turn in the order of play; what is left after ``HORIZON`` turns is shared."""
+        """Each player's chance of filling a quadrangle first: their ``_finish_curve`` raced turn by turn in
+        the order of play; what is left after ``HORIZON`` turns is shared."""
         if self.over:
             return self.outcome()
         n = self.players
@@ -114,11 +108,7 @@ class PyraGryb(Game):
 
     def _finish_curve(self, player: int) -> list[float]:
         """The chance that the player fills a quadrangle within t of their own turns, t = 0..HORIZON, if
-        no one gets in the way: for each quadrangle they may fill (the top one, or one under a piece of
-        their unbroken line), every colour it lacks must come up on the die, after a turn per pyramid of
-        that size they must first take back (reincarnation) and a turn per opponent's piece in it (it is
-        taken by a lethal encounter, and the node the slide leaves must be built on again); a player with
-        no line must first enter on a free top node. Opponents' lethal encounters are left to the search."""
+        no one gets in the way (docs/rules/pyragryb.md, "The computer players")."""
         board = self.space
         mine = self.stones[player]
         theirs = self.occupied & ~mine
@@ -140,14 +130,12 @@ class PyraGryb(Game):
             for t in range(HORIZON + 1)
         ]
 
-    # -- geometry of the lifeline --------------------------------------------------------------------
-
     def _alive(self, player: int) -> Bitboard:
-        """The player's pieces joined to the top quadrangle by an unbroken line of their own pieces."""
+        """The player's pieces joined to the top quadrangle by an unbroken line of their own."""
         board = self.space
         mine = self.stones[player]
         alive = level = mine & board.top
-        for lvl in range(2, DEPTH + 1):
+        for _ in range(DEPTH - 1):
             below = 0
             for p in bits(level):
                 below |= 0b1111 << (4 * p + 1)
@@ -156,8 +144,7 @@ class PyraGryb(Game):
         return alive
 
     def _buildable(self, player: int) -> Bitboard:
-        """Free nodes the player may build on (any colour, stash permitting): the top quadrangle and the
-        quadrangles under their living pieces."""
+        """Free nodes the player may build on, stash permitting."""
         board = self.space
         room = board.top
         for p in bits(self._alive(player) & ~board.bottom):
@@ -170,7 +157,7 @@ class PyraGryb(Game):
         return room
 
     def _needed_sizes(self, player: int) -> set[int]:
-        """Sizes the player has run out of while a free node on their lifeline needs one (reincarnation)."""
+        """Sizes the player has run out of while a free node on their lifeline needs one."""
         board = self.space
         stash = self.stash[player]
         room = board.top
@@ -186,8 +173,6 @@ class PyraGryb(Game):
     def _size_mask(self, size: int) -> Bitboard:
         levels = self.space.level_masks
         return levels[1] | levels[2] if size == LARGE else levels[3] if size == MEDIUM else levels[4]
-
-    # -- moves ---------------------------------------------------------------------------------------
 
     def _moves(self, player: int, colour: str) -> list[Action]:
         board = self.space
@@ -208,16 +193,14 @@ class PyraGryb(Game):
     def _actions(self) -> list[Action]:
         return self._moves(self.to_move, self.roll)
 
-    # No deadlock override: a full top quadrangle without a winner always has two owners side by side (a
-    # lethal encounter on some roll); otherwise a player with a large pyramid in the stash can enter on
-    # some roll, and one with all of them on the board may reincarnate one. Someone can always move.
+    # No deadlock override: someone can always move on some roll (docs/rules/pyragryb.md).
 
     def _reason(self, action: Action) -> str | None:
         me = self.to_move
         if action.kind == PLACE:
             t = action.target
             if nd.focus(t) != self.roll or self.occupied >> t & 1:
-                return None  # the base class says "you rolled Y ..." or "RG is occupied"
+                return None  # the base class says why
             size = SIZE_OF_LEVEL[nd.LEVEL[t]]
             if nd.LEVEL[t] > 1:
                 line = []
@@ -266,8 +249,14 @@ class PyraGryb(Game):
                 return "reincarnation takes back one of your own pieces, not an opponent's"
             size = SIZE_OF_LEVEL[nd.LEVEL[t]]
             if self.stash[me][size]:
-                return f"reincarnation is for a size you have run out of: you still have {SIZE_NAMES[size]} pyramids"
-            return f"reincarnation is for a size you need: no free node on your lifeline needs a {SIZE_NAMES[size]} one"
+                return (
+                    "reincarnation is for a size you have run out of: "
+                    f"you still have {SIZE_NAMES[size]} pyramids"
+                )
+            return (
+                "reincarnation is for a size you need: "
+                f"no free node on your lifeline needs a {SIZE_NAMES[size]} one"
+            )
         return None
 
     def _apply(self, action: Action) -> None:

@@ -1,10 +1,6 @@
 """Square Deal (000 "Square Deal", with "Using Lines", "Using Shapes", "Moving Lines/Shapes", "Changing
 Lines/Shapes"): GRYBs of anybody's stones, captured by whoever completes them.
 
-Phase one: each turn the node die picks a free node anywhere on the board and the player places a stone
-there, 20 each. Phase two: each turn a player moves one stone, or one line or shape (2-3 contiguous
-stones of their own) as a block. Whoever completes a GRYB (integrated ones too, of both players' stones)
-takes the whole GRYB into their capture pile; the most opponent stones in the pile wins.
 Rules decisions: docs/rules/square-deal.md.
 """
 
@@ -54,8 +50,8 @@ class SquareDeal(Game):
     die = NODE_DIE
     options = (DEPTH, HEADLESS, STONES, EASY, STALL, TURN_LIMIT)
     finds_grybs = True
-    # own_captured: the mover's own stones in their capture pile (they do not score);
-    # since: the turn of the last GRYB (or the start of phase two), for conceding a stalled game.
+    # own_captured: own stones in each capture pile (they do not score); since: the turn of the last GRYB
+    # or of phase two's start, for conceding a stalled game.
     extra_fields = ("own_captured", "since")
 
     def setup(self) -> None:
@@ -69,7 +65,7 @@ class SquareDeal(Game):
         return EASY_KINDS if self.settings["easy"] else FULL_KINDS
 
     def needs_roll(self) -> bool:
-        # Only phase one uses the die; "if the node is occupied, roll again" is rolling among free nodes.
+        # Only phase one rolls; "roll again" while occupied is a roll among the free nodes.
         return self.phase == "place" and self.roll is None
 
     def roll_faces(self) -> list[Action]:
@@ -85,7 +81,7 @@ class SquareDeal(Game):
                     return Action.roll_node(n)
         if self.over or self.phase == "place":
             return super().random_action(rng)
-        # Uniform over the legal actions without building every single-stone Action (playout speed).
+        # Uniform over the legal actions without building every single-stone Action.
         singles = self._single_masks()
         blocks = self._block_actions()
         total = sum(m.bit_count() for _, m in singles) + len(blocks)
@@ -94,14 +90,11 @@ class SquareDeal(Game):
         r = rng.randrange(total)
         return nth_move(r, singles, blocks)
 
-    # -- moves ---------------------------------------------------------------------------------------
-
     def _single_targets(self, s: Node, mine: Bitboard, free: Bitboard) -> Bitboard:
         board: GameSpace = self.space
         reach = board.moves_mask(self.kinds, s)
         if not self.settings["easy"]:
-            # Changing a line or shape: an end stone moves to a node linked to a stone it stays joined to;
-            # hopping: it moves past the far end of a three-stone shape.
+            # Changing a line or shape, or hopping past a shape's far end.
             reach |= change_reach(board.contiguity, s, mine)
         return reach & free
 
@@ -184,7 +177,7 @@ class SquareDeal(Game):
 
     def end_turn(self) -> None:
         super().end_turn()
-        # Nobody has found a GRYB for `stall` turns each: the last pieces are conceded.
+        # No GRYB for `stall` turns each: the last pieces are conceded.
         if (
             not self.over
             and self.phase == "move"

@@ -1,12 +1,7 @@
 """Squirrel Race (000 "Squirrel Race"): two squirrels on the third level gather the nuts beneath them.
 
-Phase one: players take turns rolling the node die (a bottom-level node) and placing a nut of their own
-colour on the node rolled, 60 nuts in all. Phase two: each player rolls the colour die and puts their
-squirrel on any free third-level node of that colour; from then on the squirrels take turns moving sideways
-or via hyperspace on the third level. Wherever a squirrel arrives it gathers every nut on the quadrangle
-under it: 2 points for a nut of its own colour, 1 for the other. When every nut is gathered, the most
-points wins. Stones of a player are their nuts (``nut``, fourth level) and their squirrel (``squirrel``).
-Rules decisions: docs/rules/squirrel-race.md.
+A player's stones are their nuts (fourth level) and their squirrel. Rules decisions:
+docs/rules/squirrel-race.md.
 """
 
 from __future__ import annotations
@@ -65,8 +60,7 @@ class SquirrelRace(Game):
         "level and move it sideways or via hyperspace, gathering the nuts beneath: 2 points for your "
         "colour, 1 for the other. Most points when the nuts are gone wins."
     )
-    # GRYB Dice II while the nuts are placed, the colour die while the squirrels enter (and for every move
-    # with dice_moves), none for the free moves of the race; "node" in the catalogue.
+    # The die of each phase (docs/rules/squirrel-race.md, "Which die?").
     die = DieByPhase(
         NODE_DIE,
         lambda g: (
@@ -98,8 +92,6 @@ class SquirrelRace(Game):
         """Every nut still on the board."""
         return self.occupied & self.space.bottom
 
-    # -- the dice -------------------------------------------------------------------------------------
-
     def needs_roll(self) -> bool:
         if self.roll is not None:
             return False
@@ -118,8 +110,6 @@ class SquirrelRace(Game):
                 if not occupied >> n & 1:
                     return _NODE_FACES[n]
         return super().random_action(rng)
-
-    # -- moves ----------------------------------------------------------------------------------------
 
     def _free_for_squirrel(self) -> Bitboard:
         board = self.space
@@ -165,8 +155,6 @@ class SquirrelRace(Game):
                 f"on the third level"
             )
         return None
-
-    # -- applying -------------------------------------------------------------------------------------
 
     def _apply(self, action: Action) -> None:
         me = self.to_move
@@ -217,11 +205,9 @@ class SquirrelRace(Game):
         winners = [p for p, s in enumerate(self.scores) if s == best]
         self.finish(winners if len(winners) == 1 else (), draw=f"{why}, and the points are equal")
 
-    # -- the computer player's sense of progress ------------------------------------------------------
-
     def evaluate(self) -> list[float]:
-        """Points gathered plus an even share of the nuts still out (and the best haul within one move),
-        turned into chances by how far ahead each player is for the points still to be won."""
+        """Points plus a share of the nuts left and half the best haul within a move, as chances by how
+        far ahead each player is for the points still to win."""
         if self.over:
             return self.outcome()
         board = self.space

@@ -1,12 +1,5 @@
 """25 Men's GRYB (002, J. Wood; 000 "25 Men's GRYB"): Nine Men's Morris on the GRYB board.
 
-Two players place 25 men each on any free node (phase one), then move one man a turn up, down, sideways
-or via hyperspace ("side-stepping a dimension") to a free node (phase two). Covering a quadrangle with
-your own men (a GRYB) lets you remove 1, 2, 3 or 4 of your opponent's men by its level, one ``xNODE`` at a
-time, at any time of the game; reduce your opponent to three men or fewer to win.
-
-:class:`MorrisGame` holds what the three Morris games share (placement, GRYBs and removals, the win,
-a blocked player); Shapes Morris and Lines Morris (``morris.py``) override only how men move.
 Rules decisions: docs/rules/25-mens-gryb.md.
 """
 
@@ -14,8 +7,10 @@ from __future__ import annotations
 
 import math
 from bisect import insort
+from functools import cache
 
 from companion.games.engine import TURN_LIMIT, Game, Option, OptionError, register
+from companion.rules import gryb as gryb_mod
 from companion.rules import node as nd
 from companion.rules.action import MOVE, PLACE, REMOVE, Action
 from companion.rules.gryb import Gryb
@@ -47,39 +42,33 @@ HYPERSPACE = Option(
 PLACING, MOVING = "place", "move"
 LOSING_MEN = 3  # a player reduced to three men or fewer has lost
 
-# Per board: the quadrangle GRYB each node sits on (from the GRYB finder) and its mask.
-_QUADS: dict[GameSpace, tuple[tuple[Gryb | None, ...], tuple[Bitboard, ...]]] = {}
-# Actions are value objects: one per node and kind, shared, so playouts build none.
+# One shared Action per node and kind: playouts build none.
 _PLACES = tuple(Action.place(n) for n in range(nd.count(nd.MAX_DEPTH)))
 _REMOVES = tuple(Action.remove(n) for n in range(nd.count(nd.MAX_DEPTH)))
 
 
-def quadrangle_tables(game: Game) -> tuple[tuple[Gryb | None, ...], tuple[Bitboard, ...]]:
+@cache
+def quadrangle_tables(board: GameSpace) -> tuple[tuple[Gryb | None, ...], tuple[Bitboard, ...]]:
     """For each node, the quadrangle GRYB through it (None for the head node) and that GRYB's mask."""
-    board = game.space
-    found = _QUADS.get(board)
-    if found is None:
-        grybs: list[Gryb | None] = [None] * board.size
-        masks = [0] * board.size
-        for n in board.nodes:
-            if n != nd.HEAD:
-                g = game.grybs_index.quadrangle(nd.parent(n))
-                grybs[n], masks[n] = g, g.mask
-        found = _QUADS[board] = (tuple(grybs), tuple(masks))
-    return found
+    index = gryb_mod.index(board)
+    grybs: list[Gryb | None] = [None] * board.size
+    masks = [0] * board.size
+    for n in board.nodes:
+        if n != nd.HEAD:
+            g = index.quadrangle(nd.parent(n))
+            grybs[n], masks[n] = g, g.mask
+    return tuple(grybs), tuple(masks)
 
 
 class MorrisGame(Game):
     """What 25 Men's GRYB, Shapes Morris and Lines Morris share. A subclass MUST override
-    :meth:`_move_actions` (phase two's moves of the side to move) and MAY override :meth:`_can_move`
-    (a cheaper test than listing every move) and :meth:`_move_reason` (why a move is not one)."""
+    :meth:`_move_actions` and MAY override :meth:`_can_move` and :meth:`_move_reason`."""
 
     source = "002 25 Men's GRYB; 000 25 Men's GRYB"
     options = (DEPTH, HEADLESS, STONES, BLOCKED, TURN_LIMIT)
     finds_grybs = True
-    score = None  # played win or lose: a win scores 1 (the men removed are not points, which 002 never gives)
-    # pieces: per player, the nodes of their men on the board, sorted (a function of ``stones`` kept so
-    # playouts can pick a random man without scanning the bitboard).
+    score = None  # played win or lose (docs/rules/25-mens-gryb.md)
+    # pieces: per player, their men's nodes, sorted (playouts pick a man without a scan).
     extra_fields = ("pieces",)
 
     def setup(self) -> None:
@@ -89,11 +78,9 @@ class MorrisGame(Game):
         self.phase = PLACING
         self.in_hand = (men, men)
         self.pieces = ((), ())
-        self.quad_gryb, self.quad_mask = quadrangle_tables(self)
+        self.quad_gryb, self.quad_mask = quadrangle_tables(self.space)
         self.turn_cap = self.settings["turn_limit"] * self.players
         self.blocked_loses = self.settings["blocked"] == "loses"
-
-    # -- what a subclass provides ------------------------------------------------------------------
 
     def _move_actions(self, player: int) -> list[Action]:
         """Every phase-two move of ``player``. MUST override."""
@@ -104,24 +91,21 @@ class MorrisGame(Game):
         return bool(self._move_actions(player))
 
     def _move_reason(self, action: Action) -> str | None:
-        """Why a phase-two move of the mover's own men to free nodes is not legal. MAY override."""
+        """Why a phase-two move of own men to free nodes is not legal. MAY override."""
         return None
-
-    # -- the engine's hooks ---------------------------------------------------------------------------
 
     def _actions(self) -> list[Action]:
         if self.pending:
             return [_REMOVES[n] for n in self.pieces[1 - self.to_move]]
         if self.phase == PLACING:
-            # The free nodes read off the occupied bitboard's binary digits, lowest node first: half the
-            # time of shifting the 341-bit board once per node, and the runtime lists these several times
-            # for every placement pressed (the move's check, the page's legal moves, the pulsing targets).
+            # Free nodes off the bitboard's binary digits, lowest first: half the time of a shift per node
+            # (docs/performance.md, "25 Men's GRYB's placements").
             digits = format(self.stones[0] | self.stones[1], "b")[::-1]
             return [_PLACES[n] for n in self.space.nodes if n >= len(digits) or digits[n] == "0"]
         return self._move_actions(self.to_move)
 
     def deadlocked(self) -> bool:
-        # Only reached after a pass ("blocked=passes"): nobody can ever move again once neither can now.
+        # Only after a pass (blocked=passes): once neither can move, nobody ever can.
         return self.phase == MOVING and not self._can_move(0) and not self._can_move(1)
 
     def _reason(self, action: Action) -> str | None:
@@ -183,7 +167,7 @@ class MorrisGame(Game):
             self.stones = (stones[0], after)
             self.pieces = (self.pieces[0], tuple(mine))
         self.last = action.sources + targets
-        # Forming a GRYB: a quadrangle through a man just placed or moved is now all the mover's.
+        # A GRYB formed: a quadrangle through a man just placed or moved is all the mover's now.
         quad_mask = self.quad_mask
         formed = None
         for t in targets:
@@ -206,11 +190,8 @@ class MorrisGame(Game):
         if not self.pending:
             self._turn_over(me)
 
-    # -- rules shared by the Morris games ---------------------------------------------------------
-
     def arrange(self, men: tuple, to_move: int = 0) -> None:
-        """Start from a phase-two position (for puzzles and tests): ``men`` gives each player's node names;
-        every man is in play and the record starts here."""
+        """Start from a phase-two position (puzzles, tests): ``men`` gives each player's node names."""
         masks = [0, 0]
         for player, names in enumerate(men):
             for node in self.space.parse_many(names):
@@ -225,7 +206,7 @@ class MorrisGame(Game):
         self.redo_stack.clear()
 
     def men(self, player: int) -> int:
-        """The player's men still in the game: on the board and still to be placed."""
+        """The player's men on the board and still to be placed."""
         return self.stones[player].bit_count() + self.in_hand[player]
 
     def _remove(self, me: int, t: Node) -> None:
@@ -249,8 +230,7 @@ class MorrisGame(Game):
             self._turn_over(me)
 
     def _turn_over(self, me: int) -> None:
-        """The mover's turn is done: phase two once every man is in play, then the next player, who loses
-        at once if they cannot move (option ``blocked``)."""
+        """The turn is done: phase two once every man is in play; a blocked next player may lose."""
         if self.phase == PLACING and not (self.in_hand[0] or self.in_hand[1]):
             self.phase = MOVING
         nxt = self.to_move = 1 - me
@@ -264,11 +244,8 @@ class MorrisGame(Game):
         # A pass (blocked=passes) ends the turn through the engine; keep the phase and the turn cap.
         self._turn_over(self.to_move)
 
-    # -- playouts ------------------------------------------------------------------------------------
-
     def random_action(self, rng) -> Action:
-        """A uniformly random legal action without listing them all: a random man to remove, a random free
-        node (drawn again while occupied), or :meth:`_random_move` in phase two."""
+        """A uniformly random legal action, without listing them all."""
         if self.over:
             return super().random_action(rng)
         draw = rng.random
@@ -287,13 +264,11 @@ class MorrisGame(Game):
         return self._random_move(rng)
 
     def _random_move(self, rng) -> Action:
-        """A uniformly random phase-two action of the side to move. MAY override with a faster way."""
+        """A uniformly random phase-two action. MAY override with a faster way."""
         return rng.choice(self.legal_actions())
 
-    # -- for the computer player ------------------------------------------------------------------
-
     def threats(self, player: int) -> float:
-        """Quadrangles the player covers but for one free node, weighted by the men each would remove."""
+        """Quadrangles the player covers but for one free node, by the men each would remove."""
         mine = self.stones[player]
         free = self.space.all & ~(self.stones[0] | self.stones[1])
         seen = 0
@@ -308,7 +283,7 @@ class MorrisGame(Game):
         return total
 
     def evaluate(self) -> list[float]:
-        """Men left (the goal) and GRYBs about to be formed, as a logistic of the difference."""
+        """Men left and GRYBs about to be formed, as a logistic of the difference."""
         if self.over:
             return self.outcome()
         lead = self.men(0) - self.men(1) + 0.5 * (self.threats(0) - self.threats(1))
@@ -321,8 +296,13 @@ class MorrisGame(Game):
         return "man"
 
 
-# Per board and set of move kinds: each node's targets, the actions to them, and the largest count.
-_MOVES: dict[tuple, tuple] = {}
+@cache
+def _move_tables(board: GameSpace, kinds: tuple[MoveKind, ...]) -> tuple:
+    """Each node's reach and targets, the actions to them, and the most targets of any node."""
+    reach = tuple(board.moves_mask(kinds, n) for n in range(board.size))
+    targets = tuple(tuple(bits(m)) for m in reach)
+    actions = tuple(tuple(Action.move(n, t) for t in ts) for n, ts in enumerate(targets))
+    return reach, targets, actions, max(map(len, targets))
 
 
 @register
@@ -342,14 +322,7 @@ class TwentyFiveMensGryb(MorrisGame):
             MoveKind.HYPERSPACE if self.settings["hyperspace"] == "full" else MoveKind.LIMITED_HYPERSPACE
         )
         self.kinds = (MoveKind.UP, MoveKind.DOWN, MoveKind.SIDEWAYS, side_step)
-        key = (self.space, self.kinds)
-        tables = _MOVES.get(key)
-        if tables is None:
-            reach = tuple(self.space.moves_mask(self.kinds, n) for n in range(self.space.size))
-            targets = tuple(tuple(bits(m)) for m in reach)
-            actions = tuple(tuple(Action.move(n, t) for t in ts) for n, ts in enumerate(targets))
-            tables = _MOVES[key] = (reach, targets, actions, max(map(len, targets)))
-        self.reach, self.targets, self.move_table, self.most_targets = tables
+        self.reach, self.targets, self.move_table, self.most_targets = _move_tables(self.space, self.kinds)
 
     def _move_actions(self, player: int) -> list[Action]:
         occupied = self.stones[0] | self.stones[1]
@@ -377,8 +350,7 @@ class TwentyFiveMensGryb(MorrisGame):
         return f"{nd.name(s)} to {nd.name(t)} is not one move ({kinds})"
 
     def _random_move(self, rng) -> Action:
-        """Uniform by rejection: a random man of the mover and a random slot of its move table, drawn
-        again while the slot is empty or its node occupied."""
+        """Uniform by rejection: a random man and slot of its move table, again while empty or occupied."""
         draw = rng.random
         occupied = self.stones[0] | self.stones[1]
         mine = self.pieces[self.to_move]

@@ -260,35 +260,87 @@ def test_a_time_scale_stretches_only_the_time_budget():
 def test_a_game_whose_strength_saturates_early_gets_its_lower_levels_placed_lower():
     from companion.cli import command as cli
 
-    tuned = ai.GAME_LEVELS["ez-gryb"]
-    medium = ai.level("medium", game="ez-gryb")
+    ez = find("ez-gryb")
+    tuned = ez.computer_levels
+    medium = ai.level("medium", game=ez)
     assert medium.iterations == tuned["medium"]["iterations"] < ai.LEVELS["medium"].iterations
     assert replace(medium, iterations=ai.LEVELS["medium"].iterations) == ai.LEVELS["medium"]
-    assert ai.level("hard", game="ez-gryb") is ai.LEVELS["hard"]  # the strongest level is never held back
-    assert ai.level("medium", game="drangles") is ai.LEVELS["medium"]  # other games keep the general levels
-    assert ai.level("easy", 2.0, "ez-gryb").seconds == pytest.approx(2 * ai.LEVELS["easy"].seconds)
+    assert ai.level("hard", game=ez) is ai.LEVELS["hard"]  # the strongest level is never held back
+    assert ai.level("medium", game=find("drangles")) is ai.LEVELS["medium"]  # other games: the general levels
+    assert ai.level("easy", 2.0, ez).seconds == pytest.approx(2 * ai.LEVELS["easy"].seconds)
     # Repeatable (play --seed): counted, not timed, and never more than a quarter second's worth for hard.
-    counted = ai.level("hard", 8.0, "ez-gryb", repeatable=True)
+    counted = ai.level("hard", 8.0, ez, repeatable=True)
     assert counted.seconds == math.inf and counted.iterations == ai.REPEATABLE_ITERATIONS
-    assert ai.level("medium", 1.0, "ez-gryb", repeatable=True).iterations == tuned["medium"]["iterations"]
+    assert ai.level("medium", 1.0, ez(), repeatable=True).iterations == tuned["medium"]["iterations"]
     # A level asked for by name searches the game's own budget, in the CLI and in search() itself.
     game, rng = find("ez-gryb")(), random.Random(1)
     while game.is_chance or len(game.legal_actions()) < 2:  # a position with a choice to search
         game.push_legal(game.random_action(rng) if game.is_chance else rng.choice(game.legal_actions()))
-    stopped = lambda: 0.0  # a clock that never moves: the iteration budget alone ends the search
+
+    def stopped():  # a clock that never moves: the iteration budget alone ends the search
+        return 0.0
+
     seats = cli._ai_seats(["1=medium"], game, 1.0)
     assert seats[0] == medium
     assert ai.search(game, "medium", random.Random(2), stopped).iterations == tuned["medium"]["iterations"]
 
 
+# The games the companion ships that tune their computer players (a saved composition may too).
+TUNING = [
+    cls
+    for cls in sorted(catalogue(), key=lambda c: c.id)
+    if cls.computer_levels and (not getattr(cls, "composed", False) or cls.shipped)
+]
+
+
+def test_the_games_tune_their_computer_players_as_before():
+    """Each game's levels are what they were when ai.py held them in tables of game ids: the same games,
+    the same changes, the same levels."""
+    assert {cls.id: cls.computer_levels for cls in TUNING} == {
+        "ez-gryb": {"easy": {"iterations": 20, "blunder": 0.2}, "medium": {"iterations": 60}},
+        "hyper-chess": {"medium": {"iterations": 180, "playout": 4}, "hard": {"playout": 2}},
+        "pyragryb": {"easy": {"blunder": 0.0, "playout": 2}},
+    }
+    assert sorted(cls.id for cls in catalogue() if cls.wide_root) == ["blobs", "siege", "the-borg"]
+    expected = {
+        ("ez-gryb", "easy"): ai.Level("easy", 20, 0.05, 4, blunder=0.2),
+        ("ez-gryb", "medium"): ai.Level("medium", 60, 0.12, 8),
+        ("hyper-chess", "medium"): ai.Level("medium", 180, 0.12, 4),
+        ("hyper-chess", "hard"): ai.Level("hard", 100000, 0.25, 2),
+        ("pyragryb", "easy"): ai.Level("easy", 60, 0.05, 2),
+    }
+    for cls in catalogue():
+        for name in ai.LEVELS:
+            assert ai.level(name, game=cls) == expected.get((cls.id, name), ai.LEVELS[name]), (cls.id, name)
+    assert ai.LEVELS == {
+        "easy": ai.Level("easy", 60, 0.05, 4, blunder=0.1),
+        "medium": ai.Level("medium", 300, 0.12, 8),
+        "hard": ai.Level("hard", 100000, 0.25, 8),
+    }
+
+
+def test_a_composition_tunes_its_computer_players_in_a_computer_table():
+    """[computer] (companion/games/composed/schema.py) names companion/ai.py's levels and what a level may
+    change, and the composed game's class carries it as a hand-written game's does."""
+    from companion.games.composed import schema
+    from companion.games.composed.interpreter import game_class
+
+    assert schema.COMPUTER_LEVELS == tuple(ai.LEVELS)
+    assert set(schema.LEVEL_CHANGES) <= set(ai.Level.__dataclass_fields__)
+    rules = schema.loads('id = "tuned"\nname = "T"\n[computer]\nwide_root = true\nmedium = {playout = 2}\n')
+    cls = game_class(rules)
+    assert cls.wide_root and ai.level("medium", game=cls) == replace(ai.LEVELS["medium"], playout=2)
+    assert ai.level("medium", game=cls(2)) == ai.level("medium", game=cls)
+
+
 def test_every_game_level_override_names_a_game_a_level_and_a_budget_it_changes():
     fields = {f for f in ai.Level.__dataclass_fields__ if f != "name"}
-    for game_id, levels in ai.GAME_LEVELS.items():
-        find(game_id)  # a game of the catalogue (an unknown id raises)
+    for cls in TUNING:
+        levels = cls.computer_levels
         assert levels and set(levels) <= set(ai.LEVELS)
         for name, changes in levels.items():
             assert changes and set(changes) <= fields
-            assert ai.level(name, game=game_id) != ai.LEVELS[name]
+            assert ai.level(name, game=cls) != ai.LEVELS[name]
             if (
                 name == "hard"
             ):  # never held back: its time and iterations stay, only how it searches may change
@@ -443,9 +495,13 @@ def test_the_first_look_ranks_the_moves_of_a_game_that_ranks_nothing(monkeypatch
         with monkeypatch.context() as patch:
             now = [0.0]
             iterate = ai._iterate
-            patch.setattr(ai, "_iterate", lambda *args: (iterate(*args), now.__setitem__(0, now[0] + 0.25)))
+            patch.setattr(
+                ai,
+                "_iterate",
+                lambda *args, iterate=iterate, now=now: (iterate(*args), now.__setitem__(0, now[0] + 0.25)),
+            )
             short = ai.search(
-                game, ai.Level("short", 10**6, 1.0, 8), random.Random(seed), clock=lambda: now[0]
+                game, ai.Level("short", 10**6, 1.0, 8), random.Random(seed), clock=lambda now=now: now[0]
             )
         assert short.iterations == 3 and "YYY-YY" in short.visits
         assert sorted(values[a] for a in short.visits) == sorted(values.values())[-3:]
@@ -465,7 +521,7 @@ def mid_game(game_id: str, seed: int, wide: int):
     return game
 
 
-@pytest.mark.parametrize("game_id", sorted(ai.WIDE_ROOTS))
+@pytest.mark.parametrize("game_id", sorted(cls.id for cls in catalogue() if cls.wide_root))
 def test_a_wide_root_widens_in_the_first_looks_order(game_id):
     """A game whose root holds more moves than hard's iterations reach (Blobs: about 190 to 90) widens its
     root by visits in the first look's order (as Hyper-Chess's nodes do in its own), so that its
@@ -631,4 +687,4 @@ def test_cli_time_scale_stretches_the_hint_at_the_terminal_too(searched, monkeyp
     monkeypatch.setattr("sys.stdin", io.StringIO("0\nhint\nquit\n"))
     assert cli.main(["play", "drangles", "--interactive", "--time-scale", "0.2"]) == 0
     assert "hint: " in capsys.readouterr().out
-    assert searched == [ai.level(ai.HINT_LEVEL, 0.2, "drangles")]
+    assert searched == [ai.level(ai.HINT_LEVEL, 0.2, find("drangles"))]

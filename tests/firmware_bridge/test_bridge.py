@@ -30,7 +30,7 @@ def wait_for(condition, timeout=3.0, step=0.005):
     return condition()
 
 
-# -- HostLink on hand-made frames ----------------------------------------------------------------------
+# -- HostLink on hand-made frames ----------------------------------------------------------------------------
 
 
 def fresh_link() -> HostLink:
@@ -198,7 +198,7 @@ def test_event_times_are_mcu_times_mapped_to_the_host_clock():
     assert event.time == pytest.approx(50.5, abs=1e-6)
 
 
-# -- replay: a firmware that keeps its edges sends the lost ones again --------------------------------
+# -- replay: a firmware that keeps its edges sends the lost ones again ---------------------------------------
 
 
 def replaying_link() -> HostLink:
@@ -277,7 +277,7 @@ def test_a_firmware_that_refuses_replay_falls_back_to_snapshots():
     assert asked(link) == [p.GET_SNAPSHOT]  # another gap: a snapshot, no REPLAY any more
 
 
-# -- reliability on a spoilt byte stream --------------------------------------------------------------
+# -- reliability on a spoilt byte stream ---------------------------------------------------------------------
 
 
 class SpoilingLine:
@@ -705,7 +705,7 @@ def test_the_emulator_can_scan_through_simulated_shift_registers_and_swallows_bo
         assert got.for_key(20, 13) == [True, False]  # deferred debounce: one press, one release
 
 
-# -- a spoilt line between the emulated Pico and the client: every tap arrives once ---------------------
+# -- a spoilt line between the emulated Pico and the client: every tap arrives once --------------------------
 
 
 def tap_through_a_spoilt_line(taps: int, rate: float, seed: int) -> dict[str, int]:

@@ -102,7 +102,8 @@ def place(g: ComposedGame, *per_player: list[str], hand: int | None = None) -> C
         ('[goal]\nwin = ["connection"]\nconnect = [["GGGG", "YYYY"]]', "two nodes for each of the 2 seats"),
         ('[goal]\nwin = ["race"]\nrace = "middle"', "goal.race: bad node name 'middle'"),
         (
-            '[tokens]\nenter = "bottom"\n[moves]\ngravity = false\nlevity = true\n[goal]\nwin = ["race"]\nrace = "bottom"',
+            '[tokens]\nenter = "bottom"\n[moves]\ngravity = false\nlevity = true\n'
+            '[goal]\nwin = ["race"]\nrace = "bottom"',
             "goal.race = 'bottom' is where tokens.enter brings stones in: the first stone entered would win",
         ),
         ("[goal]\nlevels = [5]", "goal.levels names only levels below the bottom of a board of depth 4"),
@@ -120,10 +121,12 @@ def place(g: ComposedGame, *per_player: list[str], hand: int | None = None) -> C
         (
             '[tokens]\nenter = "anywhere"\n[moves]\ngravity = false\nhopping = "any"',
             "moves.hopping = 'any' hops by the "
-            "same kind of move twice, but no kind of move the game allows goes twice on this board (moves allowed: none)",
+            "same kind of move twice, but no kind of move the game allows goes twice on this board "
+            "(moves allowed: none)",
         ),
         (
-            '[board]\ndepth = 2\n[tokens]\nenter = "bottom"\n[moves]\ngravity = false\nexcision = true\nhopping = "own"',
+            '[board]\ndepth = 2\n[tokens]\nenter = "bottom"\n'
+            '[moves]\ngravity = false\nexcision = true\nhopping = "own"',
             "goes twice on this board (moves allowed: excision)",
         ),  # two levels: an excision cannot follow one
         (
@@ -163,7 +166,8 @@ def place(g: ComposedGame, *per_player: list[str], hand: int | None = None) -> C
             "captures: encounters.landing is 'stymie' and no hop_captures, push or pop",
         ),
         (
-            '[board]\ndepth = 3\n[tokens]\nenter = "bottom"\n[moves]\ngravity = false\nexcision = true\nhopping = "any"'
+            '[board]\ndepth = 3\n[tokens]\nenter = "bottom"\n'
+            '[moves]\ngravity = false\nexcision = true\nhopping = "any"'
             "\n[options]\ndepth = [2, 4]",
             "[options] depth = 2 (an end of its range): moves.hopping",
         ),
@@ -207,11 +211,16 @@ def test_a_composition_names_the_series_its_manuals_suggest_and_the_catalogue_li
 @pytest.mark.parametrize(
     "toml",
     [
-        '[tokens]\nenter = "bottom"\n[moves]\ngravity = false\nlateral = true\nreincarnation = true',  # entered there
-        "[moves]\ngravity = false\ninterjection = true\nreincarnation = true",  # an interjection goes a level down
-        "[board]\nperiodic = true\n[moves]\ngravity = false\nlevity = true\nreincarnation = true",  # up wraps to it
-        '[tokens]\nresidents = [["GGGG"], ["YYYY"]]\n[moves]\ngravity = false\nlateral = true\nreincarnation = true',
-        "[tokens]\nstones = 2\n[encounters]\npush = true\n[moves]\ngravity = false\nreincarnation = true",  # pushed
+        # a stone reaches the bottom level: entered there
+        '[tokens]\nenter = "bottom"\n[moves]\ngravity = false\nlateral = true\nreincarnation = true',
+        # an interjection goes a level down
+        "[moves]\ngravity = false\ninterjection = true\nreincarnation = true",
+        # a move up wraps to it
+        "[board]\nperiodic = true\n[moves]\ngravity = false\nlevity = true\nreincarnation = true",
+        '[tokens]\nresidents = [["GGGG"], ["YYYY"]]\n'
+        "[moves]\ngravity = false\nlateral = true\nreincarnation = true",
+        # pushed there
+        "[tokens]\nstones = 2\n[encounters]\npush = true\n[moves]\ngravity = false\nreincarnation = true",
         '[tokens]\nenter = "anywhere"\n[moves]\ngravity = false\nlateral = true\nhopping = "any"',
         '[turn]\ndie = "colour"\ncolour_of = "source"',
         '[encounters]\nlanding = "lethal"\ncaptured = "returned"',
@@ -298,6 +307,48 @@ def test_export_reads_back_to_the_same_rules_as_toml_and_json(cls):
         assert composition.loads(text, fmt) == cls.base_rules
     commented = composition.export(cls.base_rules)
     assert "# levels below the head node" in commented and "[goal]" in commented
+
+
+def test_a_computer_table_tunes_the_computer_player_and_is_checked_like_the_rest():
+    """[computer] is how the computer player searches the game, not its rules: the game class carries it
+    (``wide_root``, ``computer_levels``), exports write it back, and what it may say is checked."""
+    tuned = rules("[computer]\nwide_root = true\nhard = {playout = 2}\neasy = {blunder = 0, iterations = 20}")
+    cls = game_class(tuned)
+    assert cls.wide_root and cls.computer_levels == {
+        "easy": {"iterations": 20, "blunder": 0},
+        "hard": {"playout": 2},
+    }
+    for fmt in ("toml", "json"):
+        assert composition.loads(composition.export(tuned, fmt), fmt) == tuned
+    assert "easy = {iterations = 20, blunder = 0}" in composition.export(tuned)
+    assert game_class(tuned.with_values({"stones": 5})).computer_levels == cls.computer_levels
+    assert composition.parse(composition.to_data(tuned), played=True) == tuned  # a record's rules
+    plain = rules("")
+    assert not game_class(plain).wide_root and game_class(plain).computer_levels == {}
+    assert "computer" not in composition.export(plain) and "computer" not in composition.to_data(plain)
+    assert find("ez-gryb").computer_levels and find("siege").wide_root  # the shipped ones say so
+    for toml, message in [
+        (
+            "[computer]\nfast = true",
+            "[computer] has no parameter 'fast'; it has: wide_root, easy, medium, hard",
+        ),
+        ("[computer]\nwide_root = 1", "computer.wide_root is true or false, not 1"),
+        ("[computer]\neasy = {}", "computer.easy is a table of changes to the level"),
+        ("[computer]\neasy = 3", "computer.easy is a table of changes to the level"),
+        ("[computer]\neasy = {seconds = 1}", "computer.easy has no 'seconds'"),
+        (
+            "[computer]\neasy = {iterations = 0}",
+            "computer.easy.iterations is a whole number from 1 to 100000, not 0",
+        ),
+        ("[computer]\nmedium = {blunder = 1.5}", "computer.medium.blunder is a number from 0 to 1, not 1.5"),
+        ("[computer]\nmedium = {playout = 2.5}", "computer.medium.playout is a whole number from 0 to 100"),
+        ("[computer]\nmedium = {exploration = true}", "computer.medium.exploration is a number from 0 to 10"),
+        ("[computer]\nhard = {iterations = 500}", "computer.hard.iterations: hard is never held back"),
+        ("computer = 3", "[computer] is a table"),
+    ]:
+        with pytest.raises(CompositionError) as err:
+            rules(toml)
+        assert message in str(err.value), toml
 
 
 def test_options_are_parameters_and_are_checked_with_the_rest():
@@ -946,7 +997,8 @@ def _gryb_race_by_quadrangle(g: ComposedGame) -> list[float]:
 GRYB_GOALS = [c for c in SHIPPED if "gryb" in c.base_rules.win] + [
     game_class(
         rules(
-            '[moves]\nlateral = true\n[goal]\nwin = ["arrangement"]\narrangement = [["G", "GG", "GGG"], ["R", "RR", "RRR", "RRRR", "Y"]]\n'
+            '[moves]\nlateral = true\n[goal]\nwin = ["arrangement"]\n'
+            'arrangement = [["G", "GG", "GGG"], ["R", "RR", "RRR", "RRRR", "Y"]]\n'
         )
     )
 ]

@@ -10,6 +10,7 @@ import pytest
 
 from companion import ai
 from companion import assembly as app
+from companion.games.catalogue import find
 from companion.games.die import Die
 from companion.rules import node as nd
 from companion.rules.action import Action
@@ -185,8 +186,8 @@ def test_a_computer_seat_searches_at_its_games_own_level(make, searched):
     rt = make()
     rt.call(c.NewGame("hyper-chess", 2, {}, None, None, ["medium", "human"]))  # blue, the computer, begins
     wait_for(rt, lambda s: s["table"]["proposal"])
-    assert searched == [ai.level("medium", game="hyper-chess")]
-    assert searched[0].iterations == ai.GAME_LEVELS["hyper-chess"]["medium"]["iterations"]
+    assert searched == [ai.level("medium", game=find("hyper-chess"))]
+    assert searched[0].iterations == find("hyper-chess").computer_levels["medium"]["iterations"]
 
 
 def test_a_physical_die_is_rolled_for_the_computer_once_asked_and_the_loop_waits(make):

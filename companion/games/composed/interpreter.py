@@ -195,6 +195,8 @@ def game_class(rules: Rules, shipped: bool = False) -> type[ComposedGame]:
         "finds_grybs": "gryb" in rules.win,
         "score": Game.score if "gryb" in rules.win else None,  # else a win scores 1 (``_wins``)
         "series_presets": rules.series,
+        "wide_root": rules.computer.wide_root,  # [computer]: how companion/ai.py searches this game
+        "computer_levels": rules.computer.level_changes(),
     }
     name = "".join(part.capitalize() for part in rules.id.split("-")) or "Composed"
     return type(f"Composed_{name}", (ComposedGame,), attrs)

@@ -316,6 +316,32 @@ class OptionSpec:
 
 
 @dataclass(frozen=True)
+class Computer:
+    """The optional [computer] table: how the computer player searches the game, not its rules (the class
+    attributes ``wide_root`` and ``computer_levels`` of companion.games.engine.Game)."""
+
+    wide_root: bool = False
+    levels: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...] = ()  # (level, ((change, value), ...))
+
+    def level_changes(self) -> dict[str, dict[str, Any]]:
+        return {name: dict(changes) for name, changes in self.levels}
+
+    def as_dict(self) -> dict[str, Any]:
+        return ({"wide_root": True} if self.wide_root else {}) | self.level_changes()
+
+
+# What [computer] may change in a level (companion/ai.py's Level): (lowest, highest, a whole number).
+# Hard's iterations and time are never held back: a game may change how it searches, not how long.
+COMPUTER_LEVELS = ("easy", "medium", "hard")
+LEVEL_CHANGES = {
+    "iterations": (1, 100000, True),
+    "playout": (0, 100, True),
+    "blunder": (0, 1, False),
+    "exploration": (0, 10, False),
+}
+
+
+@dataclass(frozen=True)
 class Rules:
     """A checked composition: every parameter's value (``values``) and the options players may change."""
 
@@ -324,6 +350,7 @@ class Rules:
     # Rules a recorded game was played by: parameters that can never take effect are let be, so that a
     # record made before they were refused still replays.
     played: bool = field(default=False, compare=False)
+    computer: Computer = Computer()
 
     def __post_init__(self):
         for key, value in self.values:  # plain attributes (rules.depth ...), read on hot paths
@@ -335,7 +362,7 @@ class Rules:
     def with_values(self, changes: dict[str, Any]) -> Rules:
         """These rules with some parameters changed (a game's options), checked again as a whole."""
         data = self.as_dict() | changes  # the options' ranges were checked with the file
-        return _check(data, self.options, ends=False, played=self.played)
+        return _check(data, self.options, ends=False, played=self.played, computer=self.computer)
 
     @property
     def kinds(self) -> tuple[str, ...]:
@@ -377,7 +404,7 @@ def parse(data: dict, played: bool = False) -> Rules:
     """Check a composition given as nested tables; ``played``: see :attr:`Rules.played`."""
     flat: dict[str, Any] = {}
     for key, value in data.items():
-        if key == "options":
+        if key in ("options", "computer"):
             continue
         if isinstance(value, dict):
             if key not in SECTIONS or not key:
@@ -401,7 +428,8 @@ def parse(data: dict, played: bool = False) -> Rules:
             raise CompositionError(f"{required} is missing: every composition names its {required}")
     options = _parse_options(data.get("options", {}))
     values = {p.key: flat.get(p.key, p.default) for p in SCHEMA}
-    return _check(values, options, played=played)
+    computer = _parse_computer(data.get("computer", {}))
+    return _check(values, options, played=played, computer=computer)
 
 
 def _parse_options(table: Any) -> tuple[OptionSpec, ...]:
@@ -446,11 +474,50 @@ def _parse_options(table: Any) -> tuple[OptionSpec, ...]:
     return tuple(specs)
 
 
+def _parse_computer(table: Any) -> Computer:
+    if not isinstance(table, dict):
+        raise CompositionError("[computer] is a table: wide_root = true, easy = {iterations = 20} ...")
+    for key in table:
+        if key != "wide_root" and key not in COMPUTER_LEVELS:
+            known = ", ".join(("wide_root",) + COMPUTER_LEVELS)
+            raise CompositionError(f"[computer] has no parameter {key!r}; it has: {known}")
+    wide_root = table.get("wide_root", False)
+    if not isinstance(wide_root, bool):
+        raise CompositionError(f"computer.wide_root is true or false, not {wide_root!r}")
+    levels = tuple((name, _level_changes(name, table[name])) for name in COMPUTER_LEVELS if name in table)
+    return Computer(wide_root, levels)
+
+
+def _level_changes(name: str, changes: Any) -> tuple[tuple[str, Any], ...]:
+    where = f"computer.{name}"
+    if not isinstance(changes, dict) or not changes:
+        raise CompositionError(
+            f"{where} is a table of changes to the level: any of {', '.join(LEVEL_CHANGES)}"
+        )
+    for key, value in changes.items():
+        if key not in LEVEL_CHANGES:
+            raise CompositionError(f"{where} has no {key!r}; a level changes: {', '.join(LEVEL_CHANGES)}")
+        if name == "hard" and key in ("iterations", "blunder"):
+            raise CompositionError(
+                f"{where}.{key}: hard is never held back; it may change playout and exploration"
+            )
+        low, high, whole = LEVEL_CHANGES[key]
+        kinds = int if whole else (int, float)
+        if isinstance(value, bool) or not isinstance(value, kinds) or not low <= value <= high:
+            number = "a whole number" if whole else "a number"
+            raise CompositionError(f"{where}.{key} is {number} from {low} to {high}, not {value!r}")
+    return tuple((key, changes[key]) for key in LEVEL_CHANGES if key in changes)
+
+
 # -- checking
 
 
 def _check(
-    values: dict[str, Any], options: tuple[OptionSpec, ...], ends: bool = True, played: bool = False
+    values: dict[str, Any],
+    options: tuple[OptionSpec, ...],
+    ends: bool = True,
+    played: bool = False,
+    computer: Computer = Computer(),
 ) -> Rules:
     for p in SCHEMA:
         values[p.key] = _check_value(p, values[p.key])
@@ -473,7 +540,7 @@ def _check(
                 raise CompositionError(
                     f"[options] {spec.key} = {choice!r} (one of its choices): {err}"
                 ) from None
-    return Rules(tuple((k, _freeze(v)) for k, v in values.items()), options, played)
+    return Rules(tuple((k, _freeze(v)) for k, v in values.items()), options, played, computer)
 
 
 def _check_value(p: Option, value: Any) -> Any:
@@ -844,6 +911,8 @@ def _toml_value(value: Any) -> str:
         return json.dumps(value, ensure_ascii=False)  # a TOML basic string is a JSON string
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    if isinstance(value, dict):  # an inline table: [computer]'s levels
+        return "{" + ", ".join(f"{k} = {_toml_value(v)}" for k, v in value.items()) + "}"
     raise TypeError(value)
 
 
@@ -868,6 +937,8 @@ def to_data(rules: Rules) -> dict:
             else True
             for s in rules.options
         }
+    if rules.computer.as_dict():
+        data["computer"] = rules.computer.as_dict()
     return data
 
 
@@ -887,6 +958,9 @@ def export(rules: Rules, fmt: str = "toml") -> str:
     if "options" in data:
         lines += ["", "[options]  # what players may change when they start a game"]
         lines += [f"{k} = {_toml_value(v)}" for k, v in data["options"].items()]
+    if "computer" in data:
+        lines += ["", "[computer]  # how the computer player searches this game (docs/composer.md)"]
+        lines += [f"{k} = {_toml_value(v)}" for k, v in data["computer"].items()]
     return "\n".join(lines) + "\n"
 
 
