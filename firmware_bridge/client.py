@@ -263,7 +263,8 @@ class BridgeClient:
         port, self._port = self._port, None
         if port is not None:
             try:
-                port.close()
+                with self._write_lock:  # not under a send(): a half-closed port raises TypeError
+                    port.close()
             except PORT_ERRORS:
                 pass
             with self._lock:

@@ -80,12 +80,15 @@ class PicoSurface(LedSurface):
         self._send_lock = threading.Lock()
         self._want = self._dark  # the newest frame the surface was given
         self._sent: bytes | None = None  # the newest frame encoded since the Pico was set up
-        self._sent_at = 0.0
+        self._frame_at = 0.0  # when the frame last encoded went (not the base class's _sent_at: its pacing)
         self._acked = False  # the Pico confirmed it shows the frame sent last
         self._confirmed = self._dark
         self._setup_needed = True
         self._queried = 0.0
         self._view = _simulated_strip(link)
+        self._seen_lock = threading.Lock()
+        self._seen: bytes | None = None  # the picture shown() told last, and its count
+        self._seen_count = 0
         self._wake = threading.Event()
         self._stopping = False
         self._client.on_message = self._heard
@@ -150,10 +153,10 @@ class PicoSurface(LedSurface):
                 data += p.led_setup(self.layout.pixel_count, self._bpp, self.silence_ms)
                 self._setup_needed = False
             want = self._want
-            free = self._acked or self._sent is None or now - self._sent_at > RESEND
+            free = self._acked or self._sent is None or now - self._frame_at > RESEND
             if free and (want != self._sent or not self._acked):
                 data += self._sender.encode(want)
-                self._sent, self._sent_at, self._acked = want, now, False
+                self._sent, self._frame_at, self._acked = want, now, False
             elif now - self._queried >= self.keepalive:
                 data += p.led_query()
             if data:
@@ -170,6 +173,17 @@ class PicoSurface(LedSurface):
             if len(wire) == len(self._dark):
                 return wire
         return self._confirmed
+
+    def shown(self) -> dict:
+        """As :meth:`LedSurface.shown`, but ``frames`` counts the pictures the Pico showed: the page's
+        ETag is that count, and a frame sent is on the LEDs only later."""
+        wire = self._shown_wire()
+        with self._seen_lock:
+            if wire != self._seen:
+                self._seen, self._seen_count = wire, self._seen_count + 1
+            frames = self._seen_count
+        nodes, status = self._looks(self._apparent_colours(wire))
+        return {"nodes": nodes, "status": status, "frames": frames, "limited": self._last_limited}
 
     def status(self) -> dict:
         out = super().status()

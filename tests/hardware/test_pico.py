@@ -54,9 +54,25 @@ def test_a_frame_reaches_the_emulated_picos_strip_and_the_page_reads_it_there(pi
     assert until(lambda: on_strip(pico, surface))
     shown = surface.shown()
     assert shown["nodes"] == {"R": (255, 0, 0), "GGBY": (0, 0, 255)} and shown["status"][0] == (255, 255, 255)
-    status = surface.status()
-    assert status["driver"] == "pico" and status["pico"]["mode"] == "showing"
+    assert surface.status()["driver"] == "pico"
+    assert until(lambda: surface.status()["pico"]["mode"] == "showing")  # the Pico's answer follows
     assert until(lambda: surface.status()["pico"]["shows_newest"])
+
+
+def test_the_pages_frame_count_changes_with_what_the_pico_shows_not_with_what_was_sent(pico, surface):
+    """GET /api/leds tags its answer with ``frames``: a frame that reaches the strip after the page asked
+    must come with a new count, or the page keeps the old picture (a 304) until the next frame."""
+    surface.show_nodes({"R": (255, 0, 0)})
+    assert until(lambda: on_strip(pico, surface))
+    pico.emulator.hang(0.4)  # deaf: the next frame waits for the resend
+    surface.show_nodes({"B": (0, 0, 255)})
+    surface.settle()
+    before = surface.shown()
+    assert before["nodes"] == {"R": (255, 0, 0)}
+    assert until(lambda: on_strip(pico, surface), timeout=3)
+    after = surface.shown()
+    assert after["nodes"] == {"B": (0, 0, 255)} and after["frames"] != before["frames"]
+    assert surface.shown()["frames"] == after["frames"]  # the same picture, the same count
 
 
 def test_a_pulse_goes_as_changes_and_a_new_scene_whole(pico, surface):
@@ -87,7 +103,7 @@ def waiting(strip: bytes) -> bool:
 
 def test_a_host_gone_silent_leaves_the_pico_dark_but_for_its_waiting_pattern(pico):
     layout = load_layout("panels-32x32", board_geometry())
-    surface = PicoSurface(layout, pico, brightness=1.0, silence_ms=300)
+    surface = PicoSurface(layout, pico, brightness=1.0, silence_ms=300, keepalive=0.1)
     surface.show_pixels([(255, 255, 255)] * layout.pixel_count)
     assert until(lambda: on_strip(pico, surface))
     time.sleep(0.6)  # the keepalive holds it
@@ -123,6 +139,20 @@ def test_frames_through_a_spoilt_line_show_only_whole_frames_and_the_last_one(pi
     assert surface.shown()["nodes"] == last
     assert all(frame in given or frame == surface._want or waiting(frame) for frame in shown)
     assert pico.emulator.firmware.leds.refused > 0  # the line did spoil frames
+
+
+def test_a_frame_lost_while_a_pulse_flows_is_healed_by_a_later_one_at_once(pico, surface):
+    """The pulse does not stop for a lost frame: the one after it goes 0.1 s later (``RESEND``) at most."""
+    surface.show_nodes({"R": (100, 0, 0)})
+    assert until(lambda: on_strip(pico, surface))
+    strip = pico.emulator.strip
+    pico.emulator.hang(0.1)  # deaf: the frames sent meanwhile are lost
+    writes, step, end = strip.writes, 0, time.monotonic() + 1.0
+    while time.monotonic() < end:  # 20 frames a second, as the renderer pulses targets
+        step += 1
+        surface.show_nodes({"R": (100 + step * 7 % 150, 0, 0)})  # each frame a new byte after gamma
+        time.sleep(0.05)
+    assert strip.writes - writes >= 5
 
 
 def test_a_pico_that_falls_behind_gets_the_newest_frame_not_a_queue(pico, surface):
