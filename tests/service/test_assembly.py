@@ -924,6 +924,36 @@ def test_on_the_one_cable_build_the_emulated_pico_draws_the_leds_and_holds_the_p
     assert not any(emulator.firmware.leds.shown)  # stopped: dark (its transfer may still be going out)
 
 
+def test_run_sim_with_a_one_cable_config_draws_the_page_from_the_emulated_picos_strip(tmp_path):
+    """issue 48: `gryb-companion run --sim --config` keeps leds.driver = "pico": the program's page tells
+    what the emulated Pico shows, whose firmware took the frames over its pty, and a roll reaches it."""
+    path = tmp_path / "config.toml"
+    path.write_text('[leds]\ndriver = "pico"\n[panel]\ndriver = "pico"\n[serial]\nurl = "/dev/ttyACM0"\n')
+    process, url = _start(tmp_path, "--config", str(path))
+    try:
+        browser = Browser(url)
+
+        def shown(condition) -> dict:
+            deadline = time.monotonic() + 10
+            while not condition(answer := browser.get("/api/leds")):
+                assert time.monotonic() < deadline, answer
+                time.sleep(0.05)
+            return answer
+
+        status = browser.get("/api/status")
+        assert status["leds"] == "pico" and status["link"]["firmware"] == "1.2.0"
+        assert shown(lambda a: a["status"][0] != "#000000" and a["status"][4:] == ["#000000"] * 4)
+        browser.post("/api/roll", {})
+        assert shown(lambda a: a["status"][4:] != ["#000000"] * 4)  # the die, on the emulated strip
+        pico = browser.get("/api/status")["led_status"]["pico"]
+        assert pico["mode"] == "showing" and pico["whole"] + pico["changes"] >= 2
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(10) == 0
+    finally:
+        process.kill()
+        process.wait(10)
+
+
 def test_the_status_led_blinks_slowly_while_the_pico_does_not_answer(companion):
     """docs/hardware.md: the status LED is steady while the node buttons' Pico answers and blinks slowly
     while it does not; here the emulated Pico is unplugged for a while and comes back."""
