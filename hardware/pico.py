@@ -186,6 +186,8 @@ class PicoSurface(LedSurface):
         return {"nodes": nodes, "status": status, "frames": frames, "limited": self._last_limited}
 
     def status(self) -> dict:
+        """The base's, and the Pico's side. Guests read it (``GET /api/status``): nothing here may depend
+        on what a frame shows, such as its size on the link (a pairing code is a frame: issue 44, item 1)."""
         out = super().status()
         sender = self._sender
         state = self._client.link.led_state
@@ -193,9 +195,7 @@ class PicoSurface(LedSurface):
             "shows_newest": self._acked and self._sent == self._want,
             "mode": None if state is None else ("showing" if state.mode == p.SHOWING else "waiting"),
             "refused": None if state is None else state.refused,
-            "whole": sender.whole,
-            "changes": sender.changes,
-            "bytes": sender.bytes,
+            "frames": sender.whole + sender.changes,
         }
         return out
 

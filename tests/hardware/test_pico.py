@@ -83,8 +83,22 @@ def test_a_pulse_goes_as_changes_and_a_new_scene_whole(pico, surface):
         surface.show_nodes({**nodes, "RG": (level, level, level)})
         surface.settle()
         assert until(lambda: on_strip(pico, surface))
-    counts = surface.status()["pico"]
-    assert counts["whole"] == 1 and counts["changes"] >= 4
+    assert surface._sender.whole == 1 and surface._sender.changes >= 4
+
+
+def test_the_status_a_guest_reads_says_nothing_of_what_the_frames_show(pico, surface):
+    """GET /api/status is open to guests, and a pairing code is a frame: the Pico's part of the status
+    is the same for two frames of one shape but different colours and sizes on the link."""
+    seen = []
+    for nodes in ({"R": (255, 0, 0), "G": (0, 255, 0)}, {"RR": (9, 9, 9), "GGBY": (200, 10, 90)}):
+        surface.show_nodes(nodes)
+        surface.settle()
+        assert until(lambda: on_strip(pico, surface) and surface.status()["pico"]["shows_newest"])
+        surface.show_nodes({})  # dark again, so each picture is sent from the same start
+        surface.settle()
+        assert until(lambda: on_strip(pico, surface) and surface.status()["pico"]["shows_newest"])
+        seen.append(surface.status()["pico"])
+    assert seen[0] | {"frames": 0} == seen[1] | {"frames": 0} and seen[1]["frames"] == seen[0]["frames"] + 2
 
 
 def test_the_current_limit_applies_before_the_frame_goes_to_the_pico(pico):
