@@ -1,9 +1,11 @@
 """Serial bridge speed: the frame parser, and a key press in the emulated Pico to the host's event.
 
     .venv/bin/python bench/bench_bridge.py [--frames 200000] [--presses 300]
+    .venv/bin/python bench/bench_bridge.py --spoilt-taps 10000 [--rate 0.2]
 
 Targets (issue 3): parser >= 50k frames/s; press to host event p99 <= 5 ms. What each row times, and the
-figures: docs/performance.md, "Serial link".
+figures: docs/performance.md, "Serial link". ``--spoilt-taps``: taps through a line that loses,
+truncates and doubles frames (issue 44): lost, duplicated and phantom presses, each to be 0.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import statistics
 import sys
 import threading
 import time
+from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -95,6 +98,46 @@ def press_latency(presses: int, mode: int, debounce_ms: int) -> tuple[list[float
     return link, total
 
 
+def spoilt_taps(taps: int, rate: float, seed: int = 4409) -> dict[str, float]:
+    """Taps 3 ms apart on 60 keys while each frame either way is lost, truncated or doubled with
+    probability ``rate``; the client's presses counted against them."""
+    rng = random.Random(seed)
+    keys = rng.sample([(r, c) for r in range(24) for c in range(16)], 60)
+    tapped, reported = Counter(), Counter()
+
+    def on_key(event) -> None:
+        if event.pressed and event.source != "held":
+            reported[(event.row, event.col)] += 1
+
+    started = time.monotonic()
+    with Emulator(heartbeat_ms=100, seed=seed) as emulator, BridgeClient(emulator.path, on_key) as client:
+        end = time.monotonic() + 3
+        while (client.state != "up" or client.link.resyncing) and time.monotonic() < end:
+            time.sleep(0.01)
+        emulator.spoil(rate)
+        for start in range(0, taps, 100):
+            for i in range(start, min(taps, start + 100)):
+                tapped[keys[i % len(keys)]] += 1
+                emulator.tap(*keys[i % len(keys)], hold=0.012, after=(i - start) * 0.003)
+            time.sleep(0.3)
+        time.sleep(0.1)
+        emulator.spoil(0.0)
+        end = time.monotonic() + 5
+        while (sum(reported.values()) < taps or client.pressed()) and time.monotonic() < end:
+            time.sleep(0.01)
+        status = client.status()
+    return {
+        "taps": taps,
+        "lost": sum(max(0, tapped[k] - reported[k]) for k in tapped),
+        "duplicated": sum(max(0, reported[k] - tapped[k]) for k in tapped),
+        "phantom": sum(n for k, n in reported.items() if k not in tapped),
+        "gaps": status["gaps"],
+        "replays": status.get("replays", 0),
+        "frames_bad": status["frames_bad"],
+        "seconds": round(time.monotonic() - started, 1),
+    }
+
+
 def pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
@@ -104,7 +147,14 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--frames", type=int, default=200_000)
     parser.add_argument("--presses", type=int, default=300)
+    parser.add_argument("--spoilt-taps", type=int, default=0, help="only the spoilt-line run, this many taps")
+    parser.add_argument("--rate", type=float, default=0.2, help="of frames lost, of truncated, of doubled")
     args = parser.parse_args()
+    if args.spoilt_taps:
+        counts = spoilt_taps(args.spoilt_taps, args.rate)
+        print(" | ".join(counts))
+        print(" | ".join(str(v) for v in counts.values()))
+        return 0 if counts["lost"] == counts["duplicated"] == counts["phantom"] == 0 else 1
 
     rate = parser_rate(args.frames)
     rows = [

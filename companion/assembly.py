@@ -81,6 +81,8 @@ class Companion:
             state = config.state.path()
             self._lock = _hold(state)
             self.store = Store(state / DB_NAME)
+            if "pico" in (config.leds.driver, config.panel.driver):  # they go over the Pico's link
+                self.node_input = open_node_input(config.serial.url, load_button_layout(board_geometry()))
             leds = config.leds
             self.surface = open_surface(
                 leds.driver,
@@ -90,6 +92,7 @@ class Companion:
                 brightness=leds.brightness,
                 budget_ma=leds.budget_ma,
                 fps=leds.fps,
+                pico=self.node_input,
             )
             p = config.panel
             self.panel = open_panel(
@@ -102,6 +105,7 @@ class Companion:
                 hold_time=p.hold_time,
                 bounce_time=p.bounce_time,
                 sounds=p.sounds,
+                pico=self.node_input,
             )
             self.panel.set_status("busy")
             self.runtime = Runtime(
@@ -120,7 +124,8 @@ class Companion:
             self.panel.when_ok = lambda: submit(c.Ok())
             self.panel.when_undo = lambda: submit(c.Undo())
             self.panel.when_menu = lambda: submit(c.Menu())
-            self.node_input = open_node_input(config.serial.url, load_button_layout(board_geometry()))
+            if self.node_input is None:
+                self.node_input = open_node_input(config.serial.url, load_button_layout(board_geometry()))
             self.node_input.when_event = self._node_event
             self._selftest = Run(
                 self.surface,

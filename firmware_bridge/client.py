@@ -63,6 +63,9 @@ class BridgeClient:
         self.open_errors = 0
         self._link = HostLink(heartbeat_timeout=heartbeat_timeout)
         self._lock = threading.Lock()
+        self._write_lock = threading.Lock()  # the reader's commands and send()'s frames, whole each
+        self.on_message: Callable[[p.Message], None] | None = None  # hears each LED_STATE, on the thread
+        self.farewells: list[Callable[[], bytes]] = []  # their bytes are the last sent, on close()
         self._stop = threading.Event()
         self._port: serial.SerialBase | None = None
         self._last_open_error: str | None = None
@@ -77,7 +80,15 @@ class BridgeClient:
         self._thread.start()
 
     def close(self) -> None:
-        """Stop the reader thread and close the port; idempotent."""
+        """Send the farewells, stop the reader thread and close the port; idempotent."""
+        if not self._stop.is_set() and self.farewells:
+            last = b""
+            for farewell in self.farewells:
+                try:
+                    last += farewell()
+                except Exception:  # one part's failure must not keep the others' words back
+                    log.exception("node buttons: a farewell failed")
+            self.send(last)
         self._stop.set()
         if self._thread.is_alive() and self._thread is not threading.current_thread():
             self._thread.join(timeout=2.0)
@@ -127,6 +138,20 @@ class BridgeClient:
     def reset(self) -> int:
         return self._command(p.reset)
 
+    def send(self, data: bytes) -> bool:
+        """Write frames built elsewhere (LED frames, panel commands) now, from any thread; False (nothing
+        sent) while the link is not up."""
+        port = self._port
+        if port is None or self._link.state != UP or not data:
+            return False
+        try:
+            with self._write_lock:
+                port.write(data)
+        except (*PORT_ERRORS, AttributeError) as err:  # AttributeError: closed under our feet
+            log.debug("node buttons: a send failed on %s: %s", self.url, err)
+            return False
+        return True
+
     def _command(self, builder, *args) -> int:
         with self._lock:
             return self._link.command(builder, *args)
@@ -149,6 +174,7 @@ class BridgeClient:
             with self._lock:
                 events = self._link.receive(data, now) if data else []
                 events += self._link.poll(now)
+                news = self._link.take_news()
                 out = self._link.take_outgoing()
                 timed_out = self._link.timed_out
                 up = self._link.state == UP
@@ -159,6 +185,7 @@ class BridgeClient:
                     else self._link.decoder.last_error
                 )
             self._deliver(events)
+            self._tell(news)
             if problems != self._problems_logged and now - self._problems_logged_at >= PROBLEM_LOG_EVERY:
                 log.warning(
                     "node buttons: %d spoilt frame(s) and %d protocol problem(s) from the MCU on %s since "
@@ -182,7 +209,8 @@ class BridgeClient:
                 continue
             if out:
                 try:
-                    self._port.write(out)
+                    with self._write_lock:
+                        self._port.write(out)
                 except PORT_ERRORS as err:
                     self._failed(f"write failed: {err}")
         self._close_port()
@@ -235,7 +263,8 @@ class BridgeClient:
         port, self._port = self._port, None
         if port is not None:
             try:
-                port.close()
+                with self._write_lock:  # not under a send(): a half-closed port raises TypeError
+                    port.close()
             except PORT_ERRORS:
                 pass
             with self._lock:
@@ -244,6 +273,14 @@ class BridgeClient:
                 else:
                     events = []
             self._deliver(events)
+
+    def _tell(self, news: list[p.Message]) -> None:
+        callback = self.on_message
+        for msg in news if callback is not None else ():
+            try:
+                callback(msg)
+            except Exception:
+                log.exception("node buttons: on_message failed for %s", msg)
 
     def _deliver(self, events: list[KeyEvent]) -> None:
         callback = self.on_key

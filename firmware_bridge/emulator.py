@@ -19,9 +19,12 @@ import tty
 
 from firmware_bridge.firmware.debounce import DEFERRED
 from firmware_bridge.firmware.keymatrix import Matrix, ShiftRegisterMatrix
+from firmware_bridge.firmware.leds import Leds
 from firmware_bridge.firmware.mcu import DEBOUNCE_MS, HEARTBEAT_MS, SCAN_US, Firmware
+from firmware_bridge.firmware.panel import Panel
 
 IDLE_WAIT = 0.25  # s; a press or a command wakes the loop at once
+PANEL_BUTTONS = ("roll", "ok", "undo")  # their bits, as the firmware's Panel reads them
 
 
 class _Switches(Matrix):
@@ -94,6 +97,50 @@ class WiredMatrix(_Switches):
             return list(self._scanner.scan())
 
 
+class MemoryStrip:
+    """The emulated Pico's LED strip: the bytes last sent to it (``shown``), busy as long as WS2812 takes
+    to clock them out (1.25 us a bit, then the reset), as the Pico's PIO is."""
+
+    def __init__(self):
+        self.shown = b""
+        self.writes = 0
+        self.on_write = None  # hears each frame's bytes as the strip starts sending them (benchmarks)
+        self._done = 0.0
+
+    def write(self, buf) -> None:
+        self.shown = bytes(buf)
+        self.writes += 1
+        self._done = time.monotonic() + self.takes(len(buf))
+        if self.on_write is not None:
+            self.on_write(self.shown)
+
+    @staticmethod
+    def takes(nbytes: int) -> float:
+        """Seconds a frame of ``nbytes`` holds the line."""
+        return nbytes * 8 * 1.25e-6 + 300e-6
+
+    def busy(self) -> bool:
+        return time.monotonic() < self._done
+
+
+class PanelSwitches:
+    """The emulated control panel: buttons down (bits), the buzzer's pitches in turn, the status LED."""
+
+    def __init__(self):
+        self.down = 0
+        self.tones: list[int] = []
+        self.lit = False
+
+    def read(self) -> int:
+        return self.down
+
+    def tone(self, hz: int) -> None:
+        self.tones.append(hz)
+
+    def value(self, on) -> None:
+        self.lit = bool(on)
+
+
 class Emulator:
     """A Pico running the firmware on a thread behind a pty; helpers return at once, from any thread."""
 
@@ -122,6 +169,8 @@ class Emulator:
         self.firmware: Firmware | None = None
         self.boots = 0
         self.written: list[bytes] | None = None  # a list records every frame written
+        self.strip = MemoryStrip()  # its LEDs keep their last frame through an unplug, as on the board
+        self.panel = PanelSwitches()
         self.on_frame = None  # hears each frame just before it is written (benchmarks)
         self._rng = random.Random(seed)
         self._master: int | None = None
@@ -129,6 +178,8 @@ class Emulator:
         self._drop = 0
         self._hung_until = 0.0
         self._corrupt = 0
+        self._spoil = 0.0
+        self._from_host = b""  # a host frame split across reads, while spoiling
         self._plan: list[tuple[float, int, object]] = []  # (monotonic time, order, action)
         self._order = itertools.count()
         self._lock = threading.RLock()
@@ -187,11 +238,12 @@ class Emulator:
         self.matrix.set(row, col, False)
         self._wake()
 
-    def tap(self, row: int, col: int, hold: float = 0.03) -> None:
-        """Close the switch now and open it ``hold`` seconds later, both planned (see :meth:`_run`)."""
+    def tap(self, row: int, col: int, hold: float = 0.03, after: float = 0.0) -> None:
+        """Close the switch ``after`` seconds from now and open it ``hold`` seconds later, both planned
+        (see :meth:`_run`)."""
         self.matrix.check(row, col)
-        self._schedule(0.0, lambda: self.matrix.set(row, col, True))
-        self._schedule(hold, lambda: self.matrix.set(row, col, False))
+        self._schedule(after, lambda: self.matrix.set(row, col, True))
+        self._schedule(after + hold, lambda: self.matrix.set(row, col, False))
 
     def bounce(self, row: int, col: int, closed: bool, flips: int = 6, every: float = 0.0004) -> None:
         """Chatter the contact ``flips`` times, then settle ``closed``."""
@@ -203,6 +255,30 @@ class Emulator:
 
     def closed(self) -> set[tuple[int, int]]:
         return self.matrix.closed()
+
+    def press_panel(self, name: str) -> None:
+        """Press a control-panel button: "roll", "ok" or "undo"."""
+        self._panel(self._bit(name), True)
+        self._wake()
+
+    def release_panel(self, name: str) -> None:
+        self._panel(self._bit(name), False)
+        self._wake()
+
+    def tap_panel(self, name: str, hold: float = 0.06) -> None:
+        bit = self._bit(name)
+        self._schedule(0.0, lambda: self._panel(bit, True))
+        self._schedule(hold, lambda: self._panel(bit, False))
+
+    @staticmethod
+    def _bit(name: str) -> int:
+        if name not in PANEL_BUTTONS:
+            raise ValueError(f"no panel button {name!r}: one of {', '.join(PANEL_BUTTONS)}")
+        return 1 << PANEL_BUTTONS.index(name)
+
+    def _panel(self, bit: int, down: bool) -> None:
+        with self._lock:
+            self.panel.down = self.panel.down | bit if down else self.panel.down & ~bit
 
     def unplug(self, seconds: float | None = None) -> None:
         """Pull the USB cable (and the power); plug it back after ``seconds`` if given."""
@@ -230,7 +306,12 @@ class Emulator:
             os.replace(tmp, self.path)
             self.boots += 1
             self.firmware = Firmware(
-                self.matrix, self._write, on_reset=self._reset_requested, **self._settings
+                self.matrix,
+                self._write,
+                on_reset=self._reset_requested,
+                leds=Leds(self.strip, 1024, 3),
+                panel=Panel(self.panel, self.panel, self.panel),
+                **self._settings,
             )
             self.firmware.start(self.ms())
         self._wake()
@@ -256,6 +337,30 @@ class Emulator:
         """The next ``n`` frames get one bit flipped."""
         with self._lock:
             self._corrupt += n
+
+    def spoil(self, rate: float) -> None:
+        """From now on each frame either way is lost, truncated (its delimiter with it, so the next frame
+        is spoilt too) or sent twice, each with probability ``rate``; 0 mends the line."""
+        if not 0.0 <= rate <= 1 / 3:
+            raise ValueError("rate is from 0 to 1/3: a third each of lost, truncated and duplicated")
+        with self._lock:
+            self._spoil = rate
+            self._from_host = b""
+
+    def _spoilt(self, frame: bytes) -> bytes:
+        roll = self._rng.random()
+        if roll < self._spoil:
+            return b""
+        if roll < 2 * self._spoil:
+            return frame[: self._rng.randrange(1, len(frame))]
+        if roll < 3 * self._spoil:
+            return frame + frame
+        return frame
+
+    def _spoil_from_host(self, data: bytes) -> bytes:
+        frames = (self._from_host + data).split(b"\x00")
+        self._from_host = frames.pop()
+        return b"".join(self._spoilt(frame + b"\x00") for frame in frames)
 
     def _reset_requested(self) -> None:
         # machine.reset() drops off USB and comes back
@@ -317,7 +422,7 @@ class Emulator:
             frame = bytes(spoilt)
         if self.on_frame is not None:
             self.on_frame(frame)  # before the host can see it
-        self._raw_write(frame)
+        self._raw_write(self._spoilt(frame) if self._spoil else frame)
 
     def _raw_write(self, data: bytes) -> None:
         """Lost, as on USB, with the cable out or the host not reading."""
@@ -363,6 +468,8 @@ class Emulator:
                         data = os.read(master, 4096)
                     except (BlockingIOError, OSError):
                         data = b""
+                    if data and self._spoil:
+                        data = self._spoil_from_host(data)
                     if data and self.firmware is not None and not hung:
                         self.firmware.receive(data, self.ms())
             # scans at each planned change's own time, before and after it, however late this thread

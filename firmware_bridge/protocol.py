@@ -8,12 +8,17 @@ try:
     from binascii import crc_hqx as _crc_hqx  # CPython, in C; from 0xFFFF it is CCITT-FALSE
 except ImportError:  # MicroPython has no crc_hqx
     _crc_hqx = None
+try:
+    from binascii import crc32 as _crc32  # in C on both (MicroPython's rp2 and Unix ports have it)
+except ImportError:
+    _crc32 = None
 
 VERSION = 1
 """Protocol version: the first byte of every frame body, and a field of HELLO."""
 
 MAX_BODY = 160
 """Longest frame body either end accepts: room for the snapshot of a 32x32 matrix (140 bytes)."""
+REPLAY_SPAN = 1024  # edges one REPLAY can name (a 128-byte mask)
 
 # message types: MCU -> host below 0x10, host -> MCU from 0x10
 HELLO = 0x01
@@ -22,11 +27,20 @@ HEARTBEAT = 0x03
 SNAPSHOT = 0x04
 ACK = 0x05
 ERROR = 0x06
+RESENT = 0x07
+LED_STATE = 0x08
 PING = 0x10
 GET_SNAPSHOT = 0x11
 CONFIGURE = 0x12
 RESET = 0x13
 GET_HELLO = 0x14
+REPLAY = 0x15
+LED_SETUP = 0x16
+LED_PUT = 0x17
+LED_SHOW = 0x18
+LED_QUERY = 0x19
+TONE = 0x1A
+STATUS_LED = 0x1B
 
 EAGER = 0
 DEFERRED = 1
@@ -34,6 +48,14 @@ MODE_NAMES = {EAGER: "eager", DEFERRED: "deferred"}
 
 E_UNKNOWN = 1  # ERROR code: a command the firmware does not know
 E_BAD_VALUE = 2  # ERROR code: a CONFIGURE value out of range, nothing changed
+
+PANEL_ROW = 0xFF  # an EDGE of this row is a control-panel button: column ROLL, OK or UNDO
+ROLL = 0
+OK = 1
+UNDO = 2
+WAITING = 0  # LED_STATE mode: the Pico shows its "waiting for host" pattern (power-up, a silent host)
+SHOWING = 1  # LED_STATE mode: the host's frames
+FROM_DARK = 1  # LED_PUT flag: the frame is built on a dark strip, not on the frame shown
 
 # each payload's fixed part and field names; SNAPSHOT and ERROR add a tail (the bitmap, the text)
 FORMATS = {
@@ -43,13 +65,22 @@ FORMATS = {
     SNAPSHOT: (">HIBB", ("seq", "ms", "rows", "cols")),
     ACK: (">BB", ("tag", "command")),
     ERROR: (">BBB", ("tag", "command", "code")),
+    RESENT: (">HIBBB", ("seq", "ms", "row", "col", "pressed")),
+    LED_STATE: (">HIBH", ("frame", "crc", "mode", "refused")),
     PING: (">B", ("tag",)),
     GET_SNAPSHOT: (">B", ("tag",)),
     CONFIGURE: (">BBBHH", ("tag", "debounce_ms", "mode", "scan_us", "heartbeat_ms")),
     RESET: (">B", ("tag",)),
     GET_HELLO: (">B", ("tag",)),
+    REPLAY: (">BH", ("tag", "first")),
+    LED_SETUP: (">BHBH", ("tag", "pixels", "bpp", "silence_ms")),
+    LED_PUT: (">HB", ("frame", "flags")),
+    LED_SHOW: (">HI", ("frame", "crc")),
+    LED_QUERY: (">B", ("tag",)),
+    TONE: (">B", ("tag",)),
+    STATUS_LED: (">BHH", ("tag", "on_ms", "off_ms")),
 }
-TAILS = {SNAPSHOT: "bitmap", ERROR: "text"}
+TAILS = {SNAPSHOT: "bitmap", ERROR: "text", REPLAY: "wanted", LED_PUT: "runs", TONE: "notes"}
 NAMES = {
     HELLO: "HELLO",
     EDGE: "EDGE",
@@ -57,11 +88,20 @@ NAMES = {
     SNAPSHOT: "SNAPSHOT",
     ACK: "ACK",
     ERROR: "ERROR",
+    RESENT: "RESENT",
+    LED_STATE: "LED_STATE",
     PING: "PING",
     GET_SNAPSHOT: "GET_SNAPSHOT",
     CONFIGURE: "CONFIGURE",
     RESET: "RESET",
     GET_HELLO: "GET_HELLO",
+    REPLAY: "REPLAY",
+    LED_SETUP: "LED_SETUP",
+    LED_PUT: "LED_PUT",
+    LED_SHOW: "LED_SHOW",
+    LED_QUERY: "LED_QUERY",
+    TONE: "TONE",
+    STATUS_LED: "STATUS_LED",
 }
 _SIZES = {}
 for _kind in FORMATS:
@@ -103,23 +143,28 @@ def crc16(data, crc=0xFFFF):
     return crc16_table(data, crc)
 
 
+def frame_crc(data):
+    """CRC-32 (zlib's) of an LED frame: LED_SHOW and LED_STATE name a frame by it."""
+    if _crc32 is not None:
+        return _crc32(data) & 0xFFFFFFFF
+    crc = 0xFFFFFFFF
+    for byte in data:
+        crc ^= byte
+        for _ in range(8):
+            crc = (crc >> 1) ^ 0xEDB88320 if crc & 1 else crc >> 1
+    return crc ^ 0xFFFFFFFF
+
+
 def cobs_encode(data):
     """COBS-encode ``data``: no zero byte, at most len/254 + 1 bytes longer."""
-    out = bytearray(b"\x01")
-    code_at = 0
-    code = 1
-    for byte in data:
-        if byte:
-            out.append(byte)
-            code += 1
-            if code < 255:
-                continue
-        # a zero byte, or 254 non-zero bytes: close the block
-        out[code_at] = code
-        code_at = len(out)
-        out.append(1)
-        code = 1
-    out[code_at] = code
+    out = bytearray()
+    for block in bytes(data).split(b"\x00"):  # split in C: a frame of pixels is mostly zeros
+        while len(block) >= 254:
+            out.append(255)
+            out += block[:254]
+            block = block[254:]
+        out.append(len(block) + 1)
+        out += block
     return bytes(out)
 
 
@@ -302,6 +347,10 @@ def edge(seq, ms, row, col, pressed):
     return encode(EDGE, (seq, ms & 0xFFFFFFFF, row, col, 1 if pressed else 0))
 
 
+def resent(seq, ms, row, col, pressed):
+    return encode(RESENT, (seq, ms & 0xFFFFFFFF, row, col, 1 if pressed else 0))
+
+
 def heartbeat(seq, ms, uptime):
     return encode(HEARTBEAT, (seq, ms & 0xFFFFFFFF, uptime & 0xFFFFFFFF))
 
@@ -337,6 +386,52 @@ def configure(debounce_ms, mode, scan_us, heartbeat_ms=0, tag=0):
 
 def reset(tag=0):
     return encode(RESET, (tag,))
+
+
+def replay(first, wanted, tag=0):
+    """REPLAY: send again edge ``first + i`` for each bit ``i`` set in ``wanted`` (an int; bit 0 is
+    ``first``, at most REPLAY_SPAN edges; docs/firmware.md, 'Replay')."""
+    size = 0
+    while wanted >> (8 * size):
+        size += 1
+    if size > REPLAY_SPAN // 8:
+        raise ProtocolError("REPLAY: %d edges past the first, at most %d" % (8 * size, REPLAY_SPAN))
+    return encode(REPLAY, (tag, first & 0xFFFF), wanted.to_bytes(size, "little"))
+
+
+def led_state(frame, crc, mode, refused):
+    return encode(LED_STATE, (frame, crc, mode, refused & 0xFFFF))
+
+
+def led_setup(pixels, bpp, silence_ms, tag=0):
+    """LED_SETUP: the strip's length and bytes a pixel (3 GRB, 4 GRBW); dark after ``silence_ms`` unheard."""
+    return encode(LED_SETUP, (tag, pixels, bpp, silence_ms))
+
+
+def led_put(frame, flags, runs):
+    """LED_PUT: ``runs`` is offset u16, length u8 and that many bytes, over and over."""
+    return encode(LED_PUT, (frame, flags), runs)
+
+
+def led_show(frame, crc):
+    return encode(LED_SHOW, (frame, crc))
+
+
+def led_query(tag=0):
+    return encode(LED_QUERY, (tag,))
+
+
+def tone(notes, tag=0):
+    """TONE: (Hz, ms) pairs played in turn, Hz 0 a rest; none stops the buzzer."""
+    tail = bytearray()
+    for hz, ms in notes:
+        tail += struct.pack(">HH", hz, ms)
+    return encode(TONE, (tag,), tail)
+
+
+def status_led(on_ms, off_ms, tag=0):
+    """STATUS_LED: on ``on_ms`` then off ``off_ms``, over and over; 0 on is off, 0 off is steady."""
+    return encode(STATUS_LED, (tag, on_ms, off_ms))
 
 
 # the snapshot bitmap: bit row * cols + col, least significant bit of byte 0 first

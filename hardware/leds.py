@@ -574,7 +574,7 @@ def check_platform(interface: str, pixels: int, paths: HardwarePaths = HardwareP
     if re.search(r"Raspberry Pi (5|500)\b|Compute Module 5|Pi 5 family", model):
         raise LedError(
             f"{model}: rpi_ws281x does not support the Raspberry Pi 5 (its GPIO sits behind the RP1 "
-            "chip); use a Pi Zero 2 W, 3 or 4 for the LEDs, or the simulator"
+            'chip); let the Pico drive the LEDs (leds.driver = "pico"), or use a Pi Zero 2 W, 3 or 4'
         )
     if interface == "spi":
         for dev, fix in (
@@ -702,10 +702,15 @@ class Ws281xSurface(LedSurface):
         return out
 
 
-def open_surface(driver: str, layout: LedLayout, **kw) -> LedSurface:
-    """The LED surface for a config's ``leds.driver``: "sim" or "ws281x"."""
+def open_surface(driver: str, layout: LedLayout, *, pico=None, **kw) -> LedSurface:
+    """The LED surface for a config's ``leds.driver``: "sim", "ws281x" or "pico" (drawn by the Pico
+    whose node input is ``pico``)."""
     if driver == "sim":
         return SimulatedSurface(layout, **kw)
     if driver == "ws281x":
         return Ws281xSurface(layout, **kw)
-    raise LedInputError(f'unknown LED driver {driver!r}: use "sim" or "ws281x"')
+    if driver == "pico":
+        from hardware.pico import PicoSurface
+
+        return PicoSurface(layout, pico, **kw)
+    raise LedInputError(f'unknown LED driver {driver!r}: use "sim", "ws281x" or "pico"')

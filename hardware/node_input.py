@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from firmware_bridge.client import HEARTBEAT_TIMEOUT, BridgeClient, KeyEvent
 from firmware_bridge.emulator import Emulator
 from firmware_bridge.firmware.debounce import DEFERRED
+from firmware_bridge.protocol import PANEL_ROW
 from hardware.buttons import ButtonLayout
 
 log = logging.getLogger(__name__)
@@ -79,6 +80,7 @@ class SerialNodeInput(NodeInput):
         self.layout = layout
         self.url = url
         self.unmapped_keys: dict[str, int] = {}
+        self.when_panel: Callable[[KeyEvent], None] | None = None  # the Pico's control-panel buttons
         self._lock = threading.Lock()
         self._closed = False
         # held through a lost link: their release was reported then
@@ -91,6 +93,10 @@ class SerialNodeInput(NodeInput):
 
     def _on_key(self, event: KeyEvent) -> None:
         if self._closed:
+            return
+        if event.row == PANEL_ROW:
+            if self.when_panel is not None:
+                self.when_panel(event)
             return
         key = (event.row, event.col)
         if event.source == "held":

@@ -279,8 +279,13 @@ class ControlPanel:
         self.close()
 
 
-def open_panel(driver: str, **kw) -> ControlPanel:
-    """The panel for ``panel.driver``: "sim" (MockFactory with PWM pins, for the buzzer) or "gpio"."""
+def open_panel(driver: str, *, pico=None, **kw) -> ControlPanel:
+    """The panel for ``panel.driver``: "sim" (MockFactory with PWM pins, for the buzzer), "gpio", or "pico"
+    (on the Pico whose node input is ``pico``: hardware.pico.PicoPanel)."""
+    if driver == "pico":
+        from hardware.pico import PicoPanel
+
+        return PicoPanel(pico, **kw)
     if driver == "sim":
         from gpiozero.pins.mock import MockFactory, MockPWMPin
 
@@ -297,4 +302,4 @@ def open_panel(driver: str, **kw) -> ControlPanel:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", PinFactoryFallback)
             return ControlPanel(**kw)
-    raise PanelError(f'unknown panel driver {driver!r}: use "sim" or "gpio"')
+    raise PanelError(f'unknown panel driver {driver!r}: use "sim", "gpio" or "pico"')

@@ -47,7 +47,7 @@ need_root "$@"
 model=$(tr -d '\0' 2>/dev/null </proc/device-tree/model || true)
 say "board: ${model:-not a Raspberry Pi (the service will need the simulator settings)}"
 case $model in
-  *"Raspberry Pi 5"*) note "rpi_ws281x cannot drive LEDs on a Pi 5: set leds.driver = \"sim\" or use a Pi Zero 2 W .. Pi 4" ;;
+  *"Raspberry Pi 5"* | *"Raspberry Pi 500"*) note "rpi_ws281x cannot drive LEDs on a Pi 5: let the Pico drive them (leds.driver = \"pico\", docs/hardware.md, 'The one-cable build'; --no-spi)" ;;
 esac
 
 # 1. System packages: the venv module, a compiler for rpi_ws281x when no wheel fits, and lgpio

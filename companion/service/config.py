@@ -51,7 +51,7 @@ def _rgb(text: str) -> tuple[int, int, int]:
 
 @dataclass(frozen=True)
 class Leds:
-    driver: str = "sim"  # "sim" or "ws281x"
+    driver: str = "sim"  # "sim", "ws281x" or "pico" (the Pico on serial.url draws them)
     layout: str = "panels-32x32"  # a shipped layout name or a path to a layout file
     interface: str = "spi"  # "spi" (GPIO10, no root) or "pwm" (GPIO18, needs /dev/mem)
     strip: str = "GRB"  # "GRB" (WS2812B) or "GRBW" (SK6812 RGBW)
@@ -62,7 +62,7 @@ class Leds:
     fps: int = 30
 
     def check(self) -> None:
-        _choice("leds.driver", self.driver, ("sim", "ws281x"))
+        _choice("leds.driver", self.driver, ("sim", "ws281x", "pico"))
         _choice("leds.interface", self.interface, ("spi", "pwm"))
         _choice("leds.strip", self.strip, ("GRB", "GRBW"))
         _span("leds.brightness", self.brightness, 0.0, 1.0)
@@ -106,7 +106,7 @@ class Serial:
 
 @dataclass(frozen=True)
 class Panel:
-    driver: str = "sim"  # "sim" (gpiozero MockFactory) or "gpio"
+    driver: str = "sim"  # "sim" (gpiozero MockFactory), "gpio" or "pico" (on the Pico on serial.url)
     roll: int = 17
     ok: int = 27
     undo: int = 22
@@ -117,7 +117,7 @@ class Panel:
     sounds: bool = True
 
     def check(self) -> None:
-        _choice("panel.driver", self.driver, ("sim", "gpio"))
+        _choice("panel.driver", self.driver, ("sim", "gpio", "pico"))
         pins = {}
         for name in ("roll", "ok", "undo", "buzzer", "status_led"):
             pin = getattr(self, name)
@@ -300,10 +300,10 @@ def load(path: str | os.PathLike | None, sim: bool = False) -> Config:
 
 
 def simulated(config: Config) -> Config:
-    """Every backend the simulator."""
+    """Every backend the simulator; "pico" stays (the emulated Pico drives them)."""
     return replace(
         config,
-        leds=replace(config.leds, driver="sim"),
+        leds=replace(config.leds, driver="pico" if config.leds.driver == "pico" else "sim"),
         serial=replace(config.serial, url="sim"),
-        panel=replace(config.panel, driver="sim"),
+        panel=replace(config.panel, driver="pico" if config.panel.driver == "pico" else "sim"),
     )

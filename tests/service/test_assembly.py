@@ -897,6 +897,63 @@ def until(condition, timeout: float = 10.0) -> bool:
     return True
 
 
+def test_on_the_one_cable_build_the_emulated_pico_draws_the_leds_and_holds_the_panel(tmp_path):
+    """issue 48 (leds.driver = panel.driver = "pico"): the page shows what the emulated Pico's strip holds,
+    ROLL on the Pico's panel rolls, a press lights its node there, and the status LED is the Pico's."""
+    config = config_mod.load(None, sim=True)
+    config = replace(
+        config,
+        leds=replace(config.leds, driver="pico", brightness=1.0),
+        panel=replace(config.panel, driver="pico"),
+        state=replace(config.state, dir=str(tmp_path / "state")),
+    )
+    with Companion(config_mod.simulated(config), sim=True, port=0, die=Die(1)) as made:
+        runtime, emulator = made.runtime, made.node_input.emulator
+        assert made.status()["leds"] == "pico" and until(lambda: emulator.panel.lit)
+        colours = runtime.snapshot()["colours"]
+        leds_shown(made, lambda s: s["status"][:4] == [colours[0]] * 4)  # player 1 to roll, on the Pico
+        version = runtime.snapshot()["version"]
+        emulator.tap_panel("roll")
+        snap = wait_version(runtime, version, why="ROLL on the Pico's panel")
+        target = snap["table"]["targets"][0]
+        emulator.tap(*made.node_input.layout.key(target))
+        shown = leds_shown(made, lambda s: target in s["nodes"])
+        assert shown["nodes"][target] == colours[0]
+        assert emulator.strip.shown == made.surface._want  # the page read the emulated strip
+        assert emulator.panel.tones  # the die rattled on the Pico's buzzer
+    assert not any(emulator.firmware.leds.shown)  # stopped: dark (its transfer may still be going out)
+
+
+def test_run_sim_with_a_one_cable_config_draws_the_page_from_the_emulated_picos_strip(tmp_path):
+    """issue 48: `gryb-companion run --sim --config` keeps leds.driver = "pico": the program's page tells
+    what the emulated Pico shows, whose firmware took the frames over its pty, and a roll reaches it."""
+    path = tmp_path / "config.toml"
+    path.write_text('[leds]\ndriver = "pico"\n[panel]\ndriver = "pico"\n[serial]\nurl = "/dev/ttyACM0"\n')
+    process, url = _start(tmp_path, "--config", str(path))
+    try:
+        browser = Browser(url)
+
+        def shown(condition) -> dict:
+            deadline = time.monotonic() + 10
+            while not condition(answer := browser.get("/api/leds")):
+                assert time.monotonic() < deadline, answer
+                time.sleep(0.05)
+            return answer
+
+        status = browser.get("/api/status")
+        assert status["leds"] == "pico" and status["link"]["firmware"] == "1.2.0"
+        assert shown(lambda a: a["status"][0] != "#000000" and a["status"][4:] == ["#000000"] * 4)
+        browser.post("/api/roll", {})
+        assert shown(lambda a: a["status"][4:] != ["#000000"] * 4)  # the die, on the emulated strip
+        pico = browser.get("/api/status")["led_status"]["pico"]
+        assert pico["mode"] == "showing" and pico["frames"] >= 2
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(10) == 0
+    finally:
+        process.kill()
+        process.wait(10)
+
+
 def test_the_status_led_blinks_slowly_while_the_pico_does_not_answer(companion):
     """docs/hardware.md: the status LED is steady while the node buttons' Pico answers and blinks slowly
     while it does not; here the emulated Pico is unplugged for a while and comes back."""

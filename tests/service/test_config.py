@@ -30,6 +30,16 @@ def test_a_file_for_the_pi(tmp_path):
     assert sim.leds.driver == "sim" and sim.serial.url == "sim" and sim.leds.brightness == 0.4
 
 
+def test_a_file_for_the_one_cable_build_keeps_the_pico_on_the_simulator(tmp_path):
+    """issue 48: the Pico draws the LEDs and holds the panel; under --sim the emulated Pico does."""
+    path = tmp_path / "config.toml"
+    path.write_text('[leds]\ndriver = "pico"\n[panel]\ndriver = "pico"\n[serial]\nurl = "/dev/ttyACM0"\n')
+    c = config.load(path)
+    assert (c.leds.driver, c.panel.driver, c.serial.url) == ("pico", "pico", "/dev/ttyACM0")
+    sim = config.load(path, sim=True)
+    assert (sim.leds.driver, sim.panel.driver, sim.serial.url) == ("pico", "pico", "sim")
+
+
 @pytest.mark.parametrize(
     "text, message",
     [

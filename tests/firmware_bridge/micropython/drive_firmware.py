@@ -9,13 +9,16 @@ for byte. Only what both interpreters print the same way is printed (no set or d
 import protocol
 from debounce import DEFERRED, EAGER
 from keymatrix import DirectMatrix, ShiftRegisterMatrix
+from leds import Leds
 from mcu import Firmware
+from panel import Panel
 
-# main.py starts the scan loop at boot on the Pico; here it is only compiled, to catch syntax MicroPython
-# does not have.
-with open("main.py") as f:
-    compile(f.read(), "main.py", "exec")
-print("main.py compiles")
+# main.py starts the scan loop at boot on the Pico, and ledstrip.py needs its rp2 module; here they are
+# only compiled, to catch syntax MicroPython does not have.
+for name in ("main.py", "ledstrip.py"):
+    with open(name) as f:
+        compile(f.read(), name, "exec")
+    print(name, "compiles")
 
 
 class Keys:
@@ -61,6 +64,8 @@ for mode in (DEFERRED, EAGER):
         + protocol.configure(10, EAGER, 2000, 250, tag=3)
         + protocol.configure(99, EAGER, 2000, 0, tag=4)
         + protocol.ping(9)
+        + protocol.replay(1, 0b101, tag=5)
+        + protocol.replay(60000, 0b1, tag=6)
     )
     for i in range(0, len(host), 5):
         fw.receive(host[i : i + 5], 700)
@@ -105,3 +110,65 @@ print("crc", protocol.crc16(b"123456789") == 0x29B1)
 decoder = protocol.Decoder()
 frames = decoder.feed(b"\x00\x01\x02junk\x00" + protocol.ping(5) + b"\xff\xff")
 print("decoder", frames, decoder.bad)
+
+
+# LED frames and the control panel: a strip of 4 GRB pixels, the buttons, the buzzer and the light.
+class Strip:
+    def __init__(self):
+        self.sent = []
+
+    def write(self, buf):
+        self.sent.append(bytes(buf).hex())
+
+    def busy(self):
+        return False
+
+
+class PanelIO:
+    def __init__(self):
+        self.down = 0
+        self.log = []
+
+    def read(self):
+        return self.down
+
+    def tone(self, hz):
+        self.log.append("tone " + str(hz))
+
+    def value(self, on):
+        self.log.append("light " + ("1" if on else "0"))
+
+
+out = []
+strip = Strip()
+io = PanelIO()
+fw = Firmware(Keys(), out.append, leds=Leds(strip, 8, 3), panel=Panel(io, io, io))
+fw.start(0)
+fw.tick(1)
+fw.tick(130)
+one = bytes(range(1, 13)) + bytes(12)
+two = one[:3] + b"\xff\xfe\xfd" + one[6:]
+host = (
+    protocol.led_setup(4, 3, 300, tag=1)
+    + protocol.led_put(1, protocol.FROM_DARK, b"\x00\x00\x0c" + one[:12])
+    + protocol.led_show(1, protocol.frame_crc(one[:12]))
+    + protocol.led_put(2, 0, b"\x00\x03\x03" + two[3:6])
+    + protocol.led_show(2, protocol.frame_crc(two[:12]))
+    + protocol.led_put(3, 0, b"\x00\x0b\x05abcde")  # runs off the strip: refused
+    + protocol.led_show(3, 0)
+    + protocol.led_show(4, 12345)  # nothing put, and not what is shown: refused
+    + protocol.led_setup(4, 5, 300, tag=2)
+    + protocol.led_query(3)
+    + protocol.tone([(440, 10), (0, 5), (880, 10)], tag=4)
+    + protocol.status_led(100, 50, tag=5)
+)
+for i in range(0, len(host), 7):
+    fw.receive(host[i : i + 7], 200)
+for t in range(200, 260):
+    io.down = 1 if 210 <= t < 240 else 0
+    fw.tick(t)
+fw.tick(600)  # the host silent for 400 ms: the waiting pattern
+print("leds refused", fw.leds.refused, "shown", fw.leds.shown_frames)
+show(out)
+print("strip", strip.sent)
+print("panel", io.log)
