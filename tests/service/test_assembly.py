@@ -9,6 +9,7 @@ import os
 import random
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
@@ -552,6 +553,43 @@ def test_a_database_it_cannot_use_is_moved_aside_and_the_companion_starts_on_a_n
         f"database {db} cannot be used (it was written by another version of GRYB Companion (schema 2; this "
         f"one reads 1)): moved aside to {aside}, starting a new one"
     ) in log
+
+
+# Each a file the companion cannot use (tests/service/test_store.py has them all, with what the log says).
+UNUSABLE = {
+    "empty": b"",
+    "garbage": bytes(range(256)) * 40,
+    "another program's": "CREATE TABLE games (name TEXT, score INTEGER); INSERT INTO games VALUES ('go', 3);",
+    "ours, with a foreign table": "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+    "INSERT INTO meta VALUES ('schema', '1'); CREATE TABLE notes (text TEXT);",
+}
+
+
+@pytest.mark.parametrize("case", UNUSABLE)
+def test_the_program_starts_on_a_new_database_whatever_file_it_found(tmp_path, case):
+    from companion.assembly import DB_NAME
+
+    db = tmp_path / "xdg" / "gryb-companion" / DB_NAME
+    db.parent.mkdir(parents=True)
+    if isinstance(UNUSABLE[case], bytes):
+        db.write_bytes(UNUSABLE[case])
+    else:
+        made = sqlite3.connect(db)
+        made.executescript(UNUSABLE[case])
+        made.close()
+    before = db.read_bytes()
+    process, url = _start(tmp_path)
+    try:
+        browser = Browser(url)
+        browser.post("/api/games/new", {"game": "drangles", "players": 2})
+        assert browser.get("/api/state")["game"]["id"] == "drangles"
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(10)
+    aside = db.with_name(DB_NAME + ".corrupt-1")
+    assert aside.read_bytes() == before and process.returncode == 0
+    lines = [line for line in process.stderr.read().splitlines() if "moved aside" in line]
+    assert len(lines) == 1 and f"database {db} cannot be used (" in lines[0] and str(aside) in lines[0]
 
 
 def test_a_database_is_never_moved_aside_under_a_companion_that_runs_on_it(tmp_path):
