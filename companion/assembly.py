@@ -7,6 +7,7 @@ import gc
 import logging
 import os
 import signal
+import stat
 import threading
 import time
 from collections.abc import Callable
@@ -272,8 +273,13 @@ class Companion:
 def _hold(state) -> int:
     """Lock the state directory for this process, or StoreUnavailable (docs/runtime.md, "Durability")."""
     try:
-        state.mkdir(parents=True, exist_ok=True)
+        made = not state.exists()
+        state.mkdir(mode=0o700, parents=True, exist_ok=True)
+        _keep_private(state, made)
         fd = os.open(state / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o600)
+        lock = os.fstat(fd)
+        if lock.st_uid == os.geteuid() and lock.st_mode & 0o077:
+            os.fchmod(fd, 0o600)
     except OSError as err:  # the first to touch the folder: say which, and where it is set
         raise StoreUnavailable(
             f"the state directory {state} (games, settings; state.dir in the config) cannot "
@@ -288,6 +294,16 @@ def _hold(state) -> int:
             "(sudo systemctl stop gryb-companion)"
         ) from None
     return fd
+
+
+def _keep_private(state, made: bool) -> None:
+    """The state directory 0700, as systemd's StateDirectoryMode makes it: narrowed when it is surely ours
+    (this user's, made now or by an earlier start), never a shared one such as /tmp a config names."""
+    st = state.stat()
+    earlier = (state / LOCK_NAME).exists() or (state / DB_NAME).exists()
+    if made or (st.st_uid == os.geteuid() and earlier and not st.st_mode & stat.S_ISVTX):
+        if stat.S_IMODE(st.st_mode) & 0o077:
+            os.chmod(state, stat.S_IMODE(st.st_mode) & 0o700)
 
 
 def settle() -> None:
@@ -308,6 +324,7 @@ def run(
     """``gryb-companion run``: start, notify systemd, ping its watchdog, stop on SIGTERM."""
     stop = stop or threading.Event()
     started = time.monotonic()
+    os.umask(0o077)  # what it writes is its user's alone, as systemd's UMask= makes it (docs/security.md)
 
     def on_signal(signum, frame):
         log.info("%s: stopping", signal.Signals(signum).name)

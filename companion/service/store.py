@@ -183,6 +183,7 @@ class Store:
                 raise _Unusable("it is empty (0 bytes), not a database")
         db = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None, check_same_thread=False)
         try:
+            self._keep_private()
             # Checked before any write: an unusable one is moved aside as it was found.
             check = db.execute("PRAGMA quick_check").fetchone()[0]
             if check != "ok":
@@ -216,6 +217,14 @@ class Store:
             db.close()
             raise
         return db
+
+    def _keep_private(self) -> None:
+        """The file and its -wal and -shm (SQLite gives those the file's mode) for this user alone, if his."""
+        for suffix in ("", "-wal", "-shm"):
+            with contextlib.suppress(OSError):  # gone, or another user's: SQLite says what it makes of it
+                st = os.lstat(f"{self.path}{suffix}")
+                if stat.S_ISREG(st.st_mode) and st.st_uid == os.geteuid() and st.st_mode & 0o077:
+                    os.chmod(f"{self.path}{suffix}", stat.S_IMODE(st.st_mode) & 0o700)
 
     def _move_aside(self) -> Path:
         """Rename it with its -wal and -shm to the first free ``<name>.corrupt-<n>``."""

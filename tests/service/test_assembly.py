@@ -592,6 +592,39 @@ def test_the_program_starts_on_a_new_database_whatever_file_it_found(tmp_path, c
     assert len(lines) == 1 and f"database {db} cannot be used (" in lines[0] and str(aside) in lines[0]
 
 
+def _modes(state: Path) -> dict[str, str]:
+    return {str(p.relative_to(state)): oct(p.stat().st_mode & 0o777) for p in [state, *state.rglob("*")]}
+
+
+@pytest.mark.parametrize("fresh", [True, False], ids=["fresh", "left open by an older version"])
+def test_the_state_is_its_users_alone_whatever_the_umask(tmp_path, fresh):
+    """The directory 0700 and every file in it 0600, as systemd's UMask and StateDirectoryMode make them:
+    ``run --sim`` from a shell with umask 022 too (docs/security.md, "Each limit and why")."""
+    state = tmp_path / "xdg" / "gryb-companion"
+    if not fresh:
+        state.mkdir(parents=True, mode=0o755)
+        made = sqlite3.connect(state / "companion.db")
+        made.execute("PRAGMA journal_mode=WAL")
+        made.close()
+        (state / "companion.lock").touch()
+        for path in [state, *state.iterdir()]:
+            path.chmod(0o755 if path.is_dir() else 0o644)
+    old = os.umask(0o022)
+    try:
+        process, url = _start(tmp_path)
+    finally:
+        os.umask(old)
+    try:
+        browser = Browser(url)  # the session key and pairing epoch are written
+        browser.post("/api/games/new", {"game": "drangles", "players": 2})
+        modes = _modes(state)  # while it runs: the -wal and -shm too
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(10)
+    assert {"companion.db", "companion.db-wal", "companion.db-shm", "web-secret.key"} <= set(modes)
+    assert modes == {name: "0o700" if (state / name).is_dir() else "0o600" for name in modes}
+
+
 def test_a_database_is_never_moved_aside_under_a_companion_that_runs_on_it(tmp_path):
     """The state directory's lock is taken before the database is opened: a second companion stops there,
     whatever it would have made of the database (here one it cannot use, which it would move aside)."""
