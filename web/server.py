@@ -8,8 +8,9 @@ import threading
 from waitress import wasyncore
 from waitress.channel import HTTPChannel
 from waitress.server import create_server
+from waitress.task import ErrorTask
 
-from web.security import BACKSTOP
+from web.security import BACKSTOP, HEADERS
 
 log = logging.getLogger(__name__)
 
@@ -18,8 +19,19 @@ FREE_THREADS = 8  # never taken by event streams: the page and the API answer ho
 PER_ADDRESS = 16  # connections from one address at once (of waitress' 100): slowloris takes no more
 
 
+class _ErrorTask(ErrorTask):
+    """waitress' own refusals (400, 413, 431, 501...), sent before the app sees the request, with the
+    headers the app gives every answer."""
+
+    def execute(self):
+        self.response_headers.extend([*HEADERS.items(), ("Cache-Control", "no-store")])
+        super().execute()
+
+
 class _Channel(HTTPChannel):
     """waitress' connection, closed at once when its address holds PER_ADDRESS already."""
+
+    error_task_class = _ErrorTask
 
     def __init__(self, server, sock, addr, adj, map=None):
         super().__init__(server, sock, addr, adj, map)

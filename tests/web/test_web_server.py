@@ -1,6 +1,7 @@
 """waitress on a thread: port 0, the SSE feed over a real socket, heartbeats, and a prompt shutdown."""
 
 import http.client
+import io
 import json
 import select
 import socket
@@ -261,3 +262,33 @@ def test_shutdown_after_the_history_pages_leaves_no_wal_behind(tmp_path):
         runtime.stop()
         runtime.store.close()
     assert sorted(p.name for p in tmp_path.glob("gryb.db*")) == ["gryb.db"]
+
+
+WAITRESS_REFUSALS = {
+    413: b"POST /api/pair HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+    b"Content-Length: 1000000\r\n\r\n",
+    431: b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + b"x" * 300_000 + b"\r\n\r\n",
+    400: b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nNo colon here\r\n\r\n",
+    501: b"POST /api/press HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: gzip\r\n\r\n",
+}
+
+
+@pytest.mark.parametrize("status", WAITRESS_REFUSALS)
+def test_waitress_own_refusals_carry_the_apps_security_headers(rt, tmp_path, status):
+    """What waitress answers before the app sees a request (past its limits, or unreadable) has the headers
+    every answer of the app has: a text/plain page must not be framed, sniffed or kept either."""
+    from web.security import HEADERS
+
+    app = create_app(rt, Config(), state_dir=tmp_path)
+    with serve(app, "127.0.0.1", 0) as server:
+        with socket.create_connection(("127.0.0.1", server.port), timeout=5) as s:
+            try:
+                s.sendall(WAITRESS_REFUSALS[status])
+            except ConnectionResetError:  # it may answer and close before reading all of a long head
+                pass
+            answer = b""
+            while b"\r\n\r\n" not in answer and (chunk := s.recv(65536)):
+                answer += chunk
+    head = http.client.parse_headers(io.BytesIO(answer.split(b"\r\n", 1)[1]))
+    assert answer.split(b" ", 2)[1] == str(status).encode()
+    assert {key: head[key] for key in HEADERS} == HEADERS and head["Cache-Control"] == "no-store"
