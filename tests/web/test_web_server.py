@@ -5,6 +5,7 @@ import io
 import json
 import select
 import socket
+import threading
 import time
 import urllib.request
 
@@ -292,3 +293,106 @@ def test_waitress_own_refusals_carry_the_apps_security_headers(rt, tmp_path, sta
     head = http.client.parse_headers(io.BytesIO(answer.split(b"\r\n", 1)[1]))
     assert answer.split(b" ", 2)[1] == str(status).encode()
     assert {key: head[key] for key in HEADERS} == HEADERS and head["Cache-Control"] == "no-store"
+
+
+class Slowloris:
+    """``per`` connections from each address, each a request head begun and a header line every ``every``
+    seconds (slowloris); one the server has closed is opened again at its next line."""
+
+    def __init__(self, port: int, addresses: list[str], per: int, every: float = 5.0):
+        self.port, self.every, self.reopened = port, every, 0
+        self.stop = threading.Event()
+        start = time.monotonic()
+        self.due = {}  # socket -> (its address, when its next line goes)
+        for i, source in enumerate(a for a in addresses for _ in range(per)):
+            self.due[self._open(source)] = (source, start + every * i / (len(addresses) * per))
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _open(self, source: str) -> socket.socket:
+        s = socket.create_connection(("127.0.0.1", self.port), timeout=5, source_address=(source, 0))
+        s.setblocking(False)
+        try:
+            s.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        except OSError:
+            pass
+        return s
+
+    def _run(self) -> None:
+        while not self.stop.wait(0.05):
+            now = time.monotonic()
+            for s, (source, when) in list(self.due.items()):
+                if when > now:
+                    continue
+                try:
+                    closed = s.recv(4096) == b""
+                except BlockingIOError:
+                    closed = False
+                except OSError:
+                    closed = True
+                if not closed:
+                    try:
+                        s.send(b"X-Slow: 1\r\n")
+                    except OSError:
+                        closed = True
+                if closed:
+                    del self.due[s]
+                    s.close()
+                    try:
+                        s = self._open(source)
+                        self.reopened += 1
+                    except OSError:  # not accepted in time: tried again at its next line
+                        s = socket.socket()
+                self.due[s] = (source, now + self.every)
+
+    def close(self) -> None:
+        self.stop.set()
+        self.thread.join()
+        for s in self.due:
+            s.close()
+
+
+def _timed(opener, url: str, data: bytes | None = None, headers: dict | None = None) -> float:
+    """Seconds to an answer (inf: none within 5 s)."""
+    request = urllib.request.Request(url, data, headers=headers or {}, method="POST" if data else "GET")
+    start = time.monotonic()
+    try:
+        with opener.open(request, timeout=5) as r:
+            r.read()
+            assert r.status == 200
+    except (TimeoutError, OSError):
+        return float("inf")
+    return time.monotonic() - start
+
+
+@pytest.mark.slow
+def test_slow_connections_from_many_addresses_never_keep_a_paired_phone_waiting(rt, tmp_path):
+    """200 slowloris connections from 20 addresses (10 each, under the per-address cap) and waitress' 100
+    would stay full: a paired phone's GET and POST are answered within a second throughout, a guest's
+    once the attack stops (docs/security.md, "Each limit and why")."""
+    from web.server import CONNECTIONS
+
+    app = create_app(rt, Config(), state_dir=tmp_path)
+    with serve(app, "127.0.0.1", 0) as server:
+        phone = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())
+        post = {"Content-Type": "application/json", "Origin": server.url}
+        with phone.open(urllib.request.Request(server.url + "/api/pair/start", b"{}", post)) as r:
+            assert r.status == 200
+        code = json.dumps({"code": "".join(rt.board.effects.code)}).encode()
+        with phone.open(urllib.request.Request(server.url + "/api/pair", code, post)) as r:
+            post["X-CSRF-Token"] = json.load(r)["csrf"]
+        attack = Slowloris(server.port, [f"127.0.9.{i}" for i in range(1, 21)], per=10)
+        try:
+            held, waits, end = 0, [], time.monotonic() + 15  # past the request deadline: they come back
+            while time.monotonic() < end:
+                held = max(held, len(server._server.active_channels))
+                waits.append(_timed(phone, server.url + "/api/state"))
+                body = json.dumps({"brightness": 0.3 + len(waits) % 5 / 10}).encode()
+                waits.append(_timed(phone, server.url + "/api/settings", body, post))
+                time.sleep(0.2)
+        finally:
+            attack.close()
+        guest = _timed(urllib.request.build_opener(), server.url + "/api/state")
+    assert max(waits) < 1.0, sorted(waits)[-5:]
+    assert held >= CONNECTIONS - 5 and attack.reopened > 0  # the attack had them all, and kept at it
+    assert guest < 1.0
