@@ -396,3 +396,66 @@ def test_slow_connections_from_many_addresses_never_keep_a_paired_phone_waiting(
     assert max(waits) < 1.0, sorted(waits)[-5:]
     assert held >= CONNECTIONS - 5 and attack.reopened > 0  # the attack had them all, and kept at it
     assert guest < 1.0
+
+
+def _closed(s: socket.socket, within: float) -> bool:
+    """Whether the server closes ``s`` within ``within`` seconds (what it sent before is read past)."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([s], [], [], 0.1)
+        try:
+            if ready and not s.recv(65536):
+                return True
+        except ConnectionResetError:
+            return True
+    return False
+
+
+def test_a_request_that_does_not_come_whole_in_time_is_closed_an_idle_connection_is_not(
+    rt, tmp_path, monkeypatch
+):
+    from web import server as server_mod
+
+    monkeypatch.setattr(server_mod, "REQUEST_SECONDS", 1.0)
+    app = create_app(rt, Config(), state_dir=tmp_path)
+    with serve(app, "127.0.0.1", 0) as server:
+        silent = socket.create_connection(("127.0.0.1", server.port), timeout=5)
+        slow = socket.create_connection(("127.0.0.1", server.port), timeout=5)
+        slow.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        kept = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
+        kept.request("GET", "/api/state")
+        assert kept.getresponse().read()
+        started = time.monotonic()
+        for _ in range(3):  # a line every quarter second: activity, yet not the whole head
+            time.sleep(0.25)
+            slow.sendall(b"X-Slow: 1\r\n")
+        assert _closed(slow, 2.5) and _closed(silent, 0.1) and time.monotonic() - started < 3.5
+        kept.request("GET", "/api/state")  # the kept-alive connection still serves
+        assert kept.getresponse().status == 200
+        for s in (slow, silent):
+            s.close()
+        kept.close()
+
+
+def test_a_new_connection_past_the_limit_closes_the_longest_unfinished_request(rt, tmp_path, monkeypatch):
+    from web import server as server_mod
+
+    monkeypatch.setattr(server_mod, "CONNECTIONS", 6)
+    app = create_app(rt, Config(), state_dir=tmp_path)
+    with serve(app, "127.0.0.1", 0) as server:
+        kept = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
+        kept.request("GET", "/api/state")  # idle once answered: it goes last
+        assert kept.getresponse().read()
+        slow = []
+        for _ in range(5):
+            slow.append(socket.create_connection(("127.0.0.1", server.port), timeout=5))
+            slow[-1].sendall(b"GET / HTTP/1.1\r\n")
+            time.sleep(0.05)
+        with urllib.request.urlopen(server.url + "/api/state", timeout=3) as r:  # the seventh gets in
+            assert r.status == 200
+        assert _closed(slow[0], 1.0) and not any(_closed(s, 0.1) for s in slow[1:])
+        kept.request("GET", "/api/state")
+        assert kept.getresponse().status == 200
+        for s in slow:
+            s.close()
+        kept.close()
