@@ -36,7 +36,7 @@ class _Channel(HTTPChannel):
     """waitress' connection, that no slow client keeps from another (docs/security.md, "Each limit and
     why"): closed at once past PER_ADDRESS, or when its request has not come whole in REQUEST_SECONDS;
     a new connection past CONNECTIONS closes the one whose request is the longest coming, else the
-    longest idle."""
+    longest idle (never one being answered, nor one whose answer is still being sent)."""
 
     error_task_class = _ErrorTask
 
@@ -48,7 +48,7 @@ class _Channel(HTTPChannel):
         if sum(1 for c in others if isinstance(c.addr, tuple) and c.addr[0] == host) >= PER_ADDRESS:
             self.will_close = True
         elif len(others) >= CONNECTIONS:
-            idle = [c for c in others if not c.requests and not c.close_when_flushed]
+            idle = [c for c in others if not (c.requests or c.total_outbufs_len or c.close_when_flushed)]
             if idle:
                 oldest = min(idle, key=lambda c: (c.unfinished is None, c.unfinished or c.last_activity))
                 oldest.will_close = True
