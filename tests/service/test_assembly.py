@@ -562,6 +562,8 @@ UNUSABLE = {
     "another program's": "CREATE TABLE games (name TEXT, score INTEGER); INSERT INTO games VALUES ('go', 3);",
     "ours, with a foreign table": "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
     "INSERT INTO meta VALUES ('schema', '1'); CREATE TABLE notes (text TEXT);",
+    "ours, a column missing": "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+    "INSERT INTO meta VALUES ('schema', '1'); CREATE TABLE games (id INTEGER PRIMARY KEY);",
 }
 
 
@@ -617,11 +619,15 @@ def test_the_state_is_its_users_alone_whatever_the_umask(tmp_path, fresh):
     try:
         browser = Browser(url)  # the session key and pairing epoch are written
         browser.post("/api/games/new", {"game": "drangles", "players": 2})
+        race = 'id = "race"\nname = "Race"\n[tokens]\nstones = 3\nenter = "bottom"\n[goal]\nwin = ["race"]\n'
+        browser.post("/api/compositions", {"text": race + 'race = "top"\n'})  # a folder of its own
         modes = _modes(state)  # while it runs: the -wal and -shm too
     finally:
         process.send_signal(signal.SIGTERM)
         process.wait(10)
-    assert {"companion.db", "companion.db-wal", "companion.db-shm", "web-secret.key"} <= set(modes)
+    assert {"companion.db", "companion.db-wal", "companion.db-shm", "web-secret.key", "compositions"} <= set(
+        modes
+    )
     assert modes == {name: "0o700" if (state / name).is_dir() else "0o600" for name in modes}
 
 
