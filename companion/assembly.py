@@ -15,7 +15,7 @@ from collections.abc import Callable
 from companion.games.die import Die
 from companion.rules import node as nd
 from companion.service import commands as c
-from companion.service import notify
+from companion.service import library, notify
 from companion.service.config import Config
 from companion.service.runtime import Runtime
 from companion.service.store import Store, StoreUnavailable
@@ -298,9 +298,10 @@ def _hold(state) -> int:
 
 def _keep_private(state, made: bool) -> None:
     """The state directory 0700, as systemd's StateDirectoryMode makes it: narrowed when it is surely ours
-    (this user's, made now or by an earlier start), never a shared one such as /tmp a config names."""
+    (this user's, made now or holding what an earlier start or compose import made), never a shared one
+    such as /tmp a config names."""
     st = state.stat()
-    earlier = (state / LOCK_NAME).exists() or (state / DB_NAME).exists()
+    earlier = any((state / name).exists() for name in (LOCK_NAME, DB_NAME, library.FOLDER))
     if made or (st.st_uid == os.geteuid() and earlier and not st.st_mode & stat.S_ISVTX):
         if stat.S_IMODE(st.st_mode) & 0o077:
             os.chmod(state, stat.S_IMODE(st.st_mode) & 0o700)

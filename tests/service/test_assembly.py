@@ -598,12 +598,23 @@ def _modes(state: Path) -> dict[str, str]:
     return {str(p.relative_to(state)): oct(p.stat().st_mode & 0o777) for p in [state, *state.rglob("*")]}
 
 
-@pytest.mark.parametrize("fresh", [True, False], ids=["fresh", "left open by an older version"])
-def test_the_state_is_its_users_alone_whatever_the_umask(tmp_path, fresh):
+RACE = 'id = "race"\nname = "Race"\n[tokens]\nstones = 3\nenter = "bottom"\n[goal]\nwin = ["race"]\n'
+RACE += 'race = "top"\n'
+
+
+@pytest.mark.parametrize("before", ["nothing", "an older version's run", "compose import"])
+def test_the_state_is_its_users_alone_whatever_the_umask(tmp_path, before):
     """The directory 0700 and every file in it 0600, as systemd's UMask and StateDirectoryMode make them:
     ``run --sim`` from a shell with umask 022 too (docs/security.md, "Each limit and why")."""
     state = tmp_path / "xdg" / "gryb-companion"
-    if not fresh:
+    if before == "compose import":  # the first to make the directory
+        (tmp_path / "race.toml").write_text(RACE)
+        old = os.umask(0o022)
+        try:
+            assert _run_once(tmp_path, "compose", "import", str(tmp_path / "race.toml")).returncode == 0
+        finally:
+            os.umask(old)
+    if before == "an older version's run":
         state.mkdir(parents=True, mode=0o755)
         made = sqlite3.connect(state / "companion.db")
         made.execute("PRAGMA journal_mode=WAL")
@@ -619,8 +630,7 @@ def test_the_state_is_its_users_alone_whatever_the_umask(tmp_path, fresh):
     try:
         browser = Browser(url)  # the session key and pairing epoch are written
         browser.post("/api/games/new", {"game": "drangles", "players": 2})
-        race = 'id = "race"\nname = "Race"\n[tokens]\nstones = 3\nenter = "bottom"\n[goal]\nwin = ["race"]\n'
-        browser.post("/api/compositions", {"text": race + 'race = "top"\n'})  # a folder of its own
+        browser.post("/api/compositions", {"text": RACE.replace("race", "race-2", 1)})  # a folder of its own
         modes = _modes(state)  # while it runs: the -wal and -shm too
     finally:
         process.send_signal(signal.SIGTERM)
