@@ -92,7 +92,8 @@ def _ms(waits: list[float]) -> str:
     done = [w for w in waits if w != float("inf")]
     text = f"median {statistics.median(done) * 1000:.0f} ms, max {max(done) * 1000:.0f} ms" if done else ""
     lost = len(waits) - len(done)
-    return ", ".join([text] * bool(done) + [f"{lost} of {len(waits)} unanswered in 5 s"] * bool(lost))
+    lost_text = f"{lost} unanswered in 5 s"
+    return ", ".join([text] * bool(done) + [lost_text] * bool(lost)) + f" ({len(waits)} tried)"
 
 
 def slow_connections(url: str, seconds: float, addresses: int = 20, per: int = 10) -> list[tuple[str, str]]:
