@@ -65,7 +65,8 @@ class Library:
                 "--replace (on the page, tick Replace)"
             )
         # The state directory's own modes (docs/security.md), when compose import is the first to make it.
-        self.folder.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if not self.folder.parent.exists():
+            self.folder.parent.mkdir(mode=0o700, parents=True)
         self.folder.mkdir(mode=0o700, exist_ok=True)
         tmp = path.with_suffix(".tmp")
         with open(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w", encoding="utf-8") as f:
