@@ -7,6 +7,7 @@ import gc
 import logging
 import os
 import signal
+import stat
 import threading
 import time
 from collections.abc import Callable
@@ -14,7 +15,7 @@ from collections.abc import Callable
 from companion.games.die import Die
 from companion.rules import node as nd
 from companion.service import commands as c
-from companion.service import notify
+from companion.service import library, notify
 from companion.service.config import Config
 from companion.service.runtime import Runtime
 from companion.service.store import Store, StoreUnavailable
@@ -277,8 +278,13 @@ class Companion:
 def _hold(state) -> int:
     """Lock the state directory for this process, or StoreUnavailable (docs/runtime.md, "Durability")."""
     try:
-        state.mkdir(parents=True, exist_ok=True)
+        made = not state.exists()
+        state.mkdir(mode=0o700, parents=True, exist_ok=True)
+        _keep_private(state, made)
         fd = os.open(state / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o600)
+        lock = os.fstat(fd)
+        if lock.st_uid == os.geteuid() and lock.st_mode & 0o077:
+            os.fchmod(fd, 0o600)
     except OSError as err:  # the first to touch the folder: say which, and where it is set
         raise StoreUnavailable(
             f"the state directory {state} (games, settings; state.dir in the config) cannot "
@@ -293,6 +299,17 @@ def _hold(state) -> int:
             "(sudo systemctl stop gryb-companion)"
         ) from None
     return fd
+
+
+def _keep_private(state, made: bool) -> None:
+    """The state directory 0700, as systemd's StateDirectoryMode makes it: narrowed when it is surely ours
+    (this user's, made now or holding what an earlier start or compose import made), never a shared one
+    such as /tmp a config names."""
+    st = state.stat()
+    earlier = any((state / name).exists() for name in (LOCK_NAME, DB_NAME, library.FOLDER))
+    if made or (st.st_uid == os.geteuid() and earlier and not st.st_mode & stat.S_ISVTX):
+        if stat.S_IMODE(st.st_mode) & 0o077:
+            os.chmod(state, stat.S_IMODE(st.st_mode) & 0o700)
 
 
 def settle() -> None:
@@ -313,6 +330,7 @@ def run(
     """``gryb-companion run``: start, notify systemd, ping its watchdog, stop on SIGTERM."""
     stop = stop or threading.Event()
     started = time.monotonic()
+    os.umask(0o077)  # what it writes is its user's alone, as systemd's UMask= makes it (docs/security.md)
 
     def on_signal(signum, frame):
         log.info("%s: stopping", signal.Signals(signum).name)

@@ -4,33 +4,69 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 
 from waitress import wasyncore
 from waitress.channel import HTTPChannel
 from waitress.server import create_server
+from waitress.task import ErrorTask
 
-from web.security import BACKSTOP
+from web.security import BACKSTOP, HEADERS
 
 log = logging.getLogger(__name__)
 
 THREADS = 24  # each open page holds one for its event stream
 FREE_THREADS = 8  # never taken by event streams: the page and the API answer however many are open
-PER_ADDRESS = 16  # connections from one address at once (of waitress' 100): slowloris takes no more
+CONNECTIONS = 100  # kept open at once; a new one past it closes the oldest that is not being answered
+SPARE = 50  # past CONNECTIONS when every one is being answered: then waitress stops accepting
+PER_ADDRESS = 16  # connections from one address at once: slowloris takes no more
+REQUEST_SECONDS = 10.0  # a request must arrive whole within this of its first byte (or of the connection)
+
+
+class _ErrorTask(ErrorTask):
+    """waitress' own refusals (400, 413, 431, 501...), sent before the app sees the request, with the
+    headers the app gives every answer."""
+
+    def execute(self):
+        self.response_headers.extend([*HEADERS.items(), ("Cache-Control", "no-store")])
+        super().execute()
 
 
 class _Channel(HTTPChannel):
-    """waitress' connection, closed at once when its address holds PER_ADDRESS already."""
+    """waitress' connection, that no slow client keeps from another (docs/security.md, "Each limit and
+    why"): closed at once past PER_ADDRESS, or when its request has not come whole in REQUEST_SECONDS;
+    a new connection past CONNECTIONS closes the one whose request is the longest coming, else the
+    longest idle (never one being answered, nor one whose answer is still being sent)."""
+
+    error_task_class = _ErrorTask
 
     def __init__(self, server, sock, addr, adj, map=None):
+        self.unfinished = time.time()  # since when a request is awaited whole (None: none is)
         super().__init__(server, sock, addr, adj, map)
         host = addr[0] if isinstance(addr, tuple) else addr
-        mine = sum(
-            1
-            for channel in list(server.active_channels.values())
-            if isinstance(channel.addr, tuple) and channel.addr[0] == host
-        )
-        if mine > PER_ADDRESS:  # this one counted
+        others = [c for c in list(server.active_channels.values()) if c is not self and not c.will_close]
+        if sum(1 for c in others if isinstance(c.addr, tuple) and c.addr[0] == host) >= PER_ADDRESS:
             self.will_close = True
+        elif len(others) >= CONNECTIONS:
+            idle = [c for c in others if not (c.requests or c.total_outbufs_len or c.close_when_flushed)]
+            if idle:
+                oldest = min(idle, key=lambda c: (c.unfinished is None, c.unfinished or c.last_activity))
+                oldest.will_close = True
+
+    def received(self, data):
+        done = super().received(data)
+        if self.request is None:  # what it sent came whole
+            self.unfinished = None
+        elif self.unfinished is None:
+            self.unfinished = time.time()
+        return done
+
+    def readable(self):
+        # waitress asks at least once a second (asyncore_loop_timeout); closing is its own next step.
+        late = self.unfinished is not None and time.time() - self.unfinished > REQUEST_SECONDS
+        if late and not self.requests:
+            self.will_close = True
+        return super().readable()
 
 
 class Server:
@@ -48,6 +84,7 @@ class Server:
                 max_request_body_size=BACKSTOP,
                 clear_untrusted_proxy_headers=True,
                 channel_timeout=60,
+                connection_limit=CONNECTIONS + SPARE,
                 asyncore_use_poll=True,
                 channel_request_lookahead=1,
             )

@@ -1,9 +1,13 @@
-"""What the web tests and the benchmarks share: a loaded die, pairing, games played out, page weights."""
+"""What the web tests and the benchmarks share: a loaded die, pairing, games played out, page weights,
+slow connections."""
 
 from __future__ import annotations
 
 import random
 import re
+import socket
+import threading
+import time
 from collections.abc import Callable
 from itertools import cycle
 
@@ -105,3 +109,60 @@ def every_page_weight(runtime, fetch: Callable[[str], bytes]) -> dict[str, dict[
     longest = max(rules, key=lambda sizes: sum(sizes.values()))
     weights[f"{next(iter(longest))} (the longest rules page)"] = longest
     return weights
+
+
+class Slowloris:
+    """``per`` connections from each address, each a request head begun and a header line every ``every``
+    seconds (slowloris); one the server has closed is opened again at its next line."""
+
+    def __init__(self, port: int, addresses: list[str], per: int, every: float = 5.0):
+        self.port, self.every, self.reopened = port, every, 0
+        self.stop = threading.Event()
+        start = time.monotonic()
+        self.due = {}  # socket -> (its address, when its next line goes)
+        for i, source in enumerate(a for a in addresses for _ in range(per)):
+            self.due[self._open(source)] = (source, start + every * i / (len(addresses) * per))
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _open(self, source: str) -> socket.socket:
+        s = socket.create_connection(("127.0.0.1", self.port), timeout=5, source_address=(source, 0))
+        s.setblocking(False)
+        try:
+            s.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        except OSError:
+            pass
+        return s
+
+    def _run(self) -> None:
+        while not self.stop.wait(0.05):
+            now = time.monotonic()
+            for s, (source, when) in list(self.due.items()):
+                if when > now:
+                    continue
+                try:
+                    closed = s.recv(4096) == b""
+                except BlockingIOError:
+                    closed = False
+                except OSError:
+                    closed = True
+                if not closed:
+                    try:
+                        s.send(b"X-Slow: 1\r\n")
+                    except OSError:
+                        closed = True
+                if closed:
+                    del self.due[s]
+                    s.close()
+                    try:
+                        s = self._open(source)
+                        self.reopened += 1
+                    except OSError:  # not accepted in time: tried again at its next line
+                        s = socket.socket()
+                self.due[s] = (source, now + self.every)
+
+    def close(self) -> None:
+        self.stop.set()
+        self.thread.join()
+        for s in self.due:
+            s.close()

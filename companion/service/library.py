@@ -64,9 +64,12 @@ class Library:
                 f"a composition {rules.id!r} is already saved: to replace it, import with "
                 "--replace (on the page, tick Replace)"
             )
-        self.folder.mkdir(parents=True, exist_ok=True)
+        # The state directory's own modes (docs/security.md), when compose import is the first to make it.
+        if not self.folder.parent.exists():
+            self.folder.parent.mkdir(mode=0o700, parents=True)
+        self.folder.mkdir(mode=0o700, exist_ok=True)
         tmp = path.with_suffix(".tmp")
-        with open(tmp, "w", encoding="utf-8") as f:
+        with open(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w", encoding="utf-8") as f:
             f.write(export(rules))
             f.flush()
             os.fsync(f.fileno())  # on the card before it takes the id

@@ -63,6 +63,28 @@ CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 
 
+def _objects(db: sqlite3.Connection) -> dict[str, tuple]:
+    """Each table, view, index or trigger by name: its kind and columns (SQLite's own left out)."""
+    rows = db.execute("SELECT type, name FROM sqlite_master WHERE name NOT LIKE 'sqlite!_%' ESCAPE '!'")
+    return {
+        name: (kind, tuple(db.execute("SELECT * FROM pragma_table_info(?)", (name,))))
+        for kind, name in rows.fetchall()
+    }
+
+
+def _ours() -> dict[str, tuple]:
+    db = sqlite3.connect(":memory:")
+    db.executescript(_SCHEMA)
+    try:
+        return _objects(db)
+    finally:
+        db.close()
+
+
+# A file is ours when all it holds is ours: another program's, or ours with a table changed, is moved aside.
+_OURS = _ours()
+
+
 class StoreError(ValueError):
     """A stored game that cannot be rebuilt."""
 
@@ -156,14 +178,20 @@ class Store:
             ) from None
 
     def _open(self) -> sqlite3.Connection:
+        with contextlib.suppress(OSError):  # one that cannot be looked at fails in SQLite, saying why
+            if self.path.stat().st_size == 0:  # SQLite would take it for a new one
+                raise _Unusable("it is empty (0 bytes), not a database")
         db = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None, check_same_thread=False)
         try:
+            self._keep_private()
             # Checked before any write: an unusable one is moved aside as it was found.
             check = db.execute("PRAGMA quick_check").fetchone()[0]
             if check != "ok":
                 raise _Unusable(f"integrity check failed: {check}")
-            has_meta = db.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='meta'").fetchone()
-            version = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone() if has_meta else None
+            found = _objects(db)
+            version = None
+            if found.get("meta") == _OURS["meta"]:
+                version = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
             if version is not None and not str(version[0]).isdigit():
                 raise _Unusable(f"schema version {version[0]!r}")
             if version is not None and int(version[0]) != SCHEMA_VERSION:
@@ -171,17 +199,32 @@ class Store:
                     f"it was written by another version of GRYB Companion (schema {version[0]}; "
                     f"this one reads {SCHEMA_VERSION})"
                 )
+            alien = [
+                name + ("" if name not in _OURS else ", unlike ours")
+                for name in sorted(found)
+                if found[name] != _OURS.get(name)
+            ]
+            if alien:
+                raise _Unusable(f"it is not a GRYB Companion database (it holds: {'; '.join(alien)})")
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=FULL")
             db.execute("PRAGMA foreign_keys=ON")
-            db.executescript(_SCHEMA)
-            if version is None:
-                db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+            db.executescript(
+                f"BEGIN; {_SCHEMA} INSERT OR IGNORE INTO meta VALUES ('schema', '{SCHEMA_VERSION}'); COMMIT;"
+            )
             _writable(db)
         except Exception:
             db.close()
             raise
         return db
+
+    def _keep_private(self) -> None:
+        """The file and its -wal and -shm (SQLite gives those the file's mode) for this user alone, if his."""
+        for suffix in ("", "-wal", "-shm"):
+            with contextlib.suppress(OSError):  # gone, or another user's: SQLite says what it makes of it
+                st = os.lstat(f"{self.path}{suffix}")
+                if stat.S_ISREG(st.st_mode) and st.st_uid == os.geteuid() and st.st_mode & 0o077:
+                    os.chmod(f"{self.path}{suffix}", stat.S_IMODE(st.st_mode) & 0o700)
 
     def _move_aside(self) -> Path:
         """Rename it with its -wal and -shm to the first free ``<name>.corrupt-<n>``."""

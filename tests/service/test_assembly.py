@@ -9,6 +9,7 @@ import os
 import random
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
@@ -552,6 +553,92 @@ def test_a_database_it_cannot_use_is_moved_aside_and_the_companion_starts_on_a_n
         f"database {db} cannot be used (it was written by another version of GRYB Companion (schema 2; this "
         f"one reads 1)): moved aside to {aside}, starting a new one"
     ) in log
+
+
+# Each a file the companion cannot use (tests/service/test_store.py has them all, with what the log says).
+UNUSABLE = {
+    "empty": b"",
+    "garbage": bytes(range(256)) * 40,
+    "another program's": "CREATE TABLE games (name TEXT, score INTEGER); INSERT INTO games VALUES ('go', 3);",
+    "ours, with a foreign table": "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+    "INSERT INTO meta VALUES ('schema', '1'); CREATE TABLE notes (text TEXT);",
+    "ours, a column missing": "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+    "INSERT INTO meta VALUES ('schema', '1'); CREATE TABLE games (id INTEGER PRIMARY KEY);",
+}
+
+
+@pytest.mark.parametrize("case", UNUSABLE)
+def test_the_program_starts_on_a_new_database_whatever_file_it_found(tmp_path, case):
+    from companion.assembly import DB_NAME
+
+    db = tmp_path / "xdg" / "gryb-companion" / DB_NAME
+    db.parent.mkdir(parents=True)
+    if isinstance(UNUSABLE[case], bytes):
+        db.write_bytes(UNUSABLE[case])
+    else:
+        made = sqlite3.connect(db)
+        made.executescript(UNUSABLE[case])
+        made.close()
+    before = db.read_bytes()
+    process, url = _start(tmp_path)
+    try:
+        browser = Browser(url)
+        browser.post("/api/games/new", {"game": "drangles", "players": 2})
+        assert browser.get("/api/state")["game"]["id"] == "drangles"
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(10)
+    aside = db.with_name(DB_NAME + ".corrupt-1")
+    assert aside.read_bytes() == before and process.returncode == 0
+    lines = [line for line in process.stderr.read().splitlines() if "moved aside" in line]
+    assert len(lines) == 1 and f"database {db} cannot be used (" in lines[0] and str(aside) in lines[0]
+
+
+def _modes(state: Path) -> dict[str, str]:
+    return {str(p.relative_to(state)): oct(p.stat().st_mode & 0o777) for p in [state, *state.rglob("*")]}
+
+
+RACE = 'id = "race"\nname = "Race"\n[tokens]\nstones = 3\nenter = "bottom"\n[goal]\nwin = ["race"]\n'
+RACE += 'race = "top"\n'
+
+
+@pytest.mark.parametrize("before", ["nothing", "an older version's run", "compose import"])
+def test_the_state_is_its_users_alone_whatever_the_umask(tmp_path, before):
+    """The directory 0700 and every file in it 0600, as systemd's UMask and StateDirectoryMode make them:
+    ``run --sim`` from a shell with umask 022 too (docs/security.md, "Each limit and why")."""
+    state = tmp_path / "xdg" / "gryb-companion"
+    if before == "compose import":  # the first to make the directory
+        (tmp_path / "race.toml").write_text(RACE)
+        old = os.umask(0o022)
+        try:
+            assert _run_once(tmp_path, "compose", "import", str(tmp_path / "race.toml")).returncode == 0
+        finally:
+            os.umask(old)
+    if before == "an older version's run":
+        state.mkdir(parents=True, mode=0o755)
+        made = sqlite3.connect(state / "companion.db")
+        made.execute("PRAGMA journal_mode=WAL")
+        made.close()
+        (state / "companion.lock").touch()
+        for path in [state, *state.iterdir()]:
+            path.chmod(0o755 if path.is_dir() else 0o644)
+    old = os.umask(0o022)
+    try:
+        process, url = _start(tmp_path)
+    finally:
+        os.umask(old)
+    try:
+        browser = Browser(url)  # the session key and pairing epoch are written
+        browser.post("/api/games/new", {"game": "drangles", "players": 2})
+        browser.post("/api/compositions", {"text": RACE.replace("race", "race-2", 1)})  # a folder of its own
+        modes = _modes(state)  # while it runs: the -wal and -shm too
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(10)
+    assert {"companion.db", "companion.db-wal", "companion.db-shm", "web-secret.key", "compositions"} <= set(
+        modes
+    )
+    assert modes == {name: "0o700" if (state / name).is_dir() else "0o600" for name in modes}
 
 
 def test_a_database_is_never_moved_aside_under_a_companion_that_runs_on_it(tmp_path):

@@ -297,3 +297,85 @@ def test_a_wal_this_user_cannot_read_moves_aside_with_its_database_and_keeps_wha
     aside = sqlite3.connect(cut / "companion.db.corrupt-1")
     assert aside.execute("SELECT action FROM events").fetchall() == [("roll:G",)]
     aside.close()
+
+
+# -- every database it cannot use is moved aside, one rule (docs/security.md, "Each limit and why") ------
+
+OURS_MINUS_A_COLUMN = (
+    "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL); INSERT INTO meta VALUES ('schema', '1');"
+    "CREATE TABLE games (id INTEGER PRIMARY KEY, game TEXT NOT NULL, players INTEGER NOT NULL);"
+)
+UNUSABLE = {
+    "another program's": (
+        "CREATE TABLE photos (path TEXT PRIMARY KEY, taken REAL); INSERT INTO photos VALUES ('a.jpg', 1.0);",
+        "it is not a GRYB Companion database (it holds: photos)",
+    ),
+    "another program's, names like ours": (
+        "CREATE TABLE games (name TEXT, score INTEGER); INSERT INTO games VALUES ('chess', 3);",
+        "it is not a GRYB Companion database (it holds: games, unlike ours)",
+    ),
+    "ours, with a foreign table": (
+        "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+        "INSERT INTO meta VALUES ('schema', '1'); CREATE TABLE notes (text TEXT);",
+        "it is not a GRYB Companion database (it holds: notes)",
+    ),
+    "ours, a column missing": (
+        OURS_MINUS_A_COLUMN,
+        "it is not a GRYB Companion database (it holds: games, unlike ours)",
+    ),
+    "a meta table not ours": (
+        "CREATE TABLE meta (k TEXT, v TEXT); INSERT INTO meta VALUES ('schema', '1');",
+        "it is not a GRYB Companion database (it holds: meta, unlike ours)",
+    ),
+}
+
+
+def unusable_file(path: Path, case: str) -> bytes:
+    """Write the case's file at ``path``; its bytes."""
+    if case == "empty":
+        path.write_bytes(b"")
+    elif case == "garbage":
+        path.write_bytes(bytes(range(256)) * 40)
+    else:
+        db = sqlite3.connect(path)
+        db.executescript(UNUSABLE[case][0])
+        db.close()
+    return path.read_bytes()
+
+
+UNUSABLE_WHY = {
+    "empty": "it is empty (0 bytes), not a database",
+    "garbage": "file is not a database",
+    **{case: why for case, (_, why) in UNUSABLE.items()},
+}
+
+
+@pytest.mark.parametrize("case", UNUSABLE_WHY)
+def test_every_database_it_cannot_use_is_moved_aside_with_one_line_naming_it(tmp_path, caplog, case):
+    path = tmp_path / "companion.db"
+    before = unusable_file(path, case)
+    store = Store(path)
+    aside = tmp_path / "companion.db.corrupt-1"
+    assert aside.read_bytes() == before  # kept as found
+    assert [r.getMessage() for r in caplog.records] == [
+        f"database {path} cannot be used ({UNUSABLE_WHY[case]}): moved aside to {aside}, starting a new one"
+    ]
+    gid = store.new_game(find("ez-gryb")(), ["A", "B"], None, None, 0.0)
+    assert store.current_game().id == gid and sorted(p.name for p in tmp_path.glob("*.corrupt-*")) == [
+        "companion.db.corrupt-1"
+    ]
+
+
+def test_a_database_of_ours_is_never_moved_aside_nor_one_whose_first_start_was_cut_short(tmp_path, caplog):
+    """Its tables alone, all ours, no version yet (killed as it made them): it is ours, made whole."""
+    path = tmp_path / "companion.db"
+    store = Store(path)
+    gid = store.new_game(find("ez-gryb")(), ["A", "B"], None, None, 0.0)
+    store.close()
+    assert Store(path).current_game().id == gid
+    cut = tmp_path / "cut.db"
+    db = sqlite3.connect(cut)
+    db.executescript("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);")
+    db.close()
+    assert Store(cut).current_game() is None
+    assert not list(tmp_path.glob("*.corrupt-*")) and not caplog.records

@@ -1,6 +1,7 @@
 """waitress on a thread: port 0, the SSE feed over a real socket, heartbeats, and a prompt shutdown."""
 
 import http.client
+import io
 import json
 import select
 import socket
@@ -16,7 +17,7 @@ from companion.service.store import Store
 from web import create_app
 from web.security import BACKSTOP, MAX_BODY
 from web.server import serve
-from web.testing import LoadedDie
+from web.testing import LoadedDie, Slowloris
 
 
 @pytest.fixture
@@ -261,3 +262,142 @@ def test_shutdown_after_the_history_pages_leaves_no_wal_behind(tmp_path):
         runtime.stop()
         runtime.store.close()
     assert sorted(p.name for p in tmp_path.glob("gryb.db*")) == ["gryb.db"]
+
+
+WAITRESS_REFUSALS = {
+    413: b"POST /api/pair HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+    b"Content-Length: 1000000\r\n\r\n",
+    431: b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + b"x" * 300_000 + b"\r\n\r\n",
+    400: b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nNo colon here\r\n\r\n",
+    501: b"POST /api/press HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: gzip\r\n\r\n",
+}
+
+
+@pytest.mark.parametrize("status", WAITRESS_REFUSALS)
+def test_waitress_own_refusals_carry_the_apps_security_headers(rt, tmp_path, status):
+    """What waitress answers before the app sees a request (past its limits, or unreadable) has the headers
+    every answer of the app has: a text/plain page must not be framed, sniffed or kept either."""
+    from web.security import HEADERS
+
+    app = create_app(rt, Config(), state_dir=tmp_path)
+    with serve(app, "127.0.0.1", 0) as server:
+        with socket.create_connection(("127.0.0.1", server.port), timeout=5) as s:
+            try:
+                s.sendall(WAITRESS_REFUSALS[status])
+            except ConnectionResetError:  # it may answer and close before reading all of a long head
+                pass
+            answer = b""
+            while b"\r\n\r\n" not in answer and (chunk := s.recv(65536)):
+                answer += chunk
+    head = http.client.parse_headers(io.BytesIO(answer.split(b"\r\n", 1)[1]))
+    assert answer.split(b" ", 2)[1] == str(status).encode()
+    assert {key: head[key] for key in HEADERS} == HEADERS and head["Cache-Control"] == "no-store"
+
+
+def _timed(opener, url: str, data: bytes | None = None, headers: dict | None = None) -> float:
+    """Seconds to an answer (inf: none within 5 s)."""
+    request = urllib.request.Request(url, data, headers=headers or {}, method="POST" if data else "GET")
+    start = time.monotonic()
+    try:
+        with opener.open(request, timeout=5) as r:
+            r.read()
+            assert r.status == 200
+    except (TimeoutError, OSError):
+        return float("inf")
+    return time.monotonic() - start
+
+
+@pytest.mark.slow
+def test_slow_connections_from_many_addresses_never_keep_a_paired_phone_waiting(rt, tmp_path):
+    """200 slowloris connections from 20 addresses (10 each, under the per-address cap) and waitress' 100
+    would stay full: a paired phone's GET and POST are answered within a second throughout, a guest's
+    once the attack stops (docs/security.md, "Each limit and why")."""
+    from web.server import CONNECTIONS
+
+    app = create_app(rt, Config(), state_dir=tmp_path)
+    with serve(app, "127.0.0.1", 0) as server:
+        phone = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())
+        post = {"Content-Type": "application/json", "Origin": server.url}
+        with phone.open(urllib.request.Request(server.url + "/api/pair/start", b"{}", post)) as r:
+            assert r.status == 200
+        code = json.dumps({"code": "".join(rt.board.effects.code)}).encode()
+        with phone.open(urllib.request.Request(server.url + "/api/pair", code, post)) as r:
+            post["X-CSRF-Token"] = json.load(r)["csrf"]
+        attack = Slowloris(server.port, [f"127.0.9.{i}" for i in range(1, 21)], per=10)
+        try:
+            held, waits, end = 0, [], time.monotonic() + 15  # past the request deadline: they come back
+            while time.monotonic() < end:
+                held = max(held, len(server._server.active_channels))
+                waits.append(_timed(phone, server.url + "/api/state"))
+                body = json.dumps({"brightness": 0.3 + len(waits) % 5 / 10}).encode()
+                waits.append(_timed(phone, server.url + "/api/settings", body, post))
+                time.sleep(0.2)
+        finally:
+            attack.close()
+        guest = _timed(urllib.request.build_opener(), server.url + "/api/state")
+    assert max(waits) < 1.0, sorted(waits)[-5:]
+    assert held >= CONNECTIONS - 5 and attack.reopened > 0  # the attack had them all, and kept at it
+    assert guest < 1.0
+
+
+def _closed(s: socket.socket, within: float) -> bool:
+    """Whether the server closes ``s`` within ``within`` seconds (what it sent before is read past)."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([s], [], [], 0.1)
+        try:
+            if ready and not s.recv(65536):
+                return True
+        except ConnectionResetError:
+            return True
+    return False
+
+
+def test_a_request_that_does_not_come_whole_in_time_is_closed_an_idle_connection_is_not(
+    rt, tmp_path, monkeypatch
+):
+    from web import server as server_mod
+
+    monkeypatch.setattr(server_mod, "REQUEST_SECONDS", 1.0)
+    app = create_app(rt, Config(), state_dir=tmp_path)
+    with serve(app, "127.0.0.1", 0) as server:
+        silent = socket.create_connection(("127.0.0.1", server.port), timeout=5)
+        slow = socket.create_connection(("127.0.0.1", server.port), timeout=5)
+        slow.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        kept = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
+        kept.request("GET", "/api/state")
+        assert kept.getresponse().read()
+        started = time.monotonic()
+        for _ in range(3):  # a line every quarter second: activity, yet not the whole head
+            time.sleep(0.25)
+            slow.sendall(b"X-Slow: 1\r\n")
+        assert _closed(slow, 2.5) and _closed(silent, 0.1) and time.monotonic() - started < 3.5
+        kept.request("GET", "/api/state")  # the kept-alive connection still serves
+        assert kept.getresponse().status == 200
+        for s in (slow, silent):
+            s.close()
+        kept.close()
+
+
+def test_a_new_connection_past_the_limit_closes_the_longest_unfinished_request(rt, tmp_path, monkeypatch):
+    from web import server as server_mod
+
+    monkeypatch.setattr(server_mod, "CONNECTIONS", 6)
+    app = create_app(rt, Config(), state_dir=tmp_path)
+    with serve(app, "127.0.0.1", 0) as server:
+        kept = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
+        kept.request("GET", "/api/state")  # idle once answered: it goes last
+        assert kept.getresponse().read()
+        slow = []
+        for _ in range(5):
+            slow.append(socket.create_connection(("127.0.0.1", server.port), timeout=5))
+            slow[-1].sendall(b"GET / HTTP/1.1\r\n")
+            time.sleep(0.05)
+        with urllib.request.urlopen(server.url + "/api/state", timeout=3) as r:  # the seventh gets in
+            assert r.status == 200
+        assert _closed(slow[0], 1.0) and not any(_closed(s, 0.1) for s in slow[1:])
+        kept.request("GET", "/api/state")
+        assert kept.getresponse().status == 200
+        for s in slow:
+            s.close()
+        kept.close()
