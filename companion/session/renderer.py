@@ -277,10 +277,10 @@ def _status(game: Game, colours: list[RGB], effects: Effects, frame: _Frame) -> 
         face = int(since * TUMBLE_HZ)
         shown = BOARD_COLOURS["GRYB"[face % 4]]
         frame.changes_at(effects.die_started + min((face + 1) / TUMBLE_HZ, DIE_SECONDS))
-    elif game.last_roll in BOARD_COLOURS and (game.roll is not None or not game.is_chance):
+    elif game.last_roll in BOARD_COLOURS and (game.roll is not None or not game.roll_offered):
         # A colour die's face; a node (GRYB Dice II) or a number (Grim Reaper's random life) is no colour.
         shown = BOARD_COLOURS[game.last_roll]
-    elif game.is_chance:
+    elif game.roll_offered:
         # Waiting for ROLL: a slow blink in the colour of whose turn it is, two frames a second. (A pulse was
         # meant, but the runtime drew a board waiting for the die once a second, so it never showed; drawn
         # as meant, the commonest waiting state of the die games would cost every frame the LEDs take.)
