@@ -395,7 +395,7 @@ class Game:
         if action.kind in (PLACE, MOVE):
             # The roll first: what the player most needs to hear.
             if isinstance(self.roll, str):
-                wrong = [t for t in action.targets if nd.focus(t) != self.roll]
+                wrong = [t for t in action.targets if t != nd.HEAD and nd.focus(t) != self.roll]
                 if wrong:
                     colour, there = COLOUR_NAMES[self.roll], nd.name(wrong[0])
                     return f"you rolled {self.roll}: move onto a {colour} node, and {there} is not one"
