@@ -1,16 +1,4 @@
-"""The program that runs on the Pi (or the laptop): config -> store -> runtime -> hardware -> web.
-
-    companion = Companion(config, sim=True)
-    companion.start()          # returns once every part is up; companion.url is the web page
-    ...
-    companion.stop()           # in the reverse order; idempotent
-
-This is the one place that wires the packages together (the composition root). The runtime and the
-engine never import the web layer or a driver: they get callables (a frame sink, a sound, a watchdog
-ping), and the drivers and the web page only submit commands to the runtime, whose thread owns the
-game. ``run()`` is the ``gryb-companion run`` command: it adds the signals and systemd's notify
-protocol around a Companion.
-"""
+"""The composition root: config -> store -> runtime -> hardware -> web (docs/runtime.md, "The program")."""
 
 from __future__ import annotations
 
@@ -35,22 +23,15 @@ from companion.session.renderer import Picture
 log = logging.getLogger(__name__)
 
 DB_NAME = "companion.db"
-LOCK_NAME = "companion.lock"  # held while a companion runs on the state directory
-SELFTEST_SECONDS = 300.0  # time to press every node
-LINK_WATCH_SECONDS = 0.5  # how often the status LED looks at the Pico link
-# The runtime's sound names -> the control panel's tone patterns.
+LOCK_NAME = "companion.lock"
+SELFTEST_SECONDS = 300.0  # to press every node
+LINK_WATCH_SECONDS = 0.5
 SOUNDS = {"roll": "roll", "illegal": "illegal", "gryb": "gryb", "win": "win", "draw": "ok", "undo": "ok"}
 
 
 class Companion:
-    """Every part of the running companion, started and stopped in order.
-
-    With ``sim`` the config must already be the simulator's (``config.simulated``): the LEDs are the
-    simulated surface, the node buttons the emulated Pico talking over a pty, the control panel
-    gpiozero's MockFactory. ``host``/``port`` override the config's web address (port 0: any free port).
-    ``settle`` is called once a kind of game's tables are built for a computer player (``run`` passes
-    :func:`settle`; see ``Runtime._warm``).
-    """
+    """Every part of the running companion; ``sim`` needs ``config.simulated``, ``port`` 0 is any free one,
+    ``settle`` runs once a kind of game is warmed for a computer player."""
 
     def __init__(
         self,
@@ -80,11 +61,11 @@ class Companion:
         self.panel = None
         self.server = None
         self._stopped = False
-        self._selftest = None  # hardware.selftest.Run, once the LEDs and the node buttons are open
+        self._selftest = None  # hardware.selftest.Run
         self._closing = threading.Event()
         self._link_watch: threading.Thread | None = None
 
-    # -- start ------------------------------------------------------------------------------------
+    # -- start
 
     def start(self) -> None:
         from companion.service.geometry import board_geometry
@@ -145,8 +126,8 @@ class Companion:
                 self.surface,
                 self.node_input,
                 [nd.name(n) for n in nd.nodes()],
-                on_end=lambda: self.runtime.submit(c.Tick()),
-            )  # the game's picture again
+                on_end=lambda: self.runtime.submit(c.Tick()),  # the game's picture again
+            )
             self._serve()
             self._link_watch = threading.Thread(target=self._watch_link, name="gryb-link-led", daemon=True)
             self._link_watch.start()
@@ -175,26 +156,25 @@ class Companion:
     def url(self) -> str:
         return self.server.url if self.server is not None else ""
 
-    # -- the glue (called on the runtime's thread or the drivers' threads) ------------------------
+    # -- the glue (on the runtime's thread or the drivers')
 
     def _show(self, picture: Picture) -> None:
-        """The runtime's frame sink: brightness (night mode) then the picture to the LEDs."""
+        """The runtime's frame sink: brightness, then the picture to the LEDs."""
         runtime = self.runtime
         surface = self.surface
         if runtime is None or surface is None:
             return
         if self.selftest_running:
-            return  # the self-test has the LEDs
+            return
         settings = runtime.board.settings
         surface.brightness = settings.shown_brightness()
         if surface.budget_ma != settings.budget_ma:
             try:
                 surface.budget_ma = settings.budget_ma
-            except ValueError as err:  # below what this layout draws doing nothing: keep the old budget
+            except ValueError as err:  # below this layout's idle draw: keep the old budget
                 log.warning("LED budget not applied: %s", err)
                 settings.budget_ma = surface.budget_ma
-        # A Giant board's nodes are not the cloth's: it shows only whose turn and the die (on_cloth()), and a
-        # pairing code, which is the cloth's own (a phone must pair to play a game only a phone can show).
+        # A Giant board: only the status pixels and a pairing code (docs/runtime.md, "What the LEDs show").
         nodes = picture.nodes if runtime.board.on_cloth() else picture.code
         surface.show_nodes({nd.name(n): colour for n, colour in nodes.items()}, picture.status)
 
@@ -205,18 +185,16 @@ class Companion:
     def _node_event(self, event) -> None:
         runtime = self.runtime
         if self.selftest_running:
-            return  # the board is the self-test's from its LED sweep on, before it takes the presses itself
+            return  # the self-test's from its LED sweep on
         if runtime is not None and event.pressed:
             runtime.submit(c.ClothPress(event.node))
 
     def start_selftest(self, timeout: float = SELFTEST_SECONDS) -> bool:
-        """Run the self-test (LED sweep, every node pressed, link) on its own thread; False if one runs.
-
-        While it runs the LEDs are the self-test's and node presses go to it, not to the game."""
+        """Run the self-test on its own thread; False if one runs."""
         return self._selftest is not None and self._selftest.start(timeout)
 
     def cancel_selftest(self) -> bool:
-        """Stop the self-test under way; once this returns the board is the game's again. False if none runs."""
+        """Stop the self-test: the board is the game's again on return. False if none runs."""
         return self._selftest is not None and self._selftest.cancel()
 
     @property
@@ -225,11 +203,11 @@ class Companion:
 
     @property
     def selftest_report(self) -> dict | None:
-        """Where the self-test is while it runs, then its report (None before the first)."""
+        """The self-test's progress, then its report."""
         return None if self._selftest is None else self._selftest.status()
 
     def status(self) -> dict:
-        """Hardware status for the settings page: mode, serial link, LED driver."""
+        """Hardware status for the settings page."""
         link = self.node_input.link_status() if self.node_input is not None else {"state": "down"}
         leds = self.surface.status() if self.surface is not None else {}
         return {
@@ -243,8 +221,7 @@ class Companion:
         }
 
     def _watch_link(self, every: float = LINK_WATCH_SECONDS) -> None:
-        """The status LED says whether the Pico answers: steady while it does, a slow blink while it does
-        not (unplugged, no firmware, another program on the port), from the start and whenever it drops."""
+        """The status LED: steady while the Pico answers, a slow blink while it does not."""
         shown = None
         while True:
             try:
@@ -257,10 +234,10 @@ class Companion:
             if self._closing.wait(every):
                 return
 
-    # -- stop -------------------------------------------------------------------------------------
+    # -- stop
 
     def stop(self) -> None:
-        """Stop in the reverse order of start: no new input, then the loop, then the outputs."""
+        """Stop in the reverse order: no new input, then the loop, then the outputs."""
         if self._stopped:
             return
         self._stopped = True
@@ -293,15 +270,11 @@ class Companion:
 
 
 def _hold(state) -> int:
-    """Take the state directory for this program (the lock goes with the process, even on a power cut).
-
-    A second companion on it would replay the same game into its own memory and append its presses to
-    the same database as the first: a roll on one is lost when the other starts a new game, and two moves
-    for the same turn leave a game that no longer replays."""
+    """Lock the state directory for this process, or StoreUnavailable (docs/runtime.md, "Durability")."""
     try:
         state.mkdir(parents=True, exist_ok=True)
         fd = os.open(state / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o600)
-    except OSError as err:  # the first thing to touch the folder: say which folder, and where it is set
+    except OSError as err:  # the first to touch the folder: say which, and where it is set
         raise StoreUnavailable(
             f"the state directory {state} (games, settings; state.dir in the config) cannot "
             f"be made or written: {err.strerror or err}"
@@ -318,18 +291,8 @@ def _hold(state) -> int:
 
 
 def settle() -> None:
-    """Hand everything built at start-up to the garbage collector's permanent generation.
-
-    The move tables, the games' catalogue, Flask and the web server live as long as the process, yet a
-    full collection walks all of them each time (7-30 ms on a desktop core, several times that on a Pi): it
-    could fall on a press or on the computer's answer. Frozen, they are skipped, and a collection
-    walks only what the games make (docs/performance.md, "The running companion").
-
-    The runtime calls it again, on its warming thread, the first time a kind of game is warmed for a
-    computer player (its GRYB index and tables are built then, and kept as long). Whatever else is alive
-    at that moment is frozen with it: freed as usual once unreferenced, but never by a collection, so an
-    object in a reference cycle that dies later stays: 10 to 130 objects a time, measured, and once per
-    kind of game (the search tree has no cycle: companion/ai.py, ``_Node``)."""
+    """Freeze what start-up built, so a full collection skips it; a cycle frozen is never collected
+    (docs/performance.md, "What the session keeps for speed")."""
     gc.collect()
     gc.freeze()
 
@@ -342,7 +305,7 @@ def run(
     port: int | None = None,
     stop: threading.Event | None = None,
 ) -> int:
-    """``gryb-companion run``: start, tell systemd we are ready, ping its watchdog, stop on SIGTERM."""
+    """``gryb-companion run``: start, notify systemd, ping its watchdog, stop on SIGTERM."""
     stop = stop or threading.Event()
     started = time.monotonic()
 

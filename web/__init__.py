@@ -1,13 +1,4 @@
-"""The phone web page: a Flask app factory, one blueprint per feature, served by waitress.
-
-    create_app(runtime, config, sim_input=None, state_dir=None, status_provider=None, selftest=None,
-               cancel_selftest=None, leds=None)
-
-Views are thin: they check the request and call the runtime (``runtime.call(name, ...)``), which
-owns the game. Anyone on the LAN may watch (GET); anything that changes the game or the settings
-needs a paired session and a CSRF token (see :mod:`web.security`). The page updates itself from
-the Server-Sent Events feed at ``/api/events`` (:mod:`web.events`).
-"""
+"""The phone web page: a Flask app factory, one blueprint per feature; thin views that call the runtime."""
 
 from __future__ import annotations
 
@@ -24,8 +15,7 @@ __all__ = ["create_app"]
 
 
 class WebState:
-    """What the blueprints share: the runtime, the optional simulator input, status, a stop flag and the
-    replayed games kept."""
+    """What the blueprints share: the runtime, the simulator's input, status, a stop flag, replays kept."""
 
     def __init__(
         self,
@@ -45,16 +35,16 @@ class WebState:
         self.status_provider = status_provider
         self.selftest = selftest
         self.cancel_selftest = cancel_selftest
-        self.leds = leds  # what the LEDs show now (hardware.leds.LedSurface.shown), for GET /api/leds
-        self.stopping = threading.Event()  # set at shutdown: every open SSE stream ends within a second
-        self.replays = Replays()  # replayed games the replay page steps through
+        self.leds = leds  # LedSurface.shown
+        self.stopping = threading.Event()  # set at shutdown: every SSE stream ends
+        self.replays = Replays()
 
     def status(self) -> dict:
         if self.status_provider is None:
             return {"mode": "simulator", "serial": "simulator", "heartbeat_age": None, "leds": "simulator"}
         try:
             status = dict(self.status_provider())
-        except Exception as err:  # a broken driver must not take the settings page down
+        except Exception as err:  # a broken driver must not take the page down
             return {"mode": "unknown", "error": f"status unavailable: {type(err).__name__}"}
         status.setdefault("mode", "hardware")
         return status
@@ -70,17 +60,7 @@ def create_app(
     cancel_selftest: Callable[[], bool] | None = None,
     leds: Callable[[], dict] | None = None,
 ) -> Flask:
-    """Build the web app around a started :class:`companion.service.runtime.Runtime`.
-
-    ``sim_input`` (the simulator) has ``tap(node_name)``: a tap on the virtual board presses that
-    node through the emulated MCU; without it a tap calls the runtime's ``press``.
-    ``state_dir`` keeps the session secret (default: the configured state directory).
-    ``status_provider`` returns the hardware status shown on the settings page.
-    ``selftest`` starts the hardware self-test (False when one is already running); its progress and
-    report come back in the status (``selftest``). ``cancel_selftest`` stops the one under way (False when
-    none is).
-    ``leds`` says what the LEDs show now (``LedSurface.shown``), for ``GET /api/leds``; without it that is a 404.
-    """
+    """The web app around a started Runtime; each argument: docs/web.md, "Starting it"."""
     app = Flask(__name__)
     state_dir = Path(state_dir) if state_dir is not None else config.state.path()
     app.extensions["gryb"] = WebState(

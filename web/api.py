@@ -1,4 +1,4 @@
-"""What the blueprints share: the app's state, refusals, request bodies as commands, calls to the runtime."""
+"""What the blueprints share: the app's state, refusals, bodies as commands, calls to the runtime."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from companion.service.commands import Command
 from companion.service.runtime import StorageError
 
 MAX_BODY = 16 * 1024
-MAX_NESTING = 32  # arrays and objects in a body; the page sends two levels
-QUOTE = 40  # a longer word in an error message (user text quoted back) keeps its first 20 characters
-MAX_MESSAGE = 400  # room for the longest reason (a composition section listing its parameters)
+MAX_NESTING = 32  # the page sends two levels
+QUOTE = 40  # a longer word in a refusal (user text quoted back) keeps its first 20 characters
+MAX_MESSAGE = 400  # the longest reason: a composition section listing its parameters
 TOO_DEEP = f"the body is not valid JSON here: nested more than {MAX_NESTING} deep"
 HALF = "the body is not valid JSON here: it holds half a character (a lone surrogate such as \\ud800)"
 
@@ -30,14 +30,13 @@ def refuse(status: int, message: str, **headers):
 
 
 def short(message: str) -> str:
-    """An error message fit to send back: each overlong word (say a 15,000-letter node name the request
-    sent, quoted in the reason) cut to its first 20 characters and "…", the whole to MAX_MESSAGE."""
-    message = re.sub(r"\S{%d,}" % (QUOTE + 1), lambda m: m.group()[:20] + "…", str(message))
+    """A message fit to send back (docs/security.md, "The threat model")."""
+    message = re.sub(rf"\S{{{QUOTE + 1},}}", lambda m: m.group()[:20] + "…", str(message))
     return message if len(message) <= MAX_MESSAGE else message[: MAX_MESSAGE - 1] + "…"
 
 
 def _nesting_ok(data) -> bool:
-    """Whether no array or object in ``data`` lies more than MAX_NESTING deep (walked without recursion)."""
+    """Nothing nested past MAX_NESTING (walked without recursion)."""
     stack = [(data, 1)]
     while stack:
         value, depth = stack.pop()
@@ -55,8 +54,7 @@ def web():
 
 
 def body(*fields: str) -> dict:
-    """The request's JSON object ({} for an empty body), of no fields but ``fields``; 400 for anything else
-    (a field the endpoint does not take is a mistake the client should hear of, not a silent no-op)."""
+    """The request's JSON object ({} when empty) of ``fields`` alone: another is a mistake to hear of."""
     raw = request.get_data(cache=True)
     if not raw.strip():
         return {}
@@ -68,7 +66,7 @@ def body(*fields: str) -> dict:
         refuse(400, TOO_DEEP)
     if not _nesting_ok(data):
         refuse(400, TOO_DEEP)
-    try:  # "\ud800" decodes, but no page, file or log can hold it: a name with one would break /history
+    try:  # "\ud800" decodes, but no page, file or log can hold it (docs/security.md)
         json.dumps(data, ensure_ascii=False).encode()
     except UnicodeEncodeError:
         refuse(400, HALF)
@@ -82,7 +80,7 @@ def body(*fields: str) -> dict:
 
 
 def command(cls: type[Command], **extra) -> Command:
-    """The request's body as a command of ``cls`` (its fields are the body's), checked by its declaration."""
+    """The body as a command of ``cls``, checked."""
     data = body(*cls.fields())
     try:
         return cls.from_body(data | extra)
@@ -91,19 +89,19 @@ def command(cls: type[Command], **extra) -> Command:
 
 
 def call(command: Command, timeout: float = 10):
-    """Run a command on the runtime and wait: 400 when refused (nothing changed), 503 when busy or unsaved."""
+    """Run a command and wait: 400 when refused, 503 when busy or unsaved."""
     try:
         return web().runtime.call(command, timeout=timeout)
-    except ValueError as err:  # CommandError / IllegalAction: refused before anything changed
+    except ValueError as err:  # CommandError, IllegalAction
         refuse(400, str(err))
     except TimeoutError:
         refuse(503, "the board is busy: try again")
-    except StorageError as err:  # a full disk or a locked database: nothing changed
+    except StorageError as err:  # a full disk or a locked database
         refuse(503, str(err))
 
 
 def compact(snapshot: dict) -> dict:
-    """The snapshot the page needs: everything but the list of legal actions."""
+    """The snapshot but its legal actions."""
     return {k: v for k, v in snapshot.items() if k != "legal"}
 
 
@@ -119,5 +117,5 @@ def loopback() -> bool:
 
 
 def board_here() -> bool:
-    """Whether this request's page is the board: the simulator, seen from the laptop it runs on."""
+    """Whether the page is the board: the simulator's, on its laptop."""
     return web().sim_input is not None and loopback()

@@ -1,9 +1,4 @@
-"""The virtual board as SVG, drawn from the one geometry everything shares (``companion.rules.node.position``).
-
-The board's frame (its size, the cloth, the groups to draw into) is made here once per depth and cached;
-the page's scripts draw the printed rods and nodes into it (``web/static/js/cloth.js``, the same geometry),
-then stones, targets, picks and chores over them from each snapshot.
-"""
+"""The virtual board's SVG frame, once per depth; the page draws the rods, nodes and stones into it."""
 
 from __future__ import annotations
 
@@ -32,16 +27,15 @@ def _num(v: float) -> str:
 
 @functools.lru_cache(maxsize=8)
 def board_svg(depth: int) -> str:
-    """The board's frame: its size, the cloth and the groups the page draws into. The rods and the nodes are
-    drawn in the page (web/static/js/cloth.js) from the same geometry: as markup, the Super Giant board's
-    5461 nodes weighed 444 KiB, three times what a page may weigh (docs/web.md)."""
+    """The board's frame: its size, the cloth and the groups the page draws into (web/static/js/cloth.js
+    draws the rods and nodes: as markup they would outweigh a page, docs/web.md, "Pages")."""
     half = (1 << depth) - 1 + 1.6
     size = _num(2 * half)
-    # What is drawn over the nodes (stones, figures, rings) is for the eye: once the page makes the board a
-    # control, a screen reader hears the node under the keyboard's ring (keys.js), not "♟ ♚ ♟ ♞ …".
+    # What is drawn over the nodes is for the eye: a screen reader hears the node under the keys' ring.
     return (
-        f'<svg id="board" class="board" xmlns="http://www.w3.org/2000/svg" viewBox="{_num(-half)} {_num(-half)} '
-        f'{size} {size}" data-depth="{depth}" role="img" aria-label="GRYB board">'
+        f'<svg id="board" class="board" xmlns="http://www.w3.org/2000/svg" '
+        f'viewBox="{_num(-half)} {_num(-half)} {size} {size}" data-depth="{depth}" '
+        f'role="img" aria-label="GRYB board">'
         f'<rect class="cloth" x="{_num(-half)}" y="{_num(-half)}" width="{size}" height="{size}" rx="1"/>'
         f'<path class="rods"/><g class="grybs" aria-hidden="true"></g><g class="nodes"></g>'
         f'<g class="marks" aria-hidden="true"></g></svg>'

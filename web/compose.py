@@ -77,9 +77,7 @@ def save():
 @paired
 def delete(game_id: str):
     body()
-    if (
-        game_id not in web().runtime.board.library.ids()
-    ):  # the companion's own included: they are not saved files
+    if game_id not in web().runtime.board.library.ids():  # the companion's own are not saved files
         refuse(404, f"no saved composition {game_id!r}")
     call(c.ForgetComposition(game_id))
     return jsonify(ok=True)

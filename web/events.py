@@ -1,17 +1,5 @@
-"""The change feed: Server-Sent Events at /api/events, one ``data:`` line of snapshot JSON per change.
-
-Each stream subscribes to the runtime (``runtime.subscribe()``), sends the newest snapshot at once,
-then every new one; a comment line every 15 s keeps proxies and the page's watchdog awake and lets
-waitress notice a phone that went away (its write fails and the stream is closed). At shutdown the
-app's stop flag ends every stream within a second, so waitress never waits on an open page.
-The runtime drops stale snapshots for a stalled reader, so a slow phone skips to the newest state.
-
-Each open stream holds one of waitress' threads, so there are only so many: at most
-``GRYB_MAX_STREAMS`` at once (:func:`web.server.serve` leaves threads free for the page and the
-API), ``PER_CLIENT`` of them from one address; past either the answer is a 429 or 503 (the page
-tries again in two seconds). A stream whose client has gone (a closed tab, a page that dropped its
-connection) ends within ``POLL_SECONDS``, when waitress says so, not at the next failed write.
-"""
+"""The change feed: Server-Sent Events at /api/events (docs/web.md, "The live feed (SSE)"). Each stream
+holds one of waitress' threads: at most ``GRYB_MAX_STREAMS`` in all, ``PER_CLIENT`` from one address."""
 
 from __future__ import annotations
 
@@ -26,22 +14,22 @@ from web.api import compact, refuse, web
 
 bp = Blueprint("events", __name__)
 
-HEARTBEAT_SECONDS = 15.0
-POLL_SECONDS = 0.5
+HEARTBEAT_SECONDS = 15.0  # keeps proxies awake, and a failed write tells of a phone gone
+POLL_SECONDS = 0.5  # how soon a stream ends at shutdown or once its client has gone
 RETRY_MS = 2000
-MAX_STREAMS = 16  # when the app's GRYB_MAX_STREAMS is not set (serve() sets it from its threads)
+MAX_STREAMS = 16  # unless serve() sets GRYB_MAX_STREAMS from its threads
 PER_CLIENT = 4  # a phone has one page in the foreground; a laptop a few windows
 
 
 class Streams:
-    """The live feeds open now, by client address: at most ``total`` in all and ``per_client`` from one."""
+    """The live feeds open now, by client address."""
 
     def __init__(self):
         self._lock = threading.Lock()
         self._open: dict[str, int] = {}
 
     def take(self, who: str, total: int, per_client: int) -> str | None:
-        """Count one more stream from ``who``; or say why not (nothing counted)."""
+        """Count one more stream from ``who``, or say why not."""
         with self._lock:
             if self._open.get(who, 0) >= per_client:
                 return "client"
@@ -71,7 +59,7 @@ def _event(snapshot: dict) -> str:
 
 
 def stream(state, heartbeat: float = HEARTBEAT_SECONDS, gone=lambda: False):
-    """The stream's lines; it ends at shutdown or once ``gone()`` says the client has left."""
+    """The stream's lines, until shutdown or ``gone()``."""
     runtime, stopping = state.runtime, state.stopping
     q = runtime.subscribe()
     try:
@@ -87,7 +75,7 @@ def stream(state, heartbeat: float = HEARTBEAT_SECONDS, gone=lambda: False):
                     quiet_since = time.monotonic()
                     yield ": heartbeat\n\n"
                 continue
-            while True:  # several changes queued: only the newest matters to a page
+            while True:  # only the newest of several matters
                 try:
                     snapshot = q.get_nowait()
                 except queue.Empty:
@@ -113,7 +101,6 @@ def events():
         )
     if full:
         refuse(503, "too many live feeds are open: try again in a moment", **{"Retry-After": "2"})
-    # waitress (with channel_request_lookahead) says when the client has closed the connection.
     gone = request.environ.get("waitress.client_disconnected") or (lambda: False)
     response = Response(stream(state, heartbeat, gone), mimetype="text/event-stream")
     response.headers["Cache-Control"] = "no-store"

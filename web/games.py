@@ -15,8 +15,8 @@ from web.security import paired
 
 bp = Blueprint("games", __name__)
 
-# The games a first-time player should try, in that order, with the badge their card wears: 001 gives its
-# examples "beginning with the easiest first", Quick & Easy GRYB (000's EZ GRYB) and then 'Drangles (no die).
+# The games to try first, in order, with their badges: 001 gives its examples "beginning with the easiest
+# first", Quick & Easy GRYB (000's EZ GRYB) and then 'Drangles (no die).
 FIRST_GAMES = {"ez-gryb": "Start here", "drangles": "Try next"}
 
 
@@ -25,7 +25,7 @@ def games() -> list[dict]:
 
 
 def listed() -> list[dict]:
-    """The catalogue as the page lists it: the games to try first at the top, each with its badge."""
+    """The catalogue as the page lists it: the games to try first at the top, with their badges."""
     first = list(FIRST_GAMES)
     return sorted(
         ({**g, "badge": FIRST_GAMES.get(g["id"])} for g in games()),
@@ -34,21 +34,17 @@ def listed() -> list[dict]:
 
 
 def presets() -> list[dict]:
-    """Every series preset of the manuals; ``short`` is the name without its game ("first to 21 points").
-    Each game's own presets and its default are in its entry of ``games()`` (``series``)."""
+    """Every series preset of the manuals (a game's own are in its entry of ``games()``)."""
     return [describe(p) for p in PRESETS]
 
 
 def _seats(config, colours: list[str]) -> list[dict]:
-    """The four players' places on the form: each one's stone colour (as set now) and default name."""
+    """The four players' places on the form: stone colour (as set now) and default name."""
     return [{"seat": i, "colour": colours[i], "name": config.players.names[i]} for i in range(4)]
 
 
 def _table(snapshot: dict, config) -> list[dict]:
-    """Who plays at the table now, player by player (player 1 first, whoever began this game), to fill the
-    form in with: the people's names (not the names the companion gave: "Player 2", "Computer (hard)")
-    and whether each is a person or the computer at a level. The same people usually play the next game
-    too."""
+    """Who plays now, player 1 first, for the form: names people chose, and each one's kind."""
     names, kinds, order = snapshot["table"]["names"], snapshot["seats"], snapshot["order"]
     names, kinds = by_player(names, order), by_player(kinds, order)
     given = set(config.players.names)
@@ -83,7 +79,7 @@ def rules(game_id: str):
 
 
 def _series_on(snapshot: dict) -> dict | None:
-    """The series a new game may go on with: the one being played, unless it is over."""
+    """The series a new game may go on with: the one being played, unless over."""
     series = snapshot.get("series")
     return series if series and not series.get("over") else None
 

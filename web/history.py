@@ -1,15 +1,5 @@
-"""Series standings, finished games, a replay view that steps through a record, record export.
-
-Reads go through a read-only SQLite connection opened for the request and closed when it ends (WAL
-lets them run beside the runtime's writes), never through the runtime's own connection; so none is left
-open at shutdown, and the store's own close removes its -wal and -shm files.
-
-A game replayed is kept for the steps through it that follow (:mod:`web.replays`): each step of the
-replay page is one request, and replaying the whole game for each cost a whole game a step.
-
-Ids come from the path and the query string as whole numbers; one outside SQLite's 64-bit range names
-nothing there is (404), a ``ply`` or ``limit`` that is not a whole number in range is a 400.
-"""
+"""Series standings, finished games, replays, record export; read apart from the runtime's connection
+(docs/web.md, "Reading the history")."""
 
 from __future__ import annotations
 
@@ -33,7 +23,7 @@ _WHOLE = re.compile(r"[0-9]{1,19}")  # ASCII digits only: int() would take " 5",
 
 
 def reader() -> Store:
-    """The request's read-only store, opened on first use and closed when the request ends."""
+    """The request's read-only store, closed when it ends."""
     store = g.get("gryb_reader")
     if store is None:
         g.gryb_reader = store = Store(web().runtime.store.path, read_only=True)
@@ -48,12 +38,12 @@ def _close_reader(_exc) -> None:
 
 
 def _stored(ident: int) -> bool:
-    """Whether an id could name a row at all: SQLite cannot even be asked about one past 64 bits."""
+    """SQLite cannot even be asked about an id past 64 bits."""
     return 0 <= ident <= SQLITE_MAX
 
 
 def _whole_arg(name: str, default: int, low: int, high: int) -> int:
-    """The query parameter ``name`` as a whole number from low to high (default when absent); else 400."""
+    """The query parameter ``name``, a whole number from low to high; else 400."""
     text = request.args.get(name)
     if text is None:
         return default
@@ -64,8 +54,7 @@ def _whole_arg(name: str, default: int, low: int, high: int) -> int:
 
 
 def _about(game_id: str) -> tuple[str, str | None, str | None]:
-    """The game's name for people ("PyraGRYB") and the heads of its columns of points and of stones in
-    hand (None: no such column); a game no longer in the catalogue keeps its id and the usual columns."""
+    """The game's name and the heads of its columns of points and of stones in hand (None: none)."""
     try:
         cls = web().runtime.board.catalogue.find(game_id)
     except engine.UnknownGame:
@@ -92,9 +81,7 @@ def _row_dict(row) -> dict:
 
 
 def _replayed(game_id: int):
-    """The stored game's row and the game its events replay to, kept for the next step (web.replays). The
-    row, the length of its log and the events are read in one transaction, so the key says what was
-    replayed though the runtime goes on writing."""
+    """The row and the game it replays to, read in one transaction so the key says what was replayed."""
     store = reader()
     with store.transaction():
         row = store.game_row(game_id) if _stored(game_id) else None
@@ -110,8 +97,7 @@ def _replayed(game_id: int):
 
 
 def _record(game_id: int):
-    """The game's record with who played it (names, and each player a person or the computer's level, as
-    they stood at its end), when it began and, once it ended, its result."""
+    """The game's record: who played, when it began, its result."""
     row, game = _replayed(game_id)
     seats = reader().setting(f"seats:{row.id}") or [HUMAN] * row.players  # kept only once a computer plays
     record = GameRecord.of(
@@ -121,12 +107,11 @@ def _record(game_id: int):
 
 
 def _seating(row) -> list[int]:
-    """Who sat where in a stored game: the player at each seat (the start moves round in a series)."""
+    """The player at each seat of a stored game."""
     return seating(reader().setting(f"order:{row.id}"), row.players)
 
 
 def _colours() -> list[str]:
-    """The players' stone colours as set now."""
     return web().runtime.snapshot()["settings"]["colours"]
 
 
@@ -138,8 +123,7 @@ def _series(series_id: int) -> dict | None:
     if data is None:
         return None
     rows = store.games_of_series(series_id)
-    # The series counts by player, under the names of its latest game: a name put right on the form while
-    # the series goes on is the one its standings show.
+    # By player, under its latest game's names: a name put right is the one shown.
     names = by_player(list(rows[-1].names), _seating(rows[-1])) if rows else []
     return data | {"id": series_id, "games_played": [_row_dict(r) for r in rows], "names": names}
 

@@ -1,19 +1,7 @@
-"""What the LEDs show, for the page's virtual board: ``GET /api/leds``.
+"""What the LEDs show, for the page's virtual board: ``GET /api/leds`` (docs/web.md, "What the LEDs show").
 
-The page draws the board from the game's state; the LEDs show more than that (a self-test's sweep, the
-status pixels, the current limiter's dimming, the die tumbling). This answers with the frame the LED
-surface sent last (``create_app(leds=surface.shown)``, :meth:`hardware.leds.LedSurface.shown`): on the
-simulator, LEDs nobody can look at; on the real board, the frame it sent, which every surface keeps anyway.
-Nodes are the cloth's (the standard board's names; a Giant game shows none of its own there), colours as
-the eye sees them, after brightness, gamma and the limiter.
-
-The page asks again and again while its LEDs toggle is on, so the answer carries an ETag of the frame's
-count: asked again before the LEDs change, it is a bodiless 304.
-
-A pairing code on the LEDs is for whoever can see the board (:mod:`web.pairing`). While one is shown,
-the nodes it lights (the four top-level nodes and, beside each, the small node whose corner names its
-colour) are withheld, the top two levels whole, so that what is missing says nothing either; only the
-simulator's own page, which is the board and is told the code anyway, sees them.
+The frame the LED surface sent last (``LedSurface.shown``), with an ETag of its count: the page asks again
+and again. While a pairing code is shown its nodes are withheld (docs/security.md, "The threat model").
 """
 
 from __future__ import annotations
@@ -27,17 +15,16 @@ from web.api import board_here, refuse, web
 
 bp = Blueprint("leds", __name__)
 
-# The nodes a pairing code lights, and their siblings: the top-level nodes and their children.
+# The top two levels, whole: the nodes a pairing code lights and their siblings.
 CODE_NODES = tuple(nd.name(n) for top in nd.children(nd.HEAD) for n in (top, *nd.children(top)))
 
 
 def _hex(rgb) -> str:
-    return "#%02x%02x%02x" % tuple(rgb)
+    return "#{:02x}{:02x}{:02x}".format(*rgb)
 
 
 def _tag(frames: int, withheld: bool) -> str:
-    """The answer's ETag: this app's own token (a restarted companion counts its frames from 0 again), the
-    frame's count and whether a code's nodes are withheld."""
+    """This app's token (a restarted companion counts frames from 0 again), the count, what is withheld."""
     boot = current_app.extensions.setdefault("gryb-leds-boot", secrets.token_hex(4))
     return f"{boot}-{frames}-{'w' if withheld else 'a'}"
 
@@ -48,9 +35,7 @@ def leds():
     if provider is None:
         refuse(404, "this companion has no LEDs to show")
     shown = provider()
-    # Asked after the frame is read: a live code on the LEDs was set in the runtime before its frame was made,
-    # and is unset only once it can no longer pair (used, expired, or three wrong tries), so a frame that may
-    # hold a live code is always read while the runtime still has one.
+    # Asked after the frame is read, so a frame that may hold a live code is read while the runtime has one.
     withheld = web().runtime.board.effects.code is not None and not board_here()
     tag = _tag(shown["frames"], withheld)
     if request.if_none_match.contains(tag):

@@ -1,10 +1,7 @@
 """The JSON API behind the page, described as an OpenAPI 3.1 document (served at /api/openapi.json).
 
-The schemas say what a request may hold, as closely as JSON Schema can: the game ids of the catalogue, each
-game's options with their types and ranges, as many seats as players, node names, the parameters of a
-composition. The fuzz tests generate their requests from the document the app serves (valid ones, and ones
-broken in one place), so keep the schemas in step with the views. What depends on the state (the game now
-being played, whose turn) no schema can say: such a request may be valid here and still refused.
+The fuzz tests make their requests from the served document: keep its schemas in step with the views
+(docs/web.md, "The API").
 """
 
 from __future__ import annotations
@@ -96,8 +93,8 @@ STATUS = {
         },
         "selftest": {
             "type": ["object", "null"],
-            "description": "while one runs {running: true, step: sweep|link|nodes, nodes, timeout} and how far "
-            "the step has got (done/of frames; pressed/of nodes and left seconds); then its "
+            "description": "while one runs {running: true, step: sweep|link|nodes, nodes, timeout} and "
+            "how far the step has got (done/of frames; pressed/of nodes and left seconds); then its "
             "report (ok, pressed, dead, stuck, chattering, untested, cancelled ...)",
         },
         "shown": {
@@ -155,8 +152,7 @@ COMPOSED_ID = {"name": "game_id", "in": "path", "required": True, "schema": COMP
 
 
 def new_game(games) -> dict:
-    """POST /api/games/new's body: one schema for each game of the catalogue and each number of players it
-    takes (commands.new_game_schema); the number of players may be left out for the fewest."""
+    """POST /api/games/new's body: one schema per game and number of players (the fewest may be left out)."""
     variants = [
         c.new_game_schema(cls, players)
         for cls in games
@@ -165,8 +161,7 @@ def new_game(games) -> dict:
     return {"description": c.NewGame.__doc__, "oneOf": variants}
 
 
-# What a composition's text may not hold (composition.UNSHOWN: control characters, bidirectional marks), as
-# a regular expression's character class that JSON Schema and Python read alike.
+# composition.UNSHOWN as a character class that JSON Schema and Python read alike.
 UNSHOWN = composition.UNSHOWN.pattern[1:-1].encode("unicode_escape").decode()
 
 
@@ -229,7 +224,8 @@ def _composition() -> dict:
         "type": "object",
         "required": ["id", "name"],
         "additionalProperties": False,
-        "description": "a game of your own (docs/composer.md): its parameters of play, as the manuals group them",
+        "description": "a game of your own (docs/composer.md): its parameters of play, "
+        "as the manuals group them",
         "properties": top | sections,
         "examples": [tomllib.loads(EXAMPLE)],
     }
@@ -268,7 +264,8 @@ COMPOSE = {
             },
         },
     ],
-    "description": "a composition, as TOML (the default) or JSON text; replace: true saves over one of the same id",
+    "description": "a composition, as TOML (the default) or JSON text; "
+    "replace: true saves over one of the same id",
 }
 
 DOCUMENT = {
@@ -568,8 +565,7 @@ DOCUMENT = {
 
 
 def served(runtime) -> dict:
-    """The document as served now: a composition saved since the start has joined the catalogue, so the games
-    a new game may name are the catalogue's as it stands."""
+    """The document as served now: the games a new game may name are the catalogue's as it stands."""
     schemas = DOCUMENT["components"]["schemas"] | {"NewGame": new_game(runtime.board.catalogue)}
     return DOCUMENT | {"components": DOCUMENT["components"] | {"schemas": schemas}}
 

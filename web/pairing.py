@@ -1,21 +1,7 @@
 """Pairing a phone: a random four-colour code shown on the board, typed on the phone.
 
-POST /api/pair/start shows a fresh code on the board LEDs (``runtime.call(ShowCode(code))``);
-whoever can see the board types it, POST /api/pair {"code": "GRYB"} sets a signed session cookie
-carrying a CSRF token. The code is single-use, lives two minutes, dies after three wrong guesses,
-and never reaches a log, a response or the change feed. Asking while a code is shown keeps that code
-(for another two minutes, its wrong guesses still counted): a second phone, or a stranger, cannot
-replace the code someone at the table is typing, and both can type the one code the board shows.
-Each call takes five a minute from one address (asking for codes and typing them counted apart), and
-the board as a whole takes BOARD_WRONG wrong guesses in WRONG_WINDOW:
-past that no new code is shown until the oldest of them is that old, so guessing from many
-addresses at once (256 codes) gets no further than guessing from one.
-
-One exception, for the laptop simulator only: when the page itself is the board (``sim_input``)
-and the client is on the loopback interface, the start response carries the code so the virtual
-board can show it, exactly as the LEDs would to someone at the table; and GET /api/pair/shown gives
-such a page the code shown now, whoever asked for it, so that a phone on the LAN can pair with the
-simulator by reading the code off the laptop's screen.
+What pairing proves, the code's limits and the simulator's exception (its page is the board, so it is
+told the code): docs/security.md, "The threat model".
 """
 
 from __future__ import annotations
@@ -38,8 +24,8 @@ log = logging.getLogger(__name__)
 
 CODE_SECONDS = 120
 MAX_WRONG = 3
-BOARD_WRONG = 12  # wrong guesses, from anywhere, ...
-WRONG_WINDOW = 600.0  # ... in this many seconds: then no new code until the oldest is this old
+BOARD_WRONG = 12  # wrong guesses from anywhere in WRONG_WINDOW seconds: then no new code for a while
+WRONG_WINDOW = 600.0
 
 
 class PairingCode:
@@ -53,8 +39,7 @@ class PairingCode:
         self._timer: threading.Timer | None = None
 
     def locked_for(self) -> float:
-        """Seconds until a new code may be shown (0: now): the board took BOARD_WRONG wrong guesses in
-        the last WRONG_WINDOW."""
+        """Seconds until a new code may be shown (0: now)."""
         with self._lock:
             now = self.clock()
             while self._misses and now - self._misses[0] >= WRONG_WINDOW:
@@ -62,7 +47,7 @@ class PairingCode:
             return self._misses[0] + WRONG_WINDOW - now if len(self._misses) >= BOARD_WRONG else 0.0
 
     def start(self) -> str:
-        """Show a code for CODE_SECONDS: the one shown now, if one is, else a fresh one."""
+        """Show a code for CODE_SECONDS: the one shown now (nobody may replace it), else a fresh one."""
         with self._lock:
             now = self.clock()
             if self._code is None or now > self._expires:
@@ -129,8 +114,7 @@ def _code() -> PairingCode:
 
 
 def _limit(what: str) -> None:
-    """Five a minute from one address, counted apart for asking for a code and for typing one: a player
-    who mistypes three times and asks for a new code may still type it."""
+    """Five a minute from one address, asking for codes and typing them counted apart."""
     limiter = current_app.extensions["gryb-pair-limit"]
     key = f"{what} {request.remote_addr or '?'}"
     if not limiter.allow(key):
@@ -158,7 +142,7 @@ def pair_start():
     code = _code().start()
     answer = {"shown": True, "expires_in": CODE_SECONDS}
     if board_here():
-        answer["code"] = code  # the page is the board here (see the module docstring)
+        answer["code"] = code  # the page is the board here
     return jsonify(answer)
 
 

@@ -14,9 +14,7 @@ from web.security import paired
 
 bp = Blueprint("play", __name__)
 
-KINDS = [
-    (seat, seat if seat == "human" else f"computer: {seat}") for seat in SEATS
-]  # as the forms offer them
+KINDS = [(seat, seat if seat == "human" else f"computer: {seat}") for seat in SEATS]  # as forms offer them
 
 
 @bp.get("/")
@@ -38,7 +36,7 @@ def state():
 
 @bp.get("/api/legal")
 def legal():
-    """The legal actions now, in the notation (the snapshot leaves them out): the page's Type a move."""
+    """The legal actions now, in the notation (the snapshot leaves them out)."""
     snapshot = web().runtime.snapshot()
     return jsonify(version=snapshot["version"], legal=snapshot["legal"])
 
@@ -54,8 +52,7 @@ def press():
         refuse(400, str(err))
     sim = web().sim_input
     if sim is not None and snapshot["board"]["on_cloth"]:
-        # Through the emulated MCU and the serial bridge, like a finger on the cloth; the outcome comes back
-        # on the change feed. A finger knows no game id: the page's is checked here.
+        # Through the emulated Pico, like a finger (which knows no game id: the page's is checked here).
         if pressed.game not in (None, snapshot["game_id"]):
             refuse(400, NEW_GAME_SINCE)
         sim.tap(pressed.node)
@@ -102,5 +99,5 @@ def act():
 @bp.post("/api/seat")
 @paired
 def seat():
-    """Hand a seat to the computer, or back to a person, during the game."""
+    """Hand a seat to the computer, or back to a person."""
     return answer(call(command(c.Seat)))

@@ -1,17 +1,5 @@
-"""Safe by default: what a guest's phone on the LAN may and may not do.
-
-- Anyone may GET (watch). Every POST must come from this page: an ``Origin`` (when the browser
-  sends one) naming this host, no cross-site ``Sec-Fetch-Site``, a JSON content type (an HTML form
-  on another site cannot send one without a CORS preflight, which we never answer), a body under
-  ``MAX_BODY`` bytes (Flask's ``MAX_CONTENT_LENGTH``: a 413 with the usual JSON error; waitress only
-  cuts off bodies past ``BACKSTOP``), JSON nested at most ``MAX_NESTING`` deep.
-- Every refusal is ``{"error": "<why>"}``; a word of it longer than ``QUOTE`` characters (a node
-  name, say, that the request sent) is cut short, and the whole message to ``MAX_MESSAGE``.
-- Changing the game or the settings needs a paired session (:mod:`web.pairing`) and the session's
-  CSRF token in the ``X-CSRF-Token`` header.
-- The session cookie is signed with a key made on first run and kept in the state directory (0600).
-- Every response carries a strict Content-Security-Policy (no inline script or style) and friends.
-"""
+"""What a guest's phone on the LAN may do (docs/security.md, "The threat model"): anyone may GET; a POST
+must come from this page, and one that changes anything from a paired phone with its CSRF token."""
 
 from __future__ import annotations
 
@@ -53,7 +41,7 @@ HEADERS = {
 
 
 def _secret_file(path: Path, nbytes: int = 32) -> bytes:
-    """Read a secret kept in the state directory, making it (mode 0600) on first run."""
+    """A secret kept in the state directory, made (mode 0600) on first run."""
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -63,7 +51,7 @@ def _secret_file(path: Path, nbytes: int = 32) -> bytes:
             if path.stat().st_mode & 0o077:
                 os.chmod(path, 0o600)
             return data
-        path.unlink()  # truncated by a crash while writing: make a new one
+        path.unlink()  # cut short by a crash while it was written: made anew
         return _secret_file(path, nbytes)
     data = secrets.token_bytes(nbytes)
     with os.fdopen(fd, "wb") as f:
@@ -131,7 +119,7 @@ def csrf_token() -> str | None:
 
 
 def paired(view):
-    """A view that changes the game or the settings: paired session and matching CSRF header."""
+    """A view that changes the game or the settings: a paired session and its CSRF header."""
 
     @functools.wraps(view)
     def wrapper(*args, **kwargs):
@@ -153,9 +141,7 @@ def _host_only(host: str) -> str:
 
 
 def _ok_host(host: str) -> bool:
-    """A host name a LAN appliance answers to: an address, localhost, a bare or mDNS/.lan name.
-
-    A public DNS name is refused for POSTs: that is how a DNS-rebinding page would reach us."""
+    """A host name a LAN appliance answers to: an address, localhost, a bare or mDNS/.lan name."""
     name = _host_only(host)
     if not name:
         return False
@@ -171,10 +157,10 @@ def _ok_host(host: str) -> bool:
 
 def _check_unsafe_request() -> None:
     host = request.host or ""
-    if not _ok_host(host):
+    if not _ok_host(host):  # a public name is how a DNS-rebinding page would reach the board
         refuse(403, "this host name is not one the board answers to")
     origin = request.headers.get("Origin")
-    if origin is not None:
+    if origin is not None:  # a page on another site posting here
         scheme, _, rest = origin.partition("://")
         if scheme not in ("http", "https") or rest.rstrip("/").lower() != host.lower():
             refuse(403, "cross-origin request refused")
@@ -184,7 +170,7 @@ def _check_unsafe_request() -> None:
     if request.content_length is not None and request.content_length > MAX_BODY:
         refuse(413, f"the body is larger than {MAX_BODY} bytes")
     raw = request.get_data(cache=True)  # raises 413 past MAX_CONTENT_LENGTH, even when chunked
-    if raw and request.mimetype != "application/json":
+    if raw and request.mimetype != "application/json":  # no form can send it without a preflight
         refuse(415, "send JSON (Content-Type: application/json)")
 
 
@@ -244,7 +230,7 @@ def init_app(app: Flask, state_dir: Path) -> None:
         return render_template("error.html", code=err.code, message=err.description), err.code
 
     @app.errorhandler(Exception)
-    def _crash(err: Exception):  # logged with its traceback by Flask; the client gets no details
+    def _crash(err: Exception):  # logged with its traceback; the client gets no details
         app.logger.exception("unhandled error on %s %s", request.method, request.path)
         return jsonify(error="internal error"), 500
 

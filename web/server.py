@@ -1,13 +1,4 @@
-"""Serve the app with waitress on a thread of this process (never Flask's development server).
-
-    server = serve(app, host, port)   # port 0: any free port; server.port says which
-    ...
-    server.close()                    # ends SSE streams, closes every connection, joins the thread
-
-The app itself refuses a body over ``MAX_BODY`` (a 413 with the API's JSON error); waitress' own
-``max_request_body_size`` is a backstop a few times larger, so the app answers every ordinary
-overshoot and waitress still cuts off a huge body (with its own text/plain 413) before buffering it.
-"""
+"""Serve the app with waitress on a thread (port 0: any free one); its limits: docs/security.md."""
 
 from __future__ import annotations
 
@@ -22,15 +13,13 @@ from web.security import BACKSTOP
 
 log = logging.getLogger(__name__)
 
-THREADS = 24  # each open page holds one for its event stream; a table of phones fits with room to spare
+THREADS = 24  # each open page holds one for its event stream
 FREE_THREADS = 8  # never taken by event streams: the page and the API answer however many are open
-PER_ADDRESS = 16  # connections from one address at once (of waitress' 100); a browser opens 6 to a host
+PER_ADDRESS = 16  # connections from one address at once (of waitress' 100): slowloris takes no more
 
 
 class _Channel(HTTPChannel):
-    """waitress' connection, refused (closed at once) to an address that holds PER_ADDRESS already: one
-    device opening connections and never finishing a request (slowloris) cannot take all 100 that
-    waitress accepts, which would leave every other phone waiting to be let in."""
+    """waitress' connection, closed at once when its address holds PER_ADDRESS already."""
 
     def __init__(self, server, sock, addr, adj, map=None):
         super().__init__(server, sock, addr, adj, map)
@@ -48,8 +37,7 @@ class Server:
     def __init__(self, app, host: str, port: int, threads: int = THREADS):
         self.app = app
         app.config["GRYB_MAX_STREAMS"] = max(1, threads - FREE_THREADS)
-        # channel_request_lookahead: waitress keeps reading while a request runs, so it sees a client
-        # close its connection and an event stream can end then (environ["waitress.client_disconnected"]).
+        # channel_request_lookahead: a stream ends when its client closes (waitress.client_disconnected).
         try:
             self._server = create_server(
                 app,
@@ -65,9 +53,7 @@ class Server:
             )
         except ValueError:  # waitress' word for a host that does not resolve (a typo, an empty --host)
             raise OSError(f"the web page cannot listen on {host!r}: no such address") from None
-        except (
-            OSError
-        ) as err:  # the port in use, another machine's address: say which the config or --port chose
+        except OSError as err:  # the port in use, another machine's address: say which was chosen
             raise OSError(
                 f"the web page cannot listen on {host} port {port}: {err.strerror or err}"
             ) from None
@@ -85,7 +71,7 @@ class Server:
     def close(self, timeout: float = 5.0) -> None:
         state = self.app.extensions.get("gryb")
         if state is not None:
-            state.stopping.set()  # SSE streams end within their poll interval
+            state.stopping.set()  # SSE streams end
         server = self._server
         socket_map = getattr(server, "map", None) or server._map
         server.task_dispatcher.shutdown(cancel_pending=True, timeout=timeout)

@@ -1,5 +1,4 @@
-"""Settings: brightness, night mode, sounds, the LED current budget, player colours; the hardware
-status and the self-test; pairing management."""
+"""Settings: brightness, night mode, sounds, the die, the LED budget, colours; hardware status, self-test."""
 
 from __future__ import annotations
 
@@ -12,14 +11,13 @@ from web.security import paired
 
 bp = Blueprint("settings", __name__)
 
-# Seconds without a word from the Pico before the link counts as lost: the bridge's HEARTBEAT_TIMEOUT, which
-# the web (that never imports a driver) repeats; tests/web/test_web_api.py checks the two agree.
+# Seconds of silence before the Pico's link counts as lost: the bridge's HEARTBEAT_TIMEOUT, repeated here
+# (the web imports no driver); tests/web/test_web_api.py checks the two agree.
 LOST_AFTER = 2.0
 
 
 def _heard(age):
-    """The heartbeat's age (seconds since the board's Pico was last heard; it sends one every half second)
-    with its unit and what it means."""
+    """The heartbeat's age (seconds since the Pico was last heard) with its unit and what it means."""
     if isinstance(age, bool) or not isinstance(age, (int, float)):
         return age
     if age < LOST_AFTER:
@@ -28,8 +26,7 @@ def _heard(age):
 
 
 def _current(leds):
-    """The LED driver's estimate of the last frame's current against the budget, and whether the frame
-    was dimmed to fit (None when the driver says nothing of it)."""
+    """The last frame's current against the budget, and whether it was dimmed (None: not said)."""
     if not isinstance(leds, dict):
         return None
     if not all(isinstance(leds.get(key), (int, float)) for key in ("last_frame_ma", "budget_ma")):
@@ -39,8 +36,7 @@ def _current(leds):
 
 
 def _shown(status: dict) -> dict:
-    """The hardware status as the page shows it: the heartbeat age as the last heartbeat, and the LED
-    driver's status as the last frame's current, in words."""
+    """The hardware status as the page words it."""
     shown = {}
     for key, value in status.items():
         if key == "heartbeat_age":
@@ -52,9 +48,7 @@ def _shown(status: dict) -> dict:
 
 
 def _rows(status: dict) -> list[list[str]]:
-    """The settings page's hardware table, [label, text] a row: the status as :func:`_shown` words it, but
-    what is a table itself (the link's and the LED driver's details, the self-test's report), which the
-    API keeps. The page draws it from these when it loads and each time it asks again (/api/status)."""
+    """The settings page's hardware table, [label, text] a row (a nested table is left to the API)."""
     return [
         [key.replace("_", " "), "—" if value is None else str(value)]
         for key, value in _shown(status).items()
@@ -64,7 +58,7 @@ def _rows(status: dict) -> list[list[str]]:
 
 @bp.get("/settings")
 def settings_page():
-    # The slider starts at the dimmest the LEDs show colours at: every position below it would look the same.
+    # The slider starts at the dimmest the LEDs show colours at: below it every position looks the same.
     return render_template(
         "settings.html",
         settings=web().runtime.snapshot()["settings"],
@@ -83,7 +77,7 @@ def get_settings():
 
 @bp.get("/api/status")
 def status():
-    """The hardware status, and (``shown``) its rows as the settings page shows them, which keeps them live."""
+    """The hardware status, and (``shown``) its rows as the settings page shows them."""
     status = web().status()
     return jsonify(status | {"shown": _rows(status)})
 
@@ -109,7 +103,7 @@ def start_selftest():
 @bp.post("/api/selftest/cancel")
 @paired
 def cancel_selftest():
-    """Stop the self-test under way (it has the board for up to five minutes): the game has it back."""
+    """Stop the self-test under way: the game has the board back."""
     body()
     if web().cancel_selftest is None:
         refuse(404, "no self-test here")

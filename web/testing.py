@@ -1,5 +1,4 @@
-"""Helpers the web tests and the benchmarks share: a loaded die, pairing a test client, a game played to its
-end, and the weight of every page."""
+"""What the web tests and the benchmarks share: a loaded die, pairing, games played out, page weights."""
 
 from __future__ import annotations
 
@@ -33,7 +32,7 @@ class LoadedDie:
 
 
 def pair(client, runtime) -> str:
-    """Pair a Flask test client the way a phone does (reading the code off the board); the CSRF token."""
+    """Pair a Flask test client as a phone does (the code read off the board); the CSRF token."""
     r = client.post("/api/pair/start", json={})
     assert r.status_code == 200, r.get_json()
     code = "".join(runtime.board.effects.code)
@@ -43,8 +42,7 @@ def pair(client, runtime) -> str:
 
 
 def play_to_the_end(runtime, game: str, players: int, options: dict, rng: random.Random) -> int:
-    """A whole game played at random through the runtime, as a table would: the stones it asks to be lifted
-    or put down pressed, ROLL when the die is due, a random legal action otherwise. Its stored id."""
+    """A whole game played at random through the runtime as a table would (``play_on``); its stored id."""
     runtime.call(c.NewGame(game, players, options))
     game_id = runtime.snapshot()["game_id"]
     play_on(runtime, rng)
@@ -52,8 +50,7 @@ def play_to_the_end(runtime, game: str, players: int, options: dict, rng: random
 
 
 def play_on(runtime, rng: random.Random, most: int | None = None) -> dict:
-    """The game on the board played on at random as ``play_to_the_end`` plays one, for at most ``most``
-    steps (None: to its end). The last snapshot."""
+    """Play on at random for at most ``most`` steps (None: to the end); the last snapshot."""
     steps = 0
     while not (s := runtime.call(c.Snapshot()))["state"]["over"] and (most is None or steps < most):
         if s["table"]["chores"]:
@@ -67,8 +64,7 @@ def play_on(runtime, rng: random.Random, most: int | None = None) -> dict:
 
 
 def page_weight(fetch: Callable[[str], bytes], path: str) -> dict[str, int]:
-    """The bytes a browser fetches to show a page: its HTML, each stylesheet and script it links, and each
-    module those scripts import, every one once (``fetch(path)`` returns a response's body)."""
+    """The bytes a browser fetches for a page, each file once (``fetch(path)`` returns a body)."""
     html = fetch(path)
     sizes = {path: len(html)}
     todo = sorted(set(re.findall(r'(?:href|src)="(/static/[^"]+)"', html.decode())))
@@ -86,9 +82,7 @@ def page_weight(fetch: Callable[[str], bytes], path: str) -> dict[str, int]:
 
 
 def every_page_weight(runtime, fetch: Callable[[str], bytes]) -> dict[str, dict[str, int]]:
-    """Every page's weight (``page_weight``), by a label naming it: each page of the menu, a replay, the longest
-    rules page, and Now playing on every size of board (the board and the snapshot grow with it). It plays
-    on the runtime: a short game to its end (for the replay), then new games on each board."""
+    """Every page's weight by label (it plays games on the runtime: one for a replay, one a board)."""
     weights = {}
     replayed = play_to_the_end(runtime, "ez-gryb", 2, {"depth": 6, "turn_limit": 10}, random.Random(6))
     for label, game, players, depth in (

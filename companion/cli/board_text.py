@@ -1,8 +1,4 @@
-"""The board as text: every node's focus letter at its point of the shared embedding.
-
-Used by ``gryb-companion board`` and by docs; the renderer for LEDs and the web page use the same
-positions from :func:`companion.rules.node.position`.
-"""
+"""The board as text (``gryb-companion board``): each node's focus letter at its ``node.position``."""
 
 from __future__ import annotations
 
@@ -12,8 +8,7 @@ from companion.rules import node as nd
 def render(
     depth: int = nd.STANDARD_DEPTH, marks: dict[int, str] | None = None, headless: bool = False
 ) -> str:
-    """One line per grid row; ``marks`` overrides the letter drawn at some nodes (e.g. stones). A headless
-    board has no head node to draw."""
+    """A line per grid row; ``marks`` overrides the letter drawn at some nodes (stones)."""
     half = (1 << depth) - 1
     width = 2 * half + 1
     grid = [[" "] * width for _ in range(width)]

@@ -1,7 +1,5 @@
-"""The ``gryb-companion`` command: one entry point, one subcommand per job.
-
-Exit codes follow one convention everywhere: 0 success (or "yes"), 1 a well-formed "no" (e.g. not a
-GRYB), 2 bad input, with the reason on stderr and nothing on stdout.
+"""The ``gryb-companion`` command. Exit codes: 0 success (or "yes"), 1 a well-formed "no" (not a GRYB),
+2 bad input, with the reason on stderr and nothing on stdout.
 """
 
 from __future__ import annotations
@@ -33,11 +31,11 @@ EXIT_OK, EXIT_NO, EXIT_BAD_INPUT = 0, 1, 2
 
 
 class UsageError(Exception):
-    """Bad input on the command line; reported on stderr with exit code 2."""
+    """Bad input on the command line: exit 2."""
 
 
 class CannotStart(Exception):
-    """A part of the board could not be opened (absent, not permitted); reported on stderr with exit code 1."""
+    """A part of the board could not be opened (absent, not permitted): exit 1."""
 
 
 def _depth(text: str) -> int:
@@ -81,7 +79,7 @@ def _print_json(value) -> None:
     print(json.dumps(value, separators=(",", ":")))
 
 
-# -- rules ----------------------------------------------------------------------------------------
+# -- rules
 
 
 def _rules_moves(args) -> int:
@@ -116,11 +114,11 @@ def _rules_gryb(args) -> int:
     status = EXIT_OK
     for number, line in _lines(sys.stdin):
         if not line.strip():
-            continue  # a blank line (the end of a file) asks nothing
+            continue
         try:
             _print_json(_gryb_answer(line.split(), args.depth, args.big_endian))
         except (UsageError, NodeError) as err:
-            # One output line per input line, so answers stay aligned with the questions.
+            # A line out per line in, so answers stay aligned with the questions.
             _print_json({"error": str(err)})
             print(f"gryb-companion: line {number}: {err}", file=sys.stderr)
             status = EXIT_BAD_INPUT
@@ -146,17 +144,17 @@ def _board(args) -> int:
     return EXIT_OK
 
 
-# -- games ----------------------------------------------------------------------------------------
+# -- games
 
 
 def _library(args) -> Library:
-    """The saved compositions: ``--state DIR`` or the companion's own state directory."""
+    """The saved compositions in ``--state DIR`` or the companion's own."""
     state = Path(args.state) if getattr(args, "state", None) else config_mod.State().path()
     return Library(state / library_mod.FOLDER)
 
 
 def _catalogue(args) -> Catalogue:
-    """The shipped games and the saved compositions, as the running companion has them."""
+    """The shipped games and the saved compositions."""
     games, problems = _library(args).install(shipped())
     for problem in problems:
         print(f"gryb-companion: skipped a saved composition: {problem}", file=sys.stderr)
@@ -168,11 +166,11 @@ def _variants(args) -> int:
     return EXIT_OK
 
 
-# -- compositions -----------------------------------------------------------------------------------
+# -- compositions
 
 
 def _rules_of(source: str, args) -> composition.Rules:
-    """A composition from a file, or by id from the saved ones or the companion's own."""
+    """A composition from a file, or by id (saved or shipped)."""
     path = Path(source)
     if path.suffix in (".toml", ".json") or path.is_file():
         return library_mod.load(path)
@@ -228,8 +226,7 @@ def _options(pairs: list[str]) -> dict[str, str]:
 
 
 def _play(args) -> int:
-    """Play a game from stdin (one action a line) or with random legal actions; a JSON state line each.
-    A person at a terminal gets :mod:`companion.cli.console` instead."""
+    """Play from stdin or at random, a JSON state line an action; at a terminal, the console."""
     import random
 
     try:
@@ -245,7 +242,7 @@ def _play(args) -> int:
     except (engine.UnknownGame, engine.OptionError, composition.CompositionError) as err:
         raise UsageError(str(err.args[0] if err.args else err)) from None
     rolled = Die(args.seed)
-    # With --seed the computer players search a number of iterations, not a time: the same game again.
+    # --seed: the computer searches iterations, not a time, so the same game comes again.
     repeatable = args.seed is not None
     seats = _ai_seats(args.ai, game, args.time_scale, repeatable)
     thinker = random.Random(args.seed)
@@ -280,12 +277,14 @@ def _play(args) -> int:
         return EXIT_OK
 
     if args.interactive or (args.interactive is None and sys.stdin.isatty()):
-        level_of = lambda name: ai.level(name, args.time_scale, game, repeatable)  # noqa: E731 (hint, seat N)
+
+        def level_of(name: str) -> ai.Level:  # for the hint and ``seat N``
+            return ai.level(name, args.time_scale, game, repeatable)
+
         return console.Console(game, rolled, seats, thinker, sys.stdout, level_of).play(sys.stdin)
 
     def advance(for_humans: bool) -> None:
-        """Play the computer seats (rolling for them) until a human is to choose; roll for a human too
-        only when the script's next line is a choice rather than a roll."""
+        """Play the computer seats until a human is to choose; ``for_humans``: roll for one too."""
         while not game.over:
             if game.is_chance and (for_humans or game.to_move in seats):
                 step(rolled.roll(game))
@@ -294,7 +293,7 @@ def _play(args) -> int:
             else:
                 return
 
-    advance(for_humans=False)  # computer seats that begin play before the script's first line
+    advance(for_humans=False)  # computer seats that play before the script's first line
     for number, line in _lines(sys.stdin):
         text = line.split("#", 1)[0].strip()
         if not text:
@@ -306,8 +305,7 @@ def _play(args) -> int:
                 step(CHOOSE_ROLL)
             if action.kind != "roll":
                 advance(for_humans=True)
-            # The die, forced passes and computer seats advance by themselves, so a script names only
-            # the human players' choices; an explicit roll or pass in the input is applied as written.
+            # A script names only the human players' choices; a roll or pass in it is applied as written.
             while not game.over and action.kind not in ("roll", "pass"):
                 if game.is_chance:
                     step(rolled.roll(game))
@@ -324,8 +322,7 @@ def _play(args) -> int:
 
 
 def _lines(stream):
-    """(number, line) of a text stream, the first line's byte-order mark dropped; a line that is not UTF-8
-    text stops with a UsageError naming it."""
+    """(number, line) without a byte-order mark; UsageError at a line that is not UTF-8."""
     for number, line in enumerate(stream, start=1):
         if number == 1:
             line = line.removeprefix("\ufeff")
@@ -339,8 +336,7 @@ def _lines(stream):
 def _ai_seats(
     pairs: list[str], game: engine.Game, time_scale: float, repeatable: bool = False
 ) -> dict[int, ai.Level]:
-    """--ai SEAT=LEVEL, seats counted from 1 as players call them; --time-scale as the config's
-    computer.time_scale (a slower machine searches as long as the levels were measured with)."""
+    """--ai SEAT=LEVEL (seats from 1) at --time-scale, as the config's computer.time_scale."""
     low, high = config_mod.TIME_SCALES
     if not low <= time_scale <= high:
         raise UsageError(f"--time-scale is from {low:g} to {high:g}, not {time_scale:g}")
@@ -372,14 +368,8 @@ def _run(args) -> int:
 
 @contextlib.contextmanager
 def _cannot_start():
-    """Parts that cannot be opened (the hardware's, the database) stop the command with one line, not a
-    traceback.
-
-    A layout or LED setting refused by the driver is the config's fault (exit 2, as a broken config; the
-    config's own check catches these first); hardware that is absent or not permitted (not a Pi, a Pi 5,
-    no access to /dev/spidev0.0, the panel's GPIO), a port in use, or a database that cannot be opened or
-    written (locked by another program, a state directory it cannot write in, a full disk) cannot start
-    (exit 1)."""
+    """Parts that cannot be opened stop the command with one line: exit 2 where the config is at fault,
+    else 1 (absent or forbidden hardware, a port in use, a database that cannot be written)."""
     import sqlite3
 
     from companion.service.store import StoreUnavailable
@@ -393,7 +383,7 @@ def _cannot_start():
         raise UsageError(f"config: leds: {err}") from None
     except (LedError, PanelError, OSError, StoreUnavailable) as err:
         raise CannotStart(str(err)) from None
-    except sqlite3.Error as err:  # the database opened but cannot be written (a full disk, locked)
+    except sqlite3.Error as err:  # opened but cannot be written (a full disk, locked)
         raise CannotStart(f"the database: {err}") from None
 
 
@@ -445,7 +435,7 @@ def _selftest(args) -> int:
             )
 
         on_ready = (lambda: threading.Thread(target=press_all, daemon=True).start()) if args.auto else ask
-        # A person watches the sweep: each block lit for 50 ms (about 3 s in all), as the page's self-test.
+        # A person watches: each block 50 ms (about 3 s in all), as the page's self-test.
         report = selftest(
             surface,
             node_input,
@@ -462,7 +452,7 @@ def _selftest(args) -> int:
 
 
 def _state_dir() -> str:
-    """Where ``run`` keeps its state with no config naming one, for this user and environment."""
+    """Where ``run`` keeps its state when the config names none."""
     return str(config_mod.State().path())
 
 
@@ -578,10 +568,11 @@ def build_parser() -> argparse.ArgumentParser:
     run = commands.add_parser(
         "run",
         help="the companion: board, rules, storage and the web page",
-        description="The companion: board, rules, storage and the web page. It keeps its state (companion.db: "
-        "every game, series and setting; the web page's secret key and pairings; saved compositions) in the "
-        "state directory: the config's [state] dir, else $STATE_DIRECTORY (systemd: /var/lib/gryb-companion), "
-        f"else $XDG_STATE_HOME/gryb-companion or ~/.local/state/gryb-companion (for you now: {_state_dir()}). "
+        description="The companion: board, rules, storage and the web page. It keeps its state "
+        "(companion.db: every game, series and setting; the web page's secret key and pairings; saved "
+        "compositions) in the state directory: the config's [state] dir, else $STATE_DIRECTORY (systemd: "
+        "/var/lib/gryb-companion), else $XDG_STATE_HOME/gryb-companion or ~/.local/state/gryb-companion "
+        f"(for you now: {_state_dir()}). "
         "To start afresh, stop the companion and move companion.db (with its -wal and -shm) out of that "
         "directory: the next start begins with a new game and the config's settings. Moving the whole "
         "directory away also forgets the paired phones and your saved compositions.",
@@ -637,8 +628,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _fail(message: str) -> None:
-    """The one line saying why the command stopped; under systemd marked an error (journald's ``<3>``), so
-    ``journalctl -p warning`` shows why the service did not start."""
+    """Why the command stopped; ``<3>`` under systemd, so ``journalctl -p warning`` shows it."""
     print(f"{'<3>' if logs.to_journal(sys.stderr) else ''}gryb-companion: {message}", file=sys.stderr)
 
 
@@ -646,11 +636,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if hasattr(sys.stdin, "reconfigure"):
-        # Bytes that are not UTF-8 reach the reader (which names the line) instead of ending in a traceback.
+        # Bytes that are not UTF-8 reach the reader, which names the line, rather than a traceback.
         sys.stdin.reconfigure(errors="surrogateescape")
     if hasattr(sys.stdout, "reconfigure"):
-        # A terminal that is not UTF-8 (LANG=en_US.ISO-8859-1, PYTHONIOENCODING=ascii) shows a chess figure
-        # or a dash as "?" rather than the game ending in a traceback; JSON output is ASCII anyway.
+        # A terminal that is not UTF-8 shows a chess figure as "?" rather than a traceback.
         sys.stdout.reconfigure(errors="replace")
     try:
         return args.run(args)
@@ -662,7 +651,7 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_NO
     except BrokenPipeError:
         return EXIT_OK
-    except KeyboardInterrupt:  # Ctrl-C: stop quietly, on a line of its own, as shells expect (128 + SIGINT)
+    except KeyboardInterrupt:  # quietly, on a line of its own, 128 + SIGINT as shells expect
         print(file=sys.stderr)
         return 130
 

@@ -1,18 +1,5 @@
-"""Playing at a terminal: ``gryb-companion play GAME`` when its input is a terminal (or ``--interactive``).
-
-Before each of a person's turns: the board as text, each stone the number of its player over its node
-(chess pieces as chess figures),
-then whose turn it is, the die, the scores and a prompt. The person types an action in the notation
-(docs/notation.md) or a word: ``moves``, ``hint``, ``undo``, ``seat``, ``quit``. A mistake is answered
-and the prompt comes again; nothing changes. ``seat 2 hard`` hands Player 2 to the computer at that
-level, ``seat 2 human`` back to a person, during the game, as "Who plays" on the page. The die and the
-computer seats play by themselves, and each of their actions is one line. At the game's end, as OK and
-UNDO on the board: ``again`` plays the same game (players, options, computer players) once more, begun
-by the next player along (players keep their numbers: Player 2 begins the second game), ``undo`` takes
-the last move back into play, and ``seat`` says who plays the next game.
-
-Scripts (input from a pipe or a file) get the other mode of ``play``: a JSON state line per action, and
-exit 2 at the first action the rules refuse.
+"""``gryb-companion play GAME`` at a terminal (README.md, "Without a board"): the die and the computer
+seats play by themselves, an action a line; players keep their numbers from game to game.
 """
 
 from __future__ import annotations
@@ -32,8 +19,7 @@ from companion.session.hands import outcome
 from companion.session.seating import HUMAN, SEATS, by_player
 from companion.session.session import Session
 
-# Chess pieces (Hyper-Chess) drawn as chess figures, Player 1's white and Player 2's black, so a king is
-# told from a pawn; every other stone is its player's number.
+# Hyper-Chess's pieces, Player 1's white and Player 2's black; every other stone is its player's number.
 FIGURES = {"king": "♔♚", "queen": "♕♛", "rook": "♖♜", "bishop": "♗♝", "knight": "♘♞", "pawn": "♙♟"}
 
 WORDS = (
@@ -44,10 +30,9 @@ OVER = "again (the same game once more), undo (back to your last move), seat N K
 
 
 def refusal(text: str, reason: str) -> str:
-    """What was typed and why it is refused, the text said once (a bad name's reason names it already),
-    cut short."""
+    """What was typed and why it is refused, the text said once, cut short."""
     said = reason if repr(text) in reason or f"node {text} " in reason else f"{text}: {reason}"
-    return said if len(said) <= 200 else said[:200] + "…"  # a runaway line is not said back whole
+    return said if len(said) <= 200 else said[:200] + "…"
 
 
 class Console:
@@ -60,15 +45,13 @@ class Console:
         out: TextIO,
         level_of: Callable[[str], ai.Level] | None = None,
     ):
-        """``seats``: the computer's level by player. ``level_of`` makes a level from its name (``play``'s
-        --time-scale and --seed in it) for the hint and for a seat handed to the computer."""
+        """``seats``: the computer's level by player; ``level_of(name)`` makes one."""
         self.die, self.rng, self.out = die, rng, out
         self.level_of = level_of or (lambda name: ai.level(name, 1.0, game))
-        self.hint = self.level_of(ai.HINT_LEVEL)  # as the board's hint
-        self._hint_rng = random.Random()  # a hint asked for leaves the computer players' stream alone
-        self.levels = dict(seats)  # the computer's level by player
+        self.hint = self.level_of(ai.HINT_LEVEL)
+        self._hint_rng = random.Random()  # a hint leaves the computer players' stream alone
+        self.levels = dict(seats)
         kinds = [self.levels[p].name if p in self.levels else HUMAN for p in range(game.players)]
-        # No stones on a cloth at a terminal: the computer's moves and UNDO apply at once.
         self.session = Session.begin(game, kinds=kinds, cloth=False)
         self._last_shown: tuple | None = None  # (game, turn, player) of the last "to play" line
 
@@ -82,24 +65,23 @@ class Console:
 
     @property
     def names(self) -> list[str]:
-        """Who sits at each seat."""
+        """By seat."""
         return self.session.names
 
     @property
     def players(self) -> list[str]:
-        """The players' names, player 1 first."""
+        """By player."""
         return self.session.by_player(self.session.names)
 
     @property
     def seats(self) -> dict[int, ai.Level]:
-        """The computer's level by seat."""
+        """The computer's levels by seat."""
         return {seat: self.levels[p] for seat, p in enumerate(self.order) if p in self.levels}
 
-    # -- the loop -------------------------------------------------------------------------------
+    # -- the loop
 
     def play(self, lines: Iterable[str]) -> int:
-        """Play until the input ends or the person quits (a game of computer seats only: until it ends).
-        Returns the exit status (0)."""
+        """Play until the input ends or the person quits; the exit status."""
         self.write(f"{self.game.name}: type an action in the notation, or {WORDS}.")
         self.say_aims()
         self.advance()
@@ -117,11 +99,11 @@ class Console:
                 self.answer(text)
             self.prompt()
         else:
-            self.write("")  # the input ended (Ctrl-D): the shell's prompt on a line of its own
+            self.write("")  # Ctrl-D: the shell's prompt on a line of its own
         return 0
 
     def answer(self, text: str) -> None:
-        """One line of the person's: a word or an action. Whatever is wrong is said; nothing changes."""
+        """A word or an action; what is wrong is said, and nothing changes."""
         game = self.game
         if game.over and text not in ("undo", "again", "help", "rules") and text.split()[0] != "seat":
             self.write(f"the game is over: type {OVER}")
@@ -158,8 +140,8 @@ class Console:
         if text.split()[0] == "seat":
             self.seat(text.split()[1:])
             return
-        if text == "roll" and CHOOSE_ROLL not in game.legal_actions():  # the die rolls by itself: say so
-            die = game.state_dict()["die_shown"]  # as the board's die: none in a turn it has no part in
+        if text == "roll" and CHOOSE_ROLL not in game.legal_actions():  # rather than "bad node name"
+            die = game.state_dict()["die_shown"]
             self.write(
                 f"the die is rolled for you: it shows {die}"
                 if die is not None
@@ -175,7 +157,7 @@ class Console:
         self.show()
 
     def again(self) -> None:
-        """The same game once more, begun by the next player along, as OK at a game's end on the board."""
+        """The same game once more, begun by the next player along."""
         game = self.game
         if not game.over:
             self.write("'again' starts the game anew once it is over; 'quit' ends this one")
@@ -190,8 +172,7 @@ class Console:
         self.show()
 
     def advance(self) -> None:
-        """Roll the die and play the computer seats until a person is to choose or the game is over.
-        A forced pass is played too: there is nothing to choose."""
+        """Roll, and play the computer seats and forced passes, until a person is to choose."""
         game = self.game
         while not game.over:
             if game.is_chance:
@@ -204,8 +185,7 @@ class Console:
                 return
 
     def seat(self, words: list[str]) -> None:
-        """``seat N KIND``: Player N is played from now on by a person (human) or the computer at a level;
-        a computer to move then plays at once."""
+        """``seat N KIND``: who plays Player N from now on; a computer to move plays at once."""
         players = self.game.players
         if (
             len(words) != 2
@@ -226,8 +206,7 @@ class Console:
             self.show()
 
     def words(self, action: Action) -> str:
-        """An action as typed, and in words where the game says more (Grim Reaper's "M6GGG (male, 6
-        turns, on GGG)")."""
+        """An action as typed, with the game's words where they say more ("M6GGG (male, 6 turns, on GGG)")."""
         said = self.game.say(action)
         return str(action) if said == str(action) else f"{action} ({said})"
 
@@ -237,25 +216,24 @@ class Console:
             self.game.apply(action)
             self.write(f"{who} rolled {action.face}" if action.face else f"{who} chose to roll")
         else:
-            words = self.words(action)  # said of the position it is played in
+            words = self.words(action)  # before: said of the position it is played in
             self.game.apply(action)
             self.write(f"{who}: {words}")
 
     def undo(self) -> None:
-        """Back to the person's own turn, as UNDO on the board does against the computer."""
+        """Back to the person's own turn, as UNDO on the board."""
         taken = self.session.undo()
         self.write(self.session.hands.message)
         if taken:
             self.advance()
-            self._last_shown = None  # back to the start of a turn, not its second move
+            self._last_shown = None  # the start of a turn, not its second move
             self.show()
 
-    # -- what is shown --------------------------------------------------------------------------
+    # -- what is shown
 
     def show(self) -> None:
         game = self.game
         state = game.state_dict()
-        # A node two players' stones share (Multiverse's simultaneous space) is marked *.
         marks = {game.space.parse(name): self.mark(stone) for name, stone in state["stones"].items()}
         self.write(board_text.render(game.space.depth, marks, game.space.headless))
         if any(stone.get("kind") in FIGURES for stone in state["stones"].values()):
@@ -264,19 +242,19 @@ class Console:
                 f"{''.join(f[1] for f in FIGURES.values())} {self.players[1]} (king, queen, rook, bishop, "
                 "knight, pawn)"
             )
-        # By player (Player 1's first), whoever began; none in a game played win or lose.
+        # None in a game played win or lose.
         scores = "-".join(map(str, by_player(state["scores"], self.order))) if game.score else None
         if game.over:
             self.write(f"game over: {outcome(game, self.names)}" + (f" (scores {scores})" if scores else ""))
             if len(self.seats) < game.players:
                 self.write(f"type {OVER}")
             return
-        die = f", die {state['die_shown']}" if state["die_shown"] is not None else ""  # as the board's die
+        die = f", die {state['die_shown']}" if state["die_shown"] is not None else ""
         legal = game.legal_actions()
         only = f"; the only move: {self.words(legal[0])}" if len(legal) == 1 else ""
         if CHOOSE_ROLL in legal:  # PyraGRYB's reincarnation: offered before the roll
             only = "; roll, or without the die: " + " ".join(self.words(a) for a in legal if a != CHOOSE_ROLL)
-        # The second move of a turn ('Drangles, GRYBU's aggressive move) is not a new turn: say so.
+        # A turn's second move ('Drangles, GRYBU's aggressive move) is not a new turn: say so.
         now = (id(game), state["turn"], game.to_move)
         more = " again (the same turn)" if now == self._last_shown else ""
         self._last_shown = now
@@ -285,13 +263,13 @@ class Console:
         )
 
     def say_aims(self) -> None:
-        """Where the seats' goals differ (Grim Reaper, Connection), what each is out to do."""
+        """Each seat's aim, where they differ (Grim Reaper, Connection)."""
         for name, aim in zip(self.names, self.game.aims() or ()):
             self.write(f"{name}: {aim}")
 
     def mark(self, stone: dict) -> str:
-        """What a stone is drawn as on the text board."""
-        if "player" not in stone or len(stone.get("players", ())) > 1:  # no one's, or several players'
+        """A stone on the text board: * for no one's or several players' (Multiverse)."""
+        if "player" not in stone or len(stone.get("players", ())) > 1:
             return "*"
         player = self.order[stone["player"]]
         figures = FIGURES.get(stone.get("kind", ""))

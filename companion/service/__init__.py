@@ -1,2 +1,1 @@
-"""The process around the game: the runtime (its loop, commands and settings), the store, the config,
-systemd's notify protocol and the logs."""
+"""The process around the game: the runtime, its commands and settings, the store, the config, logs."""

@@ -1,17 +1,11 @@
-"""The board's state and what each command does to it.
-
-A Board holds the session (the game, the hands, the seats, the series), the settings, the effects the LEDs
-show, the store's record of it all (the ledger), the catalogue and the computer players. It runs on the
-runtime's thread only, each command inside the runtime's transaction, and makes the snapshot each change
-publishes (the runtime sends it once the transaction has committed). Handlers are found by the command's
-type (``handle``).
-"""
+"""The board's state and one handler per command type, on the runtime's thread, in its transaction."""
 
 from __future__ import annotations
 
 import logging
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from companion.games.catalogue import shipped
 from companion.games.composed import schema as composition
@@ -33,9 +27,9 @@ from companion.session.session import Session
 
 log = logging.getLogger(__name__)
 
-NEW_GAME_SINCE = "a new game has started since: look at the board again"  # to a page showing the game before
+NEW_GAME_SINCE = "a new game has started since: look at the board again"
 MENU = "menu open: ROLL dims the board step by step down to night mode, OK closes"
-MOVED_SINCE = "the game has moved on since: look at the board again"  # to a page showing an older position
+MOVED_SINCE = "the game has moved on since: look at the board again"
 
 
 class Board:
@@ -55,10 +49,9 @@ class Board:
         self._beep = sound or (lambda kind: None)
         self.clock, self.wall = clock, wall
         self.effects = Effects()
-        self.least_budget_ma = config.leds.least_budget_ma()  # mA: the layout's LEDs draw about this dark
+        self.least_budget_ma = config.leds.least_budget_ma()  # mA
         self.settings = Settings.load(config, self.least_budget_ma, store.setting)
-        # The catalogue the page lists: the shipped games and the saved compositions. Replaced whole when a
-        # composition is saved or deleted, so a page reading it on another thread sees a whole one.
+        # Replaced whole on a change, so a page on another thread reads a whole one.
         self.library = Library(config.state.path() / FOLDER)
         self.catalogue, skipped = self.library.install(shipped())
         for problem in skipped:
@@ -66,9 +59,9 @@ class Board:
         self.ledger = Ledger(store, wall)
         self.computer = Computer(submit, self._position, settle)
         self._version = 0
-        self.unpublished: dict | None = None  # the snapshot of this command's change, sent after its commit
-        self.newest: dict = {}  # the snapshot made last
-        self._undos = 0  # UNDOs taken in this run: part of a position's token
+        self.unpublished: dict | None = None  # this command's snapshot, sent after its commit
+        self.newest: dict = {}
+        self._undos = 0  # part of a position's token
         self.session: Session
         self._handlers: dict[type, Callable[[Any], Any]] = {
             c.Snapshot: lambda _: self.newest,
@@ -124,12 +117,10 @@ class Board:
             series=series,
         )
 
-    # -- at the table ---------------------------------------------------------------------------------
+    # -- at the table --
 
     def _in_game(self, command) -> None:
-        """A page's press or button is meant for the game it showed: refused once a new one has begun (it
-        was made in the new game, and the phone told it was made). OK and UNDO are also meant for the
-        position shown: two phones tapping UNDO at once take back one move."""
+        """Refused when meant for an older game or (OK, UNDO) position (docs/web.md, "The API")."""
         if command.game is not None and command.game != self.session.game_id:
             raise CommandError(NEW_GAME_SINCE)
         if getattr(command, "ply", None) is not None and command.ply != len(self.session.game.history):
@@ -205,7 +196,7 @@ class Board:
         return Feedback(True, session.hands.message)
 
     def _after(self, feedback: Feedback) -> Feedback:
-        """Store what the engine accepted, then sound, effects and the change feed."""
+        """Store what the engine took, then sound, effects, snapshot."""
         session, game = self.session, self.session.game
         new = self.ledger.write(session)
         if new:
@@ -214,7 +205,7 @@ class Board:
             self.effects.flash = (feedback.node, self.clock())
             self.sound("illegal")
         elif game.grybs and (game.grybs != self._grybs_seen or new and game.formed()):
-            self.effects.gryb_started = self.clock()  # formed(): the same four nodes formed again
+            self.effects.gryb_started = self.clock()  # formed(): the same four formed again
             self.sound("gryb")
         self._grybs_seen = game.grybs
         if game.over and new and self.effects.ended is None:
@@ -230,7 +221,7 @@ class Board:
         return Feedback(True, MENU if self.settings.menu else "menu closed")
 
     def _menu_key(self, key: type) -> Feedback:
-        """ROLL in the open menu dims the board a step (kept); OK and UNDO close it."""
+        """ROLL dims a step (kept); OK and UNDO close the menu."""
         if key is c.Roll:
             said = self.settings.step_brightness()
             self.store.set_setting("brightness", self.settings.brightness)
@@ -244,16 +235,15 @@ class Board:
         if self.settings.sounds:
             self._beep(kind)
 
-    # -- the computer players -----------------------------------------------------------------------
+    # -- the computer players --
 
     def _position(self) -> tuple:
-        """The token a search's answer must match to be used: an UNDO and another move bring the history
-        back to the same length in another position, and a seat handed over must not get the old move."""
+        """What a search's answer must match (an UNDO and a move make the same length elsewhere)."""
         session = self.session
         return (session.game_id, len(session.game.history), self._undos, session.seated)
 
     def computer_turn(self) -> c.ComputerRoll | None:
-        """When a computer player is to move: its search starts off this thread, or its roll is returned."""
+        """A computer player's search started, or its roll returned."""
         if self.settings.menu or not self.computer.turn(
             self.session, self._position(), self.settings.time_scale
         ):
@@ -263,19 +253,19 @@ class Board:
     def _computer_move(self, command: c.ComputerMove) -> Feedback | None:
         hands = self.session.hands
         if command.token != self._position() or hands.proposal is not None or command.action is None:
-            return None  # undone or a new game while it thought, or a later search's move already waits
+            return None  # the game moved on, or a later search's move waits
         self.computer.thinking = None
         return self._after(self.session.propose(self.session.game.parse(command.action)))
 
     def _computer_roll(self, command: c.ComputerRoll) -> Feedback | None:
         if command.token != self._position():
             return None
-        if self.settings.menu:  # opened while this waited in the queue: ROLL steps the brightness there
-            self.computer.thinking = None  # asked again when the menu closes
+        if self.settings.menu:  # opened while queued: asked again when it closes
+            self.computer.thinking = None
             return None
         if not self.session.hands.physical_die:
             self.computer.thinking = None
-        # With a real die the players roll it for the computer: asked once, _thinking stays on this position.
+        # A real die is rolled for it: asked once, thinking stays on this position.
         return self._roll(c.Roll())
 
     def _hint(self, command: c.Hint) -> Feedback:
@@ -288,7 +278,7 @@ class Board:
         if command.token == self.computer.hinting:
             self.computer.hinting = None
         if command.token != self._position() or command.action is None:
-            return  # the game moved on while the search ran, or the search failed
+            return  # the game moved on, or the search failed
         message = self.session.show_hint(self.session.game.parse(command.action))
         self._publish(Feedback(True, message))
 
@@ -306,11 +296,11 @@ class Board:
         return feedback
 
     def _warm(self) -> None:
-        """With a computer player at the table, build its first search's tables ahead, off the loop."""
+        """Build a computer player's first search's tables ahead."""
         if any(s != "human" for s in self.session.seats):
             self.computer.warm(self.session.game, self.session.game_id)
 
-    # -- new games, settings, compositions -------------------------------------------------------------
+    # -- new games, settings, compositions --
 
     def _new_game(self, command: c.NewGame) -> dict:
         self._start_new(command)
@@ -319,16 +309,14 @@ class Board:
     def _start_new(
         self, command: c.NewGame, cls: type[Game] | None = None, order: list[int] | None = None
     ) -> None:
-        """Check a new game's choices against its game and start it. ``cls`` is the game's class where it
-        is known already (Play again: a composition deleted since still plays); ``order`` the seating of a
-        game played again or going on with a series."""
+        """Check a new game's choices and start it; ``cls`` where known (Play again, even once deleted)."""
         game, names, kinds = command.make(cls or c.find_game(self.catalogue, command.game))
         if command.series == c.GO_ON:
             order = order or self.session.series_goes_on(game.players, self.ledger.elapsed())
         self._start(game, names, kinds, order, command.series)
 
     def _start(self, game: Game, names, kinds, order, series) -> None:
-        """Start a game: ``series`` a dict starts a new one, GO_ON goes on with this one, None plays none."""
+        """``series``: a dict starts one, GO_ON goes on, None plays none."""
         session = self._begin(game, names, kinds, order)
         self.ledger.open(session, series, getattr(self, "session", None), self.die.seed)
         self.session, self._grybs_seen = session, game.grybs
@@ -337,8 +325,7 @@ class Board:
         self._warm()
 
     def _play_again(self) -> Feedback:
-        """OK at a game's end (or Play again): the same game, options, players and computer levels, begun by
-        the next player along; a series still on goes on, and one that is over starts again as it was."""
+        """The same game begun by the next player along (docs/runtime.md, "A turn")."""
         session, game = self.session, self.session.game
         series, new_series = session.series, False
         again = None if series is None else c.GO_ON
@@ -369,7 +356,7 @@ class Board:
             self.catalogue = self.library.add(self.catalogue, rules, replace=command.replace)
         except (composition.CompositionError, OptionError) as err:
             raise CommandError(str(err)) from None
-        except OSError as err:  # the state directory cannot be made or written: nothing was saved
+        except OSError as err:  # nothing was saved
             raise CommandError(f"cannot save in {self.library.folder}: {err.strerror or err}") from None
         log.info("composition %s saved", rules.id)
         self._publish()
@@ -384,15 +371,14 @@ class Board:
         self._publish()
 
     def _tick(self, command: c.Tick) -> None:
-        """Once a second when nothing came: a timed series whose time ran out is published as over."""
+        """A timed series whose time ran out is published as over."""
         published = self.newest.get("series")
         series = self.session.series
         if published and not published["over"] and series and series.over(self.ledger.elapsed()):
             self._publish()
 
     def _publish(self, feedback: Feedback | None = None) -> dict:
-        """The state for the page and its change feed (the runtime sends it once the command's transaction
-        has committed). Returns it."""
+        """The snapshot, sent once the transaction has committed."""
         self._version += 1
         made = snapshot(
             self._version, self.session, self.settings, self.on_cloth(), self.ledger.elapsed(), feedback
@@ -401,8 +387,7 @@ class Board:
         return made
 
     def recover(self, message: str, before: tuple) -> None:
-        """After a command failed part-way: back to what the store holds. The stones the players were asked
-        to lift or put down before it are still to be moved (the store does not keep chores)."""
+        """Back to what the store holds after a failure; chores (not stored) kept."""
         try:
             with self.store.transaction():
                 menu = self.settings.menu
@@ -412,7 +397,7 @@ class Board:
             game_id, chores = before
             if self.session.game_id == game_id:
                 self.session.hands.chores = chores
-        except Exception:  # the store cannot even be read: keep what is in memory
+        except Exception:  # unreadable: keep what is in memory
             log.exception("could not reload the game from the store")
         self.computer.thinking = None
         self.effects = Effects(code=self.effects.code)

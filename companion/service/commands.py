@@ -1,16 +1,12 @@
-"""What the runtime can be asked to do: one dataclass per command, its JSON body declared once.
-
-A command's fields are its JSON body. ``BODY`` holds each field's JSON Schema, with ``x-error``: what a
-refusal says. :meth:`Command.validate` checks a command against it; the web's 400, the runtime's refusal
-and the OpenAPI document (web/openapi.py) all come from that one declaration. What depends on the state
-(the game now, whose turn, the catalogue) the runtime checks as it runs the command.
-"""
+"""What the runtime can be asked to do: one dataclass per command, its JSON body declared once in
+``BODY``, whence the web's 400, the runtime's refusal and the OpenAPI document."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any, Callable, ClassVar
+from typing import Any, ClassVar
 
 from companion.games.engine import Game, Option, OptionError, UnknownGame
 from companion.games.series import METHODS
@@ -19,10 +15,9 @@ from companion.service.settings import SAYS as SETTINGS_SAYS
 from companion.service.settings import SETTINGS
 from companion.session.seating import SEATS
 
-GO_ON = "continue"  # a new game goes on with the series being played
-MAX_NAME = 24  # characters of a player's name
-# Never part of a name: control characters and the bidirectional marks, one of which turns the rest of
-# a line round ("Ann 12 – Bo 3" read right to left on every phone's history).
+GO_ON = "continue"  # a new game goes on with the series
+MAX_NAME = 24  # characters
+# Never in a name: control characters and bidirectional marks (one turns a history line round).
 UNSHOWN = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
@@ -43,7 +38,8 @@ PLY = {
     "minimum": 0,
     "description": "the number of actions of the position the page shows (the snapshot's ply): refused "
     "(400, nothing done) when the game has moved on since, so two phones tapping UNDO take back one move",
-    "x-error": "ply is the number of actions of the position the page shows (the state's ply), a whole number",
+    "x-error": "ply is the number of actions of the position the page shows (the state's ply), "
+    "a whole number",
 }
 
 
@@ -51,13 +47,13 @@ PLY = {
 class Command:
     """A request to the runtime. Fields left None were not sent."""
 
-    BODY: ClassVar[dict] = {}  # field -> JSON Schema, with x-error
+    BODY: ClassVar[dict] = {}  # field -> JSON Schema; x-error: what a refusal says
     REQUIRED: ClassVar[tuple[str, ...]] = ()
-    SAYS: ClassVar[str] = "the body does not read"  # for a field whose schema says nothing itself
+    SAYS: ClassVar[str] = "the body does not read"  # where the field's schema has no x-error
 
     @classmethod
     def schema(cls) -> dict:
-        """The JSON Schema of the body (also the OpenAPI document's request body)."""
+        """The body's JSON Schema."""
         schema = {"type": "object", "additionalProperties": False, "properties": cls.BODY}
         return schema | ({"required": list(cls.REQUIRED)} if cls.REQUIRED else {})
 
@@ -67,7 +63,7 @@ class Command:
 
     @classmethod
     def from_body(cls, data: dict) -> Command:
-        """The command a JSON body asks for, checked first (a missing field is said, not a TypeError)."""
+        """The command a body asks for, checked first (a missing field is said, not a TypeError)."""
         check(cls.schema(), {k: v for k, v in data.items() if v is not None}, cls.SAYS)
         return cls(**data)
 
@@ -79,12 +75,12 @@ class Command:
             check(self.schema(), self.body(), self.SAYS)
 
 
-# -- at the table: presses and buttons, meant for the game the page shows (``game``) -------------------
+# -- at the table --
 
 
 @dataclass(frozen=True)
 class Press(Command):
-    """A tap on a node (the phone, a test): a press as a finger makes on the cloth."""
+    """A tap on a node, as a finger's press."""
 
     node: str
     game: int | None = None
@@ -97,7 +93,7 @@ class Press(Command):
 
 @dataclass(frozen=True)
 class ClothPress(Command):
-    """A press of a node's button under the cloth; refused for a board larger than the cloth."""
+    """A press on the cloth; refused for a board larger than the cloth."""
 
     node: str
 
@@ -110,7 +106,7 @@ class Roll(Command):
 
 @dataclass(frozen=True)
 class Ok(Command):
-    """OK: confirm, end the turn, pass where that is all there is; at a game's end, play it again."""
+    """Confirm, end the turn, pass where that is all there is; at a game's end, play it again."""
 
     game: int | None = None
     ply: int | None = None
@@ -134,7 +130,7 @@ class Again(Command):
 
 @dataclass(frozen=True)
 class Act(Command):
-    """An action typed or tapped on the phone, in the notation (docs/notation.md)."""
+    """An action in the notation (docs/notation.md)."""
 
     action: str
     game: int | None = None
@@ -153,17 +149,17 @@ class Act(Command):
 
 @dataclass(frozen=True)
 class Hint(Command):
-    """Ask the computer what a good player would do; the hint appears when its search is done."""
+    """Ask the computer for a move; the hint appears when its search is done."""
 
 
 @dataclass(frozen=True)
 class Menu(Command):
-    """UNDO held: the menu opens (ROLL dims the board step by step, OK closes), or closes."""
+    """UNDO held: the menu opens (ROLL dims the board, OK closes), or closes."""
 
 
 @dataclass(frozen=True)
 class Seat(Command):
-    """Hand a seat to the computer at a level, or back to a person, during the game."""
+    """Hand a seat to the computer at a level, or back to a person."""
 
     seat: int
     kind: str
@@ -187,7 +183,7 @@ class Seat(Command):
     )
 
 
-# -- the game, the settings, the catalogue ---------------------------------------------------------------
+# -- the game, the settings, the catalogue --
 
 NAMES = {
     "type": "array",
@@ -229,7 +225,7 @@ class NewGame(Command):
     """A new game: the game's id, players, its options, names and seats by player, and the series."""
 
     game: str
-    players: int | None = None  # None: the fewest the game takes
+    players: int | None = None  # None: the fewest
     options: dict = field(default_factory=dict)
     names: list | None = None
     series: Any = None
@@ -260,7 +256,7 @@ class NewGame(Command):
         return body
 
     def make(self, cls: type[Game]) -> tuple[Game, list[str], list[str]]:
-        """The game this body asks for, by its own rules: (the game, names cleaned, seats), by player."""
+        """(the game, names, seats by player), by its own rules."""
         players, options, names, kinds = self.check_for(cls)
         try:
             return cls(players, **options), names, kinds
@@ -268,7 +264,7 @@ class NewGame(Command):
             raise CommandError(str(err)) from None
 
     def check_for(self, cls: type[Game]) -> tuple[int, dict, list[str], list[str]]:
-        """The game's own rules for this body: (players, options converted, names cleaned, seats)."""
+        """(players, options, names cleaned, seats), by the game's own rules."""
         players = cls.min_players if self.players is None else self.players
         if not cls.min_players <= players <= cls.max_players:
             low, high = cls.min_players, cls.max_players
@@ -300,14 +296,12 @@ def find_game(catalogue, game_id: str) -> type[Game]:
 
 
 def clean_name(name: str) -> str:
-    """A name as the page and the history show it: no control or bidirectional characters, one space
-    between words, at most MAX_NAME characters."""
+    """A name as shown: no UNSHOWN characters, one space between words, MAX_NAME long."""
     return " ".join(UNSHOWN.sub(" ", name).split())[:MAX_NAME]
 
 
 def json_option(option: Option, value: Any) -> Any:
-    """A game option's value as JSON sends it: of its default's type (true or false, a whole number, text of
-    100 characters at most), then the option's own range and choices."""
+    """A game option's JSON value: of its default's type, then in its own range."""
     kind = type(option.default)
     if kind is bool and not isinstance(value, bool):
         raise CommandError(f"option {option.name} is true or false")
@@ -322,7 +316,7 @@ def json_option(option: Option, value: Any) -> Any:
 
 
 def option_schema(option: Option) -> dict:
-    """A game option as JSON Schema (the OpenAPI document's new-game bodies)."""
+    """A game option as JSON Schema."""
     kind = type(option.default)
     schema: dict = {"default": option.default}
     if kind is bool:
@@ -340,7 +334,7 @@ def option_schema(option: Option) -> dict:
 
 
 def new_game_schema(cls: type[Game], players: int) -> dict:
-    """The body that starts ``cls`` for ``players``: its own options, one seat a player, no more names."""
+    """The body that starts ``cls`` for ``players``."""
     options = {o.name: option_schema(o) for o in cls.options}
     return {
         "type": "object",
@@ -362,7 +356,7 @@ KEEP: Any = type("Keep", (), {"__repr__": lambda self: "KEEP"})()  # a setting t
 
 @dataclass(frozen=True)
 class ChangeSettings(Command):
-    """Change settings (companion/service/settings.py declares each); all are checked before any changes."""
+    """Change settings (declared in settings.py), all checked first."""
 
     brightness: float | None = KEEP
     night: bool | None = KEEP
@@ -371,7 +365,7 @@ class ChangeSettings(Command):
     colours: list | None = KEEP
     die: str | None = KEEP
     time_scale: float | None = KEEP
-    BODY: ClassVar[dict] = SETTINGS  # the layout's own lowest budget is the runtime's to check
+    BODY: ClassVar[dict] = SETTINGS  # the layout's lowest budget is the runtime's to check
     SAYS: ClassVar[str] = SETTINGS_SAYS
 
     @classmethod
@@ -383,7 +377,7 @@ class ChangeSettings(Command):
 
     @classmethod
     def from_body(cls, data: dict) -> Command:
-        check(cls.schema(), data, cls.SAYS)  # null is no brightness: refused, not taken as "left out"
+        check(cls.schema(), data, cls.SAYS)  # null is refused, not taken as "left out"
         return cls(**data)
 
     def changes(self) -> dict:
@@ -392,7 +386,7 @@ class ChangeSettings(Command):
 
 @dataclass(frozen=True)
 class ShowCode(Command):
-    """Show a pairing code on the board (None hides it). The code never goes to the change feed."""
+    """Show a pairing code on the board (None hides it); never in the change feed."""
 
     code: str | None
     BODY: ClassVar[dict] = {
@@ -422,34 +416,34 @@ class Compose(Command):
 
 @dataclass(frozen=True)
 class ForgetComposition(Command):
-    """Delete a saved composition; games under way keep playing it."""
+    """Delete a saved composition (games under way keep it)."""
 
     game_id: str
 
 
-# -- the runtime's own ----------------------------------------------------------------------------------
+# -- the runtime's own --
 
 
 @dataclass(frozen=True)
 class Snapshot(Command):
-    """The state as the page sees it, once every command before this one is done."""
+    """The snapshot once every command before this one is done."""
 
 
 @dataclass(frozen=True)
 class Tick(Command):
-    """Nothing came for a while: a timed series whose time ran out is published as over."""
+    """Once a second when nothing came."""
 
 
 @dataclass(frozen=True)
 class Read(Command):
-    """Run ``look(session)`` on the runtime's thread, where the game can be read whole (tests, tools)."""
+    """Run ``look(session)`` on the runtime's thread (tests, tools)."""
 
     look: Callable
 
 
 @dataclass(frozen=True)
 class ComputerMove(Command):
-    """A computer player's search is done: its move, for the position ``token`` names."""
+    """A computer player's move, for the position ``token`` names."""
 
     token: tuple
     action: str | None
@@ -466,5 +460,5 @@ class HintReady(Command):
     action: str | None
 
 
-# Commands a page sends for the game it shows (``game``): refused once a new game has begun since.
+# Sent for the game the page shows: refused once a new one has begun.
 IN_GAME = (Press, Roll, Ok, Undo, Again, Act)

@@ -1,8 +1,4 @@
-"""The companion's configuration: one TOML file, every key checked, built-in defaults for the simulator.
-
-A broken or contradictory file stops the program with a message naming the key and the problem
-(:class:`ConfigError`); nothing starts half-configured.
-"""
+"""The configuration: one TOML file, every key checked (nothing starts half-configured), sim defaults."""
 
 from __future__ import annotations
 
@@ -20,9 +16,8 @@ from hardware.leds import PowerModel, idle_draw_ma
 DEFAULT_PATH = Path("/etc/gryb-companion/config.toml")
 
 
-MIN_DISTANCE = 120  # sum of channel differences: below this two glows are easily confused
-# A seat's brightest channel: below this its stones hardly show on the dark cloth of the page, and at the
-# dimmest the LEDs show colours at (hardware.leds.MIN_VISIBLE, gamma 2.8) they would go out.
+MIN_DISTANCE = 120  # sum of channel differences: below it two glows are confused
+# A seat's brightest channel: below it stones hardly show (docs/runtime.md, "Colours").
 MIN_GLOW = 128
 
 
@@ -31,17 +26,13 @@ def _distance(a: tuple[int, int, int], b: tuple[int, int, int]) -> int:
 
 
 def _full(rgb: tuple[int, int, int]) -> tuple[int, int, int]:
-    """The colour at full brightness: its brightest channel at 255, the others in proportion.
-
-    The LEDs scale every colour (brightness, night mode, the power budget) and gamma keeps the ratio of
-    its channels, so a brighter or dimmer copy of a colour glows in the same hue: #00FF00 is the board's
-    green (0, 160, 60) turned up, though their channels differ by 155."""
+    """The colour at its brightest: LEDs scale colours keeping their hue (#00FF00 is (0, 160, 60) up)."""
     top = max(rgb)
     return rgb if top == 0 else tuple(round(c * 255 / top) for c in rgb)  # type: ignore[return-value]
 
 
 def _near_board(rgb: tuple[int, int, int], board: tuple[int, int, int]) -> bool:
-    """Too close to a board colour: as given, or as the same hue at another brightness."""
+    """Too close to a board colour, as given or at another brightness."""
     return _distance(rgb, board) < MIN_DISTANCE or _distance(_full(rgb), _full(board)) < MIN_DISTANCE
 
 
@@ -66,9 +57,7 @@ class Leds:
     strip: str = "GRB"  # "GRB" (WS2812B) or "GRBW" (SK6812 RGBW)
     brightness: float = 0.5
     night_brightness: float = 0.25  # the dimmest the LEDs show colours at (hardware.leds.MIN_VISIBLE)
-    # Start in night mode (night_brightness): a board kept in a dark room. The phone and the control
-    # panel's menu switch it, and their choice is kept across restarts, as the brightness's is.
-    night: bool = False
+    night: bool = False  # start in night mode; the phone's and the menu's choice is kept
     budget_ma: int = 4000
     fps: int = 30
 
@@ -88,13 +77,11 @@ class Leds:
         self._check_layout()
 
     def least_budget_ma(self) -> int:
-        """The lowest budget the phone offers: the first whole 100 mA above what the layout's LEDs draw
-        dark (1100 mA for the 1024-LED matrix, 400 for the 349-LED chain)."""
+        """The lowest budget offered: the first 100 mA above what the LEDs draw dark."""
         return (int(idle_draw_ma(load_layout(self.layout, board_geometry()))) // 100 + 1) * 100
 
     def _check_layout(self) -> None:
-        """The layout must load, and the budget must cover what its LEDs draw when dark: both would
-        otherwise fail only when the LEDs are opened, with everything else already started."""
+        """Else the LEDs would fail only once all else had started."""
         try:
             layout = load_layout(self.layout, board_geometry())
         except LayoutError as err:
@@ -158,9 +145,7 @@ class Web:
 
 @dataclass(frozen=True)
 class Players:
-    # Stones glow in these: distinct from the board's G/R/Y/B and from each other, told apart from each
-    # other by colour-blind players too (white, cyan, magenta, violet differ in lightness as well as hue);
-    # not from every printed colour (magenta is as light as G), so the page can number the stones.
+    # Apart from the board's and each other's, in lightness too (docs/runtime.md, "Colours").
     colours: tuple[str, ...] = ("#FFFFFF", "#FF00C8", "#00E5FF", "#9A00FF")
     names: tuple[str, ...] = ("Player 1", "Player 2", "Player 3", "Player 4")
 
@@ -208,15 +193,12 @@ class State:
         pass
 
 
-TIME_SCALES = (0.1, 20.0)  # computer.time_scale, the page's setting and play --time-scale: lowest, highest
+TIME_SCALES = (0.1, 20.0)  # lowest, highest
 
 
 @dataclass(frozen=True)
 class Computer:
-    # The computer players' time budgets (companion/ai.py: easy 0.05 s, medium 0.12 s, hard 0.25 s a
-    # move) were set on a desktop core. A slower board searches less in the same time and plays weaker;
-    # this multiplies every budget so it searches as much. A Raspberry Pi Zero 2 W is about 8 times
-    # slower: 8 there keeps the levels as measured, with a hard move taking about 2 s.
+    # Multiplies the levels' budgets, set on a desktop core (docs/runtime.md, "Computer players and hints").
     time_scale: float = 1.0
 
     def check(self) -> None:
@@ -250,7 +232,7 @@ def _span(key: str, value: Any, low: float, high: float) -> None:
 
 
 def _flag(key: str, value: Any) -> None:
-    # The file's values are checked by type when read (_section); this catches a Config built in code.
+    # For a Config built in code (_section checks the file's types).
     if not isinstance(value, bool):
         raise ConfigError(f"{key} is true or false, not {value!r}")
 
@@ -289,7 +271,7 @@ def from_dict(data: dict) -> Config:
 
 
 def load(path: str | os.PathLike | None, sim: bool = False) -> Config:
-    """Read the config file; with ``sim`` and no file, the built-in simulator defaults."""
+    """Read the config file; with ``sim`` and no file, the simulator defaults."""
     if path is None:
         if sim:
             return Config().check()
@@ -301,7 +283,7 @@ def load(path: str | os.PathLike | None, sim: bool = False) -> Config:
         raise ConfigError(f"no config file at {path}") from None
     except OSError as err:
         raise ConfigError(f"cannot read {path}: {err.strerror}") from None
-    except UnicodeDecodeError as err:  # saved in another encoding (Latin-1, UTF-16) or not a text file
+    except UnicodeDecodeError as err:  # another encoding (Latin-1, UTF-16), or not text
         line = err.object[: err.start].count(b"\n") + 1
         raise ConfigError(f"{path} is not UTF-8 text (line {line}): save it as UTF-8") from None
     try:
@@ -312,13 +294,13 @@ def load(path: str | os.PathLike | None, sim: bool = False) -> Config:
     if sim:
         return simulated(config)
     if "host" not in data.get("web", {}):
-        # The Pi serves the phones of the room: every interface, unless the file says otherwise.
+        # The Pi serves the room's phones.
         config = replace(config, web=replace(config.web, host="0.0.0.0"))
     return config
 
 
 def simulated(config: Config) -> Config:
-    """Every backend the simulator, whatever the file says about hardware."""
+    """Every backend the simulator."""
     return replace(
         config,
         leds=replace(config.leds, driver="sim"),

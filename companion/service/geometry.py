@@ -1,9 +1,7 @@
 """The board handed to hardware/: the game's one geometry (``companion.rules.node``) as plain data.
 
-    python -m companion.service.geometry [PATH]
-
-prints the default button layout made from it (see hardware/buttons.py), or writes it to PATH. The
-shipped file is rewritten only when named: it may be a board's own wiring, and read-only where installed.
+``python -m companion.service.geometry [PATH]`` prints the default button layout, or writes it to PATH
+(the shipped file only when named: it may be a board's own wiring).
 """
 
 from __future__ import annotations
@@ -28,7 +26,7 @@ def _why_not(depth: int, name: str) -> str:
 
 @cache
 def board_geometry(depth: int = nd.STANDARD_DEPTH) -> Board:
-    """The board ``depth`` levels deep (by default the standard one), built once, read-only: it is shared."""
+    """The board ``depth`` levels deep, built once and shared read-only."""
     if not isinstance(depth, int) or not 1 <= depth <= nd.MAX_DEPTH:
         raise ValueError(f"depth must be 1..{nd.MAX_DEPTH}, not {depth!r}")
     nodes = nd.nodes(depth)

@@ -1,10 +1,9 @@
-"""The session as the store keeps it: a game's row, each action and UNDO as it happens, the seats, the
-result and the series; and the session rebuilt from them when the companion starts again."""
+"""The session as the store keeps it, and rebuilt from it."""
 
 from __future__ import annotations
 
 import logging
-from typing import Callable
+from collections.abc import Callable
 
 from companion.games.catalogue import find
 from companion.games.engine import Game, UnknownGame
@@ -21,12 +20,11 @@ log = logging.getLogger(__name__)
 class Ledger:
     def __init__(self, store: Store, wall: Callable[[], float]):
         self.store, self.wall = store, wall
-        self.logged = 0  # the game's actions stored so far
-        self.series_started = 0.0  # wall-clock seconds: a timed series runs from it
+        self.logged = 0  # actions stored so far
+        self.series_started = 0.0  # wall clock
 
     def open(self, session: Session, series, before: Session | None, seed: int | None) -> None:
-        """Keep a new game and its series: ``series`` a dict starts a new one, GO_ON goes on with the one
-        ``before`` played, None plays none."""
+        """Keep a new game; ``series``: a dict starts one, GO_ON goes on with ``before``'s, None none."""
         if series == GO_ON:
             session.series, session.series_id = before.series, before.series_id
         elif isinstance(series, dict):
@@ -38,7 +36,6 @@ class Ledger:
         self.open_game(session, seed)
 
     def open_game(self, session: Session, seed: int | None) -> None:
-        """A new game's row (its seats and seating where they are not the plain ones)."""
         store = self.store
         session.game_id = store.new_game(session.game, session.names, seed, session.series_id, self.wall())
         if any(s != HUMAN for s in session.seats):
@@ -53,7 +50,7 @@ class Ledger:
         self.series_started = self.wall()
 
     def write(self, session: Session) -> list[Action]:
-        """Store the actions the game took since the last write; returns them."""
+        """Store the actions taken since the last write; returns them."""
         history = session.game.history
         new = [a for a, _ in history[self.logged :]]
         for action in new:
@@ -62,7 +59,7 @@ class Ledger:
         return new
 
     def undone(self, session: Session, count: int) -> None:
-        """UNDOs are events too: the log stays append-only, the history is now shorter."""
+        """UNDOs are events too: the log only grows."""
         for _ in range(count):
             self.store.append(session.game_id, UNDO, None, self.wall())
         self.logged = len(session.game.history)
@@ -73,13 +70,11 @@ class Ledger:
             self.store.rename(session.game_id, session.names)
 
     def elapsed(self) -> float:
-        # A Pi has no clock while off: it may start before network time sets its clock right, earlier than
-        # the series began. The series then waits at 0, not at minus an hour.
+        # A Pi may start before network time sets its clock: the series then waits at 0, not below.
         return max(0.0, self.wall() - self.series_started)
 
     def finish(self, session: Session) -> None:
-        """The result into the series (while it counts) and then the store. In that order, and the series
-        never counting a game twice, a power cut between the two is mended on restart."""
+        """Series first: a power cut between is mended on restart."""
         game, series = session.game, session.series
         if session.count_result(self.elapsed()):
             finished = self.wall() if series.over(self.elapsed()) else None
@@ -89,15 +84,14 @@ class Ledger:
         log.info("game %s over: winners %s, scores %s", session.game_id, result["winners"], result["scores"])
 
     def reopen(self, session: Session) -> None:
-        """UNDO took back a finished game's last move: its result leaves the series and the store."""
+        """A finished game undone: its result leaves the series and the store."""
         if session.series is not None and session.series.taken_back(session.game_id):
             self.store.save_series(session.series_id, session.series.to_dict(), None)
         self.store.reopen_game(session.game_id)
         log.info("game %s: in play again after undo", session.game_id)
 
     def restore(self, begin: Callable[..., Session]) -> Session | None:
-        """The newest game as it was played (None when there is none, or it no longer replays).
-        ``begin(game, names, kinds, order)`` makes the session, as for a new game."""
+        """The newest game as played (None: none, or it no longer replays)."""
         store = self.store
         try:
             row = store.current_game()
@@ -122,7 +116,7 @@ class Ledger:
             log.error("game %s: stored seats %r do not read; every seat a person's", row.id, seats)
             seats = [HUMAN] * game.players
         order = seating(self._kept(f"order:{row.id}"), game.players)
-        # Stored names and seats are by seat; begin() takes them by player.
+        # Stored by seat; begin() takes them by player.
         by_player = [None] * game.players
         for seat, player in enumerate(order):
             by_player[player] = seat
@@ -135,8 +129,7 @@ class Ledger:
         session.game_id = row.id
         self.logged = len(game.history)
         self._restore_series(session, row)
-        # A power cut between an action's event and the game's result (or an undo's events and taking the
-        # result back) leaves the two apart: the events are what happened.
+        # A power cut may part events and result: the events are what happened.
         if game.over and row.finished is None:
             self.finish(session)
         elif not game.over and row.finished is not None:
@@ -164,7 +157,7 @@ class Ledger:
             self.series_started = self.wall() if started is None else started
 
     def _kept(self, key: str, default=None):
-        """A value stored with the game being restored; None where it is not even JSON."""
+        """None where not even JSON."""
         try:
             return self.store.setting(key, default)
         except ValueError:

@@ -1,5 +1,4 @@
-"""Games of one's own on disk: compositions saved as TOML files named by their id, in the state directory's
-``compositions/`` folder, and the runtime's catalogue with them added (docs/composer.md)."""
+"""Games of one's own on disk (docs/composer.md): TOML files named by id, added to the catalogue."""
 
 from __future__ import annotations
 
@@ -10,7 +9,7 @@ from companion.games.catalogue import Catalogue
 from companion.games.composed.interpreter import ComposedGame, game_class
 from companion.games.composed.schema import ID_PATTERN, CompositionError, Rules, export, loads
 
-FOLDER = "compositions"  # in the state directory
+FOLDER = "compositions"
 
 
 def load(path: str | Path) -> Rules:
@@ -26,8 +25,6 @@ def load(path: str | Path) -> Rules:
 
 
 class Library:
-    """Compositions saved as TOML files named by their id, in one folder (the state directory)."""
-
     def __init__(self, folder: str | Path):
         self.folder = Path(folder)
 
@@ -51,7 +48,7 @@ class Library:
 
     @staticmethod
     def read(path: Path) -> Rules:
-        """The composition in a file of the library, named by its id (or it would have two names)."""
+        """A file named by its id (or it would have two names)."""
         rules = load(path)
         if rules.id != path.stem:
             raise CompositionError(
@@ -72,11 +69,11 @@ class Library:
         with open(tmp, "w", encoding="utf-8") as f:
             f.write(export(rules))
             f.flush()
-            os.fsync(f.fileno())  # on the card before it takes the id: a power cut never leaves it empty
-        tmp.replace(path)  # a crash never leaves half a file under the id
+            os.fsync(f.fileno())  # on the card before it takes the id
+        tmp.replace(path)  # never half a file under the id
         folder = os.open(self.folder, os.O_RDONLY)
         try:
-            os.fsync(folder)  # and the new name with it: "saved" on the page means saved
+            os.fsync(folder)  # the new name too: "saved" on the page means saved
         finally:
             os.close(folder)
         return path
@@ -88,7 +85,7 @@ class Library:
         path.unlink()
 
     def all(self) -> list[Rules]:
-        """Every saved composition that still reads (a broken file is skipped)."""
+        """Every saved composition that still reads."""
         found = []
         for game_id in self.ids():
             try:
@@ -98,7 +95,7 @@ class Library:
         return found
 
     def install(self, catalogue: Catalogue) -> tuple[Catalogue, list[str]]:
-        """``catalogue`` with every composition saved here; one line per file that could not be read."""
+        """``catalogue`` with every composition here; a line per one that does not read."""
         problems = []
         for path in sorted(self.folder.glob("*.toml")) if self.folder.is_dir() else []:
             try:
@@ -108,14 +105,13 @@ class Library:
         return catalogue, problems
 
     def add(self, catalogue: Catalogue, rules: Rules, replace: bool = False) -> Catalogue:
-        """Import a composition: checked, set up once, saved under its id; the catalogue with it."""
+        """Check, set up once, save; the catalogue with it."""
         check_id(catalogue, rules.id)
-        game_class(rules)(rules.players[0])  # it sets up (residents, tables) before it is kept
+        game_class(rules)(rules.players[0])  # it must set up (residents, tables) to be kept
         self.save(rules, replace=replace)
         return with_composition(catalogue, rules)
 
     def remove(self, catalogue: Catalogue, game_id: str) -> Catalogue:
-        """Delete a saved composition; the catalogue without it (games under way keep it)."""
         self.delete(game_id)
         return catalogue.without(game_id)
 

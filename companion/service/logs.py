@@ -1,9 +1,5 @@
-"""Logging that fits journald: one line per event, a syslog priority prefix, no timestamps of our own.
-
-journald reads a leading ``<N>`` as the line's priority (SyslogLevelPrefix=yes, its default), so
-``journalctl -p warning -u gryb-companion`` works; on a terminal the prefix is replaced by the level
-name. Messages never contain secrets: pairing codes and session keys are not logged anywhere.
-"""
+"""Logging that fits journald: one line per event, a ``<N>`` priority prefix (``journalctl -p warning``
+works), the level's name on a terminal, no timestamps of our own. Never a pairing code or a session key."""
 
 from __future__ import annotations
 
@@ -29,7 +25,7 @@ class JournalFormatter(logging.Formatter):
 
 
 def to_journal(stream) -> bool:
-    """Whether ``stream`` is the journal's: systemd names the stream it reads in $JOURNAL_STREAM (device:inode)."""
+    """Whether ``stream`` is the journal's: $JOURNAL_STREAM names it (device:inode)."""
     try:
         st = os.fstat(stream.fileno())
     except (AttributeError, OSError, ValueError):  # no file descriptor (a StringIO), or closed

@@ -1,5 +1,4 @@
-"""What the runtime shows: the page's snapshot (one JSON-ready dict per change) and its change feed, and
-the LEDs' frames."""
+"""What the runtime shows: the page's snapshot and its change feed, and the LEDs' frames."""
 
 from __future__ import annotations
 
@@ -17,11 +16,11 @@ from companion.session.session import Session
 
 log = logging.getLogger(__name__)
 
-LEGAL_SHOWN = 400  # legal actions listed (GET /api/legal); 25 Men's GRYB's placements number about 340
+LEGAL_SHOWN = 400  # legal actions listed (GET /api/legal); 25 Men's GRYB places on about 340
 
 
 def seat_colours(session: Session, settings: Settings) -> list[tuple[int, int, int]]:
-    """The stone colour of each seat: its player's (then the unused players')."""
+    """Each seat's stone colour: its player's (then the unused players')."""
     colours, order = settings.colours, session.order
     return by_seat(colours, order) + colours[len(order) :]
 
@@ -49,13 +48,15 @@ def snapshot(
         "order": session.order,
         "series": session.series_dict(elapsed),
         "settings": settings.to_dict(),
-        "colours": ["#%02x%02x%02x" % rgb for rgb in seat_colours(session, settings)[: game.players]],
+        "colours": [
+            "#{:02x}{:02x}{:02x}".format(*rgb) for rgb in seat_colours(session, settings)[: game.players]
+        ],
         "feedback": None if feedback is None else {"ok": feedback.ok, "message": feedback.message},
     }
 
 
 class Feed:
-    """The change feed: the newest snapshot, and a queue for each page that listens (web/events.py)."""
+    """The change feed: the newest snapshot, and a queue for each page that listens."""
 
     def __init__(self):
         self.newest: dict = {}
@@ -80,7 +81,7 @@ class Feed:
         for q in listeners:
             try:
                 q.put_nowait(made)
-            except queue.Full:  # a stalled page skips to the newest state when it catches up
+            except queue.Full:  # a stalled page skips to the newest
                 try:
                     q.get_nowait()
                     q.put_nowait(made)
@@ -89,8 +90,8 @@ class Feed:
 
 
 class Painter:
-    """Draws the LEDs' frame and hands it to the sink. A fault in drawing or showing it is logged (once while
-    it repeats) and the frame left dark: the runtime's loop, which takes every command, must outlive it."""
+    """Draws the LEDs' frame for the sink. A fault is logged (once while it repeats) and the frame left
+    dark: the runtime's loop must outlive it."""
 
     def __init__(self, sink: Callable[[Picture], None]):
         self.sink = sink

@@ -1,16 +1,5 @@
-"""The companion runtime: one thread owns the board; hardware callbacks and web requests only submit.
-
-    inputs (node presses, ROLL/OK/UNDO, the phone) -> queue -> runtime thread -> board (session, settings)
-                                                              -> store (committed first)
-                                                              -> renderer -> frame sink (LEDs)
-                                                              -> change feed (web page)
-
-Every accepted action is committed to SQLite before the board shows it: each command runs in one
-transaction, and what it changed is drawn and published once that has committed. A command whose writes
-fail changes nothing: the transaction rolls back and the board goes back to what the store holds. On start
-the newest game is rebuilt from its events. Hardware is reached only through the callables passed in
-(``frame_sink``, ``sound``), so the same loop runs on the Pi, on the simulator and in tests.
-"""
+"""The runtime: one thread owns the board; hardware callbacks and web requests only submit commands, each
+run in one transaction and shown once that has committed (docs/runtime.md, "One owner")."""
 
 from __future__ import annotations
 
@@ -19,8 +8,9 @@ import queue
 import sqlite3
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import Future
-from typing import Any, Callable
+from typing import Any
 
 from companion.games.composed.schema import CompositionError
 from companion.games.die import Die
@@ -36,7 +26,7 @@ from companion.session.session import SessionError
 
 log = logging.getLogger(__name__)
 
-# What the rules, the session and a command's own checks refuse: said to the caller, nothing changed.
+# Refusals: said to the caller, nothing changed.
 REFUSALS = (SessionError, CompositionError, OptionError, UnknownGame)
 
 
@@ -84,10 +74,10 @@ class Runtime:
         if self._thread is not None:
             self._thread.join(timeout)
 
-    # -- the thread-safe interface ------------------------------------------------------------------
+    # -- the thread-safe interface --
 
     def submit(self, command: c.Command) -> Future:
-        """Queue a command (checked against its declaration first, on the caller's thread)."""
+        """Queue a command, checked against its declaration on the caller's thread."""
         if not isinstance(command, c.Command):
             raise CommandError(f"unknown command {command!r}")
         command.validate()
@@ -96,9 +86,8 @@ class Runtime:
         return future
 
     def call(self, command: c.Command, timeout: float = 10.0):
-        """Submit and wait for the result. A command still queued when ``timeout`` runs out is withdrawn,
-        so the player's retry is the only one (a stalled UNDO answered "busy" and then run anyway would,
-        with the retry, take back two moves); one already running is waited for as long again."""
+        """Submit and wait. One still queued at ``timeout`` is withdrawn, so the player's retry is the only
+        one (docs/runtime.md, "One owner"); one already running is waited for as long again."""
         future = self.submit(command)
         try:
             return future.result(timeout)
@@ -117,18 +106,16 @@ class Runtime:
     def unsubscribe(self, q: queue.Queue) -> None:
         self.feed.unsubscribe(q)
 
-    # -- the loop -----------------------------------------------------------------------------------
+    # -- the loop --
 
     def _loop(self) -> None:
-        # Frames that only animate come at most at two thirds of the LEDs' frame rate, so the frame-rate
-        # cap (hardware/leds.py) always has a token left for the frame a press causes.
+        # Animation takes at most 2/3 of the frame rate: the LEDs' cap keeps a token for a press's frame.
         frame_period = 1.5 / self.config.leds.fps
         next_ping = next_tick = self.clock()
         self._computer_turn()
         picture = self._draw()
         while True:
-            # Draw again when the picture next changes, no sooner than the frame period, and at least once a
-            # second (the tick: a timed series' end).
+            # Draw when the picture changes, no sooner than a frame period; tick once a second.
             redraw = picture.redraw
             timeout = 1.0 if redraw is None else min(1.0, max(frame_period, redraw - self.clock()))
             if self.watchdog_every:
@@ -138,7 +125,7 @@ class Runtime:
             except queue.Empty:
                 now = self.clock()
                 if now < next_tick and not (self.watchdog_every and now >= next_ping):
-                    picture = self._draw()  # a frame alone needs no command and no transaction
+                    picture = self._draw()  # a frame alone: no command, no transaction
                     continue
                 next_tick = now + 1.0
                 item = (c.Tick(), Future())
@@ -146,10 +133,10 @@ class Runtime:
                 break
             command, future = item
             if not future.set_running_or_notify_cancel():
-                continue  # its caller gave up waiting (Runtime.call): it is not done
+                continue  # withdrawn by Runtime.call: not done
             try:
                 future.set_result(self._command(command))
-            except Exception as err:  # a command must never kill the loop; the caller gets the error
+            except Exception as err:  # never kills the loop; the caller gets it
                 future.set_exception(err)
             self._computer_turn()
             if self.watchdog and self.watchdog_every and self.clock() >= next_ping:
@@ -167,12 +154,10 @@ class Runtime:
             self._queue.put((roll, Future()))
 
     def _command(self, command: c.Command):
-        """Run a command in one transaction; publish what it changed only once that has committed. A
-        refusal has changed nothing. Any other failure rolls back and brings the board back to what the
-        store holds, so nothing is shown that is not stored."""
+        """One transaction, published once committed; a failure goes back to what the store holds."""
         board = self.board
         board.unpublished = None
-        before = (board.session.game_id, board.session.hands.chores)  # no failed write moves the stones
+        before = (board.session.game_id, board.session.hands.chores)  # a failed write moves no stone
         try:
             with self.store.transaction():
                 return board.handle(command)
@@ -181,7 +166,7 @@ class Runtime:
         except REFUSALS as err:
             raise CommandError(str(err)) from None
         except Exception as err:
-            board.unpublished = None  # what it changed was not stored: it is never shown
+            board.unpublished = None  # not stored: never shown
             name = type(command).__name__
             if not isinstance(err, sqlite3.Error):
                 log.exception("command %s failed", name)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import fastjsonschema
 
@@ -11,7 +12,7 @@ from companion.rules import node as nd
 
 
 class CommandError(ValueError):
-    """A command the runtime refuses (a bad node, an unknown game, a setting out of range): says why."""
+    """A command the runtime refuses, saying why; nothing changed."""
 
 
 def _is_node(text: str) -> bool:
@@ -23,7 +24,7 @@ def _is_node(text: str) -> bool:
 
 
 def refusal(schema: dict, err: fastjsonschema.JsonSchemaValueException, says: str) -> str:
-    """What a refusal says: the failing field's ``x-error``; a node's own reason for a bad node name."""
+    """The failing field's ``x-error``; for a bad node name, the node's own reason."""
     name = err.path[1] if len(err.path) > 1 else None
     declared = schema.get("properties", {}).get(name, {})
     if declared.get("format") == "node" and isinstance(err.value, str):
@@ -35,8 +36,7 @@ def refusal(schema: dict, err: fastjsonschema.JsonSchemaValueException, says: st
 
 
 def check(schema: dict, data: dict, says: str) -> None:
-    """Raise CommandError unless ``data`` fits ``schema``. A whole number is an int: JSON Schema takes 1.0
-    for an integer, the companion does not (1.0 is no game id, seat or ply)."""
+    """Raise CommandError unless ``data`` fits ``schema``; 1.0 is no integer here (no game id or ply)."""
     try:
         _compiled(schema)(data)
     except fastjsonschema.JsonSchemaValueException as err:
@@ -59,7 +59,7 @@ def _float_for_integer(schema: dict, value: Any) -> bool:
     return False
 
 
-_COMPILED: dict[str, Callable[[dict], Any]] = {}  # by the schema's JSON text: schemas are remade per call
+_COMPILED: dict[str, Callable[[dict], Any]] = {}  # by JSON text: schemas are remade per call
 
 
 def _compiled(schema: dict) -> Callable[[dict], Any]:

@@ -1,25 +1,20 @@
-"""The settings the phone (and the control panel's menu) change, each declared once.
-
-``SETTINGS`` declares each setting's values as JSON Schema, with what a refusal says (``x-error``). The
-runtime's check, the web's 400 and the OpenAPI document are made from it, and the config file's check of
-the same keys reads its bounds (companion/service/config.py). Changed values are kept in the store.
-"""
+"""The settings the phone and the menu change, each declared once in ``SETTINGS``; kept in the store."""
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any, Callable
+from typing import Any
 
 from companion.service.schema import CommandError, check
 
 log = logging.getLogger(__name__)
 
-TIME_SCALES = (0.1, 20.0)  # computer.time_scale, the page's setting and play --time-scale: lowest, highest
-MOST_MA = 60000  # the largest LED supply budget, in mA
+TIME_SCALES = (0.1, 20.0)  # lowest, highest
+MOST_MA = 60000
 DIE_MODES = ("electronic", "physical")
-# The menu's ROLL: each press one step dimmer, down to night mode, then the brightest again. The last step
-# is the dimmest the LEDs show colours at; the steps no brighter than night mode are left out.
+# The menu's steps down to night mode (the last: the LEDs' dimmest).
 BRIGHTNESS_STEPS = (1.0, 0.6, 0.4, 0.25)
 
 SETTINGS: dict[str, dict] = {
@@ -48,7 +43,8 @@ SETTINGS: dict[str, dict] = {
         "minItems": 4,
         "maxItems": 4,
         "items": {"type": "string", "pattern": "^#[0-9A-Fa-f]{6}$"},
-        "description": "the four players' stone colours (player 1 first): apart from each other and the board's",
+        "description": "the four players' stone colours (player 1 first): apart from each other and "
+        "the board's",
         "x-error": "colours is a list of four '#RRGGBB' colours, one per player",
     },
     "die": {
@@ -60,9 +56,10 @@ SETTINGS: dict[str, dict] = {
         "type": "number",
         "minimum": TIME_SCALES[0],
         "maximum": TIME_SCALES[1],
-        "description": "multiplies the computer players' thinking time (easy 0.05 s, medium 0.12 s, hard 0.25 s "
-        "a move on a desktop core; about 8 on a Raspberry Pi Zero 2 W plays as strong)",
-        "x-error": f"time_scale multiplies the computer players' thinking time, {TIME_SCALES[0]:g} to {TIME_SCALES[1]:g}",
+        "description": "multiplies the computer players' thinking time (easy 0.05 s, medium 0.12 s, "
+        "hard 0.25 s a move on a desktop core; about 8 on a Raspberry Pi Zero 2 W plays as strong)",
+        "x-error": "time_scale multiplies the computer players' thinking time, "
+        f"{TIME_SCALES[0]:g} to {TIME_SCALES[1]:g}",
     },
 }
 SAYS = (
@@ -72,12 +69,11 @@ SAYS = (
 
 
 def bounds(key: str) -> tuple[float, float]:
-    """A numeric setting's lowest and highest value (the config file's check reads them too)."""
     return SETTINGS[key]["minimum"], SETTINGS[key]["maximum"]
 
 
 def schema(least_budget_ma: int) -> dict:
-    """The body of a change of settings: any of them, at least one. The budget's lowest is the layout's."""
+    """A change of settings; the budget's lowest is the layout's."""
     budget = SETTINGS["budget_ma"]
     properties = SETTINGS | {
         "budget_ma": budget
@@ -94,17 +90,16 @@ class Settings:
     night: bool
     sounds: bool
     budget_ma: int
-    colours: list[tuple[int, int, int]]  # the four players', player 1 first
+    colours: list[tuple[int, int, int]]  # player 1 first
     die: str
     time_scale: float
-    config: Any  # companion.service.config.Config: its players' colours are checked against the board's
-    least_budget_ma: int  # mA: the layout's LEDs draw about this dark
-    menu: bool = False  # the control panel's menu is open (ROLL dims the board): not kept
+    config: Any  # companion.service.config.Config
+    least_budget_ma: int
+    menu: bool = False  # the control panel's menu is open: not kept
 
     @classmethod
     def load(cls, config, least_budget_ma: int, stored: Callable[[str], Any]) -> Settings:
-        """The config's values, each replaced by the stored one where that still passes the checks (a
-        value that does not is ignored with a log line)."""
+        """The config's values, or the stored ones that still pass."""
         settings = cls(
             config.leds.brightness,
             config.leds.night,
@@ -121,13 +116,12 @@ class Settings:
                 value = stored(key)
                 if value is not None:
                     settings.apply(settings.check({key: value}))
-            except ValueError as err:  # a CommandError, or a stored value that is not JSON
+            except ValueError as err:  # refused, or not JSON
                 log.warning("saved setting %s ignored: %s", key, err)
         return settings
 
     def check(self, changes: dict) -> dict:
-        """The changes as they are kept, all checked before any is made; CommandError names the first
-        that does not fit."""
+        """The changes as kept, all checked first."""
         check(schema(self.least_budget_ma), changes, SAYS)
         if "colours" in changes:
             self.rgb(changes["colours"])
@@ -137,7 +131,7 @@ class Settings:
         return changes
 
     def rgb(self, colours: list[str]) -> list[tuple[int, int, int]]:
-        """Four '#RRGGBB' texts by the config file's rules (apart, and not the board's), as RGB."""
+        """Four '#RRGGBB' by the config file's rules, as RGB."""
         from companion.service.config import ConfigError
 
         players = replace(self.config.players, colours=tuple(colours))
@@ -152,9 +146,7 @@ class Settings:
             setattr(self, key, self.rgb(value) if key == "colours" else value)
 
     def step_brightness(self) -> str:
-        """The menu's ROLL: one step dimmer, night mode after the dimmest step, then the brightest again.
-        Night mode keeps the brightness it was entered from, as the phone's switch does. Returns what the
-        board says."""
+        """The menu's ROLL; night mode keeps the brightness, as the phone's does."""
         night = self.config.leds.night_brightness
         steps = [s for s in BRIGHTNESS_STEPS if s > night] or [BRIGHTNESS_STEPS[0]]
         nearest = min(range(len(steps)), key=lambda i: abs(steps[i] - self.brightness))
@@ -169,7 +161,7 @@ class Settings:
         return "night mode" if night else "night mode: the LEDs are off"
 
     def shown_brightness(self) -> float:
-        """What the LEDs are set to: the brightness, or the dimmer night brightness in night mode."""
+        """What the LEDs are set to."""
         night = self.config.leds.night_brightness
         return min(self.brightness, night) if self.night else self.brightness
 
@@ -181,6 +173,6 @@ class Settings:
             "budget_ma": self.budget_ma,
             "die": self.die,
             "time_scale": self.time_scale,
-            "colours": ["#%02X%02X%02X" % c for c in self.colours],
+            "colours": ["#{:02X}{:02X}{:02X}".format(*c) for c in self.colours],
             "menu": self.menu,
         }

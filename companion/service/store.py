@@ -1,19 +1,5 @@
-"""Durable storage in SQLite: every accepted action is an appended event, committed before it is shown.
-
-One database file in the state directory, WAL with ``synchronous=FULL`` so a committed event survives
-a power cut. The log is append-only: an undo or redo is an event too, so a roll taken back is still in
-the record. On start the unfinished game is rebuilt by replaying its events. A database that cannot be
-used as it is (damaged: not a database, a failed integrity check; unreadable or unwritable for this
-user, as a file of mode 000; written by another version) is moved aside (renamed ``*.corrupt-<n>``, with
-its ``-wal`` and ``-shm``: nothing in it is lost) with a log line saying where, and a new one is started.
-The store does not open (:class:`StoreUnavailable`) only when that is impossible (a state directory it
-cannot write in) or would not help: a sound database that another program holds locked.
-The caller must own the file: the companion holds the state directory's lock (``companion.assembly``) before
-it opens the store, so a database another running companion holds is never moved aside.
-
-Writes commit one statement at a time, or together inside :meth:`Store.transaction` (the runtime runs
-each command in one, so a command's rows are stored all or none).
-"""
+"""Durable storage in SQLite: every accepted action an appended event (docs/runtime.md, "Durability").
+The caller must own the file (the state directory's lock)."""
 
 from __future__ import annotations
 
@@ -40,9 +26,7 @@ _HALF = re.compile("[\ud800-\udfff]")
 
 
 def _loads(text: str) -> Any:
-    """A stored JSON value, each half of a character in it (a lone surrogate, as ``"\\ud800"``) read as
-    U+FFFD. The web page refuses them now, but a name stored before it did would break every page that
-    shows it (no page can be encoded with one), the history and the replay for good."""
+    """A stored JSON value, a lone surrogate in it read as U+FFFD (docs/runtime.md, "Durability")."""
     return _mend(json.loads(text))
 
 
@@ -80,22 +64,18 @@ CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 
 
 class StoreError(ValueError):
-    """A stored game that cannot be rebuilt (an unknown event, a composition that no longer reads)."""
+    """A stored game that cannot be rebuilt."""
 
 
 class StoreUnavailable(RuntimeError):
-    """No database can be opened: the one there is sound but not usable now (locked by another program),
-    or it cannot be moved aside, or no new one made (a state directory this user cannot write in)."""
+    """No database can be opened, nor one made in its place."""
 
 
 class _Unusable(sqlite3.DatabaseError):
-    """What the checks on opening found: a failed integrity check, a schema this version does not read."""
+    """A failed integrity check, or a schema this version does not read."""
 
 
-# SQLite's errors on opening that say the file itself cannot be used by this program as it stands:
-# damaged, or unreadable or unwritable for this user (mode 000, another user's file, its -wal of mode 000,
-# a directory in its place). Busy, locked or full are not among them: the file is sound, and a new one
-# beside it would not help.
+# The file's own faults (damaged, unreadable); busy, locked or full are not: a new file would not help.
 _FILE_ERRORS = (
     "SQLITE_CORRUPT",
     "SQLITE_NOTADB",
@@ -107,17 +87,14 @@ _FILE_ERRORS = (
 
 
 def _unusable(err: sqlite3.DatabaseError) -> bool:
-    """Whether an error on opening is the file's own (so moving it aside and starting anew is the cure)."""
-    name = getattr(
-        err, "sqlite_errorname", ""
-    )  # extended names: SQLITE_READONLY_DIRECTORY, SQLITE_IOERR_READ...
+    """Whether moving the file aside cures an error on opening."""
+    name = getattr(err, "sqlite_errorname", "")  # extended names: SQLITE_IOERR_READ...
     return isinstance(err, _Unusable) or any(name == e or name.startswith(e + "_") for e in _FILE_ERRORS)
 
 
 def _writable(db: sqlite3.Connection) -> None:
-    """Raise SQLite's own error if the database cannot be written. A file this user may read but not write
-    (a backup put back by root) opens, and would refuse every action later: found on opening instead.
-    The write is rolled back before it reaches the disk."""
+    """Raise SQLite's error unless the database can be written: a read-only file (a backup put back by
+    root) opens, then refuses every action."""
     db.execute("BEGIN")
     try:
         db.execute("UPDATE meta SET value=value WHERE key='schema'")
@@ -142,9 +119,7 @@ class GameRow:
 
 class Store:
     def __init__(self, path: str | Path, timeout: float = 5.0, *, read_only: bool = False):
-        """``timeout``: how long a write waits for a lock another program holds before it fails.
-        ``read_only``: the queries alone, on a connection of the caller's (a web request beside the
-        runtime's writes); the database must exist and is neither checked nor changed."""
+        """``timeout``: a write's wait for a lock; ``read_only``: queries alone, nothing checked."""
         self.path = Path(path)
         self.timeout = timeout
         if read_only:
@@ -159,8 +134,7 @@ class Store:
             self.db = self._start_anew(err)
 
     def _start_anew(self, err: sqlite3.DatabaseError) -> sqlite3.Connection:
-        """Move the database that cannot be used aside and open a new one; the log line says where the old
-        one went, for whoever wants its games back (renamed, never deleted)."""
+        """Move the unusable database aside (never deleted; the log says where) and open anew."""
         why = f"{err}{self._access()}"
         try:
             aside = self._move_aside()
@@ -184,8 +158,7 @@ class Store:
     def _open(self) -> sqlite3.Connection:
         db = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None, check_same_thread=False)
         try:
-            # Checked before anything is written (the journal mode, this version's tables): a database that
-            # cannot be used is moved aside exactly as it was found.
+            # Checked before any write: an unusable one is moved aside as it was found.
             check = db.execute("PRAGMA quick_check").fetchone()[0]
             if check != "ok":
                 raise _Unusable(f"integrity check failed: {check}")
@@ -194,7 +167,6 @@ class Store:
             if version is not None and not str(version[0]).isdigit():
                 raise _Unusable(f"schema version {version[0]!r}")
             if version is not None and int(version[0]) != SCHEMA_VERSION:
-                # Put back under its own name, that version reads it again.
                 raise _Unusable(
                     f"it was written by another version of GRYB Companion (schema {version[0]}; "
                     f"this one reads {SCHEMA_VERSION})"
@@ -212,8 +184,7 @@ class Store:
         return db
 
     def _move_aside(self) -> Path:
-        """Rename the database and its -wal and -shm to the first free ``<name>.corrupt-<n>`` (the -wal
-        keeps its name beside the database's, so SQLite still reads them together); the new name."""
+        """Rename it with its -wal and -shm to the first free ``<name>.corrupt-<n>``."""
         n = 1
         while (aside := self.path.with_name(f"{self.path.name}.corrupt-{n}")).exists():
             n += 1
@@ -224,23 +195,24 @@ class Store:
         return aside
 
     def _access(self) -> str:
-        """Who may use the file, when this program may not read and write it (else nothing): the log line
-        then says why "unable to open" (a mode 000 left by a restore, another user's file)."""
+        """Who may use the file, when this program may not: why "unable to open"."""
         try:
             if os.access(self.path, os.R_OK | os.W_OK):
                 return ""
             st = self.path.stat()
         except OSError:
             return ""
-        return f"; it is {stat.filemode(st.st_mode)}, owned by uid {st.st_uid}, and this program runs as uid {os.geteuid()}"
+        return (
+            f"; it is {stat.filemode(st.st_mode)}, owned by uid {st.st_uid}, "
+            f"and this program runs as uid {os.geteuid()}"
+        )
 
     def close(self) -> None:
         self.db.close()
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[None]:
-        """Everything written inside commits together when the block ends, or nothing does if it raises
-        (an error is raised again). Within another transaction, part of that one."""
+        """All written inside commits together, or nothing; nested, part of the outer."""
         if self.db.in_transaction:
             yield
             return
@@ -253,23 +225,24 @@ class Store:
                 self.db.execute("ROLLBACK")
             raise
 
-    # -- games and their events ---------------------------------------------------------------
+    # -- games and their events --
 
     def new_game(
         self, game: Game, names: list[str], seed: int | None, series_id: int | None, now: float
     ) -> int:
         cur = self.db.execute(
-            "INSERT INTO games (game, players, options, names, seed, series_id, started) VALUES (?,?,?,?,?,?,?)",
+            "INSERT INTO games (game, players, options, names, seed, series_id, started) "
+            "VALUES (?,?,?,?,?,?,?)",
             (game.id, game.players, json.dumps(game.settings), json.dumps(names), seed, series_id, now),
         )
         game_id = int(cur.lastrowid)
         if getattr(game, "composed", False) and not game.shipped:
-            # A saved composition may be changed or deleted later: its game keeps the rules it was played by.
+            # The game keeps the rules it was played by: a saved composition may change.
             self.set_setting(f"rules:{game_id}", composition.to_data(game.base_rules))
         return game_id
 
     def append(self, game_id: int, kind: str, action: str | None, now: float) -> int:
-        """Append one event and commit it (durable when this returns)."""
+        """Append one event (durable on return, outside a transaction)."""
         row = self.db.execute(
             "SELECT COALESCE(MAX(seq), 0) FROM events WHERE game_id=?", (game_id,)
         ).fetchone()
@@ -286,7 +259,7 @@ class Store:
         ]
 
     def event_count(self, game_id: int) -> int:
-        """How many events the game's log holds: the log only grows, so a replay of it is as new as this."""
+        """The log's length (it only grows: a replay's key)."""
         return self.db.execute("SELECT COUNT(*) FROM events WHERE game_id=?", (game_id,)).fetchone()[0]
 
     def finish_game(self, game_id: int, result: dict, now: float) -> None:
@@ -295,11 +268,10 @@ class Store:
         )
 
     def rename(self, game_id: int, names: list[str]) -> None:
-        """The players' names by seat, changed during the game (a seat handed to the computer or back)."""
         self.db.execute("UPDATE games SET names=? WHERE id=?", (json.dumps(names), game_id))
 
     def reopen_game(self, game_id: int) -> None:
-        """A finished game undone into play again: no longer finished, no result until it ends anew."""
+        """A finished game undone into play again."""
         self.db.execute("UPDATE games SET finished=NULL, result=NULL WHERE id=?", (game_id,))
 
     def _row(self, r) -> GameRow:
@@ -326,7 +298,7 @@ class Store:
         return self._row(r) if r else None
 
     def current_game(self) -> GameRow | None:
-        """The newest game, finished or not (the one the board shows after a restart)."""
+        """The newest game, finished or not."""
         r = self.db.execute(f"SELECT {self._COLUMNS} FROM games ORDER BY id DESC LIMIT 1").fetchone()
         return self._row(r) if r else None
 
@@ -343,7 +315,7 @@ class Store:
         return [self._row(r) for r in rows]
 
     def game_class(self, row: GameRow) -> type[Game]:
-        """The game a row was played: a saved composition by the rules kept with it, others by id."""
+        """The game a row was played: a saved composition by its kept rules."""
         rules = self.setting(f"rules:{row.id}")
         if rules is None:
             return find(row.game)
@@ -353,7 +325,7 @@ class Store:
             raise StoreError(f"game {row.id}: its composition no longer reads: {err}") from None
 
     def replay(self, row: GameRow) -> Game:
-        """Rebuild a game from its events exactly as it was played (undos and redos included)."""
+        """Rebuild a game from its events, undos and redos included."""
         game = self.game_class(row)(row.players, **row.options)
         for kind, action in self.events(row.id):
             if kind == ACTION:
@@ -366,7 +338,7 @@ class Store:
                 raise StoreError(f"game {row.id}: unknown event {kind!r}")
         return game
 
-    # -- series and settings ------------------------------------------------------------------------
+    # -- series and settings --
 
     def new_series(self, data: dict, now: float) -> int:
         return int(
@@ -385,12 +357,12 @@ class Store:
         return _loads(r[0]) if r else None
 
     def series_finished(self, series_id: int) -> float | None:
-        """When the series was decided (wall-clock seconds); None while it goes on."""
+        """When the series was decided (wall clock); None while it goes on."""
         r = self.db.execute("SELECT finished FROM series WHERE id=?", (series_id,)).fetchone()
         return r[0] if r else None
 
     def series_started(self, series_id: int) -> float | None:
-        """When the series began (wall-clock seconds): a timed series counts from it across restarts."""
+        """When the series began (wall clock): a timed series counts from it."""
         r = self.db.execute("SELECT created FROM series WHERE id=?", (series_id,)).fetchone()
         return r[0] if r else None
 

@@ -1,2 +1,1 @@
-"""What happens at the table: a Session (the game, the hands at it, who sits where, the series), the
-hands' presses turned into actions, what the LEDs show, and game records. Pure, like the games below it."""
+"""What happens at the table: the Session, the hands, seating, the LEDs' picture, game records. Pure."""

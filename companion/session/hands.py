@@ -1,23 +1,4 @@
-"""What happens at the table: node presses and control buttons turned into engine actions.
-
-Pure like the engine (no clock, no I/O, no randomness: the die is passed in). The runtime owns one
-:class:`Hands` and calls it from its loop; the renderer draws what it says.
-
-How a turn feels:
-
-- A placement is one press. A move is a press on the stone, then on its target (a line or shape: its
-  stones, then their targets). Pressing the selected stone again puts it down.
-- Die games: ROLL rolls; when nothing fits the roll the turn passes by itself. OK ends a turn early
-  where the game allows it, and passes when passing is the only thing left.
-- Anything the rules refuse is a :class:`Feedback` with the reason; nothing changes.
-- A computer player's move is a *proposal*: its stone blinks, its target pulses, and only the presses
-  that carry it out are accepted (the physical stones must follow the engine). A *hint* is shown the
-  same way but binds nobody.
-- The physical board and the engine never drift apart: after every change the runtime did not see
-  the player do (a capture's loser, a push, a removal, an undo), each node whose stone must be lifted,
-  put down or swapped becomes a :class:`Chore` and blinks until its node is pressed. Until then the
-  game waits.
-"""
+"""The players' hands: presses and buttons turned into engine actions (docs/runtime.md, "A turn"); pure."""
 
 from __future__ import annotations
 
@@ -34,12 +15,12 @@ LIFT, PUT, SWAP = "lift", "put", "swap"
 
 @dataclass(frozen=True)
 class Chore:
-    """A stone the players must lift (``lift``), put down (``put``) or exchange (``swap``) at ``node``."""
+    """A stone to lift, put down or swap at ``node``; ``before``, ``after``: its owners."""
 
     node: Node
-    kind: str
-    before: int | None  # owner of the stone there before
-    after: int | None  # owner of the stone there after
+    kind: str  # LIFT, PUT or SWAP
+    before: int | None
+    after: int | None
 
     def describe(self, names: list[str]) -> str:
         where = nd.name(self.node)
@@ -52,7 +33,7 @@ class Chore:
 
 @dataclass(frozen=True)
 class Feedback:
-    """What the runtime shows and sounds after an input: ``ok`` or a refusal with its reason."""
+    """What the runtime shows and sounds after an input: ``ok``, or a refusal's reason."""
 
     ok: bool
     message: str = ""
@@ -70,8 +51,7 @@ def outcome(game: Game, names: list[str]) -> str:
 
 
 def said(game: Game, action: Action, names: list[str], by: int) -> str:
-    """An action just played, with who played it: "Ann rolled G", "Ann: G-GR", "Bo: male, 10 turns, on GGG"
-    (the live page's message and the replay's step)."""
+    """An action just played and who played it: "Ann rolled G", "Ann: G-GR"."""
     who = names[by] if 0 <= by < len(names) else f"Player {by + 1}"
     if action.kind == ROLL:
         return f"{who} rolled {action.face}" if action.face else f"{who} chose to roll"
@@ -89,29 +69,23 @@ class Hands:
     picks: tuple[Node, ...] = ()
     chores: tuple[Chore, ...] = ()
     message: str = ""
-    proposal: Action | None = None  # a computer player's move, waiting for a human to carry it out
-    hint: Action | None = None  # a suggested move for the human to move (shown, not binding)
-    choices: tuple[
-        Action, ...
-    ] = ()  # presses that fit several actions (Grim Reaper's sex and life): pick one
-    physical_die: bool = False  # the players roll a real GRYB die and tell the companion what it shows
-    # The stones are on a cloth, moved by hands: what changed without a press becomes a chore. Without
-    # one (a terminal), nothing waits for hands.
-    cloth: bool = True
+    proposal: Action | None = None  # a computer player's move, for hands to carry out
+    hint: Action | None = None
+    # The actions the presses fit, when several (Grim Reaper's sex and life): the phone asks which.
+    choices: tuple[Action, ...] = ()
+    physical_die: bool = False  # the players say what their GRYB die shows
+    cloth: bool = True  # False at a terminal: no stones for hands to move, so no chores
 
     def __post_init__(self):
         if not self.names:
             self.names = [f"Player {i + 1}" for i in range(self.game.players)]
-        self._legal_for: tuple | None = None  # the position legal() last worked out (see there)
+        self._legal_for: tuple | None = None  # (game, history's last entry): the position of _legal_now
         self._legal_now: list[Action] = []
-        self._targets_for: tuple | None = None  # targets() for a position, picks and proposal, and its answer
+        self._targets_for: tuple | None = None  # (position, picks, proposal, targets())
 
     def legal(self) -> list[Action]:
-        """The game's legal actions now, worked out once per position: a press that plays asks for them
-        three times after its move (its words, the page's list, the targets), and 25 Men's GRYB lists ~320
-        placements each time. The position is known by the game and its history's last entry: a new one
-        every action, held here so that no other can take its place (an entry stands at one place in the
-        history, so it gives the length too). The list is shared: not to be changed by the caller."""
+        """The legal actions, once per position (docs/performance.md, "What the session keeps for speed");
+        not to be changed."""
         game = self.game
         top = game.history[-1] if game.history else None
         seen = self._legal_for
@@ -120,7 +94,7 @@ class Hands:
             self._legal_for = (game, top)
         return self._legal_now
 
-    # -- inputs ---------------------------------------------------------------------------------
+    # -- inputs
 
     def press(self, node: Node) -> Feedback:
         if self.chores:
@@ -130,7 +104,7 @@ class Hands:
         if game.over:
             return self._refuse("the game is over: OK plays it again", node)
         if game.is_chance:
-            if self.physical_die:  # GRYB Dice II on the table: the node it shows is pressed
+            if self.physical_die:  # GRYB Dice II: the node it shows is pressed
                 face = next((f for f in game.roll_faces() if f.targets == (node,)), None)
                 if face is not None:
                     return self.act(face, pressed=())
@@ -143,16 +117,14 @@ class Hands:
         picks = self.picks + (node,)
         legal = self._legal()
         mine = game.owner(node) == game.to_move
-        # Every press is one of an action's nodes, so only the actions on this node can fit the presses:
-        # a handful to match instead of every legal one (~340 placements of 25 Men's GRYB, 1 ms a press).
+        # Every press is one of an action's nodes: only the actions on this node can fit.
         near = [a for a in legal if node in a.targets or node in a.sources]
         complete = [a for a in near if _presses(a) and _matches(picks, a, complete=True)]
         partial = [a for a in near if _matches(picks, a, complete=False)]
-        # A press on your own stone that can move is a selection, even where a placement through it
-        # would also be legal ('Drangles entering onto a stone): moving is what players mean far more.
+        # A press on your own stone that can move selects it even where a placement through it is legal
+        # too ('Drangles): moving is what players mean far more.
         if len(complete) > 1 and not (mine and len(picks) == 1 and partial):
-            # The presses fit several actions (a placement with a sex and a lifespan): never guess, ask. A
-            # legal press, so no refusal's buzz and flash: the page shows a button for each way.
+            # Several actions fit: never guess. A legal press, so no buzz: the page shows a button each.
             self.picks, self.choices = (), tuple(complete)
             return self._ok(
                 f"{nd.name(node)} can be played {len(complete)} ways: choose one with the buttons "
@@ -167,7 +139,7 @@ class Hands:
                 moves = self.proposal is None and any(a.kind == MOVE for a in partial)
                 then = "press a target, or OK" if moves else "press OK"
                 return self._ok(f"{nd.name(node)} selected: {then} to {_words(alone)}")
-            if self.proposal is not None:  # the computer's stone in hand: the board says where it goes
+            if self.proposal is not None:
                 return self._ok(self._computer_plays())
             return self._ok(f"{nd.name(node)} selected")
         if self.proposal is not None:
@@ -175,8 +147,7 @@ class Hands:
         return self._refuse(self._reason(picks), node)
 
     def propose(self, action: Action) -> Feedback:
-        """A computer player's move: applied at once when there is nothing to carry out on the board
-        (a pass, an end of turn), otherwise shown until its presses are made."""
+        """A computer player's move, shown until its presses are made (a pass at once)."""
         if action not in self.legal():
             return self._refuse(f"{action} is not legal here")
         if not _presses(action):
@@ -185,14 +156,12 @@ class Hands:
         return self._ok(self._computer_plays())
 
     def _computer_plays(self) -> str:
-        """The computer's move waiting for hands, in a player's words, and the next press that makes it."""
+        """The computer's move and its next press."""
         return f"the computer plays {self.game.say(self.proposal)}: {self._proposal_step()}"
 
     def how_to(self, action: Action) -> tuple[tuple[str, Action | Node | None], ...]:
-        """The steps that make ``action`` at the table, starting with nothing selected: ``("press", node)``,
-        ``("ok", None)``, ``("roll", None)``, ``("choose", action)`` (a button on the phone). Found by trying
-        them on a copy of the table, so they are what :meth:`press` and :meth:`ok` really do. Empty when
-        presses and buttons cannot make it."""
+        """The steps that make ``action`` from nothing selected, tried on a copy: ("press", node), ("ok",
+        None), ("roll", None), ("choose", action)."""
         if action == CHOOSE_ROLL:
             return (("roll", None),) if action in self.legal() else ()
         if action.kind in (PASS, END):
@@ -212,8 +181,7 @@ class Hands:
         return ()
 
     def say_how(self, action: Action) -> str:
-        """:meth:`how_to` in words: ``press R, then RG``, ``press OK``, ``press B, then choose "B+" on
-        the phone`` (a choice by the label of its button). Every legal action has a way (the tests make sure)."""
+        """:meth:`how_to` in words: ``press R, then RG``."""
         steps = self.how_to(action)
         if not steps:
             return f"{action} is not legal here"
@@ -232,13 +200,12 @@ class Hands:
         return ", then ".join(words)
 
     def _trial(self) -> Hands:
-        """A copy of the table with its game copied, nothing selected and no chores, to try presses on."""
+        """A fresh copy to try presses on."""
         return Hands(self.game.copy(), list(self.names), physical_die=self.physical_die, cloth=self.cloth)
 
     def _ok_action(self, legal: list[Action]) -> Action | None:
-        """What OK does with one stone of the player's own selected, when that one press is also a whole
-        action: entering on it ('Drangles' head node), taking it back (PyraGRYB's reincarnation), moving
-        a conduit marker onto it (Multiverse). Otherwise the press selects the stone, to move it."""
+        """What OK does with the one stone selected, where that press is an action too (docs/runtime.md,
+        "A turn")."""
         if len(self.picks) != 1:
             return None
         alone = [a for a in legal if a.kind != MOVE and _presses(a) == self.picks]
@@ -258,7 +225,7 @@ class Hands:
             return (
                 "put it on " + ", ".join(nd.name(n) for n in put if n not in self.picks) + " and press there"
             )
-        if len(self.picks) == len(seq):  # a press that selected a stone of its own: OK makes the move
+        if len(self.picks) == len(seq):
             return "press OK"
         return f"press {nd.name(seq[len(self.picks)])}"
 
@@ -266,8 +233,7 @@ class Hands:
         return [self.proposal] if self.proposal is not None else self.legal()
 
     def roll(self, die, computer: str | None = None) -> Feedback:
-        """ROLL: the electronic die rolls; with a physical die, the players are asked what theirs shows
-        (rolling it for the computer player named ``computer`` when it is the computer's turn)."""
+        """ROLL: the die rolls, or the players are asked what theirs shows (for ``computer``, if named)."""
         if self.chores:
             return self._refuse(self.chore_reason())
         if not self.game.roll_offered:
@@ -281,7 +247,7 @@ class Hands:
         if self.physical_die:
             faces = self.game.roll_faces()
             whose = "your GRYB die" if computer is None else f"the GRYB die for {computer}"
-            if faces[0].colour:  # a colour die (some games roll a node die in one phase, colours later)
+            if faces[0].colour:  # a colour die (a game may roll a node die in one phase)
                 self.choices = tuple(faces)
                 return self._ok(f"roll {whose}, then choose the colour it shows on the phone")
             dice = "GRYB Dice II" if computer is None else f"GRYB Dice II for {computer}"
@@ -313,8 +279,7 @@ class Hands:
         return self._refuse("nothing to confirm: make your move" if legal else "the game is over")
 
     def undo(self) -> list[Action]:
-        """Take back the last player action and what followed it (rolls, passes); the rolls before
-        it stand, so undo never re-rolls the die. Returns the actions taken back, newest first."""
+        """Take back the last player action and the rolls and passes after it; newest first."""
         game = self.game
         before = self._on_cloth()
         undone: list[Action] = []
@@ -329,10 +294,8 @@ class Hands:
         return undone
 
     def undo_for(self, people: set[int]) -> list[Action]:
-        """UNDO against the computer: back to the last move of one of ``people`` (the players at the
-        table), taking back the computer's replies after it too, so it is that person's turn again (the
-        roll before the move stands). Nothing when none of them has moved yet: taking back a computer's
-        opening would only let it choose again. With no computer seats this is :meth:`undo`."""
+        """Back to the last move of one of the seats ``people``, the computer's replies too; nothing before
+        their first (a computer's opening would only be chosen again)."""
         theirs = [
             i for i, (a, p) in enumerate(self.game.played()) if p in people and a.kind not in (ROLL, PASS)
         ]
@@ -346,18 +309,16 @@ class Hands:
         self.message = f"took back {', '.join(map(str, undone))}"
         return undone
 
-    # -- applying -------------------------------------------------------------------------------
+    # -- applying
 
     def act(self, action: Action, pressed: tuple[Node, ...]) -> Feedback:
-        """Apply an action (from a press, a button, the phone or a computer player) and its aftermath. While
-        a computer player's move waits, only that move. While stones are still to be lifted or put down,
-        nothing: a move from the phone played then would lose track of them, as a press would."""
+        """Apply an action: while a computer's move waits, only that one; while chores wait, none."""
         if self.chores:
             return self._refuse(self.chore_reason())
         if self.proposal is not None and action != self.proposal:
             return self._refuse(self._computer_plays())
         game = self.game
-        # The picks pressed again as part of the action need no chore (the common case: no search for them).
+        # Picks the action presses again need no search (the common case).
         before = game.stones if set(self.picks) <= set(pressed) else self._on_cloth()
         mover = game.to_move
         try:
@@ -366,7 +327,7 @@ class Hands:
             return self._refuse(err.reason, action.targets[0] if action.targets else None)
         self.picks, self.proposal, self.hint, self.choices = (), None, None, ()
         passed = False
-        # A roll that leaves nothing to do passes the turn at once; the board shows the roll and why.
+        # A roll that leaves nothing to do passes at once; the message says why.
         if action.kind == ROLL and [a.kind for a in self.legal()] == [PASS]:
             game.apply(Action(PASS))
             passed = True
@@ -375,9 +336,7 @@ class Hands:
         return Feedback(True, self.message, action=action, passed=passed)
 
     def _nothing_to_play(self, mover: int) -> str:
-        """When all the player to move can do is pass or end the turn (Grim Reaper's births with no pair
-        to give birth), say so: nothing on the board pulses, and the page would otherwise only say whose
-        turn it is."""
+        """Words for a turn where OK is all there is, or passes beside moves: nothing on the board says so."""
         game = self.game
         if game.over or game.is_chance:
             return ""
@@ -388,8 +347,7 @@ class Hands:
             )
         kinds = {a.kind for a in legal}
         if PASS in kinds and not kinds <= {PASS, END}:
-            # A pass offered beside moves (PyraGRYB's: every move "may" be made, 003):
-            # nothing on the board says OK passes, so the words do.
+            # PyraGRYB's pass beside moves (003: every move "may" be made): the words say OK passes.
             return " · make a move, or OK passes"
         if not kinds or not kinds <= {PASS, END}:
             return ""
@@ -399,22 +357,20 @@ class Hands:
         return f" · {self.names[game.to_move]} has nothing to play: {ok}"
 
     def drop(self) -> None:
-        """Forget the stones picked for a move that will not be made (the seat handed over, a hint shown
-        from nothing selected): a stone already lifted is to be put back, one already put down lifted."""
+        """Forget the picks of a move that will not be made; what they moved becomes chores."""
         before = self._on_cloth()
         self.picks = ()
         self.chores = self._chores(before, pressed=())
 
     def _on_cloth(self) -> tuple[int, ...]:
-        """The stones as they are on the cloth: the engine's, less those lifted for the move being made
-        and plus those already put down for it (the presses so far of a move: its stones, then targets)."""
+        """The stones on the cloth: the engine's, as the move being made has lifted and put them."""
         stones = self.game.stones
         if not self.picks:
             return stones
         move = next(
             (a for a in self._legal() if a.kind == MOVE and _matches(self.picks, a, complete=False)), None
         )
-        if move is None:  # a stone selected for an action of one press: it stays where it is
+        if move is None:  # selected for an action of one press: it stays where it is
             return stones
         k = len(_lift_put(move)[0])
         lifted, put = _mask(self.picks[:k]), _mask(self.picks[k:])
@@ -422,21 +378,20 @@ class Hands:
         return tuple((m & ~lifted & ~put) | (put if p == whose else 0) for p, m in enumerate(stones))
 
     def _chores(self, before: tuple[int, ...], pressed: tuple[Node, ...]) -> tuple[Chore, ...]:
-        """The stones the players must lift or put down for the cloth to match the engine again. A game
-        whose stones are the LEDs alone (Multiverse) has none."""
+        """What the cloth needs to match the engine again (none where stones are LEDs: Multiverse)."""
         if not (self.cloth and self.game.physical_stones):
             return ()
         return _merge(self.chores + _diff(before, self.game.stones, pressed))
 
-    # -- what the board shows -------------------------------------------------------------------
+    # -- what the board shows
 
     def targets(self) -> int:
-        """Bitboard of the nodes a press may go to next (for the pulsing targets)."""
+        """Bitboard of the nodes a press may go to next."""
         if self.chores or self.game.over or self.game.is_chance:
             return 0
-        self.legal()  # the position's key (_legal_for), with a computer's move waiting too
+        self.legal()  # sets _legal_for, with a computer's move waiting too
         legal = self._legal()
-        seen = self._targets_for  # the page's list and the LEDs' scene both ask after every change
+        seen = self._targets_for
         if (
             seen is not None
             and seen[0] is self._legal_for
@@ -449,8 +404,7 @@ class Hands:
         n = len(picks)
         for action in legal:
             if action.kind != MOVE:
-                # A placement's or removal's nodes, pressed in order (ROLL, PASS and END have none): the
-                # usual case, taken without _matches (25 Men's GRYB looks through ~320 placements a press).
+                # Pressed in order: taken without _matches, for speed.
                 seq = () if action.kind in (ROLL, PASS, END) else action.targets
                 if n < len(seq) and seq[:n] == picks:
                     if len(seq) == 1:  # a placement: its node
@@ -467,9 +421,7 @@ class Hands:
         return mask
 
     def proposed(self) -> tuple[int, int]:
-        """A computer player's move still to be carried out, as bitboards: its stones still to lift and the
-        nodes still to fill (those already pressed left out); (0, 0) when no move waits. The board shows
-        both from the start, so the players see where the stone goes before they lift it."""
+        """The computer's move still to carry out, as bitboards: (stones to lift, nodes to fill)."""
         action = self.proposal
         if action is None:
             return 0, 0
@@ -477,7 +429,7 @@ class Hands:
             lift, put = _lift_put(action)
         elif action.kind == REMOVE:
             lift, put = action.targets, ()
-        else:  # a placement (or Multiverse's conduit marker moved): its node is the one filled
+        else:  # a placement, or Multiverse's conduit marker moved
             lift, put = (), _presses(action)
         return _mask(n for n in lift if n not in self.picks), _mask(n for n in put if n not in self.picks)
 
@@ -499,11 +451,10 @@ class Hands:
             "names": self.names,
             "proposal": None if self.proposal is None else str(self.proposal),
             "hint": None if self.hint is None else str(self.hint),
-            # A button each: the action to send and what it says (Grim Reaper: "male, 10 turns, on GGG").
             "choices": [{"action": str(a), "label": self.game.say(a)} for a in self.choices],
         }
 
-    # -- internals ------------------------------------------------------------------------------
+    # -- internals
 
     def _chore_press(self, node: Node) -> Feedback:
         for chore in self.chores:
@@ -511,7 +462,7 @@ class Hands:
                 self.chores = tuple(c for c in self.chores if c.node != node)
                 if self.chores:
                     self.message = self.chore_reason()
-                else:  # a game that ended with stones to lift says its result again once they are
+                else:  # a game that ended with stones to lift says its result again
                     self.message = "board and game agree again" + (
                         f": {outcome(self.game, self.names)}" if self.game.over else ""
                     )
@@ -536,8 +487,7 @@ class Hands:
         return game.why_illegal(Action.place(node))
 
     def _describe(self, action: Action, passed: bool, mover: int) -> str:
-        """What just happened, with who did it: the page shows it under the next player's turn, so a
-        bare ``G-GR`` or ``rolled B`` did not say whose it was."""
+        """What just happened and who did it (shown under the next player's turn)."""
         game = self.game
         if game.over and action.kind != ROLL:
             return outcome(game, self.names)
@@ -553,8 +503,7 @@ class Hands:
 
 
 def _lift_put(action: Action) -> tuple[tuple[Node, ...], tuple[Node, ...]]:
-    """A move's nodes the stones leave and the nodes they go to. A line or shape sliding along itself
-    (``GR,GRY-GRY,GRYY``) leaves a stone where one arrives: that node is neither lifted nor put."""
+    """A move's nodes to lift and to put (``GR,GRY-GRY,GRYY`` slides along itself: GRY is neither)."""
     if len(action.sources) == 1:
         return action.sources, action.targets
     return (
@@ -573,8 +522,7 @@ def _words(action: Action) -> str:
 
 
 def _presses(action: Action) -> tuple[Node, ...]:
-    """The presses that make an action at the table: a move's stones then their targets; any other
-    action's nodes (a placement, a removal, Multiverse's conduit move); none for rolls, passes, ends."""
+    """The presses that make an action: a move's stones then their targets, else its nodes."""
     if action.kind in (ROLL, PASS, END):
         return ()
     if action.kind == MOVE:
@@ -591,7 +539,7 @@ def _matches(picks: tuple[Node, ...], action: Action, complete: bool) -> bool:
         return picks == seq[: len(picks)]
     lift, put = _lift_put(action)
     k = len(lift)
-    # The stones of a block may be pressed in any order, then their targets in any order.
+    # A block's stones in any order, then its targets in any order.
     return set(picks[:k]) <= set(lift) and set(picks[k:]) <= set(put) and len(set(picks)) == len(picks)
 
 
@@ -603,7 +551,6 @@ def _mask(nodes) -> int:
 
 
 def _diff(before: tuple[int, ...], after: tuple[int, ...], pressed: tuple[Node, ...]) -> tuple[Chore, ...]:
-    """Chores for every node whose stone changed and that the player did not press."""
     changed = 0
     for b, a in zip(before, after):
         changed |= b ^ a
@@ -621,7 +568,7 @@ def _diff(before: tuple[int, ...], after: tuple[int, ...], pressed: tuple[Node, 
 
 
 def _merge(chores: tuple[Chore, ...]) -> tuple[Chore, ...]:
-    """Chores on one node combine (a stone put down then lifted again cancels out)."""
+    """Chores on one node combine (put down then lifted cancels out)."""
     by_node: dict[Node, Chore] = {}
     for c in chores:
         first = by_node.get(c.node)

@@ -1,4 +1,4 @@
-"""The board's printed colours as the LEDs light them: G, R, Y and B (hardware/ is handed these)."""
+"""The board's printed colours as the LEDs light them (hardware/ is handed these)."""
 
 from __future__ import annotations
 

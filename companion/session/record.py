@@ -1,10 +1,6 @@
-"""Game records: (game, players, options, seed, actions) -> JSON and a readable text, and replay.
+"""Game records as JSON and as text, read back and replayed (the forms: docs/notation.md).
 
-A record replays deterministically: rolls are actions of the record, so the seed is kept only to
-continue a game with the same die. A stored game's record says who played it too (the players' names
-and the computer's levels), when it began and how it ended (the winners and the points), so an exported
-record still says what happened once the companion's history is gone. Both forms read back to the same
-record (:meth:`GameRecord.from_json`, :meth:`GameRecord.from_text`; docs/notation.md).
+Rolls are actions of the record, so it replays without the die: the seed is kept only to go on with it.
 """
 
 from __future__ import annotations
@@ -20,8 +16,7 @@ from companion.games.composed import schema as composition
 from companion.games.engine import Game, UnknownGame
 
 FORMAT = 1
-DATE = "%Y-%m-%dT%H:%M:%SZ"  # a game's start, UTC to the second: the same wherever the record is read
-# A header line of the text form: [Tag "value"], the value's quotes and backslashes escaped as \" and \\.
+DATE = "%Y-%m-%dT%H:%M:%SZ"  # UTC: the same wherever the record is read
 TAG = re.compile(r'\[(\w+) "((?:[^"\\]|\\.)*)"\]')
 
 
@@ -36,12 +31,12 @@ class GameRecord:
     options: dict = field(default_factory=dict)
     seed: int | None = None
     actions: list[str] = field(default_factory=list)
-    rules: dict | None = None  # a saved composition's rules, so the record replays where it is not saved
-    # Who played, when, and how it ended (None: not known, as for a game played on the command line):
-    names: list[str] | None = None  # the players' names, player 1 (who moved first) first
-    seats: list[str] | None = None  # per player: "human" or the computer's level
-    date: str | None = None  # when the game began, as DATE writes it
-    result: dict | None = None  # {"winners": [players, from 0], "scores": [points per player]} once it ended
+    rules: dict | None = None  # a saved composition's, so the record replays where it is not saved
+    # By player, player 1 first; None where not known (the command line's games).
+    names: list[str] | None = None
+    seats: list[str] | None = None  # "human" or the computer's level
+    date: str | None = None  # when the game began
+    result: dict | None = None  # {"winners": [players from 0], "scores": [points]} once it ended
 
     @classmethod
     def of(
@@ -54,8 +49,7 @@ class GameRecord:
         started: float | None = None,
         result: dict | None = None,
     ) -> GameRecord:
-        """The record of ``game``; a stored game adds its players' names and kinds, its start (seconds since
-        the epoch) and its result."""
+        """The record of ``game``; ``started`` in seconds since the epoch."""
         options = {k: v for k, v in game.settings.items()}
         rules = (
             composition.to_data(game.base_rules)
@@ -90,7 +84,7 @@ class GameRecord:
             raise RecordError(f"the record's composition does not read: {err}") from None
 
     def replay(self) -> Game:
-        """The game after every action of the record; a bad record raises RecordError naming the action."""
+        """The game after every action; RecordError names an action that does not replay."""
         game = self.new_game()
         for number, text in enumerate(self.actions, start=1):
             try:
@@ -101,7 +95,7 @@ class GameRecord:
 
     def to_json(self) -> str:
         data = {"format": FORMAT, **asdict(self)}
-        for key in ("rules", "names", "seats", "date", "result"):  # what the record does not know is left out
+        for key in ("rules", "names", "seats", "date", "result"):  # left out where not known
             if data[key] is None:
                 del data[key]
         return json.dumps(data, separators=(",", ":"))
@@ -132,7 +126,7 @@ class GameRecord:
         return record._checked()
 
     def _checked(self) -> GameRecord:
-        """This record, if who played, when and the result are what a record holds; else RecordError."""
+        """This record, if well formed; else RecordError."""
         for key in ("names", "seats"):
             value = getattr(self, key)
             if value is not None and (
@@ -168,8 +162,7 @@ class GameRecord:
         return self
 
     def to_text(self) -> str:
-        """A readable record: header lines, then one numbered action a line. Players are numbered from 1
-        in the header, as on the board page."""
+        """Header lines (players numbered from 1, as on the page), then one numbered action a line."""
         lines = [_tag("Game", self.game), _tag("Players", self.players)]
         lines += [_tag("Option", f"{k}={v}") for k, v in sorted(self.options.items())]
         if self.seed is not None:
@@ -189,9 +182,7 @@ class GameRecord:
 
     @classmethod
     def from_text(cls, text: str) -> GameRecord:
-        """Read the text form back: the header's tags (an unknown tag is skipped, so a record written by a
-        later version still reads), then the numbered actions; text after # is a comment. A saved
-        composition's rules are not in the text form (the JSON keeps them)."""
+        """Read the text form back; an unknown tag is skipped, so a later version's record still reads."""
         tags: dict[str, str] = {}
         options: list[str] = []
         actions: list[str] = []
@@ -243,8 +234,7 @@ def _tag(name: str, value) -> str:
 
 
 def _typed(game_id: str, pairs: list[str]) -> dict:
-    """[Option "key=value"] lines as the game's options of their types (text where the game is not known
-    here: a saved composition's record; its game turns text into its types as it starts)."""
+    """[Option "key=value"] lines in the types of the game's options (text for a game not known here)."""
     try:
         known = {o.name: o for o in find(game_id).options}
     except UnknownGame:
@@ -262,7 +252,7 @@ def _typed(game_id: str, pairs: list[str]) -> dict:
 
 
 def _result(tags: dict[str, str]) -> dict:
-    """[Winners "1 3"] (players from 1; "none": a draw) and [Points "15 3"] as the stored result."""
+    """[Winners "1 3"] (or "none") and [Points "15 3"] as the stored result."""
     try:
         winners = (
             [] if tags.get("Winners") == "none" else [int(w) - 1 for w in tags.get("Winners", "").split()]

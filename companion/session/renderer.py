@@ -1,33 +1,4 @@
-"""What the LEDs show: a pure function of the game, the table, the effects under way and the time.
-
-``render(...)`` returns a :class:`Picture`: a colour per lit node and a row of status pixels. The
-runtime hands it to the LED surface; the web page draws the same picture. Nothing here touches
-hardware or reads a clock: the time is an argument, so animations are testable frame by frame.
-
-The look, as players at the table want it:
-- stones glow in their player's colour; the stone last moved glows brighter and its old node keeps a
-  faint trail;
-- the selected stone breathes, the nodes it may go to pulse softly in the mover's colour;
-- chores (a stone to lift, put back or swap) blink fast until pressed;
-- a computer player's move: its stone blinks in its colour until lifted, its target pulses from the start
-  until the move is carried out;
-- a hint: the suggested stone and target breathe pale green;
-- an illegal press flashes that node red for a moment;
-- a GRYB just formed: its four nodes blink gold for three seconds while the status pixels show its levels
-  (which score, so its points, and whether it is integrated) and who formed it; then they stay gold until
-  the next action;
-- the die: a short tumble through G R Y B (under a second), then the result on the status pixels; while
-  it waits for ROLL, its pixels blink slowly in the colour of whose turn it is;
-- the status pixels show whose turn it is; at the end, the winner's colour sweeps the board;
-- a pairing code: its colours on the four top-level nodes, each with a white light beside it in the
-  corner of its colour, for players who cannot tell the colours apart.
-
-A picture says when it next changes (``Picture.redraw``), and the runtime draws again then: a blink at its
-next half period, the targets' dim pulse at ``TARGET_FPS``, what breathes brightly at every frame the
-runtime draws (two thirds of the LEDs' frame rate, leaving the rest to the frames presses cause). What
-depends only on the position (stones, targets, chores ...) is worked out once per change and kept
-(``_Scene``), so a waiting board costs each frame only the brightness of what moves.
-"""
+"""What the LEDs show: a pure function, the time an argument (docs/runtime.md, "What the LEDs show")."""
 
 from __future__ import annotations
 
@@ -45,38 +16,36 @@ RGB = tuple[int, int, int]
 OFF: RGB = (0, 0, 0)
 GOLD: RGB = (255, 190, 40)
 ALARM: RGB = (255, 0, 0)
-HINT: RGB = (120, 255, 120)  # a hint's stone and target breathe in pale green
-WHITE: RGB = (255, 255, 255)  # beside a pairing code's colour, the corner that names it
-MARKER: RGB = (70, 70, 70)  # a marker that is not a stone (Multiverse's conduits): faint white
+HINT: RGB = (120, 255, 120)
+WHITE: RGB = (255, 255, 255)
+MARKER: RGB = (70, 70, 70)  # not a stone (Multiverse's conduits)
 STATUS_PIXELS = 8
 DIE_SECONDS = 0.8
 FLASH_SECONDS = 0.4
 GRYB_SECONDS = 3.0
 TUMBLE_HZ = 12  # faces the die shows a second while it tumbles
 SWEEP_LEVELS_PER_SECOND = 3
-TARGET_FPS = 20  # frames a second the targets' dim pulse is drawn at (the runtime's LEDs take up to leds.fps)
+TARGET_FPS = 20  # the targets' dim pulse (the LEDs take up to leds.fps)
 
 
 @dataclass
 class Effects:
-    """Time-stamped effects the runtime starts; the renderer draws them while they last."""
+    """Effects the runtime starts, drawn while they last."""
 
     flash: tuple[Node | None, float] | None = None  # an illegal press: node (or None) and when
-    die_started: float | None = None  # when the die animation began
-    gryb_started: float | None = None  # when the newest GRYB was formed
-    ended: float | None = None  # when the game ended
+    die_started: float | None = None
+    gryb_started: float | None = None  # the newest GRYB's
+    ended: float | None = None
     night: bool = False
-    code: tuple[str, ...] | None = None  # a pairing code being shown, one colour per top-level node
+    code: tuple[str, ...] | None = None  # a pairing code: one colour per top-level node
 
 
 @dataclass
 class Picture:
     nodes: dict[Node, RGB] = field(default_factory=dict)
-    # What a pairing code lights (among ``nodes`` too): on the cloth whatever the game, a Giant one included.
-    code: dict[Node, RGB] = field(default_factory=dict)
+    code: dict[Node, RGB] = field(default_factory=dict)  # lit on a Giant game too
     status: list[RGB] = field(default_factory=lambda: [OFF] * STATUS_PIXELS)
-    # When the picture next changes, on the clock of ``now``: the runtime draws again then (no sooner than the
-    # LEDs' frame rate; ``now`` itself means as soon as that allows). None: nothing in it moves.
+    # When it next changes, on the clock of ``now`` (``now``: as soon as the LEDs allow); None: never.
     redraw: float | None = None
 
     @property
@@ -85,9 +54,13 @@ class Picture:
 
     def to_dict(self) -> dict:
         return {
-            "nodes": {nd.name(n): "#%02x%02x%02x" % c for n, c in self.nodes.items()},
-            "status": ["#%02x%02x%02x" % c for c in self.status],
+            "nodes": {nd.name(n): _hex(c) for n, c in self.nodes.items()},
+            "status": [_hex(c) for c in self.status],
         }
+
+
+def _hex(colour: RGB) -> str:
+    return "#{:02x}{:02x}{:02x}".format(*colour)
 
 
 def scale(colour: RGB, factor: float) -> RGB:
@@ -104,8 +77,7 @@ def blink(now: float, hz: float) -> bool:
 
 
 class _Frame:
-    """A frame's time, and the soonest later time at which its picture changes (``Picture.redraw``): a blink
-    at its next half period, a pulse at the rate it needs, a timed effect when it ends."""
+    """A frame's time, and the soonest later time its picture changes (``Picture.redraw``)."""
 
     def __init__(self, now: float):
         self.now = now
@@ -120,38 +92,34 @@ class _Frame:
         return blink(self.now, hz)
 
     def pulse(self, period: float, low: float, fps: float | None = None) -> float:
-        """``pulse`` now; it changes at ``fps`` frames a second, or (None) at every frame the runtime draws."""
+        """``pulse`` now, changing ``fps`` times a second (None: every frame)."""
         self.changes_at(self.now if fps is None else self.now + 1 / fps)
         return pulse(self.now, period, low)
 
 
 @dataclass(frozen=True)
 class _Scene:
-    """What a picture holds that depends only on the position (the game, the table, the colours and a pairing
-    code), worked out once when one of them changes and kept: a board waiting for a press then costs each
-    frame only the brightness of what moves. (25 Men's GRYB waiting for a placement pulses every node: its
-    targets, found among all the legal actions at every frame, took about 3 ms a frame, 30 times a second.)"""
+    """What depends only on the position (docs/performance.md, "What the session keeps for speed")."""
 
     key: tuple
-    still: dict[Node, RGB]  # markers, stones and the last move: the same in every frame
+    still: dict[Node, RGB]  # the same in every frame
     mover: RGB
     picks: tuple[Node, ...]
-    targets: tuple[Node, ...]  # where a press may go next, and the nodes a computer player's move fills
+    targets: tuple[Node, ...]  # and what a computer player's move fills
     lift: tuple[Node, ...]  # the stones a computer player's move still lifts
     hint: tuple[Node, ...]
-    chores: tuple[tuple[Node, RGB], ...]  # each node to lift or put a stone on, in that stone's colour
+    chores: tuple[tuple[Node, RGB], ...]  # in the colour of the stone to lift or put there
     code: dict[Node, RGB]
 
 
-# The last scene: a waiting board draws the same one at every frame. One for the process, read and replaced
-# whole: a second runtime drawing in it (the tests start several) only has its scenes worked out again.
+# The last scene, one for the process, read and replaced whole: a second runtime drawing (the tests start
+# several) only has its scenes worked out again.
 _kept: _Scene | None = None
 
 
 def _scene(game: Game, table: Hands, colours: list[RGB], code: tuple[str, ...] | None) -> _Scene:
     global _kept
-    # Everything the scene is made of: the game and its position (the state fields, which also make its
-    # legal actions), the table's selection, proposal, hint and chores, the colours, the code.
+    # state_key() stands for the position and so for its legal actions too.
     key = (
         game,
         game.state_key(),
@@ -207,8 +175,7 @@ def render(game: Game, table: Hands, colours: list[RGB], effects: Effects, now: 
     picture = Picture(nodes=dict(scene.still))
     lit = picture.nodes
 
-    # A GRYB the last action formed: its four nodes blink gold, then stay gold until the next action, so that
-    # one whose stones lie apart (an integrated GRYB, which players do not see as one) is found on the cloth.
+    # Gold until the next action, so an integrated GRYB is seen.
     formed = game.formed()
     flashing = bool(formed) and effects.gryb_started is not None and now - effects.gryb_started < GRYB_SECONDS
     if flashing:
@@ -221,11 +188,10 @@ def render(game: Game, table: Hands, colours: list[RGB], effects: Effects, now: 
     tumbling = effects.die_started is not None and now - effects.die_started < DIE_SECONDS
     if scene.picks:
         lit.update(dict.fromkeys(scene.picks, scale(scene.mover, frame.pulse(1.2, 0.35))))
-    if scene.targets and not tumbling:  # the targets for a roll appear once the die has settled
-        # A computer player's move pulses where it goes from the start, not only once its stone is lifted. The
-        # pulse is dim (a fifth to a third of the colour): 20 frames a second show it as 30 do (a test says so).
+    if scene.targets and not tumbling:  # a roll's targets once the die has settled
+        # Dim (a fifth to a third of the colour), so 20 frames a second show it as 30 do (a test says so).
         lit.update(dict.fromkeys(scene.targets, scale(scene.mover, 0.35 * frame.pulse(1.5, 0.2, TARGET_FPS))))
-    if scene.lift:  # and its stones blink until they are lifted
+    if scene.lift:  # a computer player's stones, until lifted
         lit.update(dict.fromkeys(scene.lift, scene.mover if frame.blink(3) else OFF))
     if scene.hint:
         lit.update(dict.fromkeys(scene.hint, scale(HINT, frame.pulse(1.0, 0.3))))
@@ -252,11 +218,7 @@ def render(game: Game, table: Hands, colours: list[RGB], effects: Effects, now: 
 
 
 def code_picture(code: tuple[str, ...]) -> dict[Node, RGB]:
-    """A pairing code on the cloth. The four top-level nodes, read in the order G, R, Y, B (top-left,
-    top-right, bottom-right, bottom-left), show its colours; and beside each, the small node of its
-    quadrangle in the corner of that colour (G top-left, R top-right, Y bottom-right, B bottom-left, as on
-    every quadrangle of the cloth) shines white, so that a player who cannot tell the colours apart reads
-    the code from where the white lights are."""
+    """A pairing code: its colours on the top-level nodes, a white light in each colour's corner."""
     lit: dict[Node, RGB] = {}
     for n, letter in zip(nd.children(nd.HEAD), code):
         lit[n] = BOARD_COLOURS[letter]
@@ -278,12 +240,10 @@ def _status(game: Game, colours: list[RGB], effects: Effects, frame: _Frame) -> 
         shown = BOARD_COLOURS["GRYB"[face % 4]]
         frame.changes_at(effects.die_started + min((face + 1) / TUMBLE_HZ, DIE_SECONDS))
     elif game.last_roll in BOARD_COLOURS and (game.roll is not None or not game.roll_offered):
-        # A colour die's face; a node (GRYB Dice II) or a number (Grim Reaper's random life) is no colour.
+        # Not a node (GRYB Dice II) nor a number (Grim Reaper's random life): no colour.
         shown = BOARD_COLOURS[game.last_roll]
     elif game.roll_offered:
-        # Waiting for ROLL: a slow blink in the colour of whose turn it is, two frames a second. (A pulse was
-        # meant, but the runtime drew a board waiting for the die once a second, so it never showed; drawn
-        # as meant, the commonest waiting state of the die games would cost every frame the LEDs take.)
+        # A blink, not a pulse (docs/runtime.md, "What the LEDs show").
         shown = turn if frame.blink(1) else scale(turn, 0.1)
     else:
         shown = OFF
@@ -293,12 +253,7 @@ def _status(game: Game, colours: list[RGB], effects: Effects, frame: _Frame) -> 
 
 
 def _gryb_row(game: Game, colours: list[RGB], formed: tuple, frame: _Frame) -> list[RGB]:
-    """A GRYB just formed, on the status pixels while its nodes blink: a pixel a level of the board from the
-    top, read as the manuals check a GRYB, column by column. A level where its four loci step round G-R-Y-B
-    blinks gold with the nodes (it scores that level's points); a level where they keep one colour shows that
-    colour; the levels below its own are dark. So a quadrangle GRYB shows where it is and one gold pixel at
-    the end, and any other row is an integrated GRYB. The pixels after the board's levels show who formed
-    it. Of several formed at once, the one worth most."""
+    """The status row of the GRYB just formed worth most (docs/runtime.md, "Colours")."""
     best = max(formed, key=game.gryb_points)
     loci = nd.loci(best.nodes[0])
     gold = GOLD if frame.blink(2) else OFF
@@ -310,7 +265,7 @@ def _gryb_row(game: Game, colours: list[RGB], formed: tuple, frame: _Frame) -> l
 
 
 def _sweep(game: Game, lit: dict[Node, RGB], colour: RGB, ended: float, frame: _Frame) -> None:
-    """The winner's colour washes over the board from the head node down, level by level."""
+    """The winner's colour, from the head node down."""
     reached = min(game.space.depth, int((frame.now - ended) * SWEEP_LEVELS_PER_SECOND))
     if reached < game.space.depth:
         frame.changes_at(ended + (reached + 1) / SWEEP_LEVELS_PER_SECOND)

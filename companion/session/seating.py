@@ -1,8 +1,4 @@
-"""Who sits where: the players move round the seats from game to game (the next player along begins).
-
-A seating is a list by seat of the player sitting there (0 is player 1). Seat 0 moves first; a player
-keeps their name, stone colour and series total whichever seat they take.
-"""
+"""Who sits where: by seat, the player there (0 is player 1). Seat 0 moves first; the start moves round."""
 
 from __future__ import annotations
 
@@ -11,11 +7,11 @@ from typing import Any
 from companion.ai import LEVELS
 
 HUMAN = "human"
-SEATS = (HUMAN, *LEVELS)  # a seat is a person, or the computer at a level
+SEATS = (HUMAN, *LEVELS)
 
 
 def seating(value: Any, players: int) -> list[int]:
-    """A stored seating, or the players in their order where it is missing or broken."""
+    """A stored seating, or the players in order where it is missing or broken."""
     if (
         isinstance(value, list)
         and all(type(v) is int for v in value)
@@ -26,7 +22,7 @@ def seating(value: Any, players: int) -> list[int]:
 
 
 def next_along(order: list[int]) -> list[int]:
-    """The seating of the next game: the player after the one who began this one begins."""
+    """The next game's seating: the next player along begins."""
     return order[1:] + order[:1]
 
 

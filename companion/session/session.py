@@ -1,9 +1,4 @@
-"""A game being played at the board: the game, the hands at it, who sits where, and the series.
-
-The runtime (the board and the phone) and the terminal (``gryb-companion play``) both drive a Session, so
-they behave and word things alike. Pure, like the engine: whoever drives it stores what changed, rolls
-the die and runs the computer's searches.
-"""
+"""A game being played (game, hands, seats, series), driven alike by the runtime and the terminal; pure."""
 
 from __future__ import annotations
 
@@ -17,17 +12,16 @@ from companion.rules.node import Node
 from companion.session.hands import Feedback, Hands
 from companion.session.seating import HUMAN, SEATS, by_player, by_seat, next_along
 
-CLOTH_DEPTH = nd.STANDARD_DEPTH  # the printed bandanna is the standard board
-PEOPLE = tuple(f"Player {i + 1}" for i in range(4))  # the names people get when they give none
+CLOTH_DEPTH = nd.STANDARD_DEPTH  # the printed bandanna
+PEOPLE = tuple(f"Player {i + 1}" for i in range(4))  # names for people who give none
 
 
 class SessionError(ValueError):
-    """A request the session refuses before anything changes (a seat that is not there); says why."""
+    """A request refused before anything changes; says why."""
 
 
 def given_name(player: int, kind: str, people: tuple[str, ...] = PEOPLE) -> str:
-    """The name the companion gives a player who chose none: a person's from ``people``, the computer's
-    with its seat's number, so that two computers at one level are still told apart."""
+    """A name for a player who chose none (a computer's numbered, so two at one level differ)."""
     return people[player] if kind == HUMAN else f"Player {player + 1} (computer, {kind})"
 
 
@@ -35,11 +29,10 @@ def given_name(player: int, kind: str, people: tuple[str, ...] = PEOPLE) -> str:
 class Session:
     hands: Hands
     seats: list[str]  # per seat: HUMAN or the computer's level
-    order: list[int]  # per seat: the player sitting there (players keep colour and series totals)
+    order: list[int]  # per seat: the player sitting there
     series: Series | None = None
     people: tuple[str, ...] = PEOPLE
-    # Where the session is kept (the store's row ids); None at a terminal.
-    game_id: int | None = None
+    game_id: int | None = None  # the store's row ids; None at a terminal
     series_id: int | None = None
     seated: int = field(default=0)  # seats handed over so far: a search begun before one is not used
 
@@ -56,8 +49,7 @@ class Session:
         physical_die: bool = False,
         series: Series | None = None,
     ) -> Session:
-        """A new game. ``names`` and ``kinds`` (a person or a computer level) are by player, player 1 first;
-        ``order`` says who sits where (seat 0 moves first). A player without a name gets the given one."""
+        """A new game: ``names`` and ``kinds`` by player, ``order`` by seat (seat 0 moves first)."""
         kinds = list(kinds or [HUMAN] * game.players)
         if len(kinds) != game.players or any(k not in SEATS for k in kinds):
             raise SessionError(f"seats: one of {', '.join(SEATS)} for each of the {game.players} players")
@@ -81,16 +73,16 @@ class Session:
         return by_player(per_seat, self.order)
 
     def again(self) -> tuple[list[str], list[str], list[int]]:
-        """The next game's players: (names by player, kinds by player, seating), begun by the next along."""
+        """The next game's (names, kinds, seating), begun by the next along."""
         return self.by_player(self.names), self.by_player(self.seats), next_along(self.order)
 
     def again_said(self, new_series: bool = False) -> str:
         return f"{self.game.name} again{', a new series' if new_series else ''}: {self.names[0]} begins"
 
-    # -- whose turn ---------------------------------------------------------------------------------
+    # -- whose turn
 
     def computer_to_move(self) -> str | None:
-        """The level of the computer to move, when it is to act now (nothing waits for hands)."""
+        """The level of the computer to move, when it is to act now."""
         hands, game = self.hands, self.game
         if game.over or hands.chores or hands.proposal is not None or game.to_move >= len(self.seats):
             return None
@@ -98,8 +90,7 @@ class Session:
         return None if kind == HUMAN else kind
 
     def thinking(self) -> str | None:
-        """Why a press, OK or a move is refused now: the computer is to choose and has not proposed yet.
-        The die (a physical one rolled for it) and the stones to move are still the players' to do."""
+        """Why a press, OK or a move is refused while the computer chooses (not the die)."""
         if self.game.is_chance or self.computer_to_move() is None:
             return None
         return f"{self.names[self.game.to_move]} is thinking: wait for its move"
@@ -115,19 +106,17 @@ class Session:
         return None
 
     def people_at_table(self) -> set[int]:
-        """The seats people play (every seat when the computer plays them all): UNDO goes back to theirs."""
+        """The seats people play (all when none): UNDO goes back to theirs."""
         return {s for s, kind in enumerate(self.seats) if kind == HUMAN} or set(range(self.game.players))
 
     def on_cloth(self) -> bool:
-        """Whether the game fits the cloth: boards up to the standard depth are its upper levels; a Giant or
-        Super Giant one is played on the phone's board, the cloth showing only the status pixels."""
+        """Whether the game fits the cloth (docs/runtime.md, "Boards that do not fit the cloth")."""
         return self.game.space.depth <= CLOTH_DEPTH
 
-    # -- what the players do --------------------------------------------------------------------------
+    # -- what the players do
 
     def pressed(self, name: str) -> Node | Feedback:
-        """A pressed node by name, or the game's refusal of a node of the board it leaves out (the head
-        node of a headless one). A name no board has is the caller's mistake (SessionError)."""
+        """A node by name, or the refusal of one the game leaves out; SessionError if no board has it."""
         space = self.game.space
         try:
             return space.parse(name)
@@ -149,7 +138,7 @@ class Session:
         return self.hands.ok()
 
     def act(self, text: str) -> Feedback:
-        """An action typed or tapped on the phone, in the notation; counts as its presses."""
+        """An action in the notation, typed or tapped; counts as its presses."""
         action = self.game.parse(text)
         if action.kind == ROLL and not self.hands.physical_die:
             raise IllegalAction("the die is rolled with ROLL, not typed in")
@@ -158,18 +147,18 @@ class Session:
         return self.hands.act(action, pressed=action.sources + action.targets)
 
     def roll(self, die) -> Feedback:
-        """ROLL: the electronic die rolls; a physical die is rolled by the players (for the computer too)."""
+        """ROLL (a physical die the players roll, for the computer too)."""
         if thinking := self.thinking():  # the computer chooses between rolling and a move without the die
             return Feedback(False, thinking)
         kind = self.seats[self.game.to_move] if self.game.to_move < len(self.seats) else HUMAN
         return self.hands.roll(die, computer=None if kind == HUMAN else self.names[self.game.to_move])
 
     def undo(self) -> list[Action]:
-        """Back to a person's last move, the computer's replies after it too (never a computer's opening)."""
+        """Back to a person's last move (:meth:`Hands.undo_for`)."""
         return self.hands.undo_for(self.people_at_table())
 
     def propose(self, action: Action) -> Feedback:
-        """The computer's move: shown for hands to carry out, or applied at once where nothing is on a cloth."""
+        """The computer's move, for hands to carry out (at once without a cloth)."""
         if not self.hands.cloth:
             return self.hands.act(action, pressed=())
         return self.hands.propose(action)
@@ -177,7 +166,7 @@ class Session:
     def show_hint(self, action: Action) -> str:
         """A hint for the person to move, shown from nothing selected; returns what it says."""
         hands = self.hands
-        hands.drop()  # a stone picked meanwhile is put down: the hint starts from nothing selected
+        hands.drop()
         hands.hint = action
         first = hands.chore_reason() + " · " if hands.chores else ""
         how = f" ({hands.say_how(action)})" if hands.cloth else ""
@@ -185,9 +174,8 @@ class Session:
         return hands.message
 
     def seat(self, seat: int, kind: str) -> Feedback:
-        """Hand a seat to the computer at a level, or back to a person, keeping the player's colour, place
-        and scores. A name the companion gave follows the new kind; a name the players chose stays. The
-        computer's move waiting for hands, a selection and a hint of the seat to move are put away."""
+        """Hand a seat to the computer at a level, or back to a person (docs/runtime.md, "Computer
+        players and hints")."""
         game = self.game
         if type(seat) is not int or not 0 <= seat < game.players:
             raise SessionError(f"seat: 0 to {game.players - 1}, one for each of the {game.players} players")
@@ -215,11 +203,11 @@ class Session:
         )
         return Feedback(True, hands.message)
 
-    # -- the series ------------------------------------------------------------------------------------
+    # -- the series
 
     def series_goes_on(self, players: int, elapsed: float) -> list[int] | None:
-        """A new game going on with the series being played: refused when there is none, it is over or it
-        is for another number of players; the seating of the next game (the next player along begins)."""
+        """The seating of the next game of the series (None: this game's players differ); SessionError
+        when the series cannot go on."""
         series = self.series
         if series is None:
             raise SessionError("no series is being played: start one, or play just this game")
@@ -233,7 +221,7 @@ class Session:
         return next_along(self.order) if len(self.order) == players else None
 
     def count_result(self, elapsed: float) -> bool:
-        """The finished game's result into the series while it still counts, never twice; True if counted."""
+        """Count the finished game in the series, never twice; True if counted."""
         series, game = self.series, self.game
         if series is None or not series.accepts() or any(g.game == self.game_id for g in series.games):
             return False
@@ -242,7 +230,7 @@ class Session:
         return True
 
     def series_dict(self, elapsed: float) -> dict | None:
-        """The series for the page: its games and totals, whether it is over and who won it."""
+        """The series for the page."""
         series = self.series
         if series is None:
             return None

@@ -276,7 +276,10 @@ def test_a_game_whose_strength_saturates_early_gets_its_lower_levels_placed_lowe
     game, rng = find("ez-gryb")(), random.Random(1)
     while game.is_chance or len(game.legal_actions()) < 2:  # a position with a choice to search
         game.push_legal(game.random_action(rng) if game.is_chance else rng.choice(game.legal_actions()))
-    stopped = lambda: 0.0  # a clock that never moves: the iteration budget alone ends the search
+
+    def stopped():  # a clock that never moves: the iteration budget alone ends the search
+        return 0.0
+
     seats = cli._ai_seats(["1=medium"], game, 1.0)
     assert seats[0] == medium
     assert ai.search(game, "medium", random.Random(2), stopped).iterations == tuned["medium"]["iterations"]
@@ -492,9 +495,13 @@ def test_the_first_look_ranks_the_moves_of_a_game_that_ranks_nothing(monkeypatch
         with monkeypatch.context() as patch:
             now = [0.0]
             iterate = ai._iterate
-            patch.setattr(ai, "_iterate", lambda *args: (iterate(*args), now.__setitem__(0, now[0] + 0.25)))
+            patch.setattr(
+                ai,
+                "_iterate",
+                lambda *args, iterate=iterate, now=now: (iterate(*args), now.__setitem__(0, now[0] + 0.25)),
+            )
             short = ai.search(
-                game, ai.Level("short", 10**6, 1.0, 8), random.Random(seed), clock=lambda: now[0]
+                game, ai.Level("short", 10**6, 1.0, 8), random.Random(seed), clock=lambda now=now: now[0]
             )
         assert short.iterations == 3 and "YYY-YY" in short.visits
         assert sorted(values[a] for a in short.visits) == sorted(values.values())[-3:]

@@ -32,7 +32,7 @@ def version(page) -> int:
 
 
 def until(page, expression: str, timeout: float = 15.0):
-    """Poll a page expression from Python (wait_for_function would need 'unsafe-eval', which our CSP refuses)."""
+    """Poll a page expression from Python (wait_for_function needs 'unsafe-eval', which our CSP refuses)."""
     deadline = time.monotonic() + timeout
     while True:
         value = page.evaluate(expression)
@@ -56,7 +56,8 @@ def marked(page, selector: str) -> list[str]:
     return sorted(
         page.evaluate(f"""(() => {{
         const at = {{}};
-        document.querySelectorAll('#board circle.n').forEach((n) => {{ at[+n.getAttribute('cx') + ',' + +n.getAttribute('cy')] = n.dataset.n; }});
+        document.querySelectorAll('#board circle.n').forEach((n) => {{
+            at[+n.getAttribute('cx') + ',' + +n.getAttribute('cy')] = n.dataset.n; }});
         return [...document.querySelectorAll('#board .marks {selector}')]
             .map((m) => at[+m.getAttribute('cx') + ',' + +m.getAttribute('cy')]); }})()""")
     )
@@ -126,7 +127,7 @@ def test_pair_choose_play_to_a_gryb_undo_and_reload(browser, site, artifacts):
     for colour in "GRYB":
         after(page, lambda: page.locator("#roll").click())
         assert page.locator("#die").inner_text() == colour
-        after(page, lambda: page.locator(f"#board circle.n[data-n='{colour}']").click())
+        after(page, lambda colour=colour: page.locator(f"#board circle.n[data-n='{colour}']").click())
         if colour != "B":  # Bo rolls G, has nothing to do, and the turn passes by itself
             after(page, lambda: page.locator("#roll").click())
     until(page, "document.querySelector('#scores tbody tr td.num').textContent === '1'")
@@ -139,7 +140,8 @@ def test_pair_choose_play_to_a_gryb_undo_and_reload(browser, site, artifacts):
     # The game's end scrolls Play again into view, smoothly: the picture is of the board, taken once still.
     until(
         page,
-        "(() => { const y = window.scrollY, was = window.lastY; window.lastY = y; return y === was && y > 0; })()",
+        "(() => { const y = window.scrollY, was = window.lastY; window.lastY = y; "
+        "return y === was && y > 0; })()",
     )
     page.evaluate("window.scrollTo(0, 0)")
     # A tap gives the board the focus, but only the keyboard's focus is outlined (a phone drew its own ring).
@@ -205,17 +207,21 @@ def test_other_pages_render_without_errors_or_csp_violations(browser, site, arti
         # ... and nothing is cut off at the sides (the header hides what overflows it, so the width of the
         # document alone would not tell).
         cut = page.evaluate("""[...document.querySelectorAll('button, .button, nav a, .brand')]
-            .filter(e => e.offsetParent && !e.closest('.sheet')).map(e => [e.textContent.trim(), e.getBoundingClientRect()])
+            .filter(e => e.offsetParent && !e.closest('.sheet'))
+            .map(e => [e.textContent.trim(), e.getBoundingClientRect()])
             .filter(([, r]) => r.left < 0 || r.right > window.innerWidth).map(([t]) => t)""")
         assert cut == [], (path, cut)
         # A link in a line of text, or a button that looks like one, is a tap target of 24 px at least (WCAG
         # 2.2 target size) all the way down: its lower edge not taken by the next line's text.
-        links = page.evaluate("""[...document.querySelectorAll('main a:not(.button, .rowlink), button.linkish')]
+        links = page.evaluate(
+            """[...document.querySelectorAll('main a:not(.button, .rowlink), button.linkish')]
             .filter(e => e.offsetParent).map(e => {
                 e.scrollIntoView({block: 'center'});
                 const mine = (x, y) => e.contains(document.elementFromPoint(x, y));
-                return [e.textContent, [...e.getClientRects()].every(r => { const x = r.left + Math.min(r.width / 2, 20);
-                    return r.height >= 24 && mine(x, r.top + 0.5) && mine(x, r.bottom - 0.5); })]; })""")
+                return [e.textContent, [...e.getClientRects()].every(r => {
+                    const x = r.left + Math.min(r.width / 2, 20);
+                    return r.height >= 24 && mine(x, r.top + 0.5) && mine(x, r.bottom - 0.5); })]; })"""
+        )
         assert links and all(ok for _, ok in links), (path, links)
     if viewport is PHONE:
         page.screenshot(path=artifacts / "web-settings-phone.png", full_page=True)
@@ -247,7 +253,8 @@ def test_every_players_board_never_covers_the_buttons(browser, site, viewport):
     assert roll["y"] + roll["height"] <= viewport["height"], roll
     for button in ("roll", "ok", "undo", "hint"):
         page.locator(f"#{button}").scroll_into_view_if_needed()
-        on_top = page.evaluate(f"""(() => {{ const b = document.getElementById('{button}').getBoundingClientRect();
+        on_top = page.evaluate(f"""(() => {{
+            const b = document.getElementById('{button}').getBoundingClientRect();
             const e = document.elementFromPoint(b.x + b.width / 2, b.y + b.height / 2);
             return e && e.id; }})()""")
         assert on_top == button, (button, on_top)
@@ -310,9 +317,11 @@ def test_player_numbers_on_the_stones_for_telling_the_colours_apart(browser, sit
     def numbers_drawn():
         return page.evaluate("""(() => {
             const at = {};
-            document.querySelectorAll('#board circle.n').forEach((n) => { at[n.getAttribute('cx') + ',' + n.getAttribute('cy')] = n.dataset.n; });
+            document.querySelectorAll('#board circle.n').forEach((n) => {
+                at[n.getAttribute('cx') + ',' + n.getAttribute('cy')] = n.dataset.n; });
             return Object.fromEntries([...document.querySelectorAll('#board .marks text.num')]
-                .map((t) => [at[(+t.getAttribute('x')).toString() + ',' + (+t.getAttribute('y')).toString()], t.textContent])); })()""")
+                .map((t) => [at[(+t.getAttribute('x')).toString() + ','
+                    + (+t.getAttribute('y')).toString()], t.textContent])); })()""")
 
     assert numbers_drawn() == {name: str(stone["player"] + 1) for name, stone in stones.items()}
     assert page.locator("#scores .chip text.num").all_text_contents() == ["1", "2", "3"]
@@ -349,14 +358,16 @@ def test_colour_letters_on_the_nodes_for_telling_the_printed_colours_apart(brows
     assert page.locator("#board text.letter").count() == 0
     page.locator("#letters").check()
     letters = """(() => { const at = {};
-        document.querySelectorAll('#board circle.n').forEach((n) => { at[n.getAttribute('cx') + ',' + n.getAttribute('cy')] = n; });
+        document.querySelectorAll('#board circle.n').forEach((n) => {
+            at[n.getAttribute('cx') + ',' + n.getAttribute('cy')] = n; });
         const lum = (c) => c.match(/[\\d.]+/g).slice(0, 3).map((v) => { v /= 255;
             return v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; })
             .reduce((sum, v, i) => sum + v * [0.2126, 0.7152, 0.0722][i], 0);
         return [...document.querySelectorAll('#board text.letter')].map((t) => {
             const n = at[(+t.getAttribute('x')).toString() + ',' + (+t.getAttribute('y')).toString()];
             const [a, b] = [lum(getComputedStyle(t).fill), lum(getComputedStyle(n).fill)];
-            return [n.dataset.n, t.textContent, (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05)]; }); })()"""
+            return [n.dataset.n, t.textContent, (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05)];
+        }); })()"""
     drawn = page.evaluate(letters)
     assert len(drawn) == 340 and all(name[-1] == letter for name, letter, _ in drawn)
     assert min(ratio for _, _, ratio in drawn) >= 4.5
@@ -451,8 +462,8 @@ def test_pyragryb_shows_each_players_pyramids_size_by_size(browser, site):
 
 
 def test_a_game_against_the_computer_from_the_phone(browser, site):
-    """Seat 2 is the computer: its move is marked on the board, its stone blinking and where it goes pulsing, until
-    the phone's player carries it out; a hint marks its stone and target too."""
+    """Seat 2 is the computer: its move is marked on the board, its stone blinking and where it goes pulsing,
+    until the phone's player carries it out; a hint marks its stone and target too."""
     runtime, url = site.runtime, site.url
     ctx = browser.new_context(viewport=PHONE)
     page = ctx.new_page()
@@ -748,7 +759,8 @@ def test_a_finished_game_replays_step_by_step_with_its_own_columns(browser, site
     page.goto(f"{site.url}/history/{s['game_id']}")
     until(page, "document.querySelectorAll('#boards figure').length === 3")
     assert page.locator("#boards figcaption").all_text_contents() == [
-        f"Player {i + 1}{' (out)' if b['out'] else ''}: {len(b['rings'])} ring{'' if len(b['rings']) == 1 else 's'}"
+        f"Player {i + 1}{' (out)' if b['out'] else ''}: "
+        f"{len(b['rings'])} ring{'' if len(b['rings']) == 1 else 's'}"
         for i, b in enumerate(s["state"]["boards"])
     ]
     assert not problems, problems
@@ -811,9 +823,9 @@ def test_the_form_goes_on_with_the_series_being_played(browser, site):
 
 
 def test_the_one_form_is_set_for_each_game_chosen_and_keeps_the_names_typed(browser, site):
-    """/games has one form (a form per game, each repeating the seats and the series, weighed 188 KiB): the game
-    chosen gives it its name, its number of players, its own options and the series its manuals give it (their
-    default chosen: EZ GRYB's best of five, 000), none for a game the manuals give none;
+    """/games has one form (a form per game, each repeating the seats and the series, weighed 188 KiB): the
+    game chosen gives it its name, its number of players, its own options and the series its manuals give it
+    (their default chosen: EZ GRYB's best of five, 000), none for a game the manuals give none;
     the names typed stay from game to game, for the same people play whichever they choose."""
     rt = site.runtime
     rt.call(c.NewGame("multiverse", 3, {}, ["Ann", "Bo", "Cy"], {"method": "games", "target": 3}))
@@ -822,11 +834,13 @@ def test_the_one_form_is_set_for_each_game_chosen_and_keeps_the_names_typed(brow
 
     def shown():
         return form.evaluate("""f => ({game: f.dataset.game, title: f.querySelector('h2').textContent,
-            howto: f.querySelector('.howto').getAttribute('href'), start: f.querySelector('button[type=submit]').textContent,
+            howto: f.querySelector('.howto').getAttribute('href'),
+            start: f.querySelector('button[type=submit]').textContent,
             players: [...f.elements.players.options].map(o => o.value), count: f.elements.players.value,
             seats: [...f.querySelectorAll('.seat')].filter(s => !s.hidden).length,
             options: [...f.querySelectorAll("[name^='opt-']")].map(e => e.name.slice(4)),
-            presets: [...f.elements.series.options].filter(o => o.value.startsWith('preset:') && !o.hidden && !o.disabled)
+            presets: [...f.elements.series.options]
+                .filter(o => o.value.startsWith('preset:') && !o.hidden && !o.disabled)
                 .map(o => o.textContent),
             series: f.elements.series.value})""")
 
@@ -967,9 +981,9 @@ def test_every_game_of_the_catalogue_is_drawn_as_it_stands(browser, site):
 
 
 def cloth_expected(depth: int) -> tuple[list, list]:
-    """The board's nodes as companion.rules.node places them (name, x, y, radius, colour class), leaves first as the
-    page lays them (the inner nodes' larger rims on top), and its rods: each quadrangle, then its corners'
-    rods to its parent."""
+    """The board's nodes as companion.rules.node places them (name, x, y, radius, colour class), leaves first
+    as the page lays them (the inner nodes' larger rims on top), and its rods: each quadrangle, then its
+    corners' rods to its parent."""
     circles = [
         (nd.name(n), *nd.position(n, depth), 0.6 if nd.level(n) == depth else 0.74, nd.focus(n) or "H")
         for n in sorted(nd.nodes(depth), key=lambda n: -nd.level(n))
@@ -984,16 +998,17 @@ def cloth_expected(depth: int) -> tuple[list, list]:
 
 CLOTH_DRAWN = """(() => {
     const svg = document.getElementById('board');
-    return [+svg.dataset.depth, [...svg.querySelectorAll('.nodes circle')].map((c) => [c.dataset.n, +c.getAttribute('cx'),
-            +c.getAttribute('cy'), +c.getAttribute('r'), c.classList[1]]),
-        svg.querySelector('.rods').getAttribute('d').split('M').filter(Boolean).map((s) => s.replace('Z', '').trim().split(' ').map(Number))];
+    return [+svg.dataset.depth, [...svg.querySelectorAll('.nodes circle')].map((c) => [c.dataset.n,
+            +c.getAttribute('cx'), +c.getAttribute('cy'), +c.getAttribute('r'), c.classList[1]]),
+        svg.querySelector('.rods').getAttribute('d').split('M').filter(Boolean)
+            .map((s) => s.replace('Z', '').trim().split(' ').map(Number))];
 })()"""
 
 
 def test_the_page_draws_every_board_from_the_shared_geometry(browser, site):
     """The page draws the rods and nodes itself (web/static/js/cloth.js; as markup a Super Giant board weighed
-    444 KiB): every node where companion.rules.node puts it, on the board the page loaded with and on each board it
-    changes to, of every depth a game is played on."""
+    444 KiB): every node where companion.rules.node puts it, on the board the page loaded with and on each
+    board it changes to, of every depth a game is played on."""
     rt = site.runtime
     page = browser.new_context(viewport=PHONE).new_page()
     problems = []
@@ -1022,7 +1037,8 @@ def test_the_page_draws_every_board_from_the_shared_geometry(browser, site):
 
 
 LEDS_SHOWN = """(() => ({
-    glows: Object.fromEntries([...document.querySelectorAll('#board .leds circle')].map((c) => [c.dataset.n, c.getAttribute('fill')])),
+    glows: Object.fromEntries([...document.querySelectorAll('#board .leds circle')]
+        .map((c) => [c.dataset.n, c.getAttribute('fill')])),
     pixels: document.getElementById('led-line').hidden ? null
         : [...document.querySelectorAll('#led-status .pixel')].map((c) => c.getAttribute('fill')) }))()"""
 
@@ -1288,7 +1304,8 @@ def test_a_seat_is_handed_to_the_computer_from_the_page_and_it_plays_on(browser,
     assert snap["table"]["names"] == ["Ann", "Player 2 (computer, easy)"]
     until(
         page,
-        "document.querySelector('#seat-list .seat-row:nth-child(2) span').textContent === 'Player 2 (computer, easy)'",
+        "document.querySelector('#seat-list .seat-row:nth-child(2) span').textContent "
+        "=== 'Player 2 (computer, easy)'",
     )
     assert page.locator("#seat-list select[data-seat='0']").input_value() == "human"
     page.context.close()
@@ -1338,7 +1355,10 @@ def test_a_watchers_roll_is_as_dim_as_its_other_buttons_when_a_roll_is_due(brows
     page.goto(site.url + "/")
     until(page, "document.body.dataset.version > 0 && document.body.classList.contains('watching')")
     assert page.evaluate("document.querySelector('#roll').classList.contains('attention')")  # a roll is due
-    look = "(id) => { const s = getComputedStyle(document.getElementById(id)); return [s.backgroundColor, s.boxShadow]; }"
+    look = (
+        "(id) => { const s = getComputedStyle(document.getElementById(id)); "
+        "return [s.backgroundColor, s.boxShadow]; }"
+    )
     assert page.evaluate(look, "roll") == page.evaluate(look, "ok") == ["rgb(39, 48, 58)", "none"]
     page.context.close()
 
@@ -1496,13 +1516,13 @@ SCROLLED = "(v => [v.scrollLeft, v.scrollTop])(document.getElementById('board-vi
 
 
 def finger(page, name: str):
-    """A finger's tap on the node where the screen shows it (a locator's tap would scroll it into view first)."""
+    """A finger's tap on the node where the screen shows it (a locator's tap scrolls it into view first)."""
     box = page.locator(f"#board circle.n[data-n='{name}']").bounding_box()
     page.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
 
 
 def settled(page):
-    """Wait until the zoomed box has stopped scrolling (a tap while it scrolls only stops it, as on a phone)."""
+    """Wait until the zoomed box stops scrolling (a tap while it scrolls only stops it, as on a phone)."""
     was = None
     while (now := page.evaluate(SCROLLED)) != was:
         was = now
@@ -1561,7 +1581,8 @@ def test_the_zoomed_board_goes_to_the_computers_move_and_stays_on_a_pick_the_fin
     assert rt.snapshot()["state"]["last"] == [stone, to] and rt.snapshot()["state"]["to_move"] == 0
     settled(page)
     # Ann's finger takes the box back to her pieces, a pawn just over its lower edge, and picks it there.
-    page.evaluate("""(v => { const r = document.querySelector('#board circle.n[data-n="BYBB"]').getBoundingClientRect();
+    page.evaluate("""(v => {
+        const r = document.querySelector('#board circle.n[data-n="BYBB"]').getBoundingClientRect();
         v.scrollTo(0, v.scrollTop + r.bottom - v.getBoundingClientRect().bottom - 6);
     })(document.getElementById('board-view'))""")
     assert not page.evaluate(INSIDE, "BYBB") and not page.evaluate(INSIDE, stone)
@@ -1622,7 +1643,8 @@ def test_nothing_scrolls_the_zoomed_box_from_under_a_finger_and_a_drag_presses_n
 
 # Whether the middle of one of these nodes is inside the zoomed box (what follow() asks before it scrolls).
 SEEN = """(names) => { const v = document.getElementById('board-view').getBoundingClientRect();
-    return names.some((name) => { const r = document.querySelector(`#board circle.n[data-n="${name}"]`).getBoundingClientRect();
+    return names.some((name) => {
+        const r = document.querySelector(`#board circle.n[data-n="${name}"]`).getBoundingClientRect();
         const x = r.left + r.width / 2, y = r.top + r.height / 2;
         return x >= v.left && x <= v.right && y >= v.top && y <= v.bottom; }); }"""
 
@@ -1688,7 +1710,7 @@ def test_a_screen_reader_hears_whose_turn_it_is_and_the_points_and_not_the_figur
     after(page, lambda: rt.call(c.Press("B")))  # refused (G was rolled): the turn stays Ann's
     assert rt.snapshot()["feedback"]["ok"] is False
     for colour in "GRYB":
-        after(page, lambda: rt.call(c.Press(colour)))
+        after(page, lambda colour=colour: rt.call(c.Press(colour)))
         if colour != "B":
             after(page, lambda: rt.call(c.Roll()))  # Bo's G: nothing to do, the turn passes by itself
             after(page, lambda: rt.call(c.Roll()))
@@ -1701,7 +1723,8 @@ def test_a_screen_reader_hears_whose_turn_it_is_and_the_points_and_not_the_figur
     rt.call(c.NewGame("hyper-chess", 2, {}, ["Ann", "Bo"], None, None))
     until(
         page,
-        f"+document.body.dataset.version > {v} && document.querySelectorAll('#board text.kind').length === 20",
+        f"+document.body.dataset.version > {v} && "
+        "document.querySelectorAll('#board text.kind').length === 20",
     )
     assert page.locator("#board").aria_snapshot() == '- application "GRYB board"'
     page.context.close()
@@ -1735,11 +1758,13 @@ def test_the_letters_on_the_four_colours_can_be_read(browser, site):
         after(page, lambda: rt.call(c.Roll()))
         assert page.locator("#die").inner_text() == colour
         assert contrast(page, "#die") >= 4.5, colour
-        after(page, lambda: rt.call(c.Press(colour)))
+        after(page, lambda colour=colour: rt.call(c.Press(colour)))
     page.locator("#pair-open").click()
     until(page, "document.querySelector('#pair-shown .codeview').textContent.length === 4")
-    page.evaluate("""document.querySelector('#pair-shown .codeview').replaceChildren(...[...'GRYB'].map((c) => {
-        const s = document.createElement('span'); s.className = 'dot ' + c; s.textContent = c; return s; }))""")
+    page.evaluate("""document.querySelector('#pair-shown .codeview')
+        .replaceChildren(...[...'GRYB'].map((c) => {
+            const s = document.createElement('span'); s.className = 'dot ' + c; s.textContent = c;
+            return s; }))""")
     for colour in "GRY":  # three typed: the fourth would send the code
         page.locator(f"#pair-panel .key[data-c='{colour}']").click()
     for colour in "GRYB":
@@ -1752,7 +1777,10 @@ def test_the_letters_on_the_four_colours_can_be_read(browser, site):
         dot, square = (
             page.locator(f"#pair-panel .key.{colour} .corner {part}").bounding_box() for part in (".on", "")
         )
-        middle = lambda box: (box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+
+        def middle(box):
+            return (box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+
         (x, y), (cx, cy) = middle(dot), middle(square)
         assert ((x > cx) - (x < cx), (y > cy) - (y < cy)) == nd.CORNER[colour], colour
     page.locator("#pair-corners summary").click()
@@ -1795,7 +1823,8 @@ def test_two_phones_tapping_undo_at_once_take_back_one_move(browser, site):
 
 def heartbeat_row(page) -> str:
     return page.evaluate("""[...document.querySelectorAll('#status tr')]
-        .filter(r => r.cells[0].textContent === 'last heartbeat').map(r => r.cells[1].textContent)[0] || ''""")
+        .filter(r => r.cells[0].textContent === 'last heartbeat')
+        .map(r => r.cells[1].textContent)[0] || ''""")
 
 
 def test_the_settings_pages_hardware_status_is_live(browser, site):
@@ -1807,18 +1836,21 @@ def test_the_settings_pages_hardware_status_is_live(browser, site):
     page.evaluate("window.loadedOnce = true")  # gone with the page, were it reloaded
     until(
         page,
-        "[...document.querySelectorAll('#status td')].some(td => td.textContent.endsWith('the board answers'))",
+        "[...document.querySelectorAll('#status td')]"
+        ".some(td => td.textContent.endsWith('the board answers'))",
     )
     site.companion.node_input.unplug(6)  # the emulated Pico's cable pulled for six seconds
     until(
         page,
-        "[...document.querySelectorAll('#status td')].some(td => td.textContent.endsWith('no word from the board'))",
+        "[...document.querySelectorAll('#status td')]"
+        ".some(td => td.textContent.endsWith('no word from the board'))",
         timeout=8,
     )
     assert heartbeat_row(page).endswith("s ago: no word from the board")
     until(
         page,
-        "[...document.querySelectorAll('#status td')].some(td => td.textContent.endsWith('the board answers'))",
+        "[...document.querySelectorAll('#status td')]"
+        ".some(td => td.textContent.endsWith('the board answers'))",
         timeout=15,
     )
     assert page.evaluate("window.loadedOnce === true")
@@ -1826,8 +1858,9 @@ def test_the_settings_pages_hardware_status_is_live(browser, site):
 
 
 def test_now_playing_shows_a_running_self_test_and_cancels_it(browser, site):
-    """A self-test started from Settings (here by another phone) takes the board for up to five minutes: Now
-    playing says so and how far it has got, a tap on the board counts for it, and Cancel gives the board back."""
+    """A self-test started from Settings (here by another phone) takes the board for up to five minutes:
+    Now playing says so and how far it has got, a tap on the board counts for it, and Cancel gives the
+    board back."""
     page = paired_page(browser, site, "/")
     until(page, "document.body.dataset.version > 0")
     assert page.locator("#selftest-bar").is_hidden()
@@ -1840,7 +1873,8 @@ def test_now_playing_shows_a_running_self_test_and_cancels_it(browser, site):
     )
     until(
         page,
-        "/^0 of 341 pressed, [45]:\\d\\d left$/.test(document.querySelector('#selftest-how-far').textContent)",
+        "/^0 of 341 pressed, [45]:\\d\\d left$/"
+        ".test(document.querySelector('#selftest-how-far').textContent)",
     )
     version = version_before = site.runtime.snapshot()["version"]
     page.locator("#board circle.n[data-n='G']").click()  # through the emulated Pico: the self-test's press

@@ -198,7 +198,7 @@ def test_event_times_are_mcu_times_mapped_to_the_host_clock():
     assert event.time == pytest.approx(50.5, abs=1e-6)
 
 
-# -- reliability on a spoilt byte stream -----------------------------------------------------------------------
+# -- reliability on a spoilt byte stream ---------------------------------------------------------------------
 
 
 class SpoilingLine:

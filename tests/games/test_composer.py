@@ -102,7 +102,8 @@ def place(g: ComposedGame, *per_player: list[str], hand: int | None = None) -> C
         ('[goal]\nwin = ["connection"]\nconnect = [["GGGG", "YYYY"]]', "two nodes for each of the 2 seats"),
         ('[goal]\nwin = ["race"]\nrace = "middle"', "goal.race: bad node name 'middle'"),
         (
-            '[tokens]\nenter = "bottom"\n[moves]\ngravity = false\nlevity = true\n[goal]\nwin = ["race"]\nrace = "bottom"',
+            '[tokens]\nenter = "bottom"\n[moves]\ngravity = false\nlevity = true\n'
+            '[goal]\nwin = ["race"]\nrace = "bottom"',
             "goal.race = 'bottom' is where tokens.enter brings stones in: the first stone entered would win",
         ),
         ("[goal]\nlevels = [5]", "goal.levels names only levels below the bottom of a board of depth 4"),
@@ -120,10 +121,12 @@ def place(g: ComposedGame, *per_player: list[str], hand: int | None = None) -> C
         (
             '[tokens]\nenter = "anywhere"\n[moves]\ngravity = false\nhopping = "any"',
             "moves.hopping = 'any' hops by the "
-            "same kind of move twice, but no kind of move the game allows goes twice on this board (moves allowed: none)",
+            "same kind of move twice, but no kind of move the game allows goes twice on this board "
+            "(moves allowed: none)",
         ),
         (
-            '[board]\ndepth = 2\n[tokens]\nenter = "bottom"\n[moves]\ngravity = false\nexcision = true\nhopping = "own"',
+            '[board]\ndepth = 2\n[tokens]\nenter = "bottom"\n'
+            '[moves]\ngravity = false\nexcision = true\nhopping = "own"',
             "goes twice on this board (moves allowed: excision)",
         ),  # two levels: an excision cannot follow one
         (
@@ -163,7 +166,8 @@ def place(g: ComposedGame, *per_player: list[str], hand: int | None = None) -> C
             "captures: encounters.landing is 'stymie' and no hop_captures, push or pop",
         ),
         (
-            '[board]\ndepth = 3\n[tokens]\nenter = "bottom"\n[moves]\ngravity = false\nexcision = true\nhopping = "any"'
+            '[board]\ndepth = 3\n[tokens]\nenter = "bottom"\n'
+            '[moves]\ngravity = false\nexcision = true\nhopping = "any"'
             "\n[options]\ndepth = [2, 4]",
             "[options] depth = 2 (an end of its range): moves.hopping",
         ),
@@ -207,11 +211,16 @@ def test_a_composition_names_the_series_its_manuals_suggest_and_the_catalogue_li
 @pytest.mark.parametrize(
     "toml",
     [
-        '[tokens]\nenter = "bottom"\n[moves]\ngravity = false\nlateral = true\nreincarnation = true',  # entered there
-        "[moves]\ngravity = false\ninterjection = true\nreincarnation = true",  # an interjection goes a level down
-        "[board]\nperiodic = true\n[moves]\ngravity = false\nlevity = true\nreincarnation = true",  # up wraps to it
-        '[tokens]\nresidents = [["GGGG"], ["YYYY"]]\n[moves]\ngravity = false\nlateral = true\nreincarnation = true',
-        "[tokens]\nstones = 2\n[encounters]\npush = true\n[moves]\ngravity = false\nreincarnation = true",  # pushed
+        # a stone reaches the bottom level: entered there
+        '[tokens]\nenter = "bottom"\n[moves]\ngravity = false\nlateral = true\nreincarnation = true',
+        # an interjection goes a level down
+        "[moves]\ngravity = false\ninterjection = true\nreincarnation = true",
+        # a move up wraps to it
+        "[board]\nperiodic = true\n[moves]\ngravity = false\nlevity = true\nreincarnation = true",
+        '[tokens]\nresidents = [["GGGG"], ["YYYY"]]\n'
+        "[moves]\ngravity = false\nlateral = true\nreincarnation = true",
+        # pushed there
+        "[tokens]\nstones = 2\n[encounters]\npush = true\n[moves]\ngravity = false\nreincarnation = true",
         '[tokens]\nenter = "anywhere"\n[moves]\ngravity = false\nlateral = true\nhopping = "any"',
         '[turn]\ndie = "colour"\ncolour_of = "source"',
         '[encounters]\nlanding = "lethal"\ncaptured = "returned"',
@@ -1019,7 +1028,8 @@ def _gryb_race_by_quadrangle(g: ComposedGame) -> list[float]:
 GRYB_GOALS = [c for c in SHIPPED if "gryb" in c.base_rules.win] + [
     game_class(
         rules(
-            '[moves]\nlateral = true\n[goal]\nwin = ["arrangement"]\narrangement = [["G", "GG", "GGG"], ["R", "RR", "RRR", "RRRR", "Y"]]\n'
+            '[moves]\nlateral = true\n[goal]\nwin = ["arrangement"]\n'
+            'arrangement = [["G", "GG", "GGG"], ["R", "RR", "RRR", "RRRR", "Y"]]\n'
         )
     )
 ]

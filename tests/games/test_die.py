@@ -18,7 +18,7 @@ def chi_square(counts, expected):
 
 
 def critical(dof, z=4.753):
-    """Chi-square quantile by Wilson-Hilferty; z = 4.753 is p = 1e-6, so a fair die fails once a million runs."""
+    """Chi-square quantile by Wilson-Hilferty; z = 4.753 is p = 1e-6: a fair die fails once a million runs."""
     return dof * (1 - 2 / (9 * dof) + z * math.sqrt(2 / (9 * dof))) ** 3
 
 

@@ -15,9 +15,10 @@ actions through ``apply`` from their text) has the same state and the same legal
 action played is one of them, and undo and redo reach the same states (this in one game in three and
 in every full-length one; each of the 1000 must end). Those games get a short turn limit counted from
 the end of the placement (measured per option variant on a full game): 3-30 turns each more, one game
-in ten 30-120 more, so they spend their plies in every phase and not only in the opening; one game in a hundred, and the one full game per variant, keep the default limit. About 7 s
-per game on one core of the CI machine (2000 a game, every one checked, until the whole suite had to
-fit CI's 20 minutes on a slower machine; the schedule gives every option variant at least 50 games).
+in ten 30-120 more, so they spend their plies in every phase and not only in the opening; one game in a
+hundred, and the one full game per variant, keep the default limit. About 7 s per game on one core of
+the CI machine (2000 a game, every one checked, until the whole suite had to fit CI's 20 minutes on a
+slower machine; the schedule gives every option variant at least 50 games).
 
 So all but one in a hundred of those 1000 games play to a turn limit cut short on purpose, and reach the
 game's own ending rules only where random play ends the game within a few turns of its placement (Exodus,

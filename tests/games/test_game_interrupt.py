@@ -1,4 +1,5 @@
-"""Interrupt and Smack Down: chains built down from the top, sideways captures, pushes down and off the board."""
+"""Interrupt and Smack Down: chains built down from the top, sideways captures, pushes down and off the
+board."""
 
 import pytest
 import scenario

@@ -47,7 +47,8 @@ def test_hopping_an_end_past_the_other_end():
 
 
 def test_a_shape_with_the_head_node_moves_down_by_a_first_locus():
-    # 000: "the shape [0, G, R] could move down to [G, G, R] or [R, G, R] or interject Y or B as the first locus".
+    # 000: "the shape [0, G, R] could move down to [G, G, R] or [R, G, R] or interject Y or B as the first
+    # locus".
     game = arranged(SHAPES, ["0", "G", "R"], ["YYYY"])
     assert {"0,G,R-G,GG,GR", "0,G,R-R,RG,RR", "0,G,R-Y,YG,YR", "0,G,R-B,BG,BR"} <= names(game.legal_actions())
     game.apply("0,G,R-Y,YG,YR")

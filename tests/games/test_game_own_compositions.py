@@ -92,7 +92,7 @@ def test_rising_tide_the_first_stone_on_the_top_quadrangle_wins_among_up_to_four
     assert find("rising-tide").score is None  # won or lost: no column of points
 
 
-# -- King's Court ---------------------------------------------------------------------------------------------
+# -- King's Court --------------------------------------------------------------------------------------------
 
 
 def test_kings_court_sideways_moves_go_to_free_nodes_too_and_entries_never_land_on_a_rival():
@@ -197,7 +197,7 @@ def test_leapfrog_the_fifth_capture_wins():
     assert game.winners == (0,)
 
 
-# -- Exodus ---------------------------------------------------------------------------------------------------
+# -- Exodus --------------------------------------------------------------------------------------------------
 
 
 def test_exodus_stones_enter_one_at_a_time_through_the_head_node():
@@ -223,7 +223,7 @@ def test_exodus_the_first_to_bring_every_stone_off_the_bottom_wins():
     assert game.winners == (0,) and game.scores == (1, 0)
 
 
-# -- Doubles --------------------------------------------------------------------------------------------------
+# -- Doubles -------------------------------------------------------------------------------------------------
 
 
 def test_doubles_partners_win_together():
@@ -243,7 +243,7 @@ def test_doubles_passes_through_a_partner_or_a_rival_and_then_the_next_seat_play
     assert game.to_move == 1 and game.owner(game.space.parse("GR")) == 2
 
 
-# -- Siege ----------------------------------------------------------------------------------------------------
+# -- Siege ---------------------------------------------------------------------------------------------------
 
 
 def test_siege_enters_anywhere_and_moves_up_down_or_sideways_onto_free_nodes():

@@ -1,4 +1,4 @@
-"""Squirrel Race: nuts placed by the node die, squirrels entered by the colour die, gathering by the points."""
+"""Squirrel Race: nuts placed by the node die, squirrels entered by the colour die, gathering by points."""
 
 import pytest
 import scenario

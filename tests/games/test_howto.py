@@ -1,5 +1,5 @@
-"""How to play: every shipped game's text for players (companion/games/howto/), on the phone's rules page and at
-the terminal; a game of one's own shows its parameters of play."""
+"""How to play: every shipped game's text for players (companion/games/howto/), on the phone's rules page
+and at the terminal; a game of one's own shows its parameters of play."""
 
 import io
 import random
@@ -147,6 +147,6 @@ def test_a_game_of_your_own_shows_its_summary_and_parameters(client, rt):
     html = client.get("/games/my-game/rules").get_data(as_text=True)
     assert "Two free moves a turn down and sideways; cover a quadrangle to win." in html
     assert "<h2>Parameters of play</h2>" in html and "<li>enter: head — where new stones enter" in html
-    items = next(b.items for b in howto.of(find("my-game")) if b.kind == "list")
+    items = next(b.items for b in howto.of(rt.board.catalogue.find("my-game")) if b.kind == "list")
     assert "moves: 2 — moves per turn: one stone several times or several stones once each" in items
     assert "lateral: yes — " + composition.PARAMS["lateral"].help in items

@@ -1,4 +1,5 @@
-"""EZ GRYB's bitboard playouts (companion/games/composed/ez_playout.py) play the engine's random game, move for move."""
+"""EZ GRYB's bitboard playouts (companion/games/composed/ez_playout.py) play the engine's random game, move
+for move."""
 
 import random
 import statistics

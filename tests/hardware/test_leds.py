@@ -203,7 +203,7 @@ def test_show_pixels_sends_a_raw_frame_in_chain_order():
             s.show_pixels(pixels[:3])
 
 
-# -- current limiter ---------------------------------------------------------------------------------------------
+# -- current limiter -----------------------------------------------------------------------------------------
 
 
 def test_a_frame_under_the_budget_is_not_touched():
@@ -241,7 +241,7 @@ def test_a_budget_below_the_idle_draw_is_refused():
         SimulatedSurface(PANELS, budget_ma=1000)
 
 
-# -- encoding -----------------------------------------------------------------------------------------------------
+# -- encoding ------------------------------------------------------------------------------------------------
 
 
 def test_grb_strips_get_green_red_blue():
@@ -269,7 +269,7 @@ def test_pack_words_makes_rpi_ws281x_send_the_wire_bytes_unchanged():
     assert list(pack_words(bytes([1, 2, 3, 4]), "GRBW")) == [0x04010203]
 
 
-# -- unchanged frames and the frame-rate cap --------------------------------------------------------------------
+# -- unchanged frames and the frame-rate cap -----------------------------------------------------------------
 
 
 def test_an_unchanged_frame_is_not_sent_again():
@@ -365,7 +365,7 @@ def test_bad_options(kw, message):
         open_surface("dmx", PANELS)
 
 
-# -- rpi_ws281x: the checks before the library is touched ------------------------------------------------------
+# -- rpi_ws281x: the checks before the library is touched ----------------------------------------------------
 
 
 @pytest.fixture

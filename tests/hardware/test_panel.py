@@ -178,7 +178,7 @@ def test_unknown_sound(panel):
     assert set(PATTERNS) == {"ok", "illegal", "gryb", "win", "roll"}
 
 
-# -- status LED ------------------------------------------------------------------------------------------------
+# -- status LED ----------------------------------------------------------------------------------------------
 
 
 def test_status_led_states(panel):

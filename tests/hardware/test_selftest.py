@@ -187,9 +187,8 @@ def test_leds_without_permission_stop_the_command_with_one_line(monkeypatch, cap
     monkeypatch.setattr(leds, "open_surface", refuse)
     assert cli.main(["selftest", "--sim", "--auto", "--timeout", "1"]) == 1
     err = capsys.readouterr().err
-    assert (
-        err
-        == "gryb-companion: cannot start: no permission to use /dev/spidev0.0: add the user to the spi group\n"
+    assert err == (
+        "gryb-companion: cannot start: no permission to use /dev/spidev0.0: add the user to the spi group\n"
     )
 
 

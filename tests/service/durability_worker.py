@@ -115,7 +115,7 @@ def main() -> None:
     runtime.start()
     set_up(runtime)
     print("ready", *position(runtime), flush=True)
-    for line in sys.stdin:
+    for _line in sys.stdin:
         step(runtime, seed)
         print("ack", *position(runtime), flush=True)
 

@@ -205,7 +205,7 @@ def test_a_giant_game_leaves_the_cloth_dark_but_for_a_pairing_code(companion):
 
 
 def leds_shown(companion, until_shown, timeout: float = 5.0) -> dict:
-    """GET /api/leds from the simulator's own page (on the laptop: loopback), until ``until_shown(answer)``."""
+    """GET /api/leds from the simulator's own page (on the laptop: loopback) until ``until_shown(answer)``."""
     deadline = time.monotonic() + timeout
     while True:
         with urllib.request.urlopen(companion.url + "/api/leds", timeout=5) as r:
@@ -227,8 +227,9 @@ def board_colour(shown: str) -> str:
 
 
 def test_the_page_is_told_what_the_leds_show(companion):
-    """GET /api/leds (issue 3): what the simulator's LEDs show, after brightness, gamma and the limiter: after a
-    move, the stone's node in its player's colour, and the status pixels whose turn it is and the die."""
+    """GET /api/leds (issue 3): what the simulator's LEDs show, after brightness, gamma and the limiter:
+    after a move, the stone's node in its player's colour, and the status pixels whose turn it is and the
+    die."""
     runtime = companion.runtime
     runtime.call(
         c.ChangeSettings(brightness=1.0)
@@ -526,8 +527,8 @@ def test_a_port_in_use_stops_with_one_line_naming_it(tmp_path):
 
 
 def test_a_database_it_cannot_use_is_moved_aside_and_the_companion_starts_on_a_new_one(tmp_path):
-    """A database of another version, one damaged or one this user cannot read (tests/service/test_store.py has
-    each): the companion starts anyway, on a new database, and its log says where the old one went."""
+    """A database of another version, one damaged or one this user cannot read (tests/service/test_store.py
+    has each): the companion starts anyway, on a new database, and its log says where the old one went."""
     from companion.assembly import DB_NAME
     from companion.service.store import Store
 

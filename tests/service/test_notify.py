@@ -98,7 +98,10 @@ def test_status_stays_one_line_and_utf8(path_socket):
 
 def test_a_child_process_notifies_like_the_service_would(path_socket):
     env = dict(os.environ, NOTIFY_SOCKET=os.environ["NOTIFY_SOCKET"], PYTHONPATH=str(ROOT))
-    code = "from companion.service import notify; raise SystemExit(0 if notify.ready() and notify.watchdog() else 1)"
+    code = (
+        "from companion.service import notify; "
+        "raise SystemExit(0 if notify.ready() and notify.watchdog() else 1)"
+    )
     subprocess.run([sys.executable, "-c", code], env=env, check=True, timeout=30)
     assert path_socket.recv(4096) == b"READY=1"
     assert path_socket.recv(4096) == b"WATCHDOG=1"

@@ -1,8 +1,9 @@
 """What the LEDs show: real games played through the table, each frame drawn at a chosen time.
 
-Every look the renderer's docstring lists is checked here at the moments it is on and off: a pulse at its
-brightest and its dimmest (a quarter and three quarters of its period), a blink in its two halves. The
-colours are the seats' own as the companion ships them, so each seat's stones are told apart."""
+Every look docs/runtime.md ("What the LEDs show") lists is checked here at the moments it is on and
+off: a pulse at its brightest and its dimmest (a quarter and three quarters of its period), a blink in
+its two halves. The colours are the seats' own as the companion ships them, so each seat's stones are
+told apart."""
 
 import random
 
@@ -219,7 +220,8 @@ def test_a_gryb_formed_blinks_gold_then_stays_gold_until_the_next_action():
 
 
 # The status pixels while a GRYB's gold blinks: a letter a level from the top (* where its loci step round
-# G-R-Y-B and it scores, blinking gold; the colour its four loci keep; - below its own level), then who formed it.
+# G-R-Y-B and it scores, blinking gold; the colour its four loci keep; - below its own level), then who
+# formed it.
 ROWS = [
     ("ez-gryb", {}, EZ_GRYB, "*---", 0),  # the top quadrangle: 1 point
     (
@@ -320,11 +322,11 @@ def test_every_colour_is_three_bytes(game_id):
 
 
 def test_a_frame_says_when_its_picture_next_changes():
-    # 25 Men's GRYB waiting for a placement: only the targets' dim pulse moves, drawn TARGET_FPS times a second.
+    # 25 Men's GRYB waiting for a placement: only the targets' dim pulse moves, drawn TARGET_FPS times a
+    # second.
     assert frame(play("25-mens-gryb"), 10.0).redraw == pytest.approx(10.0 + 1 / TARGET_FPS)
-    assert frame(play("ez-gryb"), 10.2).redraw == pytest.approx(
-        10.5
-    )  # the die's slow blink, at its next half
+    # the die's slow blink, at its next half
+    assert frame(play("ez-gryb"), 10.2).redraw == pytest.approx(10.5)
     t = play("drangles", "0 0-G 0")
     t.undo()  # a chore: its blink, four a second, changes at the next eighth of a second
     assert frame(t, 0.05).redraw == pytest.approx(0.125)

@@ -12,7 +12,8 @@ from web.replays import Replays, position
 
 
 def played(game_id: str, seed: int, undos: bool = False, **options) -> engine.Game:
-    """A game played to its end at random; with ``undos``, now and then a move taken back and another played."""
+    """A game played to its end at random; with ``undos``, now and then a move taken back and another
+    played."""
     game = catalogue_mod.find(game_id)(2, **options)
     rng = random.Random(seed)
     while not game.over:
@@ -131,7 +132,7 @@ def test_threads_stepping_through_several_games_at_once_each_see_their_own_posit
         rng = random.Random(seed)
         for _ in range(200):
             key = rng.randrange(len(games))
-            game = replays.replayed(key, lambda: played("ez-gryb", key, depth=2, stones=4))
+            game = replays.replayed(key, lambda key=key: played("ez-gryb", key, depth=2, stones=4))
             back = rng.randrange(len(game.history) + 1)
             if position(game, len(game.history) - back).state_key() != expected[key][back]:
                 wrong.append((key, back))

@@ -85,7 +85,8 @@ def test_anyone_may_watch(client, rt):
         assert client.get(path).status_code == 200, path
     state = client.get("/api/state").get_json()
     assert state["game"]["id"] == "ez-gryb" and "legal" not in state
-    # The legal actions come apart, for the page's Type a move: the rolls first, then the moves the roll allows.
+    # The legal actions come apart, for the page's Type a move: the rolls first, then the moves the roll
+    # allows.
     assert client.get("/api/legal").get_json() == {
         "version": state["version"],
         "legal": ["roll:G", "roll:R", "roll:Y", "roll:B"],
@@ -153,8 +154,8 @@ def test_the_leds_are_told_with_the_frame_as_an_etag_and_a_pairing_code_is_withh
         )
         again = client.get("/api/leds", headers={"If-None-Match": lit.headers["ETag"]})
         assert again.status_code == 304 and again.data == b"" and again.headers["ETag"] == lit.headers["ETag"]
-        # A pairing code on the board (what the runtime lights for it): this app is no simulator's page, so the
-        # top two levels are withheld, code and game alike, until the code is spent.
+        # A pairing code on the board (what the runtime lights for it): this app is no simulator's page, so
+        # the top two levels are withheld, code and game alike, until the code is spent.
         assert client.post("/api/pair/start", json={}).status_code == 200
         code = rt.board.effects.code
         game = {"RG": (255, 0, 200), "YYYY": (255, 255, 255)}
@@ -269,7 +270,8 @@ def test_a_code_is_single_use_and_dies_after_three_wrong_guesses(client, rt, app
     other = app.test_client()
     other.environ_base["REMOTE_ADDR"] = "10.0.0.8"
     spent = {
-        "error": "that code is spent (three wrong tries, used, or over two minutes old): tap New code for a new one"
+        "error": "that code is spent (three wrong tries, used, or over two minutes old): "
+        "tap New code for a new one"
     }
     used = other.post("/api/pair", json={"code": code})
     assert (used.status_code, used.get_json()) == (403, spent)
@@ -702,9 +704,7 @@ def test_pages_have_no_inline_script_or_style(app, paired, rt, tmp_path):
         path = [rule.rule]
         for argument in rule.arguments:
             path = [
-                re.sub(r"<[^>]*\b%s>" % argument, str(v), p)
-                for p in path
-                for v in values[argument][rule.rule]
+                re.sub(rf"<[^>]*\b{argument}>", str(v), p) for p in path for v in values[argument][rule.rule]
             ]
         paths += path
     rendered = set()
@@ -950,11 +950,20 @@ def test_choosing_the_next_game_starts_from_the_people_at_the_table(paired, rt):
     assert paired.post("/api/games/new", json=body).status_code == 200
     page = paired.get("/games").get_data(as_text=True)
     form = the_form(page)
-    seat = lambda i: re.search(
-        rf'<input type="text" name="name{i}"[^>]*>\s*<select name="kind{i}"[^>]*>(.*?)</select>', form, re.S
-    )
-    value = lambda i: re.search(r'value="([^"]*)"', seat(i).group(0)).group(1)
-    selected = lambda i: re.search(r'<option value="(\w+)" selected>', seat(i).group(1)).group(1)
+
+    def seat(i):
+        return re.search(
+            rf'<input type="text" name="name{i}"[^>]*>\s*<select name="kind{i}"[^>]*>(.*?)</select>',
+            form,
+            re.S,
+        )
+
+    def value(i):
+        return re.search(r'value="([^"]*)"', seat(i).group(0)).group(1)
+
+    def selected(i):
+        return re.search(r'<option value="(\w+)" selected>', seat(i).group(1)).group(1)
+
     assert [value(i) for i in range(4)] == ["Ann", "&lt;b&gt;Bo&lt;/b&gt;", "", ""]
     assert [selected(i) for i in range(4)] == ["human", "human", "hard", "human"]
     assert 'data-players="3"' in form and "<b>Bo" not in page  # games.js chooses 3 where the game takes 3
@@ -1611,8 +1620,9 @@ def test_a_move_that_cannot_be_stored_is_answered_503_and_changes_nothing(tmp_pa
 
 
 def test_the_games_to_try_first_head_the_list_and_say_so(client):
-    """A newcomer meets the manuals' own first game at the top of the list, then the next one (001 gives its
-    examples easiest first: Quick & Easy GRYB, then 'Drangles); the rest follow, and /api/games is unchanged."""
+    """A newcomer meets the manuals' own first game at the top of the list, then the next one (001 gives
+    its examples easiest first: Quick & Easy GRYB, then 'Drangles); the rest follow, and /api/games is
+    unchanged."""
     page = client.get("/games").get_data(as_text=True)
     cards = re.findall(r'<input type="radio" name="game" value="([^"]+)"', page)
     catalogue = [g["id"] for g in client.get("/api/games").get_json()["games"]]
@@ -1639,7 +1649,8 @@ def test_each_game_card_names_the_series_its_manuals_give_and_their_default(clie
     cards = dict(
         (i, (p, d))
         for i, p, d in re.findall(
-            r'<input type="radio" name="game" value="([^"]+)"[^>]* data-presets="([^"]*)" data-default="([^"]*)"',
+            r'<input type="radio" name="game" value="([^"]+)"[^>]* '
+            r'data-presets="([^"]*)" data-default="([^"]*)"',
             page,
         )
     )
@@ -1654,8 +1665,8 @@ def test_each_game_card_names_the_series_its_manuals_give_and_their_default(clie
     assert cards["hyper-chess"] == ("", "")
     form = the_form(page)
     assert (
-        '<option value="preset:points:21" data-id="ez-first-to-21" data-source="000 EZ GRYB">EZ GRYB: first to 21 points</option>'
-        in form
+        '<option value="preset:points:21" data-id="ez-first-to-21" data-source="000 EZ GRYB">'
+        "EZ GRYB: first to 21 points</option>" in form
     )
 
 

@@ -196,8 +196,9 @@ def quiet(rt):
 
 
 def check(rt, send, what=None) -> int:
-    """Send a request (``what``, said when it fails): never a 5xx, and a refusal changes nothing (the game, the
-    saved compositions). Every saved composition is a game of the catalogue, whatever was taken or refused."""
+    """Send a request (``what``, said when it fails): never a 5xx, and a refusal changes nothing (the game,
+    the saved compositions). Every saved composition is a game of the catalogue, whatever was taken or
+    refused."""
     before, saved = quiet(rt), rt.board.library.ids()
     status = send()
     after = rt.call(c.Snapshot())
@@ -390,7 +391,7 @@ def varied(draw, example: dict, schema: dict, depth: int, picks: bool) -> dict:
 
 
 def wrong(schema: dict):
-    """Values the schema refuses: of another type, past its range, its length or its items, off its pattern."""
+    """Values the schema refuses: of another type, past its range, its length or items, off its pattern."""
     schema = resolve(schema)
     if "const" in schema or "enum" in schema:
         allowed = [schema["const"]] if "const" in schema else schema["enum"]
@@ -822,7 +823,8 @@ def test_over_a_real_socket(world, server, data):
     [
         b"GARBAGE\r\n\r\n",
         b"POST /api/roll HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999\r\n\r\n{}",
-        b"POST /api/pair HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\n"
+        b"POST /api/pair HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        b"Transfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\n"
         + b"4000\r\n"
         + b"x" * 0x4000
         + b"\r\n0\r\n\r\n",

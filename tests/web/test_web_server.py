@@ -206,8 +206,8 @@ def test_a_request_body_over_the_limit_is_cut_off_by_waitress_too(rt, tmp_path):
 
 
 def test_a_request_body_over_the_limit_gets_the_apis_json_413(rt, tmp_path):
-    """Past MAX_BODY (and short of waitress' backstop) the app refuses it, with {"error": ...} like any refusal,
-    whether the body comes with a Content-Length or chunked."""
+    """Past MAX_BODY (and short of waitress' backstop) the app refuses it, with {"error": ...} like any
+    refusal, whether the body comes with a Content-Length or chunked."""
     app = create_app(rt, Config(), state_dir=tmp_path)
     before = rt.call(c.Snapshot())
     big = b'{"node": "' + b"G" * 20000 + b'"}'

@@ -1,9 +1,9 @@
 """Drives the Pico firmware's logic and prints every byte it sends: run by both MicroPython and CPython.
 
-tests/firmware_bridge/test_firmware_micropython.py copies this file next to the firmware files as the Pico holds them
-(flat: protocol.py, debounce.py, keymatrix.py, mcu.py, main.py) and runs it under the real MicroPython
-(the Unix port) and under CPython without site-packages; the two outputs must be the same, byte for
-byte. Only what both interpreters print the same way is printed (no set or dict order).
+tests/firmware_bridge/test_firmware_micropython.py copies this file next to the firmware files as the Pico
+holds them (flat: protocol.py, debounce.py, keymatrix.py, mcu.py, main.py) and runs it under the real
+MicroPython (the Unix port) and under CPython without site-packages; the two outputs must be the same, byte
+for byte. Only what both interpreters print the same way is printed (no set or dict order).
 """
 
 import protocol
