@@ -765,3 +765,20 @@ def test_what_the_table_keeps_per_position_follows_every_press_undo_and_roll(gam
             else:
                 t.ok()
     assert step > 100
+
+
+def test_a_computer_offered_a_move_before_the_roll_chooses_it_and_roll_waits_for_its_choice():
+    """Issue 45: at a turn that offers reincarnation, ROLL is the computer's choice to make, so a player's
+    ROLL is refused while it thinks; its "roll" is played at once (nothing to press), then the die is due."""
+    from companion.rules.action import CHOOSE_ROLL
+    from companion.session.session import Session
+
+    game = find("pyragryb")(2, pieces=1)
+    for text in ("roll:G", "G", "roll:G", "pass"):
+        game.apply(game.parse(text))
+    session = Session.begin(game, kinds=["easy", "human"])
+    assert session.computer_to_move() == "easy" and not game.is_chance
+    refused = session.roll(Loaded("R"))
+    assert not refused.ok and refused.message.endswith("is thinking: wait for its move")
+    assert session.propose(CHOOSE_ROLL).ok and game.is_chance and str(game.history[-1][0]) == "roll"
+    assert session.roll(Loaded("R")).ok and str(game.history[-2][0]) == "roll:R"
