@@ -252,9 +252,8 @@ def test_illegal_actions_are_refused_with_reasons_and_change_nothing():
     refused(game, "GR-GB", "you rolled Y: move onto a yellow node, and GB is not one")
     refused(game, "GR-YYY", "GR to YYY is not one sideways, up, down or hyperspace move")
     refused(game, "GR,YYYY-GY,YYYG", "move one ring at a time")
-    refused(
-        game, "GR-0", "GR to 0 is not one sideways, up, down or hyperspace move"
-    )  # any colour, not one move
+    # The head node is of every colour, but not one move from GR.
+    refused(game, "GR-0", "GR to 0 is not one sideways, up, down or hyperspace move")
     refused(game, "xBBBB", "never lifted")
     refused(game, "end", "a turn is one move")
     refused(game, "pass", "you can move, so you may not pass")

@@ -322,9 +322,8 @@ class ComposedGame(Game):
         board = self.space
         if not isinstance(roll, str):
             return board.all, board.all
-        colour = board.focus_masks[roll] | (
-            board.all & 1 << HEAD
-        )  # the head node: any colour (game-space.md)
+        # The head node is of every colour (docs/rules/game-space.md, "The head node's colour").
+        colour = board.focus_masks[roll] | board.all & 1 << HEAD
         if self.rules.colour_of == "source":
             return board.all, colour
         return colour, board.all
