@@ -21,6 +21,7 @@ from companion.games.composed import schema as composition
 from companion.games.die import Die
 from companion.rules import gryb
 from companion.rules import node as nd
+from companion.rules.action import CHOOSE_ROLL
 from companion.rules.node import NodeError
 from companion.rules.space import MoveKind, space
 from companion.service import config as config_mod
@@ -337,6 +338,9 @@ def _play(args) -> int:
             continue
         try:
             action = game.parse(text)
+            legal = game.legal_actions()
+            if CHOOSE_ROLL in legal and action not in legal:  # a roll, or a move after one: the die chosen
+                step(CHOOSE_ROLL)
             if action.kind != "roll":
                 advance(for_humans=True)
             # A script names only the human players' choices; a roll or pass in it is applied as written.

@@ -16,7 +16,7 @@ from companion.cli import board_text
 from companion.games import howto
 from companion.games.die import Die
 from companion.games.engine import Game, IllegalAction
-from companion.rules.action import PASS, ROLL, Action
+from companion.rules.action import CHOOSE_ROLL, PASS, ROLL, Action
 from companion.session.hands import outcome
 from companion.session.seating import HUMAN, SEATS, by_player
 from companion.session.session import Session
@@ -222,7 +222,7 @@ class Console:
         if text.split()[0] == "seat":
             self.seat(text.split()[1:])
             return
-        if text == "roll":  # rather than "bad node name"
+        if text == "roll" and CHOOSE_ROLL not in game.legal_actions():  # rather than "bad node name"
             die = game.state_dict()["die_shown"]
             self.write(
                 f"the die is rolled for you: it shows {die}"
@@ -318,7 +318,7 @@ class Console:
         who = self.names[self.game.to_move]
         if action.kind == ROLL:
             self.game.apply(action)
-            self.write(f"{who} rolled {action.face}")
+            self.write(f"{who} rolled {action.face}" if action.face else f"{who} chose to roll")
         else:
             words = self.words(action)  # before: said of the position it is played in
             self.game.apply(action)
@@ -374,6 +374,8 @@ class Console:
         die = f", die {state['die_shown']}" if state["die_shown"] is not None else ""
         legal = game.legal_actions()
         only = f"; the only move: {self.words(legal[0])}" if len(legal) == 1 else ""
+        if CHOOSE_ROLL in legal:  # PyraGRYB's reincarnation: offered before the roll
+            only = "; roll, or without the die: " + " ".join(self.words(a) for a in legal if a != CHOOSE_ROLL)
         # A turn's second move ('Drangles, GRYBU's aggressive move) is not a new turn: say so.
         now = (id(game), state["turn"], game.to_move)
         more = " again (the same turn)" if now == self._last_shown else ""

@@ -39,6 +39,11 @@ MONKEY = Option(
     "encompassing the node GRYB acquires Private Monkeybusiness and can be captured by a group "
     "of its own size",
 )
+SUDDEN_DEATH = Option(
+    "sudden_death",
+    False,
+    "capturing the opponent's last military wins at once, however many patriots they have left to enlist",
+)
 STALL = Option(
     "stall",
     40,
@@ -155,10 +160,11 @@ class Battlefield(Game):
         "The node die scatters 32 patriots each on the bottom level. Four patriots on a quadrangle "
         "enlist as a squad (a sergeant on the node above), four squads as a platoon (a lieutenant). "
         "Move sideways or via hyperspace; a larger military group captures a smaller one it lands on. "
-        "Capture the enemy's whole army, or raise two lieutenants."
+        "Capture the enemy's whole army when they have too few patriots to raise another, or raise two "
+        "lieutenants."
     )
     die = NODE_DIE
-    options = (DEPTH, PATRIOTS, MONKEY, STALL, TURN_LIMIT)
+    options = (DEPTH, PATRIOTS, MONKEY, SUDDEN_DEATH, STALL, TURN_LIMIT)
     moves_per_turn = 2  # a turn may be two patriot moves; everything else ends it at once
     score = None  # played win or lose (docs/rules/battlefield.md, "Points")
     # monkey: military with Private Monkeybusiness; start: the battle's first turn (the turn limit counts
@@ -368,6 +374,9 @@ class Battlefield(Game):
             if not any(self.in_hand):
                 self.phase = BATTLE
                 self.start = self.since = self.turn + 1
+                self._judge(me, 0)  # the scattering may have left a player beaten
+                if self.over:
+                    return
             self.end_turn()
         elif len(action.sources) == 1 and nd.LEVEL[action.source] == t.depth and self.moves_left == 2:
             self.moves_left = 1  # one more single patriot's move may follow
@@ -453,8 +462,18 @@ class Battlefield(Game):
         for player in (me, 1 - me):
             if (self.stones[player] & lieutenants).bit_count() >= 2:
                 return self.finish((player,))  # two lieutenants win automatically
-        if took and self.phase == BATTLE and not self.stones[1 - me] & self.t.military:
-            self.finish((me,))  # the enemy's whole army is captured (in battle: not by the die's scattering)
+        if self.phase != BATTLE:
+            return  # the die's scattering beats nobody
+        if self.settings["sudden_death"]:
+            if took and not self.stones[1 - me] & self.t.military:
+                self.finish((me,))  # the enemy's whole army is captured
+            return
+        for player in (1 - me, me):  # no military, and too few patriots to enlist (docs/rules/battlefield.md)
+            if (
+                not self.stones[player] & self.t.military
+                and (self.stones[player] & self.t.bottom).bit_count() < 4
+            ):
+                return self.finish((1 - player,))
 
     def end_turn(self) -> None:
         """The next player's turn; a draw at the turn limit or a stall (both count battle turns)."""

@@ -15,7 +15,7 @@ from companion.games import series as series_mod
 from companion.games.option import Option, OptionError
 from companion.rules import gryb as gryb_mod
 from companion.rules import node as nd
-from companion.rules.action import END, MOVE, PASS, PLACE, REMOVE, ROLL, Action, NotationError
+from companion.rules.action import CHOOSE_ROLL, END, MOVE, PASS, PLACE, REMOVE, ROLL, Action, NotationError
 from companion.rules.node import COLOURS, Bitboard, Node
 from companion.rules.space import GameSpace, bits, space
 
@@ -202,6 +202,11 @@ class Game:
     def is_chance(self) -> bool:
         return not self.over and self.needs_roll()
 
+    @property
+    def roll_offered(self) -> bool:
+        """ROLL plays now: a roll is due, or ``roll`` is offered beside moves without it. MAY override."""
+        return self.is_chance
+
     def legal_actions(self) -> list[Action]:
         if self.over:
             return []
@@ -239,7 +244,7 @@ class Game:
     def _push(self, action: Action) -> None:
         """Apply an action known to be legal."""
         self.history.append((action, self._snapshot()))
-        if action.kind == ROLL:
+        if action.kind == ROLL and action != CHOOSE_ROLL:
             self.roll = self.last_roll = action.colour if action.colour else action.targets[0]
         elif action.kind == PASS:
             self.last = ()
@@ -357,10 +362,14 @@ class Game:
         if self.over:
             return "the game is over"
         if self.needs_roll():
+            if action == CHOOSE_ROLL:
+                return "the die is rolled now: roll:COLOUR says what it shows"
             if action.kind == ROLL:
                 return f"the die cannot show {str(action)[5:]} now"
             return "roll the die first"
         if action.kind == ROLL:
+            if self.roll_offered:
+                return "choose to roll first (roll): then the die is rolled"
             if self.die == NO_DIE:
                 return f"{self.name} has no die" if type(self).die == NO_DIE else "no die is rolled now"
             if self.legal_actions() == [Action(PASS)]:
@@ -386,7 +395,7 @@ class Game:
         if action.kind in (PLACE, MOVE):
             # The roll first: what the player most needs to hear.
             if isinstance(self.roll, str):
-                wrong = [t for t in action.targets if nd.focus(t) != self.roll]
+                wrong = [t for t in action.targets if t != nd.HEAD and nd.focus(t) != self.roll]
                 if wrong:
                     colour, there = COLOUR_NAMES[self.roll], nd.name(wrong[0])
                     return f"you rolled {self.roll}: move onto a {colour} node, and {there} is not one"
@@ -483,14 +492,14 @@ class Game:
             for n in bits(mask):
                 stones[nd.name(n)] = {"player": player, "kind": self.stone_kind(n)}
         # The die LEDs keep the last roll until a roll is due or a turn passes without one.
-        shown = self.roll if self.roll is not None else None if self.is_chance else self.last_roll
+        shown = self.roll if self.roll is not None else None if self.roll_offered else self.last_roll
         return {
             "game": self.id,
             "to_move": None if self.over else self.to_move,
             "phase": self.phase,
             "die": _face_name(self.last_rolled()),
             "die_shown": _face_name(shown),
-            "awaiting_roll": self.is_chance,
+            "awaiting_roll": self.roll_offered,
             "moves_left": self.moves_left,
             "stones": stones,
             "in_hand": list(self.in_hand),
@@ -514,7 +523,7 @@ class Game:
         if self.last_roll is not None:  # blanked (LEDs) in turns without a roll
             return self.last_roll
         for action, _ in reversed(self.history):
-            if action.kind == ROLL:
+            if action.kind == ROLL and action != CHOOSE_ROLL:
                 return action.colour if action.colour else action.targets[0]
         return None
 

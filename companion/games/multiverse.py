@@ -75,9 +75,11 @@ class Multispace:
 
     def __init__(self, depth: int):
         board = space(depth)
-        # reach[colour][s]: nodes of that colour one move (KINDS) from s.
+        # reach[colour][s]: nodes of that colour one move (KINDS) from s; the head node is any colour (000).
         self.reach = {
-            c: tuple(board.moves_mask(KINDS, s) & board.focus_masks[c] for s in range(board.size))
+            c: tuple(
+                board.moves_mask(KINDS, s) & (board.focus_masks[c] | 1 << HEAD) for s in range(board.size)
+            )
             for c in COLOURS
         }
         firsts = [nd.first_of_level(lvl) for lvl in range(depth + 2)]
@@ -327,9 +329,7 @@ class Multiverse(Game):
         s, t = action.source, action.target
         if not mine >> s & 1:
             return f"you have no ring on {name(s)} (your board: name the nodes of your own board)"
-        if t == HEAD:
-            return f"you rolled {self.roll}: the head node has no colour, so no ring moves onto it now"
-        if nd.focus(t) != self.roll:
+        if t != HEAD and nd.focus(t) != self.roll:
             return f"you rolled {self.roll}: move onto a {colour} node, and {name(t)} is not one"
         if mine >> t & 1:
             return f"you already have a ring on {name(t)}"

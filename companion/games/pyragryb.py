@@ -10,7 +10,7 @@ import functools
 
 from companion.games.engine import COLOUR_DIE, COLOUR_NAMES, TURN_LIMIT, Game, Option, register
 from companion.rules import node as nd
-from companion.rules.action import MOVE, PASS, PLACE, REMOVE, Action
+from companion.rules.action import CHOOSE_ROLL, MOVE, PASS, PLACE, REMOVE, ROLL, Action
 from companion.rules.node import Bitboard, Node
 from companion.rules.space import GameSpace, MoveKind, bits, space
 
@@ -64,8 +64,8 @@ class PyraGryb(Game):
     die = COLOUR_DIE
     options = (PIECES, TURN_LIMIT)
     finds_grybs = True
-    # stash: per player, the pyramids off the board as (large, medium, small).
-    extra_fields = ("stash",)
+    # stash: per player, the pyramids off the board as (large, medium, small); rolling: roll chosen this turn.
+    extra_fields = ("stash", "rolling")
 
     def make_space(self) -> GameSpace:
         return space(DEPTH, headless=True)  # the head node is never used: entry is on the top quadrangle
@@ -74,6 +74,19 @@ class PyraGryb(Game):
         n = self.settings["pieces"]
         self.stash = ((n, n, n),) * self.players
         self.in_hand = (3 * n,) * self.players
+        self.rolling = False
+
+    def needs_roll(self) -> bool:
+        # 003: reincarnation needs "no roll of the die": offered before the roll, beside ``roll``.
+        return self.roll is None and (self.rolling or not self._needed_sizes(self.to_move))
+
+    @property
+    def roll_offered(self) -> bool:
+        return not self.over and self.roll is None
+
+    def end_turn(self) -> None:
+        self.rolling = False
+        super().end_turn()
 
     def stone_kind(self, node: Node) -> str:
         return SIZE_NAMES[SIZE_OF_LEVEL[nd.LEVEL[node]]]
@@ -160,6 +173,8 @@ class PyraGryb(Game):
         """Sizes the player has run out of while a free node on their lifeline needs one."""
         board = self.space
         stash = self.stash[player]
+        if all(stash):
+            return set()
         room = board.top
         for p in bits(self._alive(player) & ~board.bottom):
             room |= 0b1111 << (4 * p + 1)
@@ -184,19 +199,31 @@ class PyraGryb(Game):
             for s in bits(mine):
                 for t in bits(board.target_mask(MoveKind.SIDEWAYS, s) & prey):
                     actions.append(Action.move(s, t))
-        for size in self._needed_sizes(player):
-            actions.extend(Action.remove(n) for n in bits(mine & self._size_mask(size)))
-        if actions and all(a.kind == REMOVE for a in actions):
-            actions.append(Action(PASS))  # reincarnation "may" be a turn (003): never a forced one
+        actions.append(Action(PASS))  # 003: every move "may" be made (docs/rules/pyragryb.md)
         return actions
 
     def _actions(self) -> list[Action]:
-        return self._moves(self.to_move, self.roll)
+        if self.roll is not None:
+            return self._moves(self.to_move, self.roll)
+        mine = self.stones[self.to_move]
+        out = [CHOOSE_ROLL]
+        for size in self._needed_sizes(self.to_move):
+            out.extend(Action.remove(n) for n in bits(mine & self._size_mask(size)))
+        return out
 
     # No deadlock override: someone can always move on some roll (docs/rules/pyragryb.md).
 
     def _reason(self, action: Action) -> str | None:
         me = self.to_move
+        if self.roll is None and action.kind in (PLACE, MOVE, PASS):
+            return "roll first (roll), or take back a piece of the size you have run out of (no roll needed)"
+        if (
+            action.kind == REMOVE
+            and self.roll is not None
+            and self.owner(action.target) == me
+            and SIZE_OF_LEVEL[nd.LEVEL[action.target]] in self._needed_sizes(me)
+        ):
+            return "reincarnation needs no roll: it is offered before the roll, instead of rolling"
         if action.kind == PLACE:
             t = action.target
             if nd.focus(t) != self.roll or self.occupied >> t & 1:
@@ -260,6 +287,9 @@ class PyraGryb(Game):
         return None
 
     def _apply(self, action: Action) -> None:
+        if action.kind == ROLL:  # the roll chosen over reincarnation
+            self.rolling = True
+            return
         me = self.to_move
         t = action.target
         if action.kind == REMOVE:  # reincarnation: the piece goes back to the stash for a later turn

@@ -1,6 +1,6 @@
 """Actions: the small value objects a game record is made of, in the manuals' notation (docs/notation.md):
 ``R`` place, ``R-RG`` move, ``GR,GRY-R,RY`` a line or shape, ``xRG`` remove, ``pass``, ``end``, ``roll:Y``,
-``roll:@GGBY``. Parsing needs the board's depth; printing does not."""
+``roll:@GGBY``, ``roll`` (the die chosen). Parsing needs the board's depth; printing does not."""
 
 from __future__ import annotations
 
@@ -65,8 +65,8 @@ class Action:
 
     @property
     def face(self) -> str:
-        """What a roll shows: a colour, a node's name (GRYB Dice II) or a number (Grim Reaper)."""
-        return self.colour or nd.NODE_NAMES[self.targets[0]]
+        """What a roll shows: a colour, a node (GRYB Dice II) or a number (Grim Reaper); "" for ``roll``."""
+        return self.colour or (nd.NODE_NAMES[self.targets[0]] if self.targets else "")
 
     def __str__(self) -> str:
         names = nd.NODE_NAMES
@@ -77,6 +77,8 @@ class Action:
         if self.kind == REMOVE:
             return "x" + names[self.targets[0]]
         if self.kind == ROLL:
+            if not self.colour and not self.targets:
+                return ROLL
             return f"roll:{self.colour}" if self.colour else f"roll:@{names[self.targets[0]]}"
         return self.kind
 
@@ -95,7 +97,7 @@ class Action:
             except NodeError as err:
                 raise NotationError(f"{raw!r}: {err}") from None
 
-        if raw in (PASS, END):
+        if raw in (PASS, END, ROLL):
             return Action(raw)
         if raw.startswith("roll:"):
             face = raw[5:]
@@ -125,6 +127,9 @@ class Action:
                 sources, targets = tuple(s for s, _ in pairs), tuple(t for _, t in pairs)
             return Action(MOVE, targets, sources)
         return Action.place(node(raw))
+
+
+CHOOSE_ROLL = Action(ROLL)  # "roll": the die chosen over the moves a game offers before its roll
 
 
 def nth_move(r: int, singles, blocks) -> Action:

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from companion.games.engine import Game, IllegalAction
 from companion.rules import node as nd
-from companion.rules.action import END, MOVE, PASS, PLACE, REMOVE, ROLL, Action
+from companion.rules.action import CHOOSE_ROLL, END, MOVE, PASS, PLACE, REMOVE, ROLL, Action
 from companion.rules.node import Node
 from companion.rules.space import bits
 
@@ -54,7 +54,7 @@ def said(game: Game, action: Action, names: list[str], by: int) -> str:
     """An action just played and who played it: "Ann rolled G", "Ann: G-GR"."""
     who = names[by] if 0 <= by < len(names) else f"Player {by + 1}"
     if action.kind == ROLL:
-        return f"{who} rolled {action.face}"
+        return f"{who} rolled {action.face}" if action.face else f"{who} chose to roll"
     if action.kind == PASS:
         return f"{who} passed"
     if action.kind == END:
@@ -136,7 +136,8 @@ class Hands:
             self.picks = picks
             alone = self._ok_action(legal)
             if alone is not None:
-                then = "press OK" if self.proposal is not None else "press a target, or OK"
+                moves = self.proposal is None and any(a.kind == MOVE for a in partial)
+                then = "press a target, or OK" if moves else "press OK"
                 return self._ok(f"{nd.name(node)} selected: {then} to {_words(alone)}")
             if self.proposal is not None:
                 return self._ok(self._computer_plays())
@@ -160,7 +161,9 @@ class Hands:
 
     def how_to(self, action: Action) -> tuple[tuple[str, Action | Node | None], ...]:
         """The steps that make ``action`` from nothing selected, tried on a copy: ("press", node), ("ok",
-        None), ("choose", action)."""
+        None), ("roll", None), ("choose", action)."""
+        if action == CHOOSE_ROLL:
+            return (("roll", None),) if action in self.legal() else ()
         if action.kind in (PASS, END):
             trial = self._trial()
             return (("ok", None),) if trial.ok().action == action else ()
@@ -190,7 +193,8 @@ class Hands:
             if pressed:
                 words.append("press " + ", then ".join(pressed))
                 pressed = []
-            words.append("press OK" if kind == "ok" else f'choose "{self.game.say(what)}" on the phone')
+            buttons = {"ok": "press OK", "roll": "press ROLL"}
+            words.append(buttons.get(kind) or f'choose "{self.game.say(what)}" on the phone')
         if pressed:
             words.append("press " + ", then ".join(pressed))
         return ", then ".join(words)
@@ -232,10 +236,14 @@ class Hands:
         """ROLL: the die rolls, or the players are asked what theirs shows (for ``computer``, if named)."""
         if self.chores:
             return self._refuse(self.chore_reason())
-        if not self.game.is_chance:
+        if not self.game.roll_offered:
             return self._refuse(
                 "no roll now" if not self.game.over else "the game is over: OK plays it again"
             )
+        if not self.game.is_chance:  # chosen over the moves offered before the roll
+            chose = self.act(CHOOSE_ROLL, pressed=())
+            if not chose.ok:
+                return chose
         if self.physical_die:
             faces = self.game.roll_faces()
             whose = "your GRYB die" if computer is None else f"the GRYB die for {computer}"
@@ -266,6 +274,8 @@ class Hands:
                     return self.act(action, pressed=())
         if self.game.is_chance:
             return self._refuse("roll first (ROLL)")
+        if CHOOSE_ROLL in legal:
+            return self._refuse("nothing to confirm: ROLL, or select a move that needs no roll")
         return self._refuse("nothing to confirm: make your move" if legal else "the game is over")
 
     def undo(self) -> list[Action]:
@@ -330,9 +340,14 @@ class Hands:
         game = self.game
         if game.over or game.is_chance:
             return ""
-        kinds = {a.kind for a in self.legal()}
+        legal = self.legal()
+        if CHOOSE_ROLL in legal:  # moves offered before the roll (PyraGRYB's reincarnation)
+            return " · ROLL, or without rolling: " + ", ".join(
+                self.game.say(a) for a in legal if a != CHOOSE_ROLL
+            )
+        kinds = {a.kind for a in legal}
         if PASS in kinds and not kinds <= {PASS, END}:
-            # PyraGRYB's pass beside a reincarnation, which may be a turn and never must be.
+            # PyraGRYB's pass beside moves (003: every move "may" be made): the words say OK passes.
             return " · make a move, or OK passes"
         if not kinds or not kinds <= {PASS, END}:
             return ""

@@ -239,10 +239,10 @@ def _status(game: Game, colours: list[RGB], effects: Effects, frame: _Frame) -> 
         face = int(since * TUMBLE_HZ)
         shown = BOARD_COLOURS["GRYB"[face % 4]]
         frame.changes_at(effects.die_started + min((face + 1) / TUMBLE_HZ, DIE_SECONDS))
-    elif game.last_roll in BOARD_COLOURS and (game.roll is not None or not game.is_chance):
+    elif game.last_roll in BOARD_COLOURS and (game.roll is not None or not game.roll_offered):
         # Not a node (GRYB Dice II) nor a number (Grim Reaper's random life): no colour.
         shown = BOARD_COLOURS[game.last_roll]
-    elif game.is_chance:
+    elif game.roll_offered:
         # A blink, not a pulse (docs/runtime.md, "What the LEDs show").
         shown = turn if frame.blink(1) else scale(turn, 0.1)
     else:

@@ -148,6 +148,8 @@ class Session:
 
     def roll(self, die) -> Feedback:
         """ROLL (a physical die the players roll, for the computer too)."""
+        if thinking := self.thinking():  # the computer chooses between rolling and a move without the die
+            return Feedback(False, thinking)
         kind = self.seats[self.game.to_move] if self.game.to_move < len(self.seats) else HUMAN
         return self.hands.roll(die, computer=None if kind == HUMAN else self.names[self.game.to_move])
 

@@ -140,6 +140,25 @@ def test_a_script_with_its_own_rolls_is_told_to_pass_when_nothing_fits():
     assert done.stderr.endswith("roll:G: the die has been rolled this turn\n")
 
 
+def test_pyragryb_after_the_roll_a_pass_and_before_it_a_reincarnation_or_the_roll():
+    """Issue 45. The issue's game: the only move, G-R, would cut the mover's own line; pass is accepted.
+    Out of large pyramids, the turn offers xG before the roll: typed, no roll is made; a roll typed (or
+    a move) chooses the roll first, and the record says so."""
+    issue = "roll:G G roll:R R roll:R GR roll:G RG roll:R GRR roll:B RGB roll:R GRRR roll:Y RY roll:R pass"
+    done = run("play", "pyragryb", "--seed", "1", stdin=issue.replace(" ", "\n") + "\n")
+    assert done.returncode == 0, done.stderr
+    assert lines(done)[-1]["action"] == "pass" and lines(done)[-1]["to_move"] == 1
+    start = "roll:G\nG\nroll:G\npass\n"
+    done = run("play", "pyragryb", "--option", "pieces=1", stdin=start + "xG\n")
+    assert done.returncode == 0, done.stderr
+    last = lines(done)[-1]
+    assert last["action"] == "xG" and last["stash"][0] == [1, 1, 1] and last["die_shown"] is None
+    assert lines(done)[-2]["awaiting_roll"] and lines(done)[-2]["die_shown"] is None
+    done = run("play", "pyragryb", "--option", "pieces=1", stdin=start + "roll:B\n")
+    assert done.returncode == 0, done.stderr
+    assert [s["action"] for s in lines(done)[-2:]] == ["roll", "roll:B"]
+
+
 def test_a_push_under_way_shows_the_stone_knocked_off_its_node():
     """Smack Down: Player 2 enters on G, pushing Player 1's stone down onto GR, which holds Player 1's
     other stone: that one must be pushed on. ``stones`` (a stone a node) shows one of them on GR and

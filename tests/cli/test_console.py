@@ -358,3 +358,23 @@ def test_a_node_several_players_rings_share_in_multiverse_is_drawn_as_a_star():
     assert shared
     c.show()
     assert out.getvalue().count("*") == len(shared)
+
+
+def test_pyragryb_roll_or_reincarnation_typed_at_the_start_of_a_turn():
+    """Issue 45: out of large pyramids, Player 1's turn offers taking G back before the roll; the line
+    under the board says so, "roll" typed rolls (it used to answer that the die rolls by itself), and
+    "xG" typed takes the piece back without a roll."""
+    from web.testing import LoadedDie
+
+    game = find("pyragryb")(2, pieces=1)
+    out = io.StringIO()
+    c = Console(game, LoadedDie("GGRG"), {}, random.Random(1), out)
+    c.play(iter(["G", "roll", "quit"]))
+    text = out.getvalue()
+    assert "Player 1 to play; scores 0-0; roll, or without the die: xG\n" in text
+    assert "Player 1 chose to roll\nPlayer 1 rolled R\n" in text and "the die is rolled for you" not in text
+    game = find("pyragryb")(2, pieces=1)
+    out = io.StringIO()
+    c = Console(game, LoadedDie("GG"), {}, random.Random(1), out)
+    c.play(iter(["G", "xG", "quit"]))
+    assert "Player 1: xG\n" in out.getvalue() and game.stash[0] == (1, 1, 1)

@@ -953,6 +953,37 @@ def test_a_gryb_on_the_levels_that_count_scored_big_endian():
     assert not top.over  # the top quadrangle does not count
 
 
+def test_the_head_node_matches_every_colour_rolled():
+    """docs/rules/game-space.md (issue 45), 000 "The color of the head node is arbitrary": on every roll a
+    stone may move up onto it, enter there, and (colour_of = "source") move off it. Until then a colour
+    die never showed its colour: a game entering at the head node could only pass."""
+    up = place(game('[turn]\ndie = "colour"\n[moves]\nlevity = true\n'), ["G"], ["BBBB"])
+    enter = game('[tokens]\nenter = "head"\n[turn]\ndie = "colour"\n')
+    source = place(game('[turn]\ndie = "colour"\ncolour_of = "source"\n'), ["0"], ["BBBB"])
+    for colour in "GRYB":
+        for g, wanted in ((up, "G-0"), (enter, "0"), (source, "0-G")):
+            g.apply(f"roll:{colour}")
+            assert wanted in names(g.legal_actions()), (colour, wanted)
+            g.undo()
+    headless = place(
+        game('[board]\nheadless = true\n[turn]\ndie = "colour"\n[moves]\nlevity = true\n'), ["G"], []
+    )
+    headless.apply("roll:G")
+    assert names(headless.legal_actions()) == {"G-GG"}
+
+
+@pytest.mark.parametrize("game_id", ["ez-gryb", "kings-court", "interrupt", "smack-down", "rising-tide"])
+def test_no_shipped_colour_die_composition_reaches_the_head_node(game_id):
+    """The head node's rule changes none of them: EZ GRYB and King's Court are headless, and in Interrupt,
+    Smack Down and Rising Tide no stone ever goes up to it (random games, every action looked at)."""
+    cls = find(game_id)
+    g, rng = cls(2), random.Random(game_id)
+    while not g.over:
+        if not g.is_chance:
+            assert all(0 not in a.targets + a.sources for a in g.legal_actions())
+        g.push_legal(g.random_action(rng))
+
+
 def test_a_position_nobody_can_change_is_a_draw():
     g = place(game('[turn]\ndie = "colour"\n'), ["GGGG"], ["YYYY"])
     g.apply("roll:G")

@@ -201,6 +201,52 @@ def test_capturing_the_enemys_whole_army_wins():
     assert game.over and game.winners == (0,) and game.scores == (1, 0) and game.captured == (1, 3)
 
 
+def _last_squad_taken(**options):
+    """Issue 45's game (patriots=12): Player 1's two squads take Player 2's only one, whose 8 patriots
+    could still enlist two more."""
+    p0 = ["GGG", "GGR", "YYYY", "YBYB", "BYBY", "GYGY"]
+    p1 = ["RRG", "BBBB", "BBBY", "RBRB", "BRBR", "YGYG", "GBGB", "RYRY", "YRYR"]
+    game = position(p0, p1, patriots=12, **options)
+    for move in ("GGG,GGR-RGG,RGR", "BBBB,BBBY-BBBG,BBBB", "RGG,RGR-RRG,RRR"):
+        game.apply(move)
+    assert game.captured == (1, 0) and not game.stones[1] & game.t.military
+    return game
+
+
+def test_a_player_without_military_is_not_beaten_while_their_patriots_can_enlist():
+    """000: "capture the enemy military"; patriots "may affect it if they form a Squad". A player loses
+    when they have no military and fewer than four patriots (docs/rules/battlefield.md, "Who wins")."""
+    game = _last_squad_taken()
+    assert not game.over and game.to_move == 1 and (game.stones[1] & game.t.bottom).bit_count() == 8
+    assert not BATTLEFIELD().settings["sudden_death"]
+    game = position(["BBG", "BBR"] + FAR0[:3], ["BYR", "GGGG", "GYGY", "GBGB", "RRRR"])
+    game.apply("BBG,BBR-BYG,BYR")  # four patriots are a squad yet
+    assert not game.over
+    game = position(["BBG", "BBR"] + FAR0[:3], ["BYR", "GGGG", "GYGY", "GBGB"])
+    game.apply("BBG,BBR-BYG,BYR")  # three are not
+    assert game.over and game.winners == (0,)
+
+
+def test_sudden_death_keeps_the_rule_that_the_last_squad_taken_wins_at_once():
+    game = _last_squad_taken(sudden_death=True)
+    assert game.over and game.winners == (0,)
+
+
+def test_a_player_the_scattering_leaves_beaten_loses_when_the_battle_starts():
+    """Blue's only squad is taken by red's last four patriots, placed by the die; blue is left with three
+    patriots: beaten as the battle starts. With sudden_death the scattering beats nobody, as before."""
+    blue = ["RRRG", "RRRR", "RRRY", "RRRB", "GGGG", "GYGY", "GBGB"]
+    red = ["BBBB", "BYBY", "BGBG", "RRRG", "RRRR", "RRRY", "RRRB"]
+    for options, over in (({}, True), ({"sudden_death": True}, False)):
+        game = BATTLEFIELD(patriots=7, **options)
+        for b, r in zip(blue, red):
+            for n in (b, r):
+                game.apply(f"roll:@{n}")
+                game.apply(n)
+        assert game.captured == (0, 1) and game.strength(0) == 0 and game.phase == "battle"
+        assert game.over is over and game.winners == ((1,) if over else ())
+
+
 def test_groups_the_same_size_are_safe_and_smaller_ones_cannot_capture():
     game = position(["BBG", "BBR", "GGG"] + FAR0, ["BYR", "BYY", "GGRR", "GRG", "GRR"] + FAR1)
     before = game.state_key()

@@ -96,6 +96,18 @@ def test_the_head_node_takes_any_colour_and_can_be_left_out():
     assert names(headless.legal_actions()) == {"Y", "G-GY"}
 
 
+@pytest.mark.parametrize("colour", "GRYB")
+def test_the_head_node_matches_every_colour_rolled_both_ways(colour):
+    """docs/rules/game-space.md, "The head node's colour" (issue 45, one rule for every game): up onto it
+    on every roll, and down from it to the top-level node of the colour rolled."""
+    game = position(["G"], [])
+    game.apply(f"roll:{colour}")
+    assert "G-0" in names(game.legal_actions())
+    game = position(["0"], [])
+    game.apply(f"roll:{colour}")
+    assert f"0-{colour}" in names(game.legal_actions())
+
+
 def test_corner_stones_stay_and_occupied_nodes_block():
     game = position([], ["GGG"])
     game.apply("roll:G")

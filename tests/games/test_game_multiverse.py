@@ -181,6 +181,19 @@ def test_ring_moves_go_to_the_rolled_colour_by_sideways_up_down_or_hyperspace():
     }
 
 
+def test_the_head_node_matches_every_colour_rolled():
+    """docs/rules/game-space.md (issue 45): 000 "The color of the head node is arbitrary. You may
+    incorporate it as any color you wish": a ring moves up onto it from a top-level node on any roll, and
+    captures there what shares its space (with player two's conduit on B, player one's head node is
+    player two's B)."""
+    for colour in "GRYB":
+        game = position(["Y"], ["YYYY"], conduits=(G, HEAD), roll=colour)
+        assert "Y-0" in legal(game), colour
+    game = position(["Y"], ["B", "YYYY"], conduits=(G, B), roll="R")
+    game.apply("Y-0")
+    assert game.stones[0] == nodes("0") and names(game.stones[1]) == {"YYYY"} and game.captured == (1, 0)
+
+
 def test_a_ring_move_captures_every_opponent_ring_in_its_space():
     # Player one's conduit on R, player two's on the head node: player one's RYGY is player two's YGY
     # (through player one's conduit) and player two's RYGY (through player two's): both are captured.
@@ -239,7 +252,8 @@ def test_illegal_actions_are_refused_with_reasons_and_change_nothing():
     refused(game, "GR-GB", "you rolled Y: move onto a yellow node, and GB is not one")
     refused(game, "GR-YYY", "GR to YYY is not one sideways, up, down or hyperspace move")
     refused(game, "GR,YYYY-GY,YYYG", "move one ring at a time")
-    refused(game, "GR-0", "the head node has no colour")
+    # The head node is of every colour, but not one move from GR.
+    refused(game, "GR-0", "GR to 0 is not one sideways, up, down or hyperspace move")
     refused(game, "xBBBB", "never lifted")
     refused(game, "end", "a turn is one move")
     refused(game, "pass", "you can move, so you may not pass")

@@ -17,7 +17,7 @@ def play(script, players=2, **options):
 
 def test_entry_is_a_large_pyramid_on_the_top_node_of_the_colour_rolled():
     game = play("roll:Y")
-    assert names(game.legal_actions()) == {"Y"}
+    assert names(game.legal_actions()) == {"Y", "pass"}
     game.apply("Y")
     assert game.stash == ((4, 5, 5), (5, 5, 5)) and game.in_hand == (14, 15)
     assert game.state_dict()["stones"]["Y"] == {"player": 0, "kind": "large"}
@@ -78,7 +78,7 @@ def test_top_quadrangle_wins_one_point():
 
 def test_building_needs_your_own_piece_above():
     game = play("roll:G G roll:R R roll:R")
-    assert names(game.legal_actions()) == {"GR", "G-R"}  # build under G, or slide onto the red piece
+    assert names(game.legal_actions()) == {"GR", "G-R", "pass"}  # build under G, slide onto R, or not
     with pytest.raises(IllegalAction, match="lifeline to RR is broken at R"):
         game.apply("RR")
 
@@ -130,23 +130,24 @@ def test_a_broken_lifeline_stops_building_deeper_until_restored():
 
 
 def test_reincarnation_takes_back_a_piece_of_the_size_you_ran_out_of():
-    game = play("roll:G G roll:G pass roll:R", pieces=1)
-    # No large pyramid left for R or GR: taking G back is offered, and so is passing, since reincarnation
-    # "may" be a turn (003): a player is never made to lift their only piece.
-    assert names(game.legal_actions()) == {"xG", "pass"}
-    with pytest.raises(IllegalAction, match="no large pyramids left"):
-        game.apply("GR")
+    game = play("roll:G G roll:G pass", pieces=1)
+    # No large pyramid left for the free top nodes: taking G back is offered before the roll (003: "No roll
+    # of the die is needed for this type of move"), beside rolling; never instead of it.
+    assert names(game.legal_actions()) == {"xG", "roll"} and not game.is_chance
     game.apply("xG")
     assert game.stones[0] == 0 and game.stash[0] == (1, 1, 1) and game.to_move == 1
+    game = play("roll:G G roll:G pass roll roll:R", pieces=1)
+    with pytest.raises(IllegalAction, match="no large pyramids left"):
+        game.apply("GR")
 
 
 def test_a_piece_taken_back_waits_in_the_stash_past_the_next_turn():
     # "for use on their next turn": the next roll (R, on player 1's piece) lets player 0 do nothing, and the
     # large pyramid is still theirs to enter a turn later.
-    game = play("roll:G G roll:G pass roll:R xG roll:R R roll:R", pieces=1)
+    game = play("roll:G G roll:G pass xG roll:R R roll:R", pieces=1)
     assert names(game.legal_actions()) == {"pass"} and game.stash[0] == (1, 1, 1)
-    scenario.play(game, "pass roll:G pass roll:B")
-    assert game.to_move == 0 and names(game.legal_actions()) == {"B"}
+    scenario.play(game, "pass roll roll:G pass roll:B")
+    assert game.to_move == 0 and names(game.legal_actions()) == {"B", "pass"}
 
 
 def test_reincarnation_is_refused_while_you_still_have_that_size():
@@ -256,3 +257,63 @@ def test_a_finished_game_is_judged_by_its_result():
         "roll:G G roll:G pass roll:G GG roll:G pass roll:R GR roll:G pass roll:Y GY roll:G pass roll:B GB"
     )
     assert game.evaluate() == [1.0, 0.0]
+
+
+# -- issue 45: every move is optional; reincarnation needs no roll ----------------------------------------
+
+
+def test_after_the_roll_a_player_may_always_pass_even_where_a_move_would_cut_their_own_line():
+    """003: "they may remove their opponents piece", "each player may make only one move per turn". Here
+    the only move, the slide G-R, would cut Player 1's GR, GRR and GRRR from their parent."""
+    game = play("roll:G G roll:R R roll:R GR roll:G RG roll:R GRR roll:B RGB roll:R GRRR roll:Y RY roll:R")
+    assert names(game.legal_actions()) == {"G-R", "pass"}
+    game.apply("pass")
+    assert game.to_move == 1 and game.is_chance and game.owner(game.space.parse("G")) == 0
+
+
+def test_a_game_in_which_nobody_moves_still_ends_at_the_turn_limit():
+    game = PYRA(3, turn_limit=10)
+    while not game.over:
+        game.apply("roll:G" if game.is_chance else "pass")
+    assert game.draw == "the turn limit" and game.turn == 30 and not game.stones[0]
+
+
+def test_reincarnation_is_offered_before_the_roll_and_the_roll_is_then_a_choice():
+    game = play("roll:G G roll:G pass", pieces=1)
+    state = game.state_dict()
+    # The die waits (blank, ROLL lit) though no roll is due yet: ROLL chooses it.
+    assert not game.is_chance and game.roll_offered and state["awaiting_roll"] and state["die_shown"] is None
+    scenario.refused(game, "roll:R", "choose to roll first (roll)")
+    scenario.refused(game, "pass", "roll first (roll), or take back a piece")
+    scenario.refused(game, "R", "roll first (roll), or take back a piece")
+    game.apply("roll")
+    assert game.is_chance and game.to_move == 0 and game.state_dict()["awaiting_roll"]
+    scenario.refused(game, "roll", "the die is rolled now")
+    game.apply("roll:B")
+    scenario.refused(game, "xG", "reincarnation needs no roll: it is offered before the roll")
+    assert names(game.legal_actions()) == {"pass"}
+    game.undo()
+    game.undo()
+    assert names(game.legal_actions()) == {"xG", "roll"}  # undo takes the choice back too
+
+
+def test_the_player_choosing_reincarnation_sees_no_roll_and_the_turn_has_none():
+    game = play("roll:G G roll:G pass xG", pieces=1)
+    assert [str(a) for a, _ in game.history[-2:]] == ["pass", "xG"]
+    assert game.state_dict()["die_shown"] is None and game.is_chance and game.to_move == 1
+
+
+@pytest.mark.parametrize("level", ["easy", "hard"])
+def test_the_computer_enters_rather_than_passes(level):
+    """Passing is a choice now: a computer player still takes an open top node (and a level does not
+    stall: bench/bench_ai.py, docs/performance.md "Every move optional (issue 45)")."""
+    import random
+
+    from companion import ai
+
+    for colour in "GRYB":
+        game = play(f"roll:{colour}", players=3)
+        assert (
+            str(ai.search(game, ai.level(level, game=game, repeatable=True), random.Random(1)).action)
+            == colour
+        )

@@ -126,3 +126,16 @@ def test_evaluate_favours_the_player_with_more_points_and_more_to_come():
     values = game.evaluate()
     assert abs(sum(values) - 1) < 1e-9 and values[0] > values[1]
     assert SQUIRREL().evaluate() == [0.5, 0.5]
+
+
+def test_no_action_ever_names_the_head_node():
+    """docs/rules/game-space.md, "The head node's colour": the head node matches every colour rolled, which
+    changes nothing here, as no squirrel or nut reaches it (random games, every action looked at)."""
+    import random
+
+    for seed in range(3):
+        game, rng = SQUIRREL(), random.Random(seed)
+        while not game.over:
+            if not game.is_chance:
+                assert all(0 not in a.targets + a.sources for a in game.legal_actions())
+            game.push_legal(game.random_action(rng))

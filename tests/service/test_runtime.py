@@ -236,6 +236,30 @@ def _win(rt, texts="G pass R pass Y pass B", faces="G G R R Y Y B"):
             assert rt.call(c.Press(text)).ok
 
 
+def test_pyragryb_offers_reincarnation_before_the_roll_at_the_table(make):
+    """Issue 45, through the runtime as the page and the cloth use it: out of large pyramids, Ann's turn
+    waits for ROLL (the page's awaiting_roll) and pulses the piece she may take back; a press and OK take
+    it."""
+    rt = make()
+    rt.call(c.NewGame("pyragryb", 2, {"pieces": 1}, ["Ann", "Bo"], None))
+    _win(rt, "G pass", "G G")  # Ann enters G; Bo rolls G too and passes by himself
+    snap = rt.snapshot()
+    assert (
+        snap["state"]["awaiting_roll"]
+        and snap["state"]["die_shown"] is None
+        and snap["state"]["to_move"] == 0
+    )
+    assert snap["table"]["targets"] == ["G"] and snap["table"]["message"].endswith(
+        " · ROLL, or without rolling: xG"
+    )
+    assert sorted(snap["legal"]) == ["roll", "xG"]
+    assert rt.call(c.Press("G")).message == "G selected: press OK to take it off the board"
+    assert rt.call(c.Ok()).ok and rt.snapshot()["state"]["stash"][0] == [1, 1, 1]
+    rt.board.die = _Loaded("R")
+    assert rt.call(c.Roll()).message == "Bo rolled R · make a move, or OK passes"
+    assert [str(a) for a, _ in rt.board.session.game.history[-2:]] == ["xG", "roll:R"]
+
+
 def test_a_finished_game_is_recorded_and_scores_the_series(make):
     rt = make()
     rt.call(c.NewGame("ez-gryb", 2, {}, None, {"method": "games", "target": 3}))

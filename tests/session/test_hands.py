@@ -201,7 +201,7 @@ GAME_IDS = sorted(cls.id for cls in catalogue())
 
 
 def carry_out(t, steps):
-    """Do what :meth:`Hands.how_to` says, at the table: presses, OK, the phone's choice. Returns the
+    """Do what :meth:`Hands.how_to` says, at the table: presses, OK, ROLL, the phone's choice. Returns the
     actions the game took (rolls and passes that followed included)."""
     before = len(t.game.history)
     for kind, what in steps:
@@ -209,6 +209,10 @@ def carry_out(t, steps):
             t.press(what)  # may be refused: presses that fit several actions offer the choice
         elif kind == "ok":
             t.ok()
+        elif kind == "roll":  # the roll chosen over moves without the die (PyraGRYB's reincarnation)
+            from companion.games.die import Die
+
+            assert t.roll(Die(0)).ok
         else:
             assert what in t.choices, (str(what), [str(c) for c in t.choices])
             assert t.act(what, pressed=what.sources + what.targets).ok
@@ -281,7 +285,7 @@ def test_whole_random_games_through_presses_alone(game_id):
         assert carry_out(t, t.how_to(action))[0] == action
 
 
-@pytest.mark.parametrize("game_id, players", [("drangles", 2), ("multiverse", 2), ("pyragryb", 3)])
+@pytest.mark.parametrize("game_id, players", [("drangles", 2), ("multiverse", 2)])
 def test_a_computer_move_of_one_press_on_its_own_stone_is_carried_out_with_ok(game_id, players):
     """The computer's move is such an action ('Drangles: a new stone entering at the head node, where
     its own stone stands): the press selects the stone, and OK then makes the computer's move (it was
@@ -386,12 +390,12 @@ def test_the_computers_move_shows_its_stones_to_lift_and_its_nodes_to_fill_from_
     assert t.proposed() == (_mask(removal.targets), 0)  # a removal: the stone to lift
 
 
-@pytest.mark.parametrize("game_id, players", [("multiverse", 2), ("pyragryb", 3)])
+@pytest.mark.parametrize("game_id, players", [("multiverse", 2)])
 def test_ok_makes_the_one_press_action_on_a_selected_stone_of_your_own(game_id, players):
     """A press on your own stone that can move selects it; when that press is also a whole action, OK
     makes it, and the message says which. Multiverse: your conduit marker onto the top-level node where
     your own ring stands (OK refused it until 2026-11-25, so the conduit could not move there from the
-    board); PyraGRYB: reincarnation (the message used to offer 'a new stone')."""
+    board). PyraGRYB's reincarnation, offered before the roll since issue 45, is tested below."""
     import random
 
     rng = random.Random(1)
@@ -569,16 +573,62 @@ def test_a_game_that_ends_with_stones_to_lift_says_its_result_again_once_they_ar
 
 
 def test_a_pass_offered_beside_moves_is_said_and_ok_makes_it():
-    """PyraGRYB: out of large pyramids, a roll of R leaves only taking G back, which may be a turn but
-    never must: the board shows G to lift, and the words say OK passes instead."""
-    game = find("pyragryb")(2, pieces=1)
-    for text in ("roll:G", "G", "roll:G", "pass"):
+    """PyraGRYB: every move "may" be made (003), so after the roll OK passes even where a move fits; the
+    board pulses the move, and the words say OK passes instead (issue 45: the slide G-R was forced)."""
+    game = find("pyragryb")(2)
+    for text in ("roll:G", "G", "roll:R", "R"):
         game.apply(game.parse(text))
     t = Hands(game)
     t.act(game.parse("roll:R"), pressed=())
     assert t.message == "Player 1 rolled R · make a move, or OK passes"
-    assert sorted(map(str, game.legal_actions())) == ["pass", "xG"]
+    assert sorted(map(str, game.legal_actions())) == ["G-R", "GR", "pass"]
     assert t.ok().message.startswith("Player 1 passed") and game.to_move == 1
+
+
+def _out_of_large():
+    """PyraGRYB with one pyramid of each size: Player 1's only large one is on G, so their next turn offers
+    taking it back (reincarnation) before the roll."""
+    game = find("pyragryb")(2, pieces=1)
+    t = Hands(game)
+    t.roll(Loaded("G"))
+    t.press(P(t, "G"))
+    t.roll(Loaded("G"))  # G is taken: Player 2 passes by itself
+    return t
+
+
+def test_reincarnation_is_offered_before_the_roll_and_is_one_press_and_ok():
+    """003: "No roll of the die is needed for this type of move": the turn begins with ROLL or the piece
+    to take back; the board pulses it and the die waits; a press selects it and OK takes it off."""
+    from companion.session.renderer import Effects, render
+
+    t = _out_of_large()
+    game = t.game
+    assert t.message == "Player 2 rolled G: no move, the turn passes · ROLL, or without rolling: xG"
+    assert not game.is_chance and game.roll_offered and game.state_dict()["awaiting_roll"]
+    assert sorted(map(str, t.legal())) == ["roll", "xG"] and t.targets() == 1 << P(t, "G")
+    picture = render(game, t, [(255, 0, 0), (0, 0, 255)], Effects(), 0.0)
+    assert picture.status[-1] == (255, 0, 0)  # the die's pixels blink for ROLL in the mover's colour
+    assert t.ok().message == "nothing to confirm: ROLL, or select a move that needs no roll"
+    assert t.press(P(t, "R")).message.startswith("roll first (roll), or take back a piece")
+    assert t.press(P(t, "G")).message == "G selected: press OK to take it off the board"
+    assert t.how_to(game.parse("xG")) == (("press", P(t, "G")), ("ok", None))
+    assert t.say_how(game.parse("roll")) == "press ROLL"
+    assert t.ok().ok and str(game.history[-1][0]) == "xG" and game.stash[0] == (1, 1, 1)
+    assert [c.kind for c in t.chores] == [] and game.to_move == 1 and game.is_chance
+
+
+def test_roll_at_the_start_of_a_turn_that_offers_a_move_without_the_die_rolls():
+    """ROLL chooses the die over the reincarnation and rolls it at once; the record keeps both (R: no
+    large pyramid to enter, so the turn passes). With a physical die it asks for the colour."""
+    t = _out_of_large()
+    feedback = t.roll(Loaded("R"))
+    assert feedback.ok and feedback.rolled and feedback.passed
+    assert feedback.message == "Player 1 rolled R: no move, the turn passes"
+    assert [str(a) for a, _ in t.game.history[-3:]] == ["roll", "roll:R", "pass"]
+    t = _out_of_large()
+    t.physical_die = True
+    assert t.roll(Loaded()).message == "roll your GRYB die, then choose the colour it shows on the phone"
+    assert t.game.is_chance and [str(a) for a in t.choices] == ["roll:G", "roll:R", "roll:Y", "roll:B"]
 
 
 def test_a_stone_lifted_for_the_computers_move_is_put_back_when_undo_takes_the_move_away():
@@ -715,3 +765,20 @@ def test_what_the_table_keeps_per_position_follows_every_press_undo_and_roll(gam
             else:
                 t.ok()
     assert step > 100
+
+
+def test_a_computer_offered_a_move_before_the_roll_chooses_it_and_roll_waits_for_its_choice():
+    """Issue 45: at a turn that offers reincarnation, ROLL is the computer's choice to make, so a player's
+    ROLL is refused while it thinks; its "roll" is played at once (nothing to press), then the die is due."""
+    from companion.rules.action import CHOOSE_ROLL
+    from companion.session.session import Session
+
+    game = find("pyragryb")(2, pieces=1)
+    for text in ("roll:G", "G", "roll:G", "pass"):
+        game.apply(game.parse(text))
+    session = Session.begin(game, kinds=["easy", "human"])
+    assert session.computer_to_move() == "easy" and not game.is_chance
+    refused = session.roll(Loaded("R"))
+    assert not refused.ok and refused.message.endswith("is thinking: wait for its move")
+    assert session.propose(CHOOSE_ROLL).ok and game.is_chance and str(game.history[-1][0]) == "roll"
+    assert session.roll(Loaded("R")).ok and str(game.history[-2][0]) == "roll:R"

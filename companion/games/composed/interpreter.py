@@ -322,7 +322,8 @@ class ComposedGame(Game):
         board = self.space
         if not isinstance(roll, str):
             return board.all, board.all
-        colour = board.focus_masks[roll]
+        # The head node is of every colour (docs/rules/game-space.md, "The head node's colour").
+        colour = board.focus_masks[roll] | board.all & 1 << HEAD
         if self.rules.colour_of == "source":
             return board.all, colour
         return colour, board.all
@@ -897,7 +898,7 @@ class ComposedGame(Game):
         s, target = action.source, action.target
         owner = self.owner(s)
         if rules.push and owner is not None and owner not in self.side(me) and t.entry >> s & 1:
-            if isinstance(self.roll, str) and nd.focus(s) != self.roll:
+            if isinstance(self.roll, str) and nd.focus(s) not in (self.roll, None):
                 colour = COLOUR_NAMES[self.roll]
                 return f"you rolled {self.roll}: only a stone on the {colour} entry node can be pushed down"
             if not self.in_hand[me]:
@@ -907,7 +908,11 @@ class ComposedGame(Game):
             return self._push_refusal(target)
         if owner != me:
             return None  # the engine names the missing or foreign stone
-        if isinstance(self.roll, str) and rules.colour_of == "source" and nd.focus(s) != self.roll:
+        if (
+            isinstance(self.roll, str)
+            and rules.colour_of == "source"
+            and nd.focus(s) not in (self.roll, None)
+        ):
             return f"you rolled {self.roll}: move a stone that stands on a {COLOUR_NAMES[self.roll]} node"
         if (
             rules.lateral_levels
@@ -964,7 +969,7 @@ class ComposedGame(Game):
             return f"new stones enter {where}"
         if not self.in_hand[me]:
             return "you have no stones left to enter"
-        if isinstance(self.roll, str) and nd.focus(node) != self.roll:
+        if isinstance(self.roll, str) and nd.focus(node) not in (self.roll, None):
             return None  # the engine's "you rolled Y ..."
         if self.occupied >> node & 1:
             if rules.push and self.owner(node) not in self.side(me):
