@@ -320,7 +320,8 @@ class Link:
             self._start()
 
     def _hosted(self, message: p.Message) -> None:
-        if self.game_id is not None or self.board not in message["seats"] or None in message["seats"]:
+        """The host's table: once every seat has a board, the game begins here, played or watched."""
+        if self.game_id is not None or None in message["seats"]:
             return
         with self._lock:
             self.setup = {k: message[k] for k in ("game", "players", "options", "names", "seats")}
@@ -402,13 +403,13 @@ class Link:
         boards = set(seats)
         mine = p.nonce(self.secret, self.match, ply)
         commits = self.commits.setdefault(ply, {})
-        if self.board not in commits:
+        if self.board not in commits and self.board in boards:  # a board that watches takes no part
             commits[self.board] = p.commitment(mine)
             self._send(p.COMMIT, ply=ply, hash=commits[self.board])
         if set(commits) < boards:
             return False
         reveals = self.reveals.setdefault(ply, {})
-        if self.board not in reveals:
+        if self.board not in reveals and self.board in boards:
             reveals[self.board] = mine
             self._send(p.REVEAL, ply=ply, nonce=mine)
         for board in [b for b in reveals if p.commitment(reveals[b]) != commits.get(b)]:

@@ -382,9 +382,10 @@ class Board:
     # -- linked boards (docs/linking.md) --
 
     def _start_linked(self, command: c.StartLinked) -> dict:
-        link = command.link
-        if len(link.get("seats", ())) != command.players or link.get("board") not in link["seats"]:
-            raise CommandError("a linked game names the board of every seat, this one's among them")
+        link = command.link  # this board among the seats' boards plays; else it watches
+        seats = link.get("seats", ())
+        if len(seats) != command.players or not all(isinstance(b, str) for b in seats):
+            raise CommandError("a linked game names the board of every seat")
         self._start_new(c.NewGame(command.game, command.players, dict(command.options), list(command.names)))
         self.session.link = dict(link)
         self.ledger.linked(self.session)

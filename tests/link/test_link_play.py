@@ -85,3 +85,26 @@ def test_a_board_restarted_rejoins_from_its_store_and_catches_up(boards):
     play(boards, seed=10)
     same(a, b)
     assert a.state()["state"]["over"]
+
+
+@pytest.mark.slow
+def test_a_board_that_joins_a_full_match_watches_the_whole_game_dice_and_all(boards, tmp_path, broker):
+    a, b = boards
+    link(a, b, "ez-gryb", options={"turn_limit": 12})
+    play(boards, seed=11, plies=4)
+    cara = Board("cara", tmp_path / "cara", broker.url)
+    try:
+        cara.link.join(a.link.code)
+        wait(lambda: cara.link.game_id is not None, what="cara watching")
+        assert cara.state()["link"]["seats"] == ["alba", "bran"]
+        state = cara.state()
+        if not state["state"]["awaiting_roll"]:
+            refused = cara.runtime.call(c.Act(state["legal"][0]))
+            assert not refused.ok and "plays on another board" in refused.message
+        play(boards, seed=12)
+        moves = same(a, b)
+        wait(lambda: history(cara) == moves, what="cara has the whole game")
+        assert cara.state()["state"]["over"] and not cara.link.refused
+        assert [x["seats"] for x in cara.link.status()["boards"]] == [[0], [1], []]
+    finally:
+        cara.down()
