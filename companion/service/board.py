@@ -109,6 +109,7 @@ class Board:
         else:
             self.session = session
             self._grybs_seen = session.game.grybs
+            self._view()
             self._warm()
 
     def _begin(self, game: Game, names, kinds, order, series: Series | None = None) -> Session:
@@ -388,9 +389,17 @@ class Board:
             raise CommandError("a linked game names the board of every seat")
         self._start_new(c.NewGame(command.game, command.players, dict(command.options), list(command.names)))
         self.session.link = dict(link)
+        self._view()
         self.ledger.linked(self.session)
         log.info("game %s: linked in match %s as %s", self.session.game_id, link["match"], link["board"])
         return self._publish()
+
+    def _view(self) -> None:
+        """A linked board shows its own player's board where each has one (Multiverse)."""
+        link = self.session.link
+        if link is not None:
+            mine = [seat for seat, board in enumerate(link["seats"]) if board == link["board"]]
+            self.session.game.viewer = mine[0] if mine else None
 
     def _linked_turn(self, game_id: int, ply: int) -> Game:
         session, game = self.session, self.session.game

@@ -10,7 +10,10 @@ from companion.rules.action import Action
 
 
 def digest(game: Game) -> str:
-    """SHA-256 of the position (its state line as canonical JSON, and its ply)."""
+    """SHA-256 of the position (its state line as canonical JSON, and its ply), whichever board shows it."""
+    if game.viewer is not None:
+        game = game.copy()
+        game.viewer = None
     state = game.state_dict() | {"ply": len(game.history)}
     return hashlib.sha256(json.dumps(state, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 

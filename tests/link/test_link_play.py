@@ -108,3 +108,26 @@ def test_a_board_that_joins_a_full_match_watches_the_whole_game_dice_and_all(boa
         assert [x["seats"] for x in cara.link.status()["boards"]] == [[0], [1], []]
     finally:
         cara.down()
+
+
+@pytest.mark.slow
+def test_multiverse_on_one_board_per_player_each_shows_its_own_board(boards):
+    """000 Multiverse is written for one board per player: each linked board shows its player's rings and
+    the opponent's where they are simultaneous with its own board, whoever is to move."""
+    a, b = boards
+    link(a, b, "multiverse", options={"rings": 4, "turn_limit": 20})
+    seen = set()
+
+    def looked(made: int) -> None:
+        sa, sb = a.state()["state"], b.state()["state"]
+        assert (sa["shown_board"], sb["shown_board"]) == (0, 1)
+        seen.update((sa["to_move"], sb["to_move"]))
+
+    play(boards, seed=13, between=looked)
+    moves = same(a, b)
+    assert a.state()["state"]["over"] and seen >= {0, 1} and len(moves) > 10
+    assert not a.link.refused and not b.link.refused
+    # bran's board as alba's engine would show it is what bran's board shows
+    game = a.look(lambda s: s.game.copy())
+    game.viewer = 1
+    assert b.state()["state"]["stones"] == game.state_dict()["stones"] != a.state()["state"]["stones"]
