@@ -198,16 +198,16 @@ class Link:
                         "here": b == self.board,
                         "seen": None if b not in self.peers else round(now - self.peers[b]["seen"], 1),
                         "rtt_ms": None if b not in self.peers else self.peers[b]["rtt_ms"],
-                        "up": b == self.board
-                        and self.connected
-                        or b in self.peers
-                        and now - self.peers[b]["seen"] < LATE,
+                        "up": self.connected if b == self.board else self._heard_from(b, now),
                     }
                     for b in boards
                 ],
                 "refused": len(self.refused),
                 "last_refused": self.refused[-1] if self.refused else None,
             }
+
+    def _heard_from(self, board: str, now: float) -> bool:
+        return board in self.peers and now - self.peers[board]["seen"] < LATE
 
     # -- the worker
 
