@@ -36,7 +36,7 @@ from companion.service import commands as c
 from companion.service.config import Config, State
 from companion.service.runtime import Runtime
 from companion.service.store import Store
-from tests.link.conftest import Broker
+from tests.link.broker import Broker
 
 TARGET_P99_MS = 20.0
 

@@ -5,11 +5,11 @@ match with both boards up and their round-trip times, and the game begins on bot
 from dataclasses import replace
 
 import pytest
+from link.broker import Broker
 
+from browser.test_play import pair, until
 from companion.assembly import Companion
 from companion.service import config as config_mod
-from tests.browser.test_play import pair, until
-from tests.link.conftest import Broker
 
 
 @pytest.fixture

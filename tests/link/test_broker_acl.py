@@ -8,9 +8,8 @@ from pathlib import Path
 
 import paho.mqtt.client as mqtt
 import pytest
-
-from tests.link.boards import Board, link, move, wait
-from tests.link.conftest import Broker
+from boards import Board, link, move, wait
+from broker import Broker
 
 SYSTEMD = Path(__file__).resolve().parents[2] / "systemd"
 

@@ -2,9 +2,9 @@
 nothing is lost."""
 
 import pytest
+from boards import Board, history, link, move, play, wait
 
 from companion.service import commands as c
-from tests.link.boards import Board, history, link, move, play, wait
 
 
 @pytest.fixture

@@ -11,8 +11,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-
-from tests.link.boards import wait
+from boards import wait
 
 ROOT = Path(__file__).resolve().parents[2]
 

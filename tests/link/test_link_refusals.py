@@ -3,10 +3,10 @@ position, malformed. Each is refused and logged; nothing changes on the board; p
 
 import paho.mqtt.client as mqtt
 import pytest
+from boards import Board, history, link, move, wait
 
 from companion.link import protocol as p
 from companion.service import commands as c
-from tests.link.boards import Board, history, link, move, wait
 
 
 @pytest.fixture

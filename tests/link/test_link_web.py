@@ -2,9 +2,9 @@
 match's boards, seats and health; refusals are 400s that change nothing."""
 
 import pytest
+from boards import Board, wait
 
 from companion.service import commands as c
-from tests.link.boards import Board, wait
 from web import create_app
 from web.testing import pair
 
