@@ -207,7 +207,8 @@ class Link:
             }
 
     def _heard_from(self, board: str, now: float) -> bool:
-        return board in self.peers and now - self.peers[board]["seen"] < LATE
+        """Another board is up while this one is and hears its heartbeat (away from the broker, none is)."""
+        return self.connected and board in self.peers and now - self.peers[board]["seen"] < LATE
 
     # -- the worker
 
