@@ -131,3 +131,20 @@ def test_multiverse_on_one_board_per_player_each_shows_its_own_board(boards):
     game = a.look(lambda s: s.game.copy())
     game.viewer = 1
     assert b.state()["state"]["stones"] == game.state_dict()["stones"] != a.state()["state"]["stones"]
+
+
+def test_a_move_stored_but_never_sent_goes_out_when_its_board_comes_back(boards):
+    """A board that dies between storing a move and sending it (here its link stopped first) sends it
+    once it is back: the other board was waiting for it."""
+    a, b = boards
+    link(a, b, "25-mens-gryb")
+    move(a)
+    wait(lambda: b.state()["ply"] == 1)
+    b.link.stop()
+    sent = move(b)
+    assert b.state()["ply"] == 2 and a.state()["ply"] == 1
+    b.runtime.stop()
+    b.runtime.store.close()
+    b.up()
+    wait(lambda: history(a) == history(b), what="alba has bran's move")
+    assert history(a)[1] == sent

@@ -93,6 +93,7 @@ def test_two_processes_play_through_their_pages_and_a_board_killed_mid_game_catc
         for _ in range(3):
             a.move()
             b.move()
+        wait(lambda: a.get("/api/state")["ply"] == 6, 15, "bran's move at alba")  # then bran dies
         b.stop(signal.SIGKILL)
         a.move()  # while bran is dead
         b.start()
