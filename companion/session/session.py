@@ -115,6 +115,8 @@ class Session:
             return "roll first: the hint is for the move after the roll"
         if self.seats[game.to_move] != HUMAN:
             return "the computer is to move"
+        if game.to_move in self.remote:
+            return f"{self.names[game.to_move]} plays on another board: the hint is for the players here"
         return None
 
     def people_at_table(self) -> set[int]:

@@ -35,6 +35,8 @@ def test_a_remote_move_waits_on_the_cloth_and_a_local_press_for_its_seat_is_refu
     link(a, b, "25-mens-gryb")
     feedback = b.runtime.call(c.Press("G"))  # seat 1 is alba's
     assert not feedback.ok and "plays on another board" in feedback.message
+    with pytest.raises(c.CommandError, match="plays on another board"):
+        b.runtime.call(c.Hint())
     assert a.runtime.call(c.Act("G")).ok
     wait(lambda: b.state()["ply"] == 1)
     assert [ch["node"] for ch in b.state()["table"]["chores"]] == ["G"]  # to put on the cloth at B
