@@ -65,6 +65,7 @@ class Companion:
         self._selftest = None  # hardware.selftest.Run
         self._closing = threading.Event()
         self._link_watch: threading.Thread | None = None
+        self.link = None  # companion.link.link.Link: boards linked through a broker (docs/linking.md)
 
     # -- start
 
@@ -134,6 +135,7 @@ class Companion:
                 [nd.name(n) for n in nd.nodes()],
                 on_end=lambda: self.runtime.submit(c.Tick()),  # the game's picture again
             )
+            self._start_link(state)
             self._serve()
             self._link_watch = threading.Thread(target=self._watch_link, name="gryb-link-led", daemon=True)
             self._link_watch.start()
@@ -141,6 +143,23 @@ class Companion:
             self.stop()
             raise
         log.info("companion ready (%s) on %s", "simulator" if self.sim else "hardware", self.url)
+
+    def _start_link(self, state) -> None:
+        link = self.config.link
+        if not link.url:
+            return
+        from companion.link.link import Link, load_secret
+
+        self.link = Link(
+            self.runtime,
+            url=link.url,
+            board=link.board_name(),
+            secret=load_secret(state / "link-secret"),
+            user=link.user,
+            password=link.password(),
+            ca=link.ca,
+        )
+        self.link.start()
 
     def _serve(self) -> None:
         from web import create_app
@@ -155,6 +174,7 @@ class Companion:
             selftest=self.start_selftest,
             cancel_selftest=self.cancel_selftest,
             leds=self.surface.shown,
+            link=self.link,
         )
         self.server = serve(app, self.host, self.port)
 
@@ -227,11 +247,14 @@ class Companion:
         }
 
     def _watch_link(self, every: float = LINK_WATCH_SECONDS) -> None:
-        """The status LED: steady while the Pico answers, a slow blink while it does not."""
+        """The status LED: steady while the Pico answers (and the broker, in a linked game), a slow blink
+        while either does not."""
         shown = None
         while True:
             try:
                 up = self.node_input.link_status().get("state") == "up"
+                if self.link is not None and self.link.game_id is not None:
+                    up = up and self.link.connected
                 if up != shown:
                     self.panel.set_status("ready" if up else "link-down")
                     shown = up
@@ -254,6 +277,7 @@ class Companion:
             ("web", lambda: self.server.close()),
             ("self-test", lambda: self._selftest.cancel()),  # it uses the LEDs and buttons
             ("node input", lambda: self.node_input.close()),
+            ("link", lambda: self.link.stop()),
             ("runtime", lambda: self.runtime.stop()),
             ("control panel", lambda: (self.panel.set_status("off"), self.panel.close())),
             ("LEDs", lambda: self.surface.close()),

@@ -19,14 +19,16 @@ SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 DRY_RUN=0
 SPI=1
 START=1
+BROKER=0
 
 usage() {
   cat <<EOF
-Usage: $0 [--dry-run] [--no-spi] [--no-start]
+Usage: $0 [--dry-run] [--no-spi] [--no-start] [--broker]
 
   --dry-run   print the commands that would run, change nothing
   --no-spi    leave SPI and the boot configuration alone (LEDs on PWM, or no LEDs)
   --no-start  install and enable the service, but do not start it now
+  --broker    also set up Mosquitto here for linked boards: users, an ACL (docs/linking.md)
 EOF
 }
 
@@ -35,6 +37,7 @@ for arg in "$@"; do
     --dry-run) DRY_RUN=1 ;;
     --no-spi) SPI=0 ;;
     --no-start) START=0 ;;
+    --broker) BROKER=1 ;;
     -h|--help) usage; exit 0 ;;
     *) echo "unknown option: $arg" >&2; usage >&2; exit 2 ;;
   esac
@@ -153,6 +156,25 @@ if [ -d /run/systemd/system ]; then
 else
   run systemctl enable "$UNIT_NAME"   # works offline too (an image being prepared in a chroot)
   note "systemd is not running here: the service starts at the next boot"
+fi
+
+# 7. With --broker: Mosquitto for linked boards, each board its own user that may publish only under its
+#    own name. The password file is made empty; a board is added with mosquitto_passwd.
+if [ "$BROKER" = 1 ]; then
+  say "broker for linked boards (Mosquitto)"
+  if ! dpkg-query -W -f='${Status}' mosquitto 2>/dev/null | grep -q 'install ok installed'; then
+    run apt-get update -qq
+    run env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mosquitto
+  fi
+  run install -m 0644 "$SRC/systemd/mosquitto-gryb.conf" /etc/mosquitto/conf.d/gryb.conf
+  run install -m 0644 "$SRC/systemd/mosquitto-gryb.acl" /etc/mosquitto/gryb.acl
+  if [ ! -f /etc/mosquitto/gryb.passwd ]; then
+    run install -m 0640 -o root -g mosquitto /dev/null /etc/mosquitto/gryb.passwd
+  fi
+  run systemctl enable mosquitto
+  run systemctl restart mosquitto
+  note "add each board: sudo mosquitto_passwd /etc/mosquitto/gryb.passwd <its [link] board name>"
+  note "then: sudo systemctl reload mosquitto; and in each board's config: [link] url, board, user, password_file"
 fi
 
 say "done"

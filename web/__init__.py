@@ -27,6 +27,7 @@ class WebState:
         selftest=None,
         cancel_selftest=None,
         leds=None,
+        link=None,
     ):
         self.runtime = runtime
         self.config = config
@@ -36,6 +37,7 @@ class WebState:
         self.selftest = selftest
         self.cancel_selftest = cancel_selftest
         self.leds = leds  # LedSurface.shown
+        self.link = link  # companion.link.link.Link, or None: not linked
         self.stopping = threading.Event()  # set at shutdown: every SSE stream ends
         self.replays = Replays()
 
@@ -59,18 +61,31 @@ def create_app(
     selftest: Callable[[], bool] | None = None,
     cancel_selftest: Callable[[], bool] | None = None,
     leds: Callable[[], dict] | None = None,
+    link=None,
 ) -> Flask:
     """The web app around a started Runtime; each argument: docs/web.md, "Starting it"."""
     app = Flask(__name__)
     state_dir = Path(state_dir) if state_dir is not None else config.state.path()
     app.extensions["gryb"] = WebState(
-        runtime, config, sim_input, state_dir, status_provider, selftest, cancel_selftest, leds
+        runtime, config, sim_input, state_dir, status_provider, selftest, cancel_selftest, leds, link
     )
 
-    from web import board, compose, events, games, history, openapi, pairing, play, security, settings
+    from web import (
+        board,
+        compose,
+        events,
+        games,
+        history,
+        linking,
+        openapi,
+        pairing,
+        play,
+        security,
+        settings,
+    )
     from web import leds as lights  # the blueprint (``leds`` is the argument)
 
     security.init_app(app, state_dir)
-    for module in (play, events, pairing, games, history, settings, board, lights, compose, openapi):
+    for module in (play, events, pairing, games, history, settings, board, lights, compose, linking, openapi):
         app.register_blueprint(module.bp)
     return app

@@ -13,6 +13,7 @@ from flask import Blueprint, jsonify
 from companion.games.catalogue import catalogue
 from companion.games.composed import schema as composition
 from companion.games.series import PRESETS
+from companion.link.requests import HostMatch, JoinMatch
 from companion.service import commands as c
 from companion.service import settings
 from companion.service.config import Config
@@ -106,6 +107,23 @@ STATUS = {
 }
 
 
+LINK_STATUS = {
+    "type": "object",
+    "required": ["enabled"],
+    "properties": {
+        "enabled": {"type": "boolean", "description": "false: no broker in the config ([link] url)"},
+        "board": {"type": "string"},
+        "connected": {"type": "boolean"},
+        "match": {"type": ["string", "null"]},
+        "code": {"type": ["string", "null"]},
+        "seats": {"type": "array", "items": {"type": ["string", "null"]}},
+        "boards": {"type": "array", "items": {"type": "object"}},
+        "refused": {"type": "integer", "description": "messages refused (logged) so far"},
+    },
+}
+LINKED = {"type": "object", "properties": {"ok": {"type": "boolean"}, "code": {"type": "string"}}}
+
+
 def _json(schema: dict) -> dict:
     return {"content": {"application/json": {"schema": schema}}}
 
@@ -116,7 +134,8 @@ def _errors(*codes: int) -> dict:
         401: "not paired",
         403: "refused: CSRF token, origin, host or wrong pairing code",
         404: "no such thing",
-        409: "not now: the record cannot be replayed; a self-test runs already, or none runs to cancel",
+        409: "not now: the record cannot be replayed; a self-test runs already, or none runs to cancel; "
+        "no broker is set for linked boards",
         413: "body too large",
         415: "not JSON",
         429: "too many codes asked for or tried (Retry-After)",
@@ -159,6 +178,19 @@ def new_game(games) -> dict:
         for players in range(cls.min_players, cls.max_players + 1)
     ]
     return {"description": c.NewGame.__doc__, "oneOf": variants}
+
+
+def host_match(games) -> dict:
+    """POST /api/link/host's body: one schema per game and number of boards (the fewest may be left out)."""
+    variants = []
+    for cls in games:
+        fewest = max(2, cls.min_players)
+        for players in range(fewest, cls.max_players + 1):
+            made = c.new_game_schema(cls, players)
+            required = ["game"] if players == fewest else ["game", "players"]
+            properties = {k: made["properties"][k] for k in ("game", "players", "options")}
+            variants.append(made | {"required": required, "properties": properties})
+    return {"description": HostMatch.__doc__, "oneOf": variants}
 
 
 # composition.UNSHOWN as a character class that JSON Schema and Python read alike.
@@ -289,6 +321,7 @@ DOCUMENT = {
             "Feedback": FEEDBACK,
             "Empty": EMPTY,
             "NewGame": new_game(catalogue()),
+            "HostMatch": host_match(catalogue()),
             "Series": c.SERIES,
             "Composition": _composition(),
         },
@@ -559,6 +592,19 @@ DOCUMENT = {
             )["post"]
             | {"parameters": [COMPOSED_ID]}
         },
+        "/api/link": _get(
+            "linked boards (docs/linking.md): this board, the match, its boards, seats, health, round trip",
+            LINK_STATUS,
+        ),
+        "/api/link/host": _command(
+            "open a match for a new game: its code, for the other boards",
+            {"$ref": "#/components/schemas/HostMatch"},
+            LINKED,
+            409,
+        ),
+        "/api/link/join": _command(
+            "join the match another board shows the code of", JoinMatch.schema(), LINKED, 409
+        ),
         "/api/openapi.json": _get("this document", {"type": "object"}),
     },
 }
@@ -566,7 +612,8 @@ DOCUMENT = {
 
 def served(runtime) -> dict:
     """The document as served now: the games a new game may name are the catalogue's as it stands."""
-    schemas = DOCUMENT["components"]["schemas"] | {"NewGame": new_game(runtime.board.catalogue)}
+    games = runtime.board.catalogue
+    schemas = DOCUMENT["components"]["schemas"] | {"NewGame": new_game(games), "HostMatch": host_match(games)}
     return DOCUMENT | {"components": DOCUMENT["components"] | {"schemas": schemas}}
 
 

@@ -59,6 +59,8 @@ class Game:
     options: ClassVar[tuple[Option, ...]] = (TURN_LIMIT,)
     moves_per_turn: ClassVar[int] = 1
     extra_fields: ClassVar[tuple[str, ...]] = ()  # a subclass's own state fields (immutable values)
+    # A linked board's own player, whose board it shows where each player has one (Multiverse); not state.
+    viewer: int | None = None
     # Stones on the cloth kept in step; False: the LEDs alone show them (Multiverse).
     physical_stones: ClassVar[bool] = True
     hand: ClassVar[str | None] = "In hand"  # the page's column head for ``in_hand``; None: no column

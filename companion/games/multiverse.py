@@ -188,7 +188,10 @@ class Multiverse(Game):
 
     @property
     def shown_board(self) -> int:
-        """The player whose board the cloth shows: the player to move; after the game, the last mover."""
+        """The player whose board the cloth shows: a linked board's own player (docs/linking.md); else the
+        player to move; after the game, the last mover."""
+        if self.viewer is not None:
+            return self.viewer
         if self.over and self.moved_last is not None:
             return self.moved_last
         return self.to_move

@@ -22,6 +22,7 @@ from companion.service.outputs import snapshot
 from companion.service.settings import Settings
 from companion.service.store import Store
 from companion.session.hands import Feedback
+from companion.session.linked import digest, face
 from companion.session.renderer import Effects
 from companion.session.session import Session
 
@@ -30,6 +31,7 @@ log = logging.getLogger(__name__)
 NEW_GAME_SINCE = "a new game has started since: look at the board again"
 MENU = "menu open: ROLL dims the board step by step down to night mode, OK closes"
 MOVED_SINCE = "the game has moved on since: look at the board again"
+LINKED_ROLL = "the linked boards roll together: the die shows once every board has sent its part"
 
 
 class Board:
@@ -85,6 +87,9 @@ class Board:
             c.ShowCode: self._show_code,
             c.Compose: self._compose,
             c.ForgetComposition: self._forget_composition,
+            c.StartLinked: self._start_linked,
+            c.Linked: self._linked,
+            c.LinkedRoll: self._linked_roll,
         }
         with store.transaction():
             self._restore()
@@ -104,6 +109,7 @@ class Board:
         else:
             self.session = session
             self._grybs_seen = session.game.grybs
+            self._view()
             self._warm()
 
     def _begin(self, game: Game, names, kinds, order, series: Series | None = None) -> Session:
@@ -149,6 +155,8 @@ class Board:
         self._in_game(command)
         if self.settings.menu:
             return self._menu_key(c.Roll)
+        if self.session.link is not None:
+            return self._after(Feedback(False, LINKED_ROLL))
         feedback = self._after(self.session.roll(self.die))
         if feedback.rolled and feedback.ok:
             self.effects.die_started = self.clock()
@@ -180,6 +188,8 @@ class Board:
         self._in_game(command)
         if self.settings.menu:
             return self._menu_key(c.Ok)
+        if self.session.link is not None:
+            return self._after(Feedback(False, "a linked game is not taken back: the other boards have it"))
         session, was_over = self.session, self.session.game.over
         undone = session.undo()
         if not undone:
@@ -369,6 +379,59 @@ class Board:
             raise CommandError(str(err)) from None
         log.info("composition %s deleted", command.game_id)
         self._publish()
+
+    # -- linked boards (docs/linking.md) --
+
+    def _start_linked(self, command: c.StartLinked) -> dict:
+        link = command.link  # this board among the seats' boards plays; else it watches
+        seats = link.get("seats", ())
+        if len(seats) != command.players or not all(isinstance(b, str) for b in seats):
+            raise CommandError("a linked game names the board of every seat")
+        self._start_new(c.NewGame(command.game, command.players, dict(command.options), list(command.names)))
+        self.session.link = dict(link)
+        self._view()
+        self.ledger.linked(self.session)
+        log.info("game %s: linked in match %s as %s", self.session.game_id, link["match"], link["board"])
+        return self._publish()
+
+    def _view(self) -> None:
+        """A linked board shows its own player's board where each has one (Multiverse)."""
+        link = self.session.link
+        if link is not None:
+            mine = [seat for seat, board in enumerate(link["seats"]) if board == link["board"]]
+            self.session.game.viewer = mine[0] if mine else None
+
+    def _linked_turn(self, game_id: int, ply: int) -> Game:
+        session, game = self.session, self.session.game
+        if session.link is None or game_id != session.game_id:
+            raise CommandError(NEW_GAME_SINCE)
+        if ply != len(game.history):
+            raise CommandError(f"for ply {ply}: this board is at ply {len(game.history)}")
+        return game
+
+    def _linked(self, command: c.Linked) -> Feedback:
+        game = self._linked_turn(command.game, command.ply)
+        if game.is_chance:
+            raise CommandError("a roll is due: the boards roll together")
+        if command.seat != game.to_move or command.seat not in self.session.remote:
+            raise CommandError(f"seat {command.seat + 1} is not a linked board's to move")
+        trial = game.copy()
+        try:
+            action = game.parse(command.action)
+            trial.apply(action)
+        except IllegalAction as err:
+            raise CommandError(err.reason) from None
+        if digest(trial) != command.digest:
+            raise CommandError("the position after it is not this board's: the boards differ")
+        return self._after(self.session.hands.remote(action))
+
+    def _linked_roll(self, command: c.LinkedRoll) -> Feedback:
+        game = self._linked_turn(command.game, command.ply)
+        if not game.is_chance:
+            raise CommandError("no roll is due")
+        self.effects.die_started = self.clock()
+        self.sound("roll")
+        return self._after(self.session.hands.remote(face(game, command.seed)))
 
     def _tick(self, command: c.Tick) -> None:
         """A timed series whose time ran out is published as over."""

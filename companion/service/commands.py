@@ -460,5 +460,37 @@ class HintReady(Command):
     action: str | None
 
 
+@dataclass(frozen=True)
+class Linked(Command):
+    """A linked board's action for a seat it plays, checked by the link's signature first
+    (docs/linking.md): refused unless at ``ply``, legal, and leading to the position ``digest`` names."""
+
+    game: int
+    ply: int
+    seat: int
+    action: str
+    digest: str
+
+
+@dataclass(frozen=True)
+class LinkedRoll(Command):
+    """The roll every linked board's revealed value made (docs/linking.md, "Fair dice")."""
+
+    game: int
+    ply: int
+    seed: str
+
+
+@dataclass(frozen=True)
+class StartLinked(Command):
+    """A new game linked to other boards: ``link`` says which board plays each seat."""
+
+    game: str
+    players: int
+    options: dict
+    names: list
+    link: dict
+
+
 # Sent for the game the page shows: refused once a new one has begun.
 IN_GAME = (Press, Roll, Ok, Undo, Again, Act)

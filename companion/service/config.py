@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import re
+import socket
 import tomllib
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -205,6 +207,39 @@ class Computer:
         _span("computer.time_scale", self.time_scale, *TIME_SCALES)
 
 
+BOARD_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,31}$")
+
+
+@dataclass(frozen=True)
+class Link:
+    """Boards linked through an MQTT broker (docs/linking.md); no url: not linked."""
+
+    url: str = ""  # mqtt://host:1883 or mqtts://host:8883
+    board: str = ""  # this board's name in topics (and its broker user); empty: the host's name
+    user: str = ""
+    password_file: str = ""  # a file holding the broker password (never the password in this file)
+    ca: str = ""  # the CA certificate for mqtts (empty: the system's)
+
+    def check(self) -> None:
+        if self.url and not re.match(r"^mqtts?://[^/:]+(:\d{1,5})?/?$", self.url):
+            raise ConfigError(f"link.url is mqtt://host:port or mqtts://host:port, not {self.url!r}")
+        if self.board and not BOARD_NAME.match(self.board):
+            raise ConfigError("link.board is 1 to 32 of a-z, 0-9, - and _, beginning with a letter or digit")
+        for key in ("password_file", "ca"):
+            path = getattr(self, key)
+            if path and not Path(path).is_file():
+                raise ConfigError(f"link.{key}: no file at {path}")
+
+    def board_name(self) -> str:
+        if self.board:
+            return self.board
+        name = re.sub(r"[^a-z0-9_-]", "-", socket.gethostname().lower()).strip("-_")[:32]
+        return name or "board"
+
+    def password(self) -> str:
+        return Path(self.password_file).read_text(encoding="utf-8").strip() if self.password_file else ""
+
+
 @dataclass(frozen=True)
 class Config:
     leds: Leds = field(default_factory=Leds)
@@ -214,6 +249,7 @@ class Config:
     players: Players = field(default_factory=Players)
     computer: Computer = field(default_factory=Computer)
     state: State = field(default_factory=State)
+    link: Link = field(default_factory=Link)
 
     def check(self) -> Config:
         for section in fields(self):

@@ -69,6 +69,9 @@ class Ledger:
         if renamed:
             self.store.rename(session.game_id, session.names)
 
+    def linked(self, session: Session) -> None:
+        self.store.set_setting(f"link:{session.game_id}", session.link)
+
     def elapsed(self) -> float:
         # A Pi may start before network time sets its clock: the series then waits at 0, not below.
         return max(0.0, self.wall() - self.series_started)
@@ -127,6 +130,9 @@ class Ledger:
             order,
         )
         session.game_id = row.id
+        link = self._kept(f"link:{row.id}")
+        if isinstance(link, dict) and len(link.get("seats", ())) == game.players:
+            session.link = link
         self.logged = len(game.history)
         self._restore_series(session, row)
         # A power cut may part events and result: the events are what happened.

@@ -46,6 +46,7 @@ def snapshot(
         "legal": [str(a) for a in islice(session.hands.legal(), LEGAL_SHOWN)],
         "seats": session.seats,
         "order": session.order,
+        "link": session.link,
         "series": session.series_dict(elapsed),
         "settings": settings.to_dict(),
         "colours": [

@@ -320,11 +320,20 @@ class Hands:
         game = self.game
         # Picks the action presses again need no search (the common case).
         before = game.stones if set(self.picks) <= set(pressed) else self._on_cloth()
-        mover = game.to_move
         try:
-            game.apply(action)
+            return self._take(action, before, pressed)
         except IllegalAction as err:
             return self._refuse(err.reason, action.targets[0] if action.targets else None)
+
+    def remote(self, action: Action) -> Feedback:
+        """An action made at a linked board, chores waiting or not: its stones become chores here;
+        IllegalAction if it is not legal."""
+        return self._take(action, self._on_cloth(), ())
+
+    def _take(self, action: Action, before: tuple[int, ...], pressed: tuple[Node, ...]) -> Feedback:
+        game = self.game
+        mover = game.to_move
+        game.apply(action)
         self.picks, self.proposal, self.hint, self.choices = (), None, None, ()
         passed = False
         # A roll that leaves nothing to do passes at once; the message says why.

@@ -35,6 +35,15 @@ class Session:
     game_id: int | None = None  # the store's row ids; None at a terminal
     series_id: int | None = None
     seated: int = field(default=0)  # seats handed over so far: a search begun before one is not used
+    # A linked game (docs/linking.md): {"match", "code", "board", "seats": the board playing each seat}.
+    link: dict | None = None
+
+    @property
+    def remote(self) -> frozenset[int]:
+        """The seats another linked board plays: their moves come through the link."""
+        if self.link is None:
+            return frozenset()
+        return frozenset(s for s, board in enumerate(self.link["seats"]) if board != self.link["board"])
 
     @classmethod
     def begin(
@@ -91,6 +100,9 @@ class Session:
 
     def thinking(self) -> str | None:
         """Why a press, OK or a move is refused while the computer chooses (not the die)."""
+        game = self.game
+        if not (game.over or game.is_chance or self.hands.chores) and game.to_move in self.remote:
+            return f"{self.names[self.game.to_move]} plays on another board: wait for the move"
         if self.game.is_chance or self.computer_to_move() is None:
             return None
         return f"{self.names[self.game.to_move]} is thinking: wait for its move"
@@ -103,6 +115,8 @@ class Session:
             return "roll first: the hint is for the move after the roll"
         if self.seats[game.to_move] != HUMAN:
             return "the computer is to move"
+        if game.to_move in self.remote:
+            return f"{self.names[game.to_move]} plays on another board: the hint is for the players here"
         return None
 
     def people_at_table(self) -> set[int]:

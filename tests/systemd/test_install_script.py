@@ -286,3 +286,20 @@ def test_the_example_config_is_a_valid_hardware_config():
     assert loaded.web.host == "0.0.0.0" and loaded.web.port == 8080
     assert loaded.state.dir == ""  # the unit's StateDirectory, the only writable place
     assert loaded.computer.time_scale == 8.0  # a Pi Zero 2 W searches as long as the levels were measured
+
+
+def test_install_with_broker_sets_up_mosquitto_with_users_and_an_acl(boot):
+    """The files it installs are the ones tests/link/test_broker_acl.py runs a real Mosquitto with."""
+    commands = _commands(_script(INSTALL, "--dry-run", "--broker", boot=boot).stdout)
+    conf = [
+        "install",
+        "-m",
+        "0644",
+        str(INSTALL.parent / "mosquitto-gryb.conf"),
+        "/etc/mosquitto/conf.d/gryb.conf",
+    ]
+    acl = ["install", "-m", "0644", str(INSTALL.parent / "mosquitto-gryb.acl"), "/etc/mosquitto/gryb.acl"]
+    assert conf in commands and acl in commands and ["systemctl", "restart", "mosquitto"] in commands
+    assert not any(
+        "mosquitto" in " ".join(c) for c in _commands(_script(INSTALL, "--dry-run", boot=boot).stdout)
+    )

@@ -59,6 +59,13 @@ def paired(client, rt):
     return client
 
 
+def unstarted_link(runtime):
+    """A board's link to a broker it has not reached: the Link page's requests are taken (and wait)."""
+    from companion.link.link import Link
+
+    return Link(runtime, url="mqtt://127.0.0.1:9", board="probe", secret=bytes(32))
+
+
 def unchanged(rt, before):
     after = rt.call(c.Snapshot())
     return after["version"] == before["version"] and after["state"] == before["state"]
@@ -437,6 +444,8 @@ BODIES = {
     "/api/settings": {"night": True, "brightness": 0.25},
     "/api/compositions": {"text": COMPOSITION, "format": "toml"},
     "/api/seat": {"seat": 1, "kind": "easy"},
+    "/api/link/host": {"game": "drangles"},
+    "/api/link/join": {"match_code": "7K3Q-M2XD-9F4A"},
 }
 PATH_PARAMS = {"game_id": PROBE}
 SAVED_FIRST = {"/api/compositions/{game_id}/delete"}  # something there to delete
@@ -461,6 +470,7 @@ def test_every_change_refuses_a_request_without_the_csrf_token(method, path, rt,
         state_dir=tmp_path / "state",
         selftest=lambda: started.append(1) is None,
         cancel_selftest=lambda: started.append(0) is None,
+        link=unstarted_link(rt),
     )
     client = app.test_client()
     token = pair(client, rt)  # paired: the session cookie is there, only the header is missing or wrong

@@ -38,6 +38,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from companion.link.link import Link
 from companion.rules import node as nd
 from companion.service import commands as c
 from companion.service.config import Config
@@ -148,6 +149,7 @@ def world(tmp_path_factory):
         selftest=functools.partial(run.start, SELFTEST_SECONDS),
         cancel_selftest=run.cancel,
         leds=surface.shown,
+        link=Link(rt, url="mqtt://127.0.0.1:9", board="probe", secret=bytes(32)),  # its broker never reached
     )
     laptop = create_app(rt, config, sim_input=sim, state_dir=tmp / "state")
     code = PairingCode(rt, clock=clock)  # one board, one code: both pages see it

@@ -1,0 +1,18 @@
+"""A real Mosquitto on a free loopback port, with a generated config, for the linked-board tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from broker import MOSQUITTO, Broker
+
+
+@pytest.fixture
+def broker(tmp_path):
+    if not Path(MOSQUITTO).exists():
+        pytest.fail("mosquitto is not installed: run .ci/bootstrap --tests")
+    made = Broker(tmp_path)
+    made.start()
+    yield made
+    made.stop()
