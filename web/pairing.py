@@ -17,7 +17,7 @@ from flask import Blueprint, current_app, jsonify, request, session
 
 from companion.service.commands import ShowCode
 from web.api import board_here, body, refuse, web
-from web.security import csrf_token, is_paired, paired
+from web.security import csrf_token, end_session, is_paired, paired, start_session
 
 bp = Blueprint("pairing", __name__)
 log = logging.getLogger(__name__)
@@ -169,20 +169,16 @@ def pair():
                 "for a new one",
             )
         refuse(403, f"wrong code: try again ({left} more {'try' if left == 1 else 'tries'} with this one)")
-    session.clear()
-    session.permanent = True
-    session["epoch"] = current_app.extensions["gryb-pairings"].epoch
-    session["paired_at"] = time.time()
-    session["csrf"] = secrets.token_urlsafe(32)
+    csrf = start_session()
     current_app.logger.info("a phone paired from %s", request.remote_addr)
-    return jsonify(paired=True, csrf=session["csrf"])
+    return jsonify(paired=True, csrf=csrf)
 
 
 @bp.post("/api/unpair")
 @paired
 def unpair():
     body()
-    session.clear()
+    end_session()
     return jsonify(paired=False, csrf=None)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import hmac
 import ipaddress
+import json
 import os
 import secrets
 import threading
@@ -23,6 +24,7 @@ BACKSTOP = 4 * MAX_BODY  # waitress' own limit (a text/plain 413): past it the a
 SESSION_HOURS = 12
 SECRET_FILE = "web-secret.key"
 EPOCH_FILE = "web-pairing.epoch"
+REVOKED_FILE = "web-revoked.json"  # sessions forgotten one by one, kept until they would have expired
 UNSAFE = ("POST", "PUT", "PATCH", "DELETE")
 
 CSP = (
@@ -62,15 +64,46 @@ def _secret_file(path: Path, nbytes: int = 32) -> bytes:
 
 
 class Pairings:
-    """The pairing epoch: a random value every paired session carries; a new one forgets all phones."""
+    """The pairing epoch: a random value every paired session carries; a new one forgets all phones.
+    A session forgotten alone ("Forget this phone") is listed by its id until it would have expired."""
 
     def __init__(self, state_dir: Path):
         self.path = state_dir / EPOCH_FILE
         self.epoch = _secret_file(self.path, 16).hex()
+        self._revoked_path = state_dir / REVOKED_FILE
+        self._lock = threading.Lock()
+        try:
+            revoked = json.loads(self._revoked_path.read_text())
+            self._revoked = {k: float(v) for k, v in revoked.items()}
+        except (OSError, ValueError, TypeError, AttributeError):  # none yet, or cut short: forgets none
+            self._revoked = {}
 
     def forget_all(self) -> None:
         self.path.unlink(missing_ok=True)
         self.epoch = _secret_file(self.path, 16).hex()
+        with self._lock:
+            self._revoked = {}
+            self._save()
+
+    def revoke(self, sid: str, paired_at: float) -> None:
+        with self._lock:
+            now = time.time()
+            self._revoked = {k: t for k, t in self._revoked.items() if now - t < SESSION_HOURS * 3600}
+            self._revoked[sid] = paired_at
+            self._save()
+
+    def revoked(self, sid: str) -> bool:
+        with self._lock:
+            return sid in self._revoked
+
+    def _save(self) -> None:
+        part = self._revoked_path.with_suffix(".part")
+        fd = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as f:
+            json.dump(self._revoked, f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(part, self._revoked_path)
 
 
 class RateLimit:
@@ -105,13 +138,33 @@ class RateLimit:
 
 def is_paired() -> bool:
     pairings = current_app.extensions["gryb-pairings"]
-    token = session.get("csrf")
+    token, sid = session.get("csrf"), session.get("sid")
     return (
         isinstance(token, str)
+        and isinstance(sid, str)
         and session.get("epoch") == pairings.epoch
         and isinstance(session.get("paired_at"), (int, float))
         and time.time() - session["paired_at"] < SESSION_HOURS * 3600
+        and not pairings.revoked(sid)
     )
+
+
+def start_session() -> str:
+    """Pair this request's session: a new id, the epoch, the time and a CSRF token (which it returns)."""
+    session.clear()
+    session.permanent = True
+    session["sid"] = secrets.token_urlsafe(16)
+    session["epoch"] = current_app.extensions["gryb-pairings"].epoch
+    session["paired_at"] = time.time()
+    session["csrf"] = secrets.token_urlsafe(32)
+    return session["csrf"]
+
+
+def end_session() -> None:
+    """Forget this phone on the server too: a copy of its cookie is refused from now on."""
+    if is_paired():
+        current_app.extensions["gryb-pairings"].revoke(session["sid"], session["paired_at"])
+    session.clear()
 
 
 def csrf_token() -> str | None:

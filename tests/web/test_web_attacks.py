@@ -1,0 +1,99 @@
+"""A hostile guest on the LAN (issue 44), over real sockets to waitress: loopback addresses 127.0.x.y stand
+for the phones and guests of docs/security.md, "The threat model"."""
+
+import http.client
+import json
+
+import pytest
+
+from companion.service.config import Config
+from companion.service.runtime import Runtime
+from companion.service.store import Store
+from web import create_app
+from web.server import serve
+from web.testing import LoadedDie
+
+
+@pytest.fixture
+def rt(tmp_path):
+    runtime = Runtime(Config(), Store(tmp_path / "gryb.db"), die=LoadedDie("G"))
+    runtime.start()
+    yield runtime
+    runtime.stop()
+    runtime.store.close()
+
+
+@pytest.fixture
+def server(rt, tmp_path):
+    with serve(create_app(rt, Config(), state_dir=tmp_path / "state"), "127.0.0.1", 0) as server:
+        yield server
+
+
+class Phone:
+    """A client at one address with its own cookie and CSRF token, as a phone's browser keeps them."""
+
+    def __init__(self, server, address="127.0.0.1", host=None):
+        self.port, self.address = server.port, address
+        self.host = host or f"127.0.0.1:{server.port}"
+        self.cookie = self.csrf = None
+
+    def ask(self, method, path, data=None, headers=None) -> tuple[int, dict, bytes]:
+        conn = http.client.HTTPConnection(
+            "127.0.0.1", self.port, timeout=10, source_address=(self.address, 0)
+        )
+        sent = {"Host": self.host} | (headers or {})
+        if self.cookie:
+            sent["Cookie"] = self.cookie
+        if self.csrf:
+            sent["X-CSRF-Token"] = self.csrf
+        body = None
+        if data is not None:
+            body, sent["Content-Type"] = json.dumps(data).encode(), "application/json"
+        try:
+            conn.request(method, path, body=body, headers=sent)
+            r = conn.getresponse()
+            raw = r.read()
+            cookie = r.getheader("Set-Cookie")
+            if cookie:
+                self.cookie = cookie.split(";", 1)[0]
+            return r.status, dict(r.getheaders()), raw
+        finally:
+            conn.close()
+
+    def get(self, path, **kw):
+        return self.ask("GET", path, **kw)
+
+    def post(self, path, data=None, **kw):
+        return self.ask("POST", path, {} if data is None else data, **kw)
+
+    def json(self, method, path, data=None) -> tuple[int, dict]:
+        status, _, raw = self.ask(method, path, data)
+        return status, json.loads(raw or b"null")
+
+    def pair(self, rt) -> None:
+        """Read the code off the board (the runtime's) and type it."""
+        assert self.post("/api/pair/start")[0] == 200
+        status, answer = self.json("POST", "/api/pair", {"code": "".join(rt.board.effects.code)})
+        assert status == 200, answer
+        self.csrf = answer["csrf"]
+
+
+# -- 4: "Forget this phone" ends its session on the server -------------------------------------------
+
+
+def test_a_forgotten_phones_saved_cookie_and_token_are_refused_at_once(rt, server):
+    """Issue 44, 4: after POST /api/unpair the cookie and CSRF token a phone (or whoever copied them) saved
+    still changed settings until the 12-hour expiry. Now they are refused at once, and the session says
+    unpaired; another phone's session is untouched."""
+    phone, other = Phone(server), Phone(server, "127.0.0.2")
+    phone.pair(rt)
+    other.pair(rt)
+    saved = Phone(server)
+    saved.cookie, saved.csrf = phone.cookie, phone.csrf
+    assert phone.post("/api/unpair")[0] == 200
+    status, answer = saved.json("POST", "/api/settings", {"night": True})
+    assert status == 401, answer
+    assert saved.json("GET", "/api/session")[1] == {"paired": False, "csrf": None}
+    assert rt.snapshot()["settings"]["night"] is False
+    assert other.json("POST", "/api/settings", {"night": True})[0] == 200
+    assert other.json("GET", "/api/session")[1]["paired"] is True
