@@ -70,7 +70,7 @@ def create_app(
     from web import board, compose, events, games, history, openapi, pairing, play, security, settings
     from web import leds as lights  # the blueprint (``leds`` is the argument)
 
-    security.init_app(app, state_dir)
+    security.init_app(app, state_dir, config.web.allowed_hosts)
     for module in (play, events, pairing, games, history, settings, board, lights, compose, openapi):
         app.register_blueprint(module.bp)
     return app

@@ -9,6 +9,7 @@ import ipaddress
 import json
 import os
 import secrets
+import socket
 import threading
 import time
 from collections import deque
@@ -190,28 +191,87 @@ def _host_only(host: str) -> str:
     host = host.strip().lower()
     if host.startswith("["):
         return host[1 : host.find("]")] if "]" in host else host
-    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+    return (host.rsplit(":", 1)[0] if host.count(":") == 1 else host).rstrip(".")
 
 
-def _ok_host(host: str) -> bool:
-    """A host name a LAN appliance answers to: an address, localhost, a bare or mDNS/.lan name."""
-    name = _host_only(host)
-    if not name:
-        return False
-    try:
-        ipaddress.ip_address(name)
-        return True
-    except ValueError:
+LAN_SUFFIXES = ("local", "lan", "home", "internal", "home.arpa", "localdomain")
+
+
+def _interface_addresses() -> set[str]:
+    """This machine's addresses: Linux's tables of them, else what its own name resolves to."""
+    found: set[str] = set()
+    try:  # /32 host LOCAL entries: every IPv4 address of every interface
+        lines = Path("/proc/net/fib_trie").read_text().splitlines()
+        found |= {a.split()[-1] for a, b in zip(lines, lines[1:]) if "host LOCAL" in b}
+    except OSError:
         pass
-    if name == "localhost" or "." not in name:
-        return True
-    return name.endswith((".local", ".lan", ".home", ".internal", ".home.arpa", ".localdomain"))
+    try:
+        for line in Path("/proc/net/if_inet6").read_text().splitlines():
+            raw = line.split()[0]
+            found.add(str(ipaddress.ip_address(":".join(raw[i : i + 4] for i in range(0, 32, 4)))))
+    except (OSError, ValueError, IndexError):
+        pass
+    for name in {socket.gethostname(), socket.getfqdn()}:
+        try:
+            found |= {info[4][0].split("%")[0] for info in socket.getaddrinfo(name, None)}
+        except OSError:
+            pass
+    return found
+
+
+class Hosts:
+    """The names and addresses a request's Host may give: this machine's and ``[web] allowed_hosts``. A
+    page on another name (DNS rebinding) is refused, GET or POST (docs/security.md, "The threat model")."""
+
+    REFRESH = 10.0  # seconds: an address the machine took since (DHCP) is found on the next look
+
+    def __init__(self, allowed=(), addresses=_interface_addresses, clock=time.monotonic):
+        self._allowed = {_host_only(h) for h in allowed}
+        self._addresses, self._clock = addresses, clock
+        self._known: set[str] = set()
+        self._looked = -1e9
+        self._lock = threading.Lock()
+
+    def _names(self) -> set[str]:
+        short = socket.gethostname().lower().split(".")[0]
+        names = {"localhost", short, socket.gethostname().lower(), socket.getfqdn().lower()}
+        return names | {f"{short}.{suffix}" for suffix in LAN_SUFFIXES}
+
+    def _look(self) -> None:
+        now = self._clock()
+        if now - self._looked >= self.REFRESH:
+            self._known = self._names() | {str(ipaddress.ip_address(a)) for a in self._addresses()}
+            self._looked = now
+
+    def allows(self, host: str) -> bool:
+        name = _host_only(host)
+        if not name:
+            return False
+        try:
+            ip = ipaddress.ip_address(name)
+        except ValueError:
+            ip = None
+        if name in self._allowed or name.endswith(".localhost") or (ip is not None and ip.is_loopback):
+            return True
+        name = str(ip) if ip is not None else name
+        with self._lock:
+            if name not in self._known:
+                self._look()
+            return name in self._known
+
+
+def _check_host() -> None:
+    host = request.host or ""
+    if not current_app.extensions["gryb-hosts"].allows(host):
+        refuse(
+            403,
+            f"this board does not answer to the name {_host_only(host)!r}: use its own name or address, "
+            "or add the name to allowed_hosts in [web] of the config",
+        )
 
 
 def _check_unsafe_request() -> None:
     host = request.host or ""
-    if not _ok_host(host):  # a public name is how a DNS-rebinding page would reach the board
-        refuse(403, "this host name is not one the board answers to")
     origin = request.headers.get("Origin")
     if origin is not None:  # a page on another site posting here
         scheme, _, rest = origin.partition("://")
@@ -227,7 +287,7 @@ def _check_unsafe_request() -> None:
         refuse(415, "send JSON (Content-Type: application/json)")
 
 
-def init_app(app: Flask, state_dir: Path) -> None:
+def init_app(app: Flask, state_dir: Path, allowed_hosts=()) -> None:
     app.secret_key = _secret_file(state_dir / SECRET_FILE)
     app.config.update(
         MAX_CONTENT_LENGTH=MAX_BODY,
@@ -241,9 +301,11 @@ def init_app(app: Flask, state_dir: Path) -> None:
     )
     app.extensions["gryb-pairings"] = Pairings(state_dir)
     app.extensions["gryb-pair-limit"] = RateLimit(5, 60.0)
+    app.extensions["gryb-hosts"] = Hosts(allowed_hosts)
 
     @app.before_request
     def _guard():
+        _check_host()
         if request.method in UNSAFE:
             _check_unsafe_request()
 

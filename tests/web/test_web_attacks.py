@@ -3,6 +3,9 @@ for the phones and guests of docs/security.md, "The threat model"."""
 
 import http.client
 import json
+import socket
+import subprocess
+from dataclasses import replace
 
 import pytest
 
@@ -97,3 +100,49 @@ def test_a_forgotten_phones_saved_cookie_and_token_are_refused_at_once(rt, serve
     assert rt.snapshot()["settings"]["night"] is False
     assert other.json("POST", "/api/settings", {"night": True})[0] == 200
     assert other.json("GET", "/api/session")[1]["paired"] is True
+
+
+# -- 7: DNS rebinding --------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def sim_server(rt, tmp_path):
+    """The simulator's app: its own page (on loopback) is told the code shown, at /api/pair/shown."""
+    config = Config()
+    config = replace(config, web=replace(config.web, allowed_hosts=("gryb.example.org",)))
+    app = create_app(rt, config, sim_input=object(), state_dir=tmp_path / "state")
+    with serve(app, "127.0.0.1", 0) as server:
+        yield server
+
+
+def test_a_page_on_another_name_cannot_read_the_board(rt, sim_server):
+    """Issue 44, 7: a page at rebind.example whose name is made to point at the board reads it with its
+    own Host header; GETs ignored the Host, so it read the code shown at /api/pair/shown. Any request on a
+    name that is not this machine's (or the config's allowed_hosts) is now a 403 that says so."""
+    port = sim_server.port
+    me = Phone(sim_server)
+    assert me.post("/api/pair/start")[0] == 200
+    for host in ("rebind.example", f"rebind.example:{port}", "gryb.local.evil.example", "192.0.2.7"):
+        rebound = Phone(sim_server, host=host)
+        for path in ("/api/pair/shown", "/api/state", "/", "/api/status"):
+            status, headers, raw = rebound.get(path)
+            assert status == 403, (host, path, status)
+            assert (
+                b"does not answer to the name" in raw and "".join(rt.board.effects.code).encode() not in raw
+            )
+        assert rebound.post("/api/pair/start")[0] == 403
+    name = socket.gethostname().lower().split(".")[0]
+    ours = ["localhost", "127.0.0.1", "[::1]", name, f"{name}.local", f"{name}.lan.", "gryb.example.org"]
+    ours += [a for a in _addresses() if not a.startswith("127.")][:2]
+    for host in ours:
+        status, _, raw = Phone(sim_server, host=f"{host}:{port}").get("/api/pair/shown")
+        assert status == 200 and json.loads(raw)["code"] == "".join(rt.board.effects.code), host
+
+
+def _addresses() -> list[str]:
+    """This machine's IPv4 addresses as `hostname -I` gives them (another source than the app's)."""
+    try:
+        out = subprocess.run(["hostname", "-I"], capture_output=True, text=True, timeout=5).stdout
+    except OSError:
+        return []
+    return [a for a in out.split() if ":" not in a]
