@@ -27,6 +27,7 @@ class WebState:
         selftest=None,
         cancel_selftest=None,
         leds=None,
+        board_leds=None,
     ):
         self.runtime = runtime
         self.config = config
@@ -35,7 +36,8 @@ class WebState:
         self.status_provider = status_provider
         self.selftest = selftest
         self.cancel_selftest = cancel_selftest
-        self.leds = leds  # LedSurface.shown
+        self.leds = leds  # PublicFrame.shown: the LEDs but a pairing code
+        self.board_leds = board_leds or leds  # LedSurface.shown, for the simulator's own page alone
         self.stopping = threading.Event()  # set at shutdown: every SSE stream ends
         self.replays = Replays()
 
@@ -59,12 +61,13 @@ def create_app(
     selftest: Callable[[], bool] | None = None,
     cancel_selftest: Callable[[], bool] | None = None,
     leds: Callable[[], dict] | None = None,
+    board_leds: Callable[[], dict] | None = None,
 ) -> Flask:
     """The web app around a started Runtime; each argument: docs/web.md, "Starting it"."""
     app = Flask(__name__)
     state_dir = Path(state_dir) if state_dir is not None else config.state.path()
     app.extensions["gryb"] = WebState(
-        runtime, config, sim_input, state_dir, status_provider, selftest, cancel_selftest, leds
+        runtime, config, sim_input, state_dir, status_provider, selftest, cancel_selftest, leds, board_leds
     )
 
     from web import board, compose, events, games, history, openapi, pairing, play, security, settings

@@ -131,7 +131,7 @@ def test_the_leds_are_told_with_the_frame_as_an_etag_and_a_pairing_code_is_withh
     from companion.rules import node as nd
     from companion.session.renderer import code_picture
     from hardware.led_layout import load_layout
-    from hardware.leds import SimulatedSurface
+    from hardware.leds import PublicFrame, SimulatedSurface
 
     assert create_app(rt, Config(), state_dir=tmp_path).test_client().get("/api/leds").status_code == 404
     with SimulatedSurface(load_layout("panels-32x32", board_geometry()), brightness=1.0, fps=1000) as surface:
@@ -154,22 +154,30 @@ def test_the_leds_are_told_with_the_frame_as_an_etag_and_a_pairing_code_is_withh
         )
         again = client.get("/api/leds", headers={"If-None-Match": lit.headers["ETag"]})
         assert again.status_code == 304 and again.data == b"" and again.headers["ETag"] == lit.headers["ETag"]
-        # A pairing code on the board (what the runtime lights for it): this app is no simulator's page, so
-        # the top two levels are withheld, code and game alike, until the code is spent.
+    # A pairing code on the board (what the runtime lights for it): this app is no simulator's page, so it
+    # is told the frame as it would be without the code (issue 44, 1), the game's lights under it too.
+    with SimulatedSurface(load_layout("panels-32x32", board_geometry()), brightness=1.0, fps=1000) as surface:
+        public = PublicFrame(surface)
+        client = create_app(
+            rt, Config(), state_dir=tmp_path, leds=public.shown, board_leds=surface.shown
+        ).test_client()
+        game = {"RG": (255, 0, 200), "YYYY": (255, 255, 255)}
+        surface.show_nodes(game)
+        public.show(game)
+        before = client.get("/api/leds")
         assert client.post("/api/pair/start", json={}).status_code == 200
         code = rt.board.effects.code
-        game = {"RG": (255, 0, 200), "YYYY": (255, 255, 255)}
         surface.show_nodes({nd.name(n): c for n, c in code_picture(code).items()} | game)
-        shown = client.get("/api/leds", headers={"If-None-Match": lit.headers["ETag"]}).get_json()
-        top_two = sorted(nd.name(n) for n in range(1, 21))
-        assert sorted(shown["withheld"]) == top_two and shown["nodes"] == {"YYYY": "#ffffff"}
-        assert client.post("/api/pair", json={"code": "".join(code)}).status_code == 200
-        shown = client.get("/api/leds").get_json()
-        assert (
-            shown["withheld"] == []
-            and shown["nodes"]["RG"] == "#ff00c8"
-            and set(shown["nodes"]) > {"G", "R", "Y", "B"}
-        )
+        public.show(game)
+        shown = client.get("/api/leds", headers={"If-None-Match": before.headers["ETag"]})
+        assert shown.status_code == 304
+        assert client.get("/api/leds").get_json() == {
+            "frames": 1,
+            "limited": False,
+            "nodes": {"RG": "#ff00c8", "YYYY": "#ffffff"},
+            "status": ["#000000"] * 8,
+            "withheld": [],
+        }
 
 
 def test_the_settings_page_says_when_the_board_was_last_heard_in_seconds_and_words(rt, tmp_path):

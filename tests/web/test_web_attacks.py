@@ -2,13 +2,19 @@
 for the phones and guests of docs/security.md, "The threat model"."""
 
 import http.client
+import itertools
 import json
+import re
 import socket
 import subprocess
 from dataclasses import replace
 
 import pytest
 
+from companion.assembly import Companion
+from companion.games.die import Die
+from companion.service import commands as c
+from companion.service import config as config_mod
 from companion.service.config import Config
 from companion.service.runtime import Runtime
 from companion.service.store import Store
@@ -146,3 +152,105 @@ def _addresses() -> list[str]:
     except OSError:
         return []
     return [a for a in out.split() if ":" not in a]
+
+
+# -- 1: nothing a guest reads depends on the code shown ------------------------------------------------
+
+
+@pytest.fixture
+def board(tmp_path):
+    """The whole companion on simulated hardware, not as the simulator: no page is the board here."""
+    config = config_mod.load(None, sim=True)
+    config = replace(config, state=replace(config.state, dir=str(tmp_path / "state")))
+    made = Companion(config, sim=False, port=0, die=Die(1))
+    made.start()
+    made.runtime.call(c.ChangeSettings(brightness=1.0))  # the code's colours weigh most at full brightness
+    frozen = made.runtime.clock()
+    made.runtime.clock = lambda: frozen  # clocks aside: the die's blink stands still
+    yield made
+    made.stop()
+
+
+FIGURES = ["/api/status", "/api/leds", "/api/state", "/api/settings"]
+EVERYTHING = FIGURES + ["/api/legal", "/api/session", "/api/pair/shown", "/api/history", "/", "/settings"]
+# What moves with the clock alone: the link's heartbeats and their age (the page words it "0.4 s ago").
+CLOCKS = re.compile(rb'("heartbeat_age":|"frames_ok":)[0-9.e-]+|[0-9.]+ s ago')
+
+
+def _guest_sees(guest, paths) -> dict:
+    seen = {}
+    for path in paths:
+        status, headers, raw = guest.get(path)
+        seen[path] = (status, headers.get("ETag"), CLOCKS.sub(rb"\1#", raw))
+    return seen
+
+
+def _settled(board) -> None:
+    board.runtime.call(c.Snapshot())  # the frame the runtime drew last has been handed to the LEDs
+    assert board.surface.settle(2.0)
+
+
+def test_nothing_a_guest_reads_depends_on_the_code_shown(board):
+    """Issue 44, 1: GET /api/status told guests the LEDs' current, which moves with the colours of the code
+    on the board; polling it before and after POST /api/pair/start cut the 256 codes to some 18. Every
+    response a guest may read (status, LEDs, state, settings, pages, the live feed) is now the same, byte
+    for byte but the clocks, whichever code is shown, and whether one is."""
+    guest = Phone(board.server, "127.0.0.2")
+    feed = Feed(board.server.port, "127.0.0.2")
+    first = feed.snapshot()
+    _settled(board)
+    none = _guest_sees(guest, EVERYTHING)
+    assert b"last_frame_ma" in none["/api/status"][2]
+    for i, code in enumerate(itertools.product("GRYB", repeat=4)):
+        board.runtime.call(c.ShowCode("".join(code)))
+        _settled(board)
+        assert board.surface.node_colours().keys() >= {"G", "R", "Y", "B"}  # the board shows it
+        paths = EVERYTHING if i % 51 == 0 else FIGURES
+        seen = _guest_sees(guest, paths)
+        for path in paths:
+            assert seen[path] == none[path], ("".join(code), path)
+        board.runtime.call(c.ShowCode(None))
+    _settled(board)
+    # A code asked for as a phone does, then typed: the feed the guest had open all along said nothing.
+    Phone(board.server, "127.0.0.3").pair(board.runtime)
+    _settled(board)
+    assert _guest_sees(guest, EVERYTHING) == none
+    with pytest.raises(TimeoutError):
+        feed.snapshot(timeout=0.5)
+    assert first["version"] == board.runtime.snapshot()["version"]
+    feed.close()
+
+
+class Feed:
+    """A live feed (GET /api/events) on a raw socket at one address."""
+
+    def __init__(self, port, source="127.0.0.1"):
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=5, source_address=(source, 0))
+        self.sock.sendall(b"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n")
+        self.buf = b""
+        self.head = self._until(b"\r\n\r\n")
+        self.status = int(self.head.split(b" ", 2)[1])
+
+    def _until(self, sep):
+        while sep not in self.buf:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise EOFError
+            self.buf += chunk
+        part, self.buf = self.buf.split(sep, 1)
+        return part
+
+    def snapshot(self, timeout=5.0):
+        """The next state the feed sends (heartbeats skipped); TimeoutError if none comes in time."""
+        self.sock.settimeout(timeout)
+        while True:
+            size = int(self._until(b"\r\n"), 16)
+            while len(self.buf) < size + 2:
+                self.buf += self.sock.recv(65536)
+            chunk, self.buf = self.buf[:size], self.buf[size + 2 :]
+            for line in chunk.decode().splitlines():
+                if line.startswith("data: "):
+                    return json.loads(line[6:])
+
+    def close(self):
+        self.sock.close()
