@@ -115,6 +115,7 @@ class Companion:
                 watchdog=self._watchdog,
                 watchdog_every=self._watchdog_every,
                 settle=self._settle,
+                fresh_code=self._fresh_code,
             )
             self.runtime.start()
             submit = self.runtime.submit
@@ -183,6 +184,11 @@ class Companion:
         surface.show_nodes({nd.name(n): colour for n, colour in nodes.items()}, picture.status)
         plain = (picture.nodes if picture.plain is None else picture.plain) if cloth else {}
         self.public.show({nd.name(n): colour for n, colour in plain.items()}, picture.status)
+
+    def _fresh_code(self) -> None:
+        """UNDO in the menu: a pairing code from the control panel (docs/security.md, "Guessing codes")."""
+        if self.server is not None:
+            self.server.app.extensions["gryb-pair-code"].fresh()
 
     def _sound(self, kind: str) -> None:
         if self.panel is not None:

@@ -7,6 +7,7 @@ import json
 import re
 import socket
 import subprocess
+import time
 from dataclasses import replace
 
 import pytest
@@ -164,9 +165,6 @@ def board(tmp_path):
     config = replace(config, state=replace(config.state, dir=str(tmp_path / "state")))
     made = Companion(config, sim=False, port=0, die=Die(1))
     made.start()
-    made.runtime.call(c.ChangeSettings(brightness=1.0))  # the code's colours weigh most at full brightness
-    frozen = made.runtime.clock()
-    made.runtime.clock = lambda: frozen  # clocks aside: the die's blink stands still
     yield made
     made.stop()
 
@@ -195,6 +193,9 @@ def test_nothing_a_guest_reads_depends_on_the_code_shown(board):
     on the board; polling it before and after POST /api/pair/start cut the 256 codes to some 18. Every
     response a guest may read (status, LEDs, state, settings, pages, the live feed) is now the same, byte
     for byte but the clocks, whichever code is shown, and whether one is."""
+    board.runtime.call(c.ChangeSettings(brightness=1.0))  # the code's colours weigh most at full brightness
+    frozen = board.runtime.clock()
+    board.runtime.clock = lambda: frozen  # clocks aside: the die's blink stands still
     guest = Phone(board.server, "127.0.0.2")
     feed = Feed(board.server.port, "127.0.0.2")
     first = feed.snapshot()
@@ -219,6 +220,71 @@ def test_nothing_a_guest_reads_depends_on_the_code_shown(board):
         feed.snapshot(timeout=0.5)
     assert first["version"] == board.runtime.snapshot()["version"]
     feed.close()
+
+
+# -- 3: a guesser is slowed, not the owner -------------------------------------------------------------
+
+CODES = ["".join(code) for code in itertools.product("GRYB", repeat=4)]
+
+
+def _guess_away(rt, guessers, rounds) -> list[int]:
+    """Each guesser in turn tries a wrong code (a different one each time), ``rounds`` times."""
+    code = "".join(rt.board.effects.code or "")
+    wrong = iter(c for c in CODES if c != code)
+    return [g.post("/api/pair", {"code": next(wrong)})[0] for _ in range(rounds) for g in guessers]
+
+
+def test_a_guesser_is_slowed_and_the_owner_pairs_all_the_same(rt, server):
+    """Issue 44, 3: 12 wrong guesses from 4 addresses made the owner's POST /api/pair/start answer 429 for
+    10 minutes, and 3 of them killed the code the owner was typing. Now no guess ends a code; each address
+    has few wrong guesses in ten minutes, and the board few from everyone, after which only an address
+    that has guessed none may try: the owner, asking for the code and typing what the board shows."""
+    from web.pairing import BOARD_WRONG
+
+    owner = Phone(server, "127.0.0.1")
+    assert owner.post("/api/pair/start")[0] == 200
+    code = "".join(rt.board.effects.code)
+    guessers = [Phone(server, f"127.0.1.{i}") for i in range(1, 5)]
+    tried = _guess_away(rt, guessers, 5)
+    assert owner.post("/api/pair/start")[0] == 200 and "".join(rt.board.effects.code) == code  # kept
+    status, answer = owner.json("POST", "/api/pair", {"code": code})
+    assert status == 200 and answer["paired"], answer
+    late = Phone(server, "127.0.2.1")  # a phone that comes to the table later pairs as well
+    late.pair(rt)
+    assert tried.count(403) == BOARD_WRONG and tried[-8:] == [429] * 8  # the rest were not looked at
+    status, headers, raw = guessers[0].post("/api/pair", {"code": "GGGG"})
+    assert status == 429 and 60 <= int(headers["Retry-After"]) <= 601, raw
+
+
+def _button(companion, name: str, hold: float = 0.08) -> None:
+    """A finger on a control-panel button: the mock pin goes low (pull-up), then high again."""
+    pin = companion.panel.pin(name)
+    pin.drive_low()
+    time.sleep(hold)
+    pin.drive_high()
+    time.sleep(companion.config.panel.bounce_time + 0.02)
+
+
+def test_a_person_at_the_board_can_always_show_a_fresh_code_that_works_at_once(board):
+    """Issue 44, 3: whatever was guessed, from wherever (the owner's phone too), UNDO in the control
+    panel's menu shows a fresh code, and the phone that types it is paired at once."""
+    runtime = board.runtime
+    owner = Phone(board.server, "127.0.0.1")
+    assert owner.post("/api/pair/start")[0] == 200
+    old = "".join(runtime.board.effects.code)
+    guessers = [owner] + [Phone(board.server, f"127.0.1.{i}") for i in range(1, 5)]
+    _guess_away(runtime, guessers, 4)
+    _button(board, "undo", hold=board.config.panel.hold_time + 0.3)  # the menu ...
+    _button(board, "undo")  # ... and a fresh code
+    deadline = time.monotonic() + 5
+    while runtime.snapshot()["settings"]["menu"] or "".join(runtime.board.effects.code or "") == old:
+        assert time.monotonic() < deadline, "no fresh code came"  # (one in 256 is the same: shown again)
+        time.sleep(0.02)
+    runtime.call(c.Snapshot())
+    fresh = runtime.board.effects.code
+    assert fresh, "the board shows no code"
+    status, answer = owner.json("POST", "/api/pair", {"code": "".join(fresh)})
+    assert status == 200 and answer["paired"], answer
 
 
 class Feed:
