@@ -287,12 +287,58 @@ def test_a_person_at_the_board_can_always_show_a_fresh_code_that_works_at_once(b
     assert status == 200 and answer["paired"], answer
 
 
+# -- 5: the live feed ----------------------------------------------------------------------------------
+
+
+def test_guests_cannot_take_the_live_feed_from_a_paired_phone(rt, tmp_path):
+    """Issue 44, 5: four unread GET /api/events from each of four addresses left every other device with
+    503 while they stayed open. A guest now has GUEST_PER_CLIENT feeds an address and never the last
+    RESERVED; a paired phone past the total ends the oldest guest's feed; a guest's feed that has told
+    nothing for GRYB_GUEST_IDLE seconds ends (the page's EventSource comes back by itself)."""
+    from web.events import GUEST_PER_CLIENT, RESERVED
+    from web.server import FREE_THREADS, THREADS
+
+    total = THREADS - FREE_THREADS
+    app = create_app(rt, Config(), state_dir=tmp_path / "state")
+    app.config["GRYB_GUEST_IDLE"] = 3.0
+    with serve(app, "127.0.0.1", 0) as server:
+        hogs = [Feed(server.port, f"127.0.3.{a}") for a in range(1, 5) for _ in range(4)]
+        phone = Phone(server, "127.0.0.1")
+        phone.pair(rt)
+        mine = Feed(server.port, "127.0.0.1", cookie=phone.cookie)
+        assert mine.status == 200 and mine.snapshot()["version"] == rt.snapshot()["version"]
+        assert sorted(f.status for f in hogs) == [200] * 4 * GUEST_PER_CLIENT + [429] * (
+            16 - 4 * GUEST_PER_CLIENT
+        )
+        more = [Feed(server.port, f"127.0.4.{a}") for a in range(1, 9) for _ in range(GUEST_PER_CLIENT)]
+        open_ = [f for f in hogs + more if f.status == 200]
+        assert len(open_) == total - RESERVED and {f.status for f in more[-4:]} == {503}
+        paired = [Phone(server, f"127.0.5.{i}") for i in range(1, 6)]
+        feeds = []
+        for other in paired:
+            other.pair(rt)
+            feeds.append(Feed(server.port, other.address, cookie=other.cookie))
+        assert [f.status for f in feeds] == [200] * 5 and all(f.snapshot() for f in feeds)
+        assert sum(f.ended(0.5) for f in open_[:2]) == 2  # the oldest guests' feeds made room
+        before = rt.snapshot()["version"]
+        rt.call(c.Roll())
+        assert mine.snapshot()["version"] > before  # the paired phone's feed goes on
+        assert all(f.ended(5.0) for f in open_[2:])  # unread and told nothing: ended
+        late = Feed(server.port, "127.0.6.1")
+        assert late.status == 200
+        for f in hogs + more + feeds + [mine, late]:
+            f.close()
+
+
 class Feed:
     """A live feed (GET /api/events) on a raw socket at one address."""
 
-    def __init__(self, port, source="127.0.0.1"):
+    def __init__(self, port, source="127.0.0.1", cookie=None):
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=5, source_address=(source, 0))
-        self.sock.sendall(b"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n")
+        jar = f"Cookie: {cookie}\r\n".encode() if cookie else b""
+        self.sock.sendall(
+            b"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n" + jar + b"\r\n"
+        )
         self.buf = b""
         self.head = self._until(b"\r\n\r\n")
         self.status = int(self.head.split(b" ", 2)[1])
@@ -317,6 +363,17 @@ class Feed:
             for line in chunk.decode().splitlines():
                 if line.startswith("data: "):
                     return json.loads(line[6:])
+
+    def ended(self, timeout=5.0) -> bool:
+        """Whether the server ends the feed within ``timeout`` (all it sends till then is left unread)."""
+        self.sock.settimeout(timeout)
+        try:
+            while True:
+                chunk = self.sock.recv(65536)
+                if not chunk or chunk.endswith(b"0\r\n\r\n"):
+                    return True
+        except TimeoutError:
+            return False
 
     def close(self):
         self.sock.close()
