@@ -139,12 +139,13 @@ class PairingCode:
         with self._lock:
             return self._code if self._code is not None and self.clock() <= self._expires else None
 
-    def check(self, guess: str, address: str) -> tuple[bool, float, int]:
+    def check(self, guess: str, address: str, counted: bool = True) -> tuple[bool, float, int]:
         """Whether ``guess`` is the code shown; else the seconds ``address`` must wait before it may guess
-        again and the wrong guesses it may still make. A guess it may not make yet is not looked at."""
+        again and the wrong guesses it may still make (-1: not counted, the board's own page's). A guess
+        it may not make yet is not looked at."""
         who = _who(address)
         with self._lock:
-            wait = self.guesses.wait(who)
+            wait = self.guesses.wait(who) if counted else 0.0
             if wait:
                 return False, wait, 0
             code = self._code
@@ -154,9 +155,10 @@ class PairingCode:
                 self._code = None
                 right = True
             else:
-                self.guesses.wrong(who)
+                if counted:
+                    self.guesses.wrong(who)
                 right = False
-            left = self.guesses.left(who)
+            left = self.guesses.left(who) if counted else -1
         if right:
             self._hide()
         return right, 0.0, left
@@ -222,7 +224,7 @@ def pair():
     if not isinstance(guess, str) or len(guess) != 4 or any(c not in "GRYB" for c in guess):
         refuse(400, "the code is four colours, each one of G, R, Y, B")
     _limit("codes tried")
-    right, wait, left = _code().check(guess, request.remote_addr or "?")
+    right, wait, left = _code().check(guess, request.remote_addr or "?", counted=not board_here())
     if wait:
         minutes = max(1, round(wait / 60))
         refuse(
@@ -234,6 +236,8 @@ def pair():
     if not right:
         if _code().shown() is None:  # used, or too old: trying it again can only fail
             refuse(403, "that code is spent (used, or over two minutes old): tap New code for a new one")
+        if left < 0:  # the simulator's own page, which is told the code: nothing to slow
+            refuse(403, "wrong code: try again")
         if not left:
             refuse(403, f"wrong code, and the last try from here for now: {ASK_THE_BOARD}")
         refuse(
