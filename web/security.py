@@ -189,8 +189,8 @@ def paired(view):
 
 def _host_only(host: str) -> str:
     host = host.strip().lower()
-    if host.startswith("["):
-        return host[1 : host.find("]")] if "]" in host else host
+    if host.startswith("["):  # an IPv6 address, its zone (fe80::1%25eth0) left out
+        return (host[1 : host.find("]")] if "]" in host else host).split("%")[0]
     return (host.rsplit(":", 1)[0] if host.count(":") == 1 else host).rstrip(".")
 
 
@@ -240,7 +240,13 @@ class Hosts:
     def _look(self) -> None:
         now = self._clock()
         if now - self._looked >= self.REFRESH:
-            self._known = self._names() | {str(ipaddress.ip_address(a)) for a in self._addresses()}
+            known = self._names()
+            for address in self._addresses():
+                try:
+                    known.add(str(ipaddress.ip_address(address)))
+                except ValueError:  # a line of /proc this reader does not know
+                    pass
+            self._known = known
             self._looked = now
 
     def allows(self, host: str) -> bool:
@@ -254,9 +260,10 @@ class Hosts:
         if name in self._allowed or name.endswith(".localhost") or (ip is not None and ip.is_loopback):
             return True
         name = str(ip) if ip is not None else name
-        with self._lock:
-            if name not in self._known:
-                self._look()
+        if name in self._known:
+            return True
+        with self._lock:  # an unknown name: look again (at most every REFRESH seconds)
+            self._look()
             return name in self._known
 
 
