@@ -105,9 +105,10 @@ class PairingCode:
         self.guesses = Guesses(clock)
         self._timer: threading.Timer | None = None
 
-    def start(self, fresh: bool = False) -> str:
+    def _start(self, fresh: bool = False):
         """Show a code for CODE_SECONDS: the one shown now (nobody may replace it), else a fresh one.
-        ``fresh``: a new code whatever is shown, and every guess forgotten (the control panel's)."""
+        ``fresh``: a new code whatever is shown, and every guess forgotten (the control panel's). The code
+        and the future of its ShowCode: sent under the lock, so the board shows the codes in their order."""
         with self._lock:
             now = self.clock()
             if fresh or self._code is None or now > self._expires:
@@ -120,18 +121,18 @@ class PairingCode:
             self._timer = threading.Timer(CODE_SECONDS, self._expire, args=(code,))
             self._timer.daemon = True
             self._timer.start()
-        return code
+            return code, self.runtime.submit(ShowCode(code))
 
     def show(self) -> str:
-        """A code for a phone's Pair (``start``), on the board before this returns."""
-        code = self.start()
-        self.runtime.call(ShowCode(code), timeout=5)
+        """A code for a phone's Pair, on the board before this returns."""
+        code, shown = self._start()
+        shown.result(timeout=5)
         return code
 
     def fresh(self) -> None:
         """A person at the board asked for a new code (the control panel): it works at once, whatever
         was guessed. Called on the runtime's thread: the board shows it once the command at hand is done."""
-        self.runtime.submit(ShowCode(self.start(fresh=True)))
+        self._start(fresh=True)
         log.info("a fresh pairing code from the control panel")
 
     def shown(self) -> str | None:
@@ -151,30 +152,29 @@ class PairingCode:
             code = self._code
             if code is None or self.clock() > self._expires:
                 return False, 0.0, self.guesses.left(who)
+            hidden = None
             if hmac.compare_digest(guess.encode(), code.encode()):
-                self._code = None
-                right = True
-            else:
-                if counted:
-                    self.guesses.wrong(who)
-                right = False
+                self._code, hidden = None, self.runtime.submit(ShowCode(None))
+            elif counted:
+                self.guesses.wrong(who)
             left = self.guesses.left(who) if counted else -1
-        if right:
-            self._hide()
-        return right, 0.0, left
+        if hidden is not None:
+            _wait(hidden)
+        return hidden is not None, 0.0, left
 
     def _expire(self, code: str) -> None:
         with self._lock:
             if self._code != code:
                 return
-            self._code = None
-        self._hide()
+            self._code, hidden = None, self.runtime.submit(ShowCode(None))
+        _wait(hidden)
 
-    def _hide(self) -> None:
-        try:
-            self.runtime.call(ShowCode(None), timeout=5)
-        except Exception:  # the board keeps the code a little longer; the code is dead anyway
-            log.warning("could not hide the pairing code")
+
+def _wait(hidden) -> None:
+    try:
+        hidden.result(timeout=5)
+    except Exception:  # the board keeps the code a little longer; the code is dead anyway
+        log.warning("could not hide the pairing code")
 
 
 @bp.record_once
