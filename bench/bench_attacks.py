@@ -1,225 +1,221 @@
-"""Attacks from the LAN re-run on ``gryb-companion run --sim``: what each does, as a table.
+"""A hostile guest on the LAN, re-run (issue 44): each attack against the real server, and what it got.
 
-    .venv/bin/python bench/bench_attacks.py [--seconds 20]
+    .venv/bin/python bench/bench_attacks.py [--only NAME ...]
 
-Loopback addresses (127.0.x.y) stand for phones. Each attack is a function of its own returning rows;
-the figures and what each limit is for: docs/security.md, "The attacks, re-run".
+Loopback addresses 127.0.x.y stand for phones and guests. One function an attack, each returning its rows
+(attack, what was done, what it got); the figures and what they mean: docs/security.md, "The attacks,
+re-run".
 """
 
 from __future__ import annotations
 
 import argparse
-import http.client
-import io
+import itertools
 import json
 import os
-import socket
-import sqlite3
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
+from dataclasses import replace
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 # ruff: noqa: E402
 
-from web.security import HEADERS
-from web.testing import Slowloris
+from companion.assembly import Companion
+from companion.service import commands as c
+from companion.service import config as config_mod
+from companion.service.config import Config
+from companion.service.runtime import Runtime
+from companion.service.store import Store
+from web import create_app
+from web.server import serve
+from web.testing import Feed, LoadedDie, Phone
+
+CODES = ["".join(code) for code in itertools.product("GRYB", repeat=4)]
 
 
-def start(home: Path) -> tuple[subprocess.Popen, str]:
-    """``run --sim`` with its state under ``home``, from a shell's umask (022); the process and its url."""
-    (home / "tmp").mkdir(parents=True, exist_ok=True)
-    env = dict(os.environ, XDG_STATE_HOME=str(home / "xdg"), PYTHONUNBUFFERED="1", TMPDIR=str(home / "tmp"))
-    old = os.umask(0o022)
-    try:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "companion.cli", "run", "--sim", "--port", "0"],
-            cwd=ROOT,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-    finally:
-        os.umask(old)
-    line = process.stdout.readline()
-    if "running: open http://" not in line:
-        process.wait(10)
-        return process, ""
-    return process, line.split("open ")[1].split("/ ")[0]
+def _companion(folder: str) -> Companion:
+    """The whole companion on simulated hardware, not as the simulator: no page is the board."""
+    config = config_mod.load(None, sim=True)
+    made = Companion(replace(config, state=replace(config.state, dir=folder)), sim=False, port=0)
+    made.start()
+    return made
 
 
-def stop(process: subprocess.Popen) -> str:
-    """Its log, once stopped."""
-    process.terminate()
-    process.wait(10)
-    return process.stderr.read()
+def _runtime(folder: str) -> Runtime:
+    runtime = Runtime(Config(), Store(Path(folder) / "gryb.db"), die=LoadedDie("G"))
+    runtime.start()
+    return runtime
 
 
-def pair(url: str):
-    """A phone paired as the simulator's own page is (on loopback it is told the code); opener, headers."""
-    phone = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())
-    headers = {"Content-Type": "application/json", "Origin": url}
-    with phone.open(urllib.request.Request(url + "/api/pair/start", b"{}", headers)) as r:
-        code = json.load(r)["code"]
-    with phone.open(
-        urllib.request.Request(url + "/api/pair", json.dumps({"code": code}).encode(), headers)
-    ) as r:
-        headers["X-CSRF-Token"] = json.load(r)["csrf"]
-    return phone, headers
-
-
-def timed(opener, url: str, data: bytes | None = None, headers: dict | None = None) -> float:
-    """Seconds to a 200 answer; inf when none comes within 5 s."""
-    request = urllib.request.Request(url, data, headers=headers or {}, method="POST" if data else "GET")
-    began = time.monotonic()
-    try:
-        with opener.open(request, timeout=5) as r:
-            r.read()
-            if r.status != 200:
-                return float("inf")
-    except OSError:
-        return float("inf")
-    return time.monotonic() - began
-
-
-def _ms(waits: list[float]) -> str:
-    done = [w for w in waits if w != float("inf")]
-    text = f"median {statistics.median(done) * 1000:.0f} ms, max {max(done) * 1000:.0f} ms" if done else ""
-    lost = len(waits) - len(done)
-    lost_text = f"{lost} unanswered in 5 s"
-    return ", ".join([text] * bool(done) + [lost_text] * bool(lost)) + f" ({len(waits)} tried)"
-
-
-def slow_connections(url: str, seconds: float, addresses: int = 20, per: int = 10) -> list[tuple[str, str]]:
-    """Issue 44, item 2: slowloris from many addresses against a paired phone's GET and POST."""
-    port = int(url.rsplit(":", 1)[1])
-    phone, headers = pair(url)
-    guest = urllib.request.build_opener()
-    attack = Slowloris(port, [f"127.0.9.{i}" for i in range(1, addresses + 1)], per=per)
-    gets, posts, guests = [], [], []
-    try:
-        end = time.monotonic() + seconds
-        while time.monotonic() < end:
-            gets.append(timed(phone, url + "/api/state"))
-            body = json.dumps({"brightness": 0.3 + len(posts) % 5 / 10}).encode()
-            posts.append(timed(phone, url + "/api/settings", body, headers))
-            guests.append(timed(guest, url + "/api/state"))
-            time.sleep(0.2)
-    finally:
-        attack.close()
-    after = [timed(guest, url + "/api/state") for _ in range(5)]
-    name = f"{addresses * per} slow connections from {addresses} addresses, {seconds:.0f} s"
-    return [
-        (name, f"closed by the server and opened again: {attack.reopened}"),
-        ("  paired phone GET /api/state", _ms(gets)),
-        ("  paired phone POST /api/settings", _ms(posts)),
-        ("  guest GET /api/state during", _ms(guests)),
-        ("  guest GET /api/state after", _ms(after)),
-    ]
-
-
-WAITRESS_REFUSALS = {
-    "413 (body over the backstop)": b"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000000\r\n\r\n",
-    "431 (head over 256 KiB)": b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + b"x" * 300_000 + b"\r\n\r\n",
-    "400 (a header without a colon)": b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nNo colon\r\n\r\n",
-    "501 (Transfer-Encoding: gzip)": b"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: gzip\r\n\r\n",
-}
-
-
-def waitress_refusals(url: str) -> list[tuple[str, str]]:
-    """Issue 44, item 10: the security headers on what waitress answers before the app sees a request."""
-    port = int(url.rsplit(":", 1)[1])
+def side_channel(folder: str) -> list[tuple]:
+    """1: the LEDs' current, read by a guest with each of the 256 codes shown, at two brightnesses."""
     rows = []
-    for name, request in WAITRESS_REFUSALS.items():
-        with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
-            try:
-                s.sendall(request)
-            except ConnectionResetError:
-                pass
-            answer = b""
-            while b"\r\n\r\n" not in answer and (chunk := s.recv(65536)):
-                answer += chunk
-        status = answer.split(b" ", 2)[1].decode()
-        head = http.client.parse_headers(io.BytesIO(answer.split(b"\r\n", 1)[1]))
-        have = sum(head.get(k) == v for k, v in HEADERS.items()) + (head.get("Cache-Control") == "no-store")
-        rows.append((f"waitress {name}", f"{status}, {have} of {len(HEADERS) + 1} security headers"))
+    board = _companion(folder)
+    try:
+        guest = Phone(board.server, "127.0.0.2")
+        for brightness in (0.5, 1.0):
+            board.runtime.call(c.ChangeSettings(brightness=brightness))
+            # The die's blink stands still: the code alone changes the frame.
+            board.runtime.clock = itertools.repeat(board.runtime.clock()).__next__
+            real, told = {}, {}
+            for code in CODES:
+                board.runtime.call(c.ShowCode(code))
+                board.runtime.call(c.Snapshot())
+                board.surface.settle(2.0)
+                real[code] = board.surface.status()["last_frame_ma"]
+                told[code] = json.loads(guest.get("/api/status")[2])["led_status"]["last_frame_ma"]
+            board.runtime.call(c.ShowCode(None))
+            board.runtime.clock = time.monotonic
+            for name, figures in (("the LEDs' own estimate", real), ("GET /api/status (a guest)", told)):
+                left = statistics.mean(sum(v == figures[k] for v in figures.values()) for k in figures)
+                rows.append(
+                    (
+                        "1 current side channel",
+                        f"{name}, brightness {brightness}",
+                        f"{len(set(figures.values()))} values; {left:.0f} of 256 codes left on average",
+                    )
+                )
+    finally:
+        board.stop()
     return rows
 
 
-def state_modes(home: Path) -> list[tuple[str, str]]:
-    """Issue 44, item 8: the state directory's and its files' modes after a run from umask 022."""
-    state = home / "xdg" / "gryb-companion"
-    modes = {}
-    for path in [state, *sorted(state.rglob("*"))]:
-        modes.setdefault(oct(path.stat().st_mode & 0o777), []).append(path.name)
+def guessing(folder: str) -> list[tuple]:
+    """3: four addresses guess as fast as they can while the owner asks for the code and types it."""
+    runtime = _runtime(folder)
+    try:
+        with serve(create_app(runtime, Config(), state_dir=Path(folder) / "state"), "127.0.0.1", 0) as server:
+            owner = Phone(server, "127.0.0.1")
+            owner.post("/api/pair/start")
+            code = "".join(runtime.board.effects.code)
+            wrong = itertools.cycle(c for c in CODES if c != code)
+            guessers = [Phone(server, f"127.0.1.{i}") for i in range(1, 5)]
+            seen, t0 = [], time.perf_counter()
+            while time.perf_counter() - t0 < 3.0:
+                seen += [g.post("/api/pair", {"code": next(wrong)})[0] for g in guessers]
+            took = time.perf_counter() - t0
+            start = owner.post("/api/pair/start")[0]
+            kept = "".join(runtime.board.effects.code) == code
+            t1 = time.perf_counter()
+            paired = owner.json("POST", "/api/pair", {"code": code})[0]
+            typed = time.perf_counter() - t1
+    finally:
+        runtime.stop()
+        runtime.store.close()
     return [
-        ("state after run --sim (umask 022)", "; ".join(f"{m}: {', '.join(n)}" for m, n in modes.items()))
+        (
+            "3 guessing codes",
+            f"4 addresses, {len(seen)} guesses in {took:.1f} s",
+            f"{seen.count(403)} looked at (wrong), {seen.count(429)} refused unread (429)",
+        ),
+        (
+            "3 guessing codes",
+            "then the owner asks and types the code",
+            f"start {start}, code kept: {kept}; pair {paired} in {typed * 1000:.0f} ms",
+        ),
     ]
 
 
-BAD_DATABASES = {
-    "0 bytes": b"",
-    "garbage bytes": bytes(range(256)) * 40,
-    "another program's (a games table without id)": "CREATE TABLE games (name TEXT, score INTEGER);",
-    "another program's (photos)": "CREATE TABLE photos (path TEXT PRIMARY KEY, taken REAL);",
-    "ours with a foreign table": "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
-    "INSERT INTO meta VALUES ('schema', '1'); CREATE TABLE notes (text TEXT);",
-    "ours with a column missing": "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
-    "INSERT INTO meta VALUES ('schema', '1'); CREATE TABLE games (id INTEGER PRIMARY KEY);",
-}
+def revoked(folder: str) -> list[tuple]:
+    """4: a copy of a phone's cookie and CSRF token, after "Forget this phone"."""
+    runtime = _runtime(folder)
+    try:
+        with serve(create_app(runtime, Config(), state_dir=Path(folder) / "state"), "127.0.0.1", 0) as server:
+            phone = Phone(server)
+            phone.pair(runtime)
+            copy = Phone(server)
+            copy.cookie, copy.csrf = phone.cookie, phone.csrf
+            phone.post("/api/unpair")
+            change = copy.post("/api/settings", {"night": True})[0]
+            said = copy.json("GET", "/api/session")[1]["paired"]
+    finally:
+        runtime.stop()
+        runtime.store.close()
+    return [("4 forget this phone", "the saved cookie, after unpair", f"POST {change}, paired: {said}")]
 
 
-def bad_databases(tmp: Path) -> list[tuple[str, str]]:
-    """Issue 44, item 6: ``run --sim`` on each database it cannot use."""
-    rows = []
-    for i, (name, content) in enumerate(BAD_DATABASES.items()):
-        home = tmp / f"db{i}"
-        db = home / "xdg" / "gryb-companion" / "companion.db"
-        db.parent.mkdir(parents=True)
-        if isinstance(content, bytes):
-            db.write_bytes(content)
-        else:
-            made = sqlite3.connect(db)
-            made.executescript(content)
-            made.close()
-        process, url = start(home)
-        log = stop(process) if url else process.stderr.read()
-        lines = sum("moved aside" in line for line in log.splitlines())
-        aside = sorted(p.name for p in db.parent.glob("*.corrupt-*") if not p.name.endswith(("-wal", "-shm")))
-        started = "started" if url else f"exit {process.returncode}"
-        rows.append(
-            (f"database: {name}", f"{started}; moved aside: {', '.join(aside) or '-'}; {lines} log line")
-        )
+def feeds(folder: str) -> list[tuple]:
+    """5: four unread live feeds from each of four addresses, then a paired phone and another guest."""
+    runtime = _runtime(folder)
+    try:
+        app = create_app(runtime, Config(), state_dir=Path(folder) / "state")
+        app.config["GRYB_GUEST_IDLE"] = 3.0
+        with serve(app, "127.0.0.1", 0) as server:
+            hogs = [Feed(server.port, f"127.0.3.{a}") for a in range(1, 5) for _ in range(4)]
+            phone = Phone(server, "127.0.0.1")
+            phone.pair(runtime)
+            t0 = time.perf_counter()
+            mine = Feed(server.port, "127.0.0.1", cookie=phone.cookie)
+            mine.snapshot()
+            first = time.perf_counter() - t0
+            other = Feed(server.port, "127.0.7.1")
+            t0 = time.perf_counter()
+            ended = all(f.ended(10.0) for f in hogs if f.status == 200)
+            idle = time.perf_counter() - t0
+            statuses = sorted(f.status for f in hogs)
+            for f in hogs + [mine, other]:
+                f.close()
+    finally:
+        runtime.stop()
+        runtime.store.close()
+    return [
+        (
+            "5 live feeds",
+            "4 unread feeds from each of 4 addresses",
+            f"{statuses.count(200)} open, {statuses.count(429)} refused (429)",
+        ),
+        ("5 live feeds", "then a paired phone", f"{mine.status}, first event in {first * 1000:.0f} ms"),
+        ("5 live feeds", "and another guest", f"{other.status}"),
+        ("5 live feeds", "the unread feeds, GRYB_GUEST_IDLE 3 s", f"all ended: {ended}, {idle:.1f} s later"),
+    ]
+
+
+def rebinding(folder: str) -> list[tuple]:
+    """7: a page on another name (DNS rebinding) reading the simulator's code shown."""
+    runtime = _runtime(folder)
+    try:
+        app = create_app(runtime, Config(), sim_input=object(), state_dir=Path(folder) / "state")
+        with serve(app, "127.0.0.1", 0) as server:
+            Phone(server).post("/api/pair/start")
+            rows = []
+            for host in ("rebind.example", "127.0.0.1"):
+                status, _, raw = Phone(server, host=host).get("/api/pair/shown")
+                told = "".join(runtime.board.effects.code).encode() in raw
+                rows.append(
+                    ("7 DNS rebinding", f"GET /api/pair/shown, Host: {host}", f"{status}, code told: {told}")
+                )
+    finally:
+        runtime.stop()
+        runtime.store.close()
     return rows
+
+
+ATTACKS = {
+    "side_channel": side_channel,
+    "guessing": guessing,
+    "revoked": revoked,
+    "feeds": feeds,
+    "rebinding": rebinding,
+}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=20.0, help="how long the slow connections last")
+    parser.add_argument("--only", nargs="*", choices=sorted(ATTACKS), help="these attacks alone")
     args = parser.parse_args()
     rows = []
-    with tempfile.TemporaryDirectory() as tmp:
-        home = Path(tmp) / "run"
-        process, url = start(home)
-        try:
-            rows += slow_connections(url, args.seconds)
-            rows += waitress_refusals(url)
-            rows += state_modes(home)
-        finally:
-            stop(process)
-        rows += bad_databases(Path(tmp))
-    width = max(len(a) for a, _ in rows)
-    print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}, {os.cpu_count()} cores")
-    print(f"| {'attack'.ljust(width)} | result |")
-    print(f"| {'-' * width} | --- |")
-    for attack, result in rows:
-        print(f"| {attack.ljust(width)} | {result} |")
+    for name, attack in ATTACKS.items():
+        if args.only and name not in args.only:
+            continue
+        with tempfile.TemporaryDirectory() as folder:
+            rows += attack(folder)
+    widths = [max(len(str(row[i])) for row in rows) for i in range(3)]
+    for row in rows:
+        print("  ".join(str(cell).ljust(width) for cell, width in zip(row, widths)).rstrip())
+    print(f"\nPython {sys.version.split()[0]}, load average {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":

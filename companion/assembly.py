@@ -58,6 +58,7 @@ class Companion:
         self.store: Store | None = None
         self.runtime: Runtime | None = None
         self.surface = None
+        self.public = None  # hardware.leds.PublicFrame: the LEDs but a pairing code
         self.node_input = None
         self.panel = None
         self.server = None
@@ -73,7 +74,7 @@ class Companion:
         from companion.service.geometry import board_geometry
         from hardware.buttons import load_button_layout
         from hardware.led_layout import load_layout
-        from hardware.leds import open_surface
+        from hardware.leds import PublicFrame, open_surface
         from hardware.node_input import open_node_input
         from hardware.panel import open_panel
         from hardware.selftest import Run
@@ -96,6 +97,7 @@ class Companion:
                 fps=leds.fps,
                 pico=self.node_input,
             )
+            self.public = PublicFrame(self.surface)
             p = config.panel
             self.panel = open_panel(
                 p.driver,
@@ -119,6 +121,7 @@ class Companion:
                 watchdog=self._watchdog,
                 watchdog_every=self._watchdog_every,
                 settle=self._settle,
+                fresh_code=self._fresh_code,
             )
             self.runtime.start()
             submit = self.runtime.submit
@@ -173,7 +176,8 @@ class Companion:
             status_provider=self.status,
             selftest=self.start_selftest,
             cancel_selftest=self.cancel_selftest,
-            leds=self.surface.shown,
+            leds=self.public.shown,
+            board_leds=self.surface.shown,
             link=self.link,
         )
         self.server = serve(app, self.host, self.port)
@@ -201,8 +205,16 @@ class Companion:
                 log.warning("LED budget not applied: %s", err)
                 settings.budget_ma = surface.budget_ma
         # A Giant board: only the status pixels and a pairing code (docs/runtime.md, "What the LEDs show").
-        nodes = picture.nodes if runtime.board.on_cloth() else picture.code
+        cloth = runtime.board.on_cloth()
+        nodes = picture.nodes if cloth else picture.code
         surface.show_nodes({nd.name(n): colour for n, colour in nodes.items()}, picture.status)
+        plain = (picture.nodes if picture.plain is None else picture.plain) if cloth else {}
+        self.public.show({nd.name(n): colour for n, colour in plain.items()}, picture.status)
+
+    def _fresh_code(self) -> None:
+        """UNDO in the menu: a pairing code from the control panel (docs/security.md, "Guessing codes")."""
+        if self.server is not None:
+            self.server.app.extensions["gryb-pair-code"].fresh()
 
     def _sound(self, kind: str) -> None:
         if self.panel is not None:
@@ -235,7 +247,7 @@ class Companion:
     def status(self) -> dict:
         """Hardware status for the settings page."""
         link = self.node_input.link_status() if self.node_input is not None else {"state": "down"}
-        leds = self.surface.status() if self.surface is not None else {}
+        leds = self.public.status() if self.public is not None else {}
         return {
             "mode": "simulator" if self.sim else "hardware",
             "serial": link.get("state"),

@@ -368,6 +368,13 @@ class LedSurface:
         nodes, status = self._looks(self._apparent_colours(wire))
         return {"nodes": nodes, "status": status, "frames": frames, "limited": limited}
 
+    def preview(self, nodes: Mapping[str, RGB], status: Sequence[RGB] = ()) -> dict:
+        """What ``shown()`` would say of this frame, and its ``ma``, were it shown now: nothing is sent."""
+        with self._lock:
+            wire, ma, limited = self._pipeline.run(self._pipeline.compose(nodes, status))
+        looks, lights = self._looks(self._apparent_colours(wire))
+        return {"nodes": looks, "status": lights, "limited": limited, "ma": ma}
+
     def _apparent_colours(self, wire: bytes) -> list[RGB]:
         t = self._apparent
         return [(t[r], t[g], t[b]) for r, g, b in self._pipeline.decode(wire)]
@@ -463,6 +470,55 @@ class LedSurface:
         self._last_ma = ma
         self._last_limited = limited
         self.frames_sent += 1
+
+
+class PublicFrame:
+    """The LEDs as they would be without a pairing code, for whoever may not see the code: what ``shown()``
+    and ``status()`` say, of that frame (docs/security.md, "The pairing code on the LEDs"). The frame
+    and the figures of the one with the code differ by its colours, so no guest may see those."""
+
+    HIDDEN = ("fps", "frames_unchanged", "frames_dropped")  # they count the code's frames too
+
+    def __init__(self, surface: LedSurface):
+        self.surface = surface
+        self._lock = threading.Lock()
+        self._key: tuple = ((), (), surface.brightness, surface.budget_ma)
+        self._frame: tuple[dict, list] = ({}, [])
+        self._frames = 0
+        self._looks: dict | None = None
+
+    def show(self, nodes: Mapping[str, RGB], status: Sequence[RGB] = ()) -> None:
+        """The frame without the code, each time the real one is shown."""
+        surface = self.surface
+        key = (tuple(sorted(nodes.items())), tuple(status), surface.brightness, surface.budget_ma)
+        with self._lock:
+            if key != self._key:
+                self._key, self._frame, self._looks = key, (dict(nodes), list(status)), None
+                self._frames += 1
+
+    def _looked(self) -> tuple[dict, int]:
+        with self._lock:
+            if self._looks is None:
+                self._looks = self.surface.preview(*self._frame)
+            return self._looks, self._frames
+
+    def shown(self) -> dict:
+        looks, frames = self._looked()
+        return {
+            "nodes": looks["nodes"],
+            "status": looks["status"],
+            "frames": frames,
+            "limited": looks["limited"],
+        }
+
+    def status(self) -> dict:
+        looks, frames = self._looked()
+        status = {k: v for k, v in self.surface.status().items() if k not in self.HIDDEN}
+        return status | {
+            "last_frame_ma": round(looks["ma"]),
+            "limited": looks["limited"],
+            "frames_sent": frames,
+        }
 
 
 def idle_draw_ma(layout: LedLayout, power: PowerModel | None = None) -> float:

@@ -27,6 +27,7 @@ class WebState:
         selftest=None,
         cancel_selftest=None,
         leds=None,
+        board_leds=None,
         link=None,
     ):
         self.runtime = runtime
@@ -36,7 +37,8 @@ class WebState:
         self.status_provider = status_provider
         self.selftest = selftest
         self.cancel_selftest = cancel_selftest
-        self.leds = leds  # LedSurface.shown
+        self.leds = leds  # PublicFrame.shown: the LEDs but a pairing code
+        self.board_leds = board_leds or leds  # LedSurface.shown, for the simulator's own page alone
         self.link = link  # companion.link.link.Link, or None: not linked
         self.stopping = threading.Event()  # set at shutdown: every SSE stream ends
         self.replays = Replays()
@@ -61,13 +63,23 @@ def create_app(
     selftest: Callable[[], bool] | None = None,
     cancel_selftest: Callable[[], bool] | None = None,
     leds: Callable[[], dict] | None = None,
+    board_leds: Callable[[], dict] | None = None,
     link=None,
 ) -> Flask:
     """The web app around a started Runtime; each argument: docs/web.md, "Starting it"."""
     app = Flask(__name__)
     state_dir = Path(state_dir) if state_dir is not None else config.state.path()
     app.extensions["gryb"] = WebState(
-        runtime, config, sim_input, state_dir, status_provider, selftest, cancel_selftest, leds, link
+        runtime,
+        config,
+        sim_input,
+        state_dir,
+        status_provider,
+        selftest,
+        cancel_selftest,
+        leds,
+        board_leds,
+        link,
     )
 
     from web import (
@@ -85,7 +97,7 @@ def create_app(
     )
     from web import leds as lights  # the blueprint (``leds`` is the argument)
 
-    security.init_app(app, state_dir)
+    security.init_app(app, state_dir, config.web.allowed_hosts)
     for module in (play, events, pairing, games, history, settings, board, lights, compose, linking, openapi):
         app.register_blueprint(module.bp)
     return app

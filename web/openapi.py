@@ -477,15 +477,15 @@ DOCUMENT = {
         "/api/leds": _get(
             "what the LEDs show now (the frame last sent): each lit node of the cloth and the status "
             "pixels as the eye sees them, after brightness, gamma and the current limiter. An ETag of "
-            "the frame: asked with If-None-Match before the LEDs change, a 304. While a pairing code "
-            "is shown, the top two levels are withheld (but from the simulator's own page)",
+            "the frame: asked with If-None-Match before the LEDs change, a 304. A pairing code shown "
+            "is left out, and the frame told as it would be without it (but to the simulator's own page)",
             {
                 "type": "object",
                 "required": ["frames", "limited", "nodes", "status", "withheld"],
                 "properties": {
                     "frames": {
                         "type": "integer",
-                        "description": "frames sent so far: a new count is a new frame",
+                        "description": "frames so far: a new count is a new frame",
                     },
                     "limited": {"type": "boolean", "description": "the current limiter dimmed it"},
                     "nodes": {
@@ -501,7 +501,7 @@ DOCUMENT = {
                     "withheld": {
                         "type": "array",
                         "items": c.NODE,
-                        "description": "nodes not told: a pairing code is on the board",
+                        "description": "always empty: kept for pages that ask",
                     },
                 },
             },

@@ -6,8 +6,10 @@ from __future__ import annotations
 import functools
 import hmac
 import ipaddress
+import json
 import os
 import secrets
+import socket
 import threading
 import time
 from collections import deque
@@ -23,6 +25,7 @@ BACKSTOP = 4 * MAX_BODY  # waitress' own limit (a text/plain 413): past it the a
 SESSION_HOURS = 12
 SECRET_FILE = "web-secret.key"
 EPOCH_FILE = "web-pairing.epoch"
+REVOKED_FILE = "web-revoked.json"  # sessions forgotten one by one, kept until they would have expired
 UNSAFE = ("POST", "PUT", "PATCH", "DELETE")
 
 CSP = (
@@ -62,15 +65,46 @@ def _secret_file(path: Path, nbytes: int = 32) -> bytes:
 
 
 class Pairings:
-    """The pairing epoch: a random value every paired session carries; a new one forgets all phones."""
+    """The pairing epoch: a random value every paired session carries; a new one forgets all phones.
+    A session forgotten alone ("Forget this phone") is listed by its id until it would have expired."""
 
     def __init__(self, state_dir: Path):
         self.path = state_dir / EPOCH_FILE
         self.epoch = _secret_file(self.path, 16).hex()
+        self._revoked_path = state_dir / REVOKED_FILE
+        self._lock = threading.Lock()
+        try:
+            revoked = json.loads(self._revoked_path.read_text())
+            self._revoked = {k: float(v) for k, v in revoked.items()}
+        except (OSError, ValueError, TypeError, AttributeError):  # none yet, or cut short: forgets none
+            self._revoked = {}
 
     def forget_all(self) -> None:
         self.path.unlink(missing_ok=True)
         self.epoch = _secret_file(self.path, 16).hex()
+        with self._lock:
+            self._revoked = {}
+            self._save()
+
+    def revoke(self, sid: str, paired_at: float) -> None:
+        with self._lock:
+            now = time.time()
+            self._revoked = {k: t for k, t in self._revoked.items() if now - t < SESSION_HOURS * 3600}
+            self._revoked[sid] = paired_at
+            self._save()
+
+    def revoked(self, sid: str) -> bool:
+        with self._lock:
+            return sid in self._revoked
+
+    def _save(self) -> None:
+        part = self._revoked_path.with_suffix(".part")
+        fd = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as f:
+            json.dump(self._revoked, f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(part, self._revoked_path)
 
 
 class RateLimit:
@@ -105,13 +139,33 @@ class RateLimit:
 
 def is_paired() -> bool:
     pairings = current_app.extensions["gryb-pairings"]
-    token = session.get("csrf")
+    token, sid = session.get("csrf"), session.get("sid")
     return (
         isinstance(token, str)
+        and isinstance(sid, str)
         and session.get("epoch") == pairings.epoch
         and isinstance(session.get("paired_at"), (int, float))
         and time.time() - session["paired_at"] < SESSION_HOURS * 3600
+        and not pairings.revoked(sid)
     )
+
+
+def start_session() -> str:
+    """Pair this request's session: a new id, the epoch, the time and a CSRF token (which it returns)."""
+    session.clear()
+    session.permanent = True
+    session["sid"] = secrets.token_urlsafe(16)
+    session["epoch"] = current_app.extensions["gryb-pairings"].epoch
+    session["paired_at"] = time.time()
+    session["csrf"] = secrets.token_urlsafe(32)
+    return session["csrf"]
+
+
+def end_session() -> None:
+    """Forget this phone on the server too: a copy of its cookie is refused from now on."""
+    if is_paired():
+        current_app.extensions["gryb-pairings"].revoke(session["sid"], session["paired_at"])
+    session.clear()
 
 
 def csrf_token() -> str | None:
@@ -135,30 +189,96 @@ def paired(view):
 
 def _host_only(host: str) -> str:
     host = host.strip().lower()
-    if host.startswith("["):
-        return host[1 : host.find("]")] if "]" in host else host
-    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+    if host.startswith("["):  # an IPv6 address, its zone (fe80::1%25eth0) left out
+        return (host[1 : host.find("]")] if "]" in host else host).split("%")[0]
+    return (host.rsplit(":", 1)[0] if host.count(":") == 1 else host).rstrip(".")
 
 
-def _ok_host(host: str) -> bool:
-    """A host name a LAN appliance answers to: an address, localhost, a bare or mDNS/.lan name."""
-    name = _host_only(host)
-    if not name:
-        return False
-    try:
-        ipaddress.ip_address(name)
-        return True
-    except ValueError:
+LAN_SUFFIXES = ("local", "lan", "home", "internal", "home.arpa", "localdomain")
+
+
+def _interface_addresses() -> set[str]:
+    """This machine's addresses: Linux's tables of them, else what its own name resolves to."""
+    found: set[str] = set()
+    try:  # /32 host LOCAL entries: every IPv4 address of every interface
+        lines = Path("/proc/net/fib_trie").read_text().splitlines()
+        found |= {a.split()[-1] for a, b in zip(lines, lines[1:]) if "host LOCAL" in b}
+    except OSError:
         pass
-    if name == "localhost" or "." not in name:
-        return True
-    return name.endswith((".local", ".lan", ".home", ".internal", ".home.arpa", ".localdomain"))
+    try:
+        for line in Path("/proc/net/if_inet6").read_text().splitlines():
+            raw = line.split()[0]
+            found.add(str(ipaddress.ip_address(":".join(raw[i : i + 4] for i in range(0, 32, 4)))))
+    except (OSError, ValueError, IndexError):
+        pass
+    for name in {socket.gethostname(), socket.getfqdn()}:
+        try:
+            found |= {info[4][0].split("%")[0] for info in socket.getaddrinfo(name, None)}
+        except OSError:
+            pass
+    return found
+
+
+class Hosts:
+    """The names and addresses a request's Host may give: this machine's and ``[web] allowed_hosts``. A
+    page on another name (DNS rebinding) is refused, GET or POST (docs/security.md, "The threat model")."""
+
+    REFRESH = 10.0  # seconds: an address the machine took since (DHCP) is found on the next look
+
+    def __init__(self, allowed=(), addresses=_interface_addresses, clock=time.monotonic):
+        self._allowed = {_host_only(h) for h in allowed}
+        self._addresses, self._clock = addresses, clock
+        self._known: set[str] = set()
+        self._looked = -1e9
+        self._lock = threading.Lock()
+
+    def _names(self) -> set[str]:
+        short = socket.gethostname().lower().split(".")[0]
+        names = {"localhost", short, socket.gethostname().lower(), socket.getfqdn().lower()}
+        return names | {f"{short}.{suffix}" for suffix in LAN_SUFFIXES}
+
+    def _look(self) -> None:
+        now = self._clock()
+        if now - self._looked >= self.REFRESH:
+            known = self._names()
+            for address in self._addresses():
+                try:
+                    known.add(str(ipaddress.ip_address(address)))
+                except ValueError:  # a line of /proc this reader does not know
+                    pass
+            self._known = known
+            self._looked = now
+
+    def allows(self, host: str) -> bool:
+        name = _host_only(host)
+        if not name:
+            return False
+        try:
+            ip = ipaddress.ip_address(name)
+        except ValueError:
+            ip = None
+        if name in self._allowed or name.endswith(".localhost") or (ip is not None and ip.is_loopback):
+            return True
+        name = str(ip) if ip is not None else name
+        if name in self._known:
+            return True
+        with self._lock:  # an unknown name: look again (at most every REFRESH seconds)
+            self._look()
+            return name in self._known
+
+
+def _check_host() -> None:
+    host = request.host or ""
+    if not current_app.extensions["gryb-hosts"].allows(host):
+        refuse(
+            403,
+            f"this board does not answer to the name {_host_only(host)!r}: use its own name or address, "
+            "or add the name to allowed_hosts in [web] of the config",
+        )
 
 
 def _check_unsafe_request() -> None:
     host = request.host or ""
-    if not _ok_host(host):  # a public name is how a DNS-rebinding page would reach the board
-        refuse(403, "this host name is not one the board answers to")
     origin = request.headers.get("Origin")
     if origin is not None:  # a page on another site posting here
         scheme, _, rest = origin.partition("://")
@@ -174,7 +294,7 @@ def _check_unsafe_request() -> None:
         refuse(415, "send JSON (Content-Type: application/json)")
 
 
-def init_app(app: Flask, state_dir: Path) -> None:
+def init_app(app: Flask, state_dir: Path, allowed_hosts=()) -> None:
     app.secret_key = _secret_file(state_dir / SECRET_FILE)
     app.config.update(
         MAX_CONTENT_LENGTH=MAX_BODY,
@@ -188,9 +308,11 @@ def init_app(app: Flask, state_dir: Path) -> None:
     )
     app.extensions["gryb-pairings"] = Pairings(state_dir)
     app.extensions["gryb-pair-limit"] = RateLimit(5, 60.0)
+    app.extensions["gryb-hosts"] = Hosts(allowed_hosts)
 
     @app.before_request
     def _guard():
+        _check_host()
         if request.method in UNSAFE:
             _check_unsafe_request()
 

@@ -1,8 +1,11 @@
 """What the web tests and the benchmarks share: a loaded die, pairing, games played out, page weights,
-slow connections."""
+slow connections, and clients over real sockets at a chosen loopback address (127.0.x.y standing for a
+phone on the LAN)."""
 
 from __future__ import annotations
 
+import http.client
+import json
 import random
 import re
 import socket
@@ -166,3 +169,101 @@ class Slowloris:
         self.thread.join()
         for s in self.due:
             s.close()
+
+
+class Phone:
+    """A client at one address with its own cookie and CSRF token, as a phone's browser keeps them."""
+
+    def __init__(self, server, address="127.0.0.1", host=None):
+        self.port, self.address = server.port, address
+        self.host = host or f"127.0.0.1:{server.port}"
+        self.cookie = self.csrf = None
+
+    def ask(self, method, path, data=None, headers=None) -> tuple[int, dict, bytes]:
+        conn = http.client.HTTPConnection(
+            "127.0.0.1", self.port, timeout=10, source_address=(self.address, 0)
+        )
+        sent = {"Host": self.host} | (headers or {})
+        if self.cookie:
+            sent["Cookie"] = self.cookie
+        if self.csrf:
+            sent["X-CSRF-Token"] = self.csrf
+        body = None
+        if data is not None:
+            body, sent["Content-Type"] = json.dumps(data).encode(), "application/json"
+        try:
+            conn.request(method, path, body=body, headers=sent)
+            r = conn.getresponse()
+            raw = r.read()
+            cookie = r.getheader("Set-Cookie")
+            if cookie:
+                self.cookie = cookie.split(";", 1)[0]
+            return r.status, dict(r.getheaders()), raw
+        finally:
+            conn.close()
+
+    def get(self, path, **kw):
+        return self.ask("GET", path, **kw)
+
+    def post(self, path, data=None, **kw):
+        return self.ask("POST", path, {} if data is None else data, **kw)
+
+    def json(self, method, path, data=None) -> tuple[int, dict]:
+        status, _, raw = self.ask(method, path, data)
+        return status, json.loads(raw or b"null")
+
+    def pair(self, rt) -> None:
+        """Read the code off the board (the runtime's) and type it."""
+        assert self.post("/api/pair/start")[0] == 200
+        status, answer = self.json("POST", "/api/pair", {"code": "".join(rt.board.effects.code)})
+        assert status == 200, answer
+        self.csrf = answer["csrf"]
+
+
+class Feed:
+    """A live feed (GET /api/events) on a raw socket at one address."""
+
+    def __init__(self, port, source="127.0.0.1", cookie=None):
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=5, source_address=(source, 0))
+        jar = f"Cookie: {cookie}\r\n".encode() if cookie else b""
+        self.sock.sendall(
+            b"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n" + jar + b"\r\n"
+        )
+        self.buf = b""
+        self.head = self._until(b"\r\n\r\n")
+        self.status = int(self.head.split(b" ", 2)[1])
+
+    def _until(self, sep):
+        while sep not in self.buf:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise EOFError
+            self.buf += chunk
+        part, self.buf = self.buf.split(sep, 1)
+        return part
+
+    def snapshot(self, timeout=5.0):
+        """The next state the feed sends (heartbeats skipped); TimeoutError if none comes in time."""
+        self.sock.settimeout(timeout)
+        while True:
+            size = int(self._until(b"\r\n"), 16)
+            while len(self.buf) < size + 2:
+                self.buf += self.sock.recv(65536)
+            chunk, self.buf = self.buf[:size], self.buf[size + 2 :]
+            for line in chunk.decode().splitlines():
+                if line.startswith("data: "):
+                    return json.loads(line[6:])
+
+    def ended(self, timeout=5.0) -> bool:
+        """Whether the server ends the feed within ``timeout`` (all it sends till then is left unread)."""
+        self.sock.settimeout(timeout)
+        try:
+            while True:
+                chunk = self.sock.recv(65536)
+                if not chunk or chunk.endswith(b"0\r\n\r\n"):
+                    return True
+        except TimeoutError:
+            return False
+
+    def close(self):
+        self.sock.close()

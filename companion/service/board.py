@@ -29,7 +29,8 @@ from companion.session.session import Session
 log = logging.getLogger(__name__)
 
 NEW_GAME_SINCE = "a new game has started since: look at the board again"
-MENU = "menu open: ROLL dims the board step by step down to night mode, OK closes"
+MENU = "menu open: ROLL dims the board step by step down to night mode, OK closes, UNDO shows a pairing code"
+FRESH_CODE = "a fresh pairing code on the board: type it on the phone"
 MOVED_SINCE = "the game has moved on since: look at the board again"
 LINKED_ROLL = "the linked boards roll together: the die shows once every board has sent its part"
 
@@ -46,8 +47,10 @@ class Board:
         clock: Callable[[], float] = time.monotonic,
         wall: Callable[[], float] = time.time,
         settle: Callable[[], None] | None = None,
+        fresh_code: Callable[[], None] | None = None,
     ):
         self.config, self.store, self.die = config, store, die or Die()
+        self._fresh_code = fresh_code  # the web's: a person at the board asks for a pairing code
         self._beep = sound or (lambda kind: None)
         self.clock, self.wall = clock, wall
         self.effects = Effects()
@@ -187,7 +190,7 @@ class Board:
     def _undo(self, command: c.Undo) -> Feedback:
         self._in_game(command)
         if self.settings.menu:
-            return self._menu_key(c.Ok)
+            return self._menu_key(c.Undo)
         if self.session.link is not None:
             return self._after(Feedback(False, "a linked game is not taken back: the other boards have it"))
         session, was_over = self.session, self.session.game.over
@@ -231,11 +234,14 @@ class Board:
         return Feedback(True, MENU if self.settings.menu else "menu closed")
 
     def _menu_key(self, key: type) -> Feedback:
-        """ROLL dims a step (kept); OK and UNDO close the menu."""
+        """ROLL dims a step (kept); OK closes the menu, UNDO too, with a fresh pairing code shown."""
         if key is c.Roll:
             said = self.settings.step_brightness()
             self.store.set_setting("brightness", self.settings.brightness)
             self.store.set_setting("night", self.settings.night)
+        elif key is c.Undo and self._fresh_code is not None:
+            self._fresh_code()
+            said, self.settings.menu = FRESH_CODE, False
         else:
             said, self.settings.menu = "menu closed", False
         self._publish()

@@ -138,11 +138,16 @@ class Panel:
 class Web:
     host: str = "127.0.0.1"
     port: int = 8080
+    # Names the page may be reached by besides this machine's own (docs/security.md, "The threat model").
+    allowed_hosts: tuple[str, ...] = ()
 
     def check(self) -> None:
         _span("web.port", self.port, 1, 65535)
         if not self.host:
             raise ConfigError("web.host is empty: give an address such as 0.0.0.0 or 127.0.0.1")
+        for name in self.allowed_hosts:
+            if not isinstance(name, str) or not name or any(c in name for c in " /\t@"):
+                raise ConfigError(f"web.allowed_hosts: {name!r} is not a host name such as gryb.example.org")
 
 
 @dataclass(frozen=True)

@@ -44,6 +44,8 @@ class Effects:
 class Picture:
     nodes: dict[Node, RGB] = field(default_factory=dict)
     code: dict[Node, RGB] = field(default_factory=dict)  # lit on a Giant game too
+    # The nodes as they would be without the code, for whoever may not see it (None: no code shown).
+    plain: dict[Node, RGB] | None = None
     status: list[RGB] = field(default_factory=lambda: [OFF] * STATUS_PIXELS)
     # When it next changes, on the clock of ``now`` (``now``: as soon as the LEDs allow); None: never.
     redraw: float | None = None
@@ -205,14 +207,14 @@ def render(game: Game, table: Hands, colours: list[RGB], effects: Effects, now: 
         lit[effects.flash[0]] = ALARM
         frame.changes_at(effects.flash[1] + FLASH_SECONDS)
 
-    if scene.code:
-        picture.code = dict(scene.code)
-        lit.update(scene.code)
     picture.status = (
         _gryb_row(game, colours, formed, frame) if flashing else _status(game, colours, effects, frame)
     )
     if game.over and game.winners and effects.ended is not None:
         _sweep(game, lit, colours[game.winners[0]], effects.ended, frame)
+    if scene.code:
+        picture.code, picture.plain = dict(scene.code), dict(lit)
+        lit.update(scene.code)
     picture.redraw = frame.next
     return picture
 

@@ -308,6 +308,9 @@ def test_a_pairing_code_lights_the_top_quadrangle_with_a_white_light_in_the_corn
     }
     assert picture.code == expect
     assert {n: picture.nodes[n] for n in expect} == expect
+    # What no guest may see (issue 44, 1): the picture as it is without the code, the stone on G too.
+    assert picture.plain == frame(t, 0.0, Effects()).nodes and picture.plain[N(t, "G")] != expect[N(t, "G")]
+    assert frame(t, 0.0, Effects()).plain is None
 
 
 @pytest.mark.parametrize("game_id", ["drangles", "ez-gryb", "25-mens-gryb"])

@@ -128,10 +128,11 @@ def _feeds(port, source, n):
 
 
 def test_event_streams_cannot_take_every_thread(rt, tmp_path):
-    """Each open stream holds a waitress thread: one device may open PER_CLIENT, all of them together
-    leave FREE_THREADS for the page and the API; a stream whose client has gone frees its thread at
-    once, not at its next heartbeat."""
-    from web.events import PER_CLIENT
+    """Each open stream holds a waitress thread: one guest's device may open GUEST_PER_CLIENT, all the
+    guests together leave RESERVED for paired phones and FREE_THREADS for the page and the API; a stream
+    whose client has gone frees its thread at once, not at its next heartbeat."""
+    from web.events import GUEST_PER_CLIENT as PER_CLIENT
+    from web.events import RESERVED
     from web.server import FREE_THREADS, THREADS
 
     app = create_app(rt, Config(), state_dir=tmp_path)
@@ -143,10 +144,10 @@ def test_event_streams_cannot_take_every_thread(rt, tmp_path):
         extra.close()
         others = [
             f
-            for i in range((THREADS - FREE_THREADS) // PER_CLIENT - 1)
+            for i in range((THREADS - FREE_THREADS - RESERVED) // PER_CLIENT - 1)
             for f in _feeds(server.port, f"127.0.0.{i + 2}", PER_CLIENT)
         ]
-        assert len(first + others) == THREADS - FREE_THREADS
+        assert len(first + others) == THREADS - FREE_THREADS - RESERVED
         extra = Feed(server.port, "127.0.0.99")
         assert extra.status == 503 and b"application/json" in extra.head
         extra.close()

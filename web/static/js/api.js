@@ -90,7 +90,7 @@ function showCode(view, code) {
 let attempt = 0; // a late answer to an abandoned start must not show its (no longer valid) code
 let shownCode = null; // the code the sheet shows (the laptop simulator: this page is the board) while it lives
 
-// The code the sheet shows is spent (three wrong tries, used, or expired): it says so, and New code is due.
+// The code the sheet shows is spent (used, or expired): it says so, and New code is due.
 function spent() {
   shownCode = null;
   panel.querySelector("#pair-shown").classList.add("spent");
