@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-
-DATA = Path(__file__).parent / "data"
 
 
 @pytest.fixture(autouse=True)
@@ -56,12 +52,3 @@ def searched(monkeypatch):
 
     monkeypatch.setattr(ai, "search", watched)
     return seen
-
-
-def read_table(name: str) -> list[list[str]]:
-    """Rows of a tab-separated data file under tests/data, comments and blank lines skipped."""
-    rows = []
-    for line in (DATA / name).read_text(encoding="utf-8").splitlines():
-        if line.strip() and not line.startswith("#"):
-            rows.append(line.split("\t"))
-    return rows

@@ -17,7 +17,7 @@ import json
 import random
 
 import pytest
-from conftest import DATA
+from tables import DATA
 
 from companion.games.catalogue import find
 

@@ -1,7 +1,7 @@
 from itertools import combinations, permutations, product
 
 import pytest
-from conftest import read_table
+from tables import read_table
 
 from companion.rules import gryb
 from companion.rules import node as nd

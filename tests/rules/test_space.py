@@ -1,5 +1,5 @@
 import pytest
-from conftest import read_table
+from tables import read_table
 
 from companion.rules import node as nd
 from companion.rules.formation import block_targets, change_reach
