@@ -113,6 +113,7 @@ class Companion:
                 watchdog=self._watchdog,
                 watchdog_every=self._watchdog_every,
                 settle=self._settle,
+                stones="leds" if self.sim else "cloth",  # `run --sim` has no stones to move
             )
             self.runtime.start()
             submit = self.runtime.submit

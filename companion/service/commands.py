@@ -365,6 +365,7 @@ class ChangeSettings(Command):
     colours: list | None = KEEP
     die: str | None = KEEP
     time_scale: float | None = KEEP
+    stones: str | None = KEEP
     BODY: ClassVar[dict] = SETTINGS  # the layout's lowest budget is the runtime's to check
     SAYS: ClassVar[str] = SETTINGS_SAYS
 

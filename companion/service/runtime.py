@@ -48,6 +48,7 @@ class Runtime:
         watchdog: Callable[[], Any] | None = None,
         watchdog_every: float | None = None,
         settle: Callable[[], None] | None = None,
+        stones: str = "cloth",
     ):
         self.config, self.store, self.clock = config, store, clock
         self.watchdog, self.watchdog_every = watchdog, watchdog_every
@@ -56,7 +57,15 @@ class Runtime:
         self._queue: queue.Queue[tuple[c.Command, Future] | None] = queue.Queue()
         self._thread: threading.Thread | None = None
         self.board = Board(
-            config, store, submit=self.submit, die=die, sound=sound, clock=clock, wall=wall, settle=settle
+            config,
+            store,
+            submit=self.submit,
+            die=die,
+            sound=sound,
+            clock=clock,
+            wall=wall,
+            settle=settle,
+            stones=stones,
         )
         self._deliver()
 

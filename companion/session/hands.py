@@ -74,7 +74,8 @@ class Hands:
     # The actions the presses fit, when several (Grim Reaper's sex and life): the phone asks which.
     choices: tuple[Action, ...] = ()
     physical_die: bool = False  # the players say what their GRYB die shows
-    cloth: bool = True  # False at a terminal: no stones for hands to move, so no chores
+    # False at a terminal and with the LEDs for stones (the setting "stones"): nothing for hands to move.
+    cloth: bool = True
 
     def __post_init__(self):
         if not self.names:

@@ -82,6 +82,7 @@ def pair(page, runtime):
 
 
 @pytest.mark.die("GGRGYGBG")  # Ann enters G, R, Y, B; Bo's rolls of G find nothing to do
+@pytest.mark.cloth
 def test_pair_choose_play_to_a_gryb_undo_and_reload(browser, site, artifacts):
     runtime, url = site.runtime, site.url
     errors = []
@@ -461,6 +462,7 @@ def test_pyragryb_shows_each_players_pyramids_size_by_size(browser, site):
     page.context.close()
 
 
+@pytest.mark.cloth
 def test_a_game_against_the_computer_from_the_phone(browser, site):
     """Seat 2 is the computer: its move is marked on the board, its stone blinking and where it goes pulsing,
     until the phone's player carries it out; a hint marks its stone and target too."""
@@ -1286,6 +1288,7 @@ def test_a_computer_seat_given_a_persons_name_still_says_it_is_the_computer(brow
     page.context.close()
 
 
+@pytest.mark.cloth
 def test_a_seat_is_handed_to_the_computer_from_the_page_and_it_plays_on(browser, site):
     """A player who has to go: "Who plays" hands their seat to the computer, which answers at once."""
     site.runtime.call(c.NewGame("drangles", 2, {}, ["Ann", ""], None, None))
@@ -1561,6 +1564,7 @@ def test_a_tap_that_gives_the_zoomed_board_the_keyboard_leaves_the_box_where_the
     page.context.close()
 
 
+@pytest.mark.cloth
 def test_the_zoomed_board_goes_to_the_computers_move_and_stays_on_a_pick_the_finger_can_see(browser, site):
     """The most pressing of what is worth following decides: the computer's move off the box is scrolled to
     though the player's own move is in it (it was left off the box); and a piece picked at the box's edge,
