@@ -259,6 +259,8 @@ class Console:
         self.write(
             f"{self.names[game.to_move]} to play{more}{die}" + (f"; scores {scores}" if scores else "") + only
         )
+        if owed := self.session.hands.owed():  # as the page and the LEDs say it
+            self.write(owed)
 
     def say_aims(self) -> None:
         """Each seat's aim, where they differ (Grim Reaper, Connection)."""

@@ -61,6 +61,7 @@ class Game:
     extra_fields: ClassVar[tuple[str, ...]] = ()  # a subclass's own state fields (immutable values)
     # Stones on the cloth kept in step; False: the LEDs alone show them (Multiverse).
     physical_stones: ClassVar[bool] = True
+    piece_words: ClassVar[tuple[str, str]] = ("stone", "stones")  # a piece in the players' words: one, many
     hand: ClassVar[str | None] = "In hand"  # the page's column head for ``in_hand``; None: no column
     # The column head for ``scores``; None: "just played win or lose" (001 "Scoring GRYB"), a win scores 1.
     score: ClassVar[str | None] = "Points"

@@ -327,7 +327,7 @@ class Hands:
         return Feedback(True, self.message, action=action, passed=passed)
 
     def _nothing_to_play(self, mover: int) -> str:
-        """Words for a turn where OK is all there is, or passes beside moves: nothing on the board says so."""
+        """What the next player owes, or a pass offered beside moves: nothing on the board says so."""
         game = self.game
         if game.over or game.is_chance:
             return ""
@@ -335,12 +335,40 @@ class Hands:
         if PASS in kinds and not kinds <= {PASS, END}:
             # PyraGRYB's pass beside a reincarnation, which may be a turn and never must be.
             return " · make a move, or OK passes"
-        if not kinds or not kinds <= {PASS, END}:
+        owed = self.owed()
+        return f" · {owed}" if owed else ""
+
+    def owed(self) -> str:
+        """What the player to move must do where it is not a turn as usual (a removal, a second move of the
+        turn, a forced pass), in words; "" otherwise. The page, the terminal and the LEDs show it."""
+        game = self.game
+        if game.over or game.is_chance or not game.history:
             return ""
-        ok = "OK ends the turn" if END in kinds else "OK passes"
-        if game.to_move == mover:
-            return f" · nothing more to play: {ok}"
-        return f" · {self.names[game.to_move]} has nothing to play: {ok}"
+        legal = self.legal()
+        kinds = {a.kind for a in legal}
+        me, last = self.names[game.to_move], game.played()[-1]
+        again = last[1] == game.to_move and last[0].kind != ROLL
+        if kinds == {REMOVE}:
+            return self._removal_owed(legal, me, again and last[0].kind == REMOVE)
+        if kinds and kinds <= {PASS, END}:
+            ok = "OK ends the turn" if END in kinds else "OK passes"
+            return f"{me} has nothing {'more ' if again else ''}to play: {ok}"
+        return f"{me} moves again: the same turn" if again and game.players > 1 else ""
+
+    def _removal_owed(self, legal: list[Action], me: str, more: bool) -> str:
+        """ "Ann made a GRYB: remove one of Bo's men"."""
+        game = self.game
+        owners = sorted({game.owner(a.target) for a in legal} - {None})
+        many = game.piece_words[1]
+        whose = " or ".join("their own" if p == game.to_move else f"{self.names[p]}'s" for p in owners)
+        n = max(game.pending, 1)
+        count = f"{n} of {whose} {many}" if n > 1 else f"one {'more ' if more else ''}of {whose} {many}"
+        why = f"{me} made a GRYB: " if game.pending or game.formed() else f"{me}: "
+        return f"{why}remove {count}"
+
+    def removable(self) -> int:
+        """Bitboard of the stones the player to move may remove, when a removal is owed."""
+        return self.targets() if self.owed() and {a.kind for a in self.legal()} == {REMOVE} else 0
 
     def drop(self) -> None:
         """Forget the picks of a move that will not be made; what they moved becomes chores."""
@@ -434,6 +462,7 @@ class Hands:
                 for c in self.chores
             ],
             "message": self.message,
+            "owed": self.owed(),
             "names": self.names,
             "proposal": None if self.proposal is None else str(self.proposal),
             "hint": None if self.hint is None else str(self.hint),

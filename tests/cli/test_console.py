@@ -358,3 +358,15 @@ def test_a_node_several_players_rings_share_in_multiverse_is_drawn_as_a_star():
     assert shared
     c.show()
     assert out.getvalue().count("*") == len(shared)
+
+
+def test_a_removal_owed_after_a_gryb_is_said_and_said_again_after_undo():
+    """Issue 46: the terminal says what the page says, "Player 1 made a GRYB: remove one of Player 2's men",
+    where it said only "Player 1 to play again (the same turn)"."""
+    c, out = console("25-mens-gryb", depth=3, stones=4)
+    owed = "Player 1 made a GRYB: remove one of Player 2's men\n"
+    assert c.play(iter("G GG R RR Y YY B".split())) == 0
+    assert out.getvalue().count(owed) == 1
+    c.answer("xGG")
+    c.answer("undo")  # back to the GRYB formed, Player 2's man back: the removal is owed again
+    assert out.getvalue().count(owed) == 2

@@ -715,3 +715,30 @@ def test_what_the_table_keeps_per_position_follows_every_press_undo_and_roll(gam
             else:
                 t.ok()
     assert step > 100
+
+
+def test_every_owed_action_is_said_in_words_and_kept_after_undo():
+    """Issue 46: a removal after a GRYB, what is left of it, a second move of the turn and a forced pass are
+    said, from the position alone, so an UNDO back into one says it again."""
+    mens = find("25-mens-gryb")
+    t = Hands(mens(2, depth=3, stones=4), names=["Ann", "Bo"])
+    for name in "G GG R RR Y YY".split():
+        t.press(P(t, name))
+    assert t.owed() == ""
+    assert t.press(P(t, "B")).message == "Ann: B · Ann made a GRYB: remove one of Bo's men"
+    assert t.to_dict()["owed"] == "Ann made a GRYB: remove one of Bo's men"
+    # A level-2 GRYB removes two men: then one more.
+    quad = Hands(mens(2), names=["Ann", "Bo"])
+    for name in "BBBB RRRR BBBY RRRY GG RRRG GR YYYY GY YYYR GB".split():
+        assert quad.press(P(quad, name)).ok, quad.message
+    assert quad.owed() == "Ann made a GRYB: remove 2 of Bo's men"
+    quad.press(P(quad, "RRRR"))
+    assert quad.owed() == "Ann made a GRYB: remove one more of Bo's men"
+    quad.undo()  # the man put back: the two are owed again
+    assert quad.owed() == "Ann made a GRYB: remove 2 of Bo's men"
+    drangles = Hands(find("drangles")(), names=["Ann", "Bo"])
+    drangles.press(P(drangles, "0"))
+    assert drangles.owed() == "Ann moves again: the same turn"
+    ez = Hands(find("ez-gryb")(), names=["Ann", "Bo"])
+    ez.roll(Loaded("G"))
+    assert ez.owed() == ""  # a turn as usual: the roll, then the move

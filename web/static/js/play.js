@@ -55,7 +55,13 @@ async function render(s) {
   // A refusal is news once: the page as loaded shows the table's message, not a refusal made before it.
   const fb = shownOnce ? s.feedback : null;
   shownOnce = true;
-  const text = (fb && fb.message) || table.message || "";
+  // What the player to move owes (a removal, a second move, a pass), in the session's words; the message
+  // ends with it when the move just made brought it, said once here.
+  const owed = table.owed || "";
+  say($("owed"), owed);
+  $("owed").hidden = !owed;
+  let text = (fb && fb.message) || table.message || "";
+  if (owed && text.endsWith(" · " + owed)) text = text.slice(0, -(owed.length + 3));
   $("message").textContent = text === $("turn-name").textContent ? "" : text;
   $("message").classList.toggle("refused", !!(fb && !fb.ok));
   $("chores").replaceChildren(...(table.chores || []).map((c) => { const li = document.createElement("li"); li.textContent = c.text; return li; }));
