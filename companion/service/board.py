@@ -306,7 +306,19 @@ class Board:
     # -- new games, settings, compositions --
 
     def _new_game(self, command: c.NewGame) -> dict:
+        """Refused while a game is under way unless ``abandon`` says to; that game is kept, abandoned."""
+        before = self.session
+        under_way = bool(before.game.history) and not before.game.over
+        if under_way and not command.abandon:
+            command.make(c.find_game(self.catalogue, command.game))  # a wrong choice is said first
+            raise c.Unconfirmed(
+                f"{before.game.name} is under way ({len(before.game.history)} actions): a new game abandons "
+                "it, and it stays in Scores, marked abandoned"
+            )
         self._start_new(command)
+        if under_way:
+            self.ledger.abandon(before)
+            log.info("game %s abandoned for game %s", before.game_id, self.session.game_id)
         return self._publish()
 
     def _start_new(

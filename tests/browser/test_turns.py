@@ -32,3 +32,28 @@ def test_a_removal_owed_after_a_gryb_is_said_on_the_page_and_again_after_undo(br
     after(page, lambda: page.locator("#undo").click())
     until(page, f"document.getElementById('owed').textContent === {owed!r}")
     assert shown(page, "#owed") == owed
+
+
+def test_a_new_game_asks_before_abandoning_the_one_under_way_which_scores_keeps(browser, site):
+    rt = site.runtime
+    first = rt.call(c.NewGame("drangles", 2, {}, ["Ann", "Bo"]))["game_id"]
+    for node in ["0", "0", "G"]:
+        assert rt.call(c.Press(node)).ok
+    page = paired_page(browser, site, "/games")
+    page.locator('.gamecard input[value="ez-gryb"]').check()
+    start = page.locator("form.newgame button[type=submit]")
+    assert start.inner_text() == "Start EZ GRYB"  # the space display:inline-flex lost
+    start.click()
+    until(page, "!document.querySelector('.confirm').hidden")
+    says = page.locator("#confirm-says").inner_text()
+    assert says.startswith("'Drangles is under way") and "marked abandoned" in says, says
+    assert rt.snapshot()["game_id"] == first  # asked, nothing changed
+    page.locator("[data-abandon]").click()
+    page.wait_for_url(site.url + "/")
+    assert rt.snapshot()["game"]["id"] == "ez-gryb" and rt.snapshot()["game_id"] != first
+    page.goto(site.url + "/history")
+    row = page.locator(f'a.rowlink[href="/history/{first}"]')
+    assert "abandoned" in row.inner_text() and "'Drangles" in row.inner_text()
+    row.click()
+    page.wait_for_url(f"{site.url}/history/{first}")
+    assert "abandoned" in page.locator("main").inner_text()

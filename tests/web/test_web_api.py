@@ -433,7 +433,7 @@ COMPOSITION = re.sub(r'(?m)^id = ".*"$', f'id = "{PROBE}"', EXAMPLE)
 BODIES = {
     "/api/press": {"node": "G"},
     "/api/act": {"action": "G"},
-    "/api/games/new": {"game": "drangles"},
+    "/api/games/new": {"game": "drangles", "abandon": True},  # the game before is under way
     "/api/settings": {"night": True, "brightness": 0.25},
     "/api/compositions": {"text": COMPOSITION, "format": "toml"},
     "/api/seat": {"seat": 1, "kind": "easy"},

@@ -1,4 +1,4 @@
-"""The setting "stones": real stones on the cloth, or the LEDs for stones (nothing waits for hands)."""
+"""What the players are spared: stones shown by the LEDs (nothing waits for hands), no game lost by a tap."""
 
 import pytest
 from test_runtime_computer import press_all, wait_for
@@ -47,3 +47,31 @@ def test_a_real_board_starts_with_the_cloth_and_the_phone_changes_it(make):
         rt.call(c.ChangeSettings(stones="glass"))
     rt.stop()
     assert make().snapshot()["settings"]["stones"] == "leds"  # kept across a restart
+
+
+def test_a_new_game_while_one_is_under_way_needs_consent_and_the_old_one_is_kept_abandoned(make):
+    """Issue 46: a new game threw away the one in progress without a word."""
+    rt = make()
+    first = rt.call(c.NewGame("drangles", 2, {}, ["Ann", "Bo"], {"method": "games", "target": 3}))
+    for node in ["0", "0", "G"]:
+        assert rt.call(c.Press(node)).ok
+    before = rt.call(c.Snapshot())
+    with pytest.raises(c.Unconfirmed, match="Drangles is under way .*stays in Scores, marked abandoned"):
+        rt.call(c.NewGame("ez-gryb", 2, {}))
+    after = rt.call(c.Snapshot())
+    assert (after["game_id"], after["state"], after["version"]) == (
+        before["game_id"],
+        before["state"],
+        before["version"],
+    )
+    assert rt.store.finished_games() == []
+    with pytest.raises(CommandError, match="is for 2 players"):  # a wrong choice is said first
+        rt.call(c.NewGame("hyper-chess", 3, {}))
+    rt.call(c.NewGame("drangles", 2, {}, ["Ann", "Bo"], c.GO_ON, abandon=True))
+    kept = rt.store.game_row(first["game_id"])
+    assert kept.result == {"winners": [], "scores": [0, 0], "abandoned": True}
+    assert [r.id for r in rt.store.finished_games()] == [first["game_id"]]
+    assert rt.snapshot()["series"]["games"] == []  # counted in no series
+    assert [a for _, a in rt.store.events(first["game_id"])] == ["0", "0-G"]  # its replay
+    fresh = rt.call(c.NewGame("ez-gryb", 2, {}))  # nothing played yet: nothing to lose, no question
+    assert fresh["game"]["id"] == "ez-gryb"
