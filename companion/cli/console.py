@@ -14,8 +14,8 @@ from companion.cli import board_text
 from companion.games import howto
 from companion.games.die import Die
 from companion.games.engine import Game, IllegalAction
-from companion.rules.action import PASS, ROLL, Action
-from companion.session.hands import outcome
+from companion.rules.action import MOVE, PASS, PLACE, REMOVE, Action
+from companion.session.hands import moves_again, outcome, said
 from companion.session.seating import HUMAN, SEATS, by_player
 from companion.session.session import Session
 
@@ -211,14 +211,15 @@ class Console:
         return str(action) if said == str(action) else f"{action} ({said})"
 
     def act(self, action: Action) -> None:
-        who = self.names[self.game.to_move]
-        if action.kind == ROLL:
-            self.game.apply(action)
-            self.write(f"{who} rolled {action.face}")
-        else:
-            words = self.words(action)  # before: said of the position it is played in
-            self.game.apply(action)
-            self.write(f"{who}: {words}")
+        """Say it as the page does; with the notation typed, unless the sentence has it."""
+        mover, typed = self.game.to_move, self.words(action)  # said of the position it is played in
+        self.game.apply(action)
+        sentence = said(self.game, action, self.names, mover)
+        if sentence == f"{self.names[mover]}: {self.game.say(action)}":  # the game's own words
+            sentence = f"{self.names[mover]}: {typed}"
+        elif action.kind in (PLACE, MOVE, REMOVE) and str(action) not in sentence.split():
+            sentence += f" ({action})"
+        self.write(sentence)
 
     def undo(self) -> None:
         """Back to the person's own turn, as UNDO on the board."""
@@ -259,7 +260,8 @@ class Console:
         self.write(
             f"{self.names[game.to_move]} to play{more}{die}" + (f"; scores {scores}" if scores else "") + only
         )
-        if owed := self.session.hands.owed():  # as the page and the LEDs say it
+        owed = self.session.hands.owed()  # as the page and the LEDs say it
+        if owed and not (more and owed == moves_again(self.names[game.to_move])):
             self.write(owed)
 
     def say_aims(self) -> None:

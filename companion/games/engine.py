@@ -419,6 +419,11 @@ class Game:
                 return player
         return None
 
+    def owner_before_last(self, node: Node) -> int | None:
+        """Who had a stone on ``node`` before the last action (a removal's loser)."""
+        stones = self.history[-1][1][self._BASE_FIELDS.index("stones")] if self.history else self.stones
+        return next((p for p, mask in enumerate(stones) if mask >> node & 1), None)
+
     def set_stones(self, player: int, mask: Bitboard) -> None:
         stones = list(self.stones)
         stones[player] = mask

@@ -50,16 +50,45 @@ def outcome(game: Game, names: list[str]) -> str:
     return " and ".join(names[w] for w in game.winners) + " won"
 
 
+def moves_again(name: str) -> str:
+    """A turn's second move ('Drangles, GRYBU's aggressive move), owed."""
+    return f"{name} moves again: the same turn"
+
+
 def said(game: Game, action: Action, names: list[str], by: int) -> str:
-    """An action just played and who played it: "Ann rolled G", "Ann: G-GR"."""
-    who = names[by] if 0 <= by < len(names) else f"Player {by + 1}"
+    """An action just played (the game's last) and who played it: "Ann rolled G", "Ann moved the stone
+    on G to GR", "Bo removed Ann's man on GY"; a game's own words where it has them."""
+
+    def name(player: int | None) -> str:
+        return names[player] if player is not None and 0 <= player < len(names) else f"Player {player + 1}"
+
+    who = name(by)
     if action.kind == ROLL:
         return f"{who} rolled {action.face}"
     if action.kind == PASS:
         return f"{who} passed"
     if action.kind == END:
         return f"{who} ended the turn"
-    return f"{who}: {game.say(action)}"
+    words = game.say(action)
+    if type(action) is not Action or words != str(action):  # Grim Reaper's births, Multiverse's conduits
+        return f"{who}: {words}"
+    one, many = game.piece_words
+    if action.kind == PLACE:
+        return f"{who} placed a {one} on {nd.name(action.target)}"
+    if action.kind == REMOVE:
+        owner = game.owner_before_last(action.target)
+        whose = "their own" if owner == by else "a" if owner is None else f"{name(owner)}'s"
+        return f"{who} removed {whose} {one} on {nd.name(action.target)}"
+    if action.kind == MOVE:
+        piece = one if len(action.sources) == 1 else many
+        return f"{who} moved the {piece} on {_listed(action.sources)} to {_listed(action.targets)}"
+    return f"{who}: {words}"
+
+
+def _listed(nodes: tuple[Node, ...]) -> str:
+    """Node names as a list in words: "G", "G and GR", "G, GR and GG"."""
+    named = [nd.name(n) for n in nodes]
+    return named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
 
 
 @dataclass
@@ -353,7 +382,7 @@ class Hands:
         if kinds and kinds <= {PASS, END}:
             ok = "OK ends the turn" if END in kinds else "OK passes"
             return f"{me} has nothing {'more ' if again else ''}to play: {ok}"
-        return f"{me} moves again: the same turn" if again and game.players > 1 else ""
+        return moves_again(me) if again and game.players > 1 else ""
 
     def _removal_owed(self, legal: list[Action], me: str, more: bool) -> str:
         """ "Ann made a GRYB: remove one of Bo's men"."""

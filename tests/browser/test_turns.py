@@ -25,7 +25,7 @@ def test_a_removal_owed_after_a_gryb_is_said_on_the_page_and_again_after_undo(br
     until(page, "document.body.dataset.version > 0")
     owed = "Ann made a GRYB: remove one of Bo's men"
     assert shown(page, "#owed") == owed
-    assert shown(page, "#message") == "Ann: B"  # said once, in its own line
+    assert shown(page, "#message") == "Ann placed a man on B"  # the owed part said once, in its own line
     after(page, lambda: page.locator('#board circle.n[data-n="GG"]').click())
     until(page, f"!document.getElementById('owed').textContent.includes({owed!r})")
     assert rt.snapshot()["state"]["to_move"] == 1

@@ -118,11 +118,11 @@ def test_what_just_happened_says_who_did_it():
     """The page shows the message under the next player's turn: it names the player who rolled or moved."""
     t = Hands(find("ez-gryb")(), names=["Ann", "Bo"])
     assert t.roll(Loaded("G")).message == "Ann rolled G"
-    assert t.press(P(t, "G")).message == "Ann: G"
+    assert t.press(P(t, "G")).message == "Ann placed a stone on G"
     assert t.roll(Loaded("G")).message == "Bo rolled G: no move, the turn passes"
     t.roll(Loaded("G"))
     t.press(P(t, "G"))
-    assert t.press(P(t, "GG")).message == "Ann: G-GG"
+    assert t.press(P(t, "GG")).message == "Ann moved the stone on G to GG"
 
 
 def test_a_capture_needs_no_chore_when_the_player_pressed_both_nodes():
@@ -725,7 +725,7 @@ def test_every_owed_action_is_said_in_words_and_kept_after_undo():
     for name in "G GG R RR Y YY".split():
         t.press(P(t, name))
     assert t.owed() == ""
-    assert t.press(P(t, "B")).message == "Ann: B · Ann made a GRYB: remove one of Bo's men"
+    assert t.press(P(t, "B")).message == "Ann placed a man on B · Ann made a GRYB: remove one of Bo's men"
     assert t.to_dict()["owed"] == "Ann made a GRYB: remove one of Bo's men"
     # A level-2 GRYB removes two men: then one more.
     quad = Hands(mens(2), names=["Ann", "Bo"])

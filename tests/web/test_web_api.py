@@ -1171,7 +1171,7 @@ def test_history_replay_and_export(paired, rt):
     # Each step says who made it, in words: the first is Player 1's roll, the second their move.
     first, second = (paired.get(f"/api/history/{game_id}?ply={n}").get_json()["step"] for n in (1, 2))
     assert first == f"Player 1 rolled {record['actions'][0].removeprefix('roll:')}"
-    assert second == f"Player 1: {record['actions'][1]}"
+    assert second == f"Player 1 placed a stone on {record['actions'][1]}"  # every action in a sentence
     assert paired.get(f"/api/history/{game_id}?ply={n + 1}").status_code == 400
     text = paired.get(f"/api/history/{game_id}/record.txt")
     assert text.status_code == 200 and "attachment" in text.headers["Content-Disposition"]
