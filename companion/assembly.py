@@ -10,6 +10,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from companion.games.die import Die
 from companion.rules import node as nd
@@ -24,6 +25,7 @@ log = logging.getLogger(__name__)
 
 DB_NAME = "companion.db"
 LOCK_NAME = "companion.lock"
+UNIT = Path("/etc/systemd/system/gryb-companion.service")  # where systemd/install.sh puts the service
 SELFTEST_SECONDS = 300.0  # to press every node
 LINK_WATCH_SECONDS = 0.5
 SOUNDS = {"roll": "roll", "illegal": "illegal", "gryb": "gryb", "win": "win", "draw": "ok", "undo": "ok"}
@@ -285,10 +287,16 @@ def _hold(state) -> int:
     except BlockingIOError:
         os.close(fd)
         raise StoreUnavailable(
-            f"another GRYB Companion is running on {state}: stop it first "
-            "(sudo systemctl stop gryb-companion)"
+            f"another GRYB Companion is running on {state}: stop it first ({how_to_stop()})"
         ) from None
     return fd
+
+
+def how_to_stop(unit: Path = UNIT) -> str:
+    """How to stop the companion running: the service where it is installed, else where it was started."""
+    if unit.exists():
+        return "sudo systemctl stop gryb-companion"
+    return "Ctrl+C in the terminal it runs in"
 
 
 def settle() -> None:

@@ -298,6 +298,17 @@ class Hands:
             return self._refuse("roll first (ROLL)")
         return self._refuse("nothing to confirm: make your move" if legal else "the game is over")
 
+    def ok_does(self) -> bool:
+        """Whether OK would do something now (else the page dims it); at a game's end it plays again."""
+        if self.chores:
+            return False
+        if self.game.over:
+            return True
+        if self.proposal is not None:
+            return self._ok_action([self.proposal]) is not None
+        legal = self.legal()
+        return self._ok_action(legal) is not None or any(a.kind in (END, PASS) for a in legal)
+
     def undo(self) -> list[Action]:
         """Take back the last player action and the rolls and passes after it; newest first."""
         game = self.game
@@ -492,6 +503,7 @@ class Hands:
             ],
             "message": self.message,
             "owed": self.owed(),
+            "ok_does": self.ok_does(),
             "names": self.names,
             "proposal": None if self.proposal is None else str(self.proposal),
             "hint": None if self.hint is None else str(self.hint),

@@ -742,3 +742,15 @@ def test_every_owed_action_is_said_in_words_and_kept_after_undo():
     ez = Hands(find("ez-gryb")(), names=["Ann", "Bo"])
     ez.roll(Loaded("G"))
     assert ez.owed() == ""  # a turn as usual: the roll, then the move
+
+
+def test_ok_is_said_to_do_something_only_when_it_does():
+    """Issue 46: the page dims OK where it would only refuse (EZ GRYB's tap ends the turn, and OK then
+    answered "roll first")."""
+    t = Hands(find("ez-gryb")(), names=["Ann", "Bo"])
+    assert not t.ok_does() and not t.ok().ok  # a roll is due
+    t.roll(Loaded("G"))
+    assert not t.to_dict()["ok_does"]  # a node to press: the press is the move
+    drangles = Hands(find("drangles")(), names=["Ann", "Bo"])
+    drangles.press(P(drangles, "0"))  # a stone entered: the second move of the turn is a choice
+    assert drangles.ok_does() == drangles.ok().ok
