@@ -142,7 +142,9 @@ def test_pair_choose_play_to_a_gryb_undo_and_reload(browser, site, artifacts):
     # under the board, plays the game again and says so.
     page.wait_for_timeout(800)  # as long as a smooth scroll would take
     assert page.evaluate("window.scrollY") == 0
-    assert page.locator("#ok").inner_text() == "Play again" and "idle" not in page.locator("#ok").get_attribute("class")
+    assert page.locator("#ok").inner_text() == "Play again" and "idle" not in page.locator(
+        "#ok"
+    ).get_attribute("class")
     # A tap gives the board the focus, but only the keyboard's focus is outlined (a phone drew its own ring).
     assert page.evaluate("getComputedStyle(document.getElementById('board')).outlineStyle") == "none"
     page.screenshot(path=artifacts / "web-phone-gryb.png")
@@ -1074,6 +1076,9 @@ def test_the_simulators_page_shows_what_the_leds_show_while_asked_to(browser, si
         f"return p?.length === 8 && p.slice(0, 4).every((c) => c === '{colours[0]}'); }})()",
     )
     rt.call(c.Roll())
+    until(
+        page, f"+document.body.dataset.version >= {rt.snapshot()['version']}"
+    )  # else after() took the roll's
     target = rt.snapshot()["table"]["targets"][0]
     after(
         page, lambda: page.locator(f"#board circle.n[data-n='{target}']").click()
