@@ -26,6 +26,14 @@ def test_a_removal_owed_after_a_gryb_is_said_on_the_page_and_again_after_undo(br
     owed = "Ann made a GRYB: remove one of Bo's men"
     assert shown(page, "#owed") == owed
     assert shown(page, "#message") == "Ann placed a man on B"  # the owed part said once, in its own line
+    # Played win or lose: the GRYB without points; no die, so no word of ROLL; OK would only refuse.
+    assert page.locator("#grybs").inner_text().strip() == "G R Y B"
+    assert page.locator("#die-note").is_hidden() and "idle" in page.locator("#ok").get_attribute("class")
+    # The empty head node is not white like Player 1's stone; the checkboxes all one size.
+    fill = "getComputedStyle(document.querySelector('#board circle.n[data-n=\"0\"]')).fill"
+    assert page.evaluate(fill) not in ("rgb(255, 255, 255)", "rgb(232, 232, 232)")
+    sizes = page.evaluate("[...document.querySelectorAll('.numbers-line input')].map((b) => b.offsetWidth)")
+    assert len(sizes) == 3 and len(set(sizes)) == 1, sizes
     after(page, lambda: page.locator('#board circle.n[data-n="GG"]').click())
     until(page, f"!document.getElementById('owed').textContent.includes({owed!r})")
     assert rt.snapshot()["state"]["to_move"] == 1
@@ -40,6 +48,14 @@ def test_a_new_game_asks_before_abandoning_the_one_under_way_which_scores_keeps(
     for node in ["0", "0", "G"]:
         assert rt.call(c.Press(node)).ok
     page = paired_page(browser, site, "/games")
+    page.locator('.gamecard input[value="25-mens-gryb"]').check()  # a yes/no option in line with its name
+    apart = page.locator("label.field:has(input[name='opt-headless'])").evaluate(
+        "(l) => { const r = document.createRange(); r.selectNodeContents(l.firstChild); "
+        "const mid = (b) => b.top + b.height / 2; "
+        "const box = l.querySelector('input').getBoundingClientRect(); "
+        "return Math.abs(mid(r.getBoundingClientRect()) - mid(box)); }"
+    )  # measured at one moment: the page scrolls to the form smoothly
+    assert apart < 6, apart
     page.locator('.gamecard input[value="ez-gryb"]').check()
     start = page.locator("form.newgame button[type=submit]")
     assert start.inner_text() == "Start EZ GRYB"  # the space display:inline-flex lost

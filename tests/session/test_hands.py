@@ -732,7 +732,7 @@ def test_every_owed_action_is_said_in_words_and_kept_after_undo():
     for name in "BBBB RRRR BBBY RRRY GG RRRG GR YYYY GY YYYR GB".split():
         assert quad.press(P(quad, name)).ok, quad.message
     assert quad.owed() == "Ann made a GRYB: remove 2 of Bo's men"
-    quad.press(P(quad, "RRRR"))
+    assert quad.press(P(quad, "RRRR")).message.startswith("Ann removed Bo's man on RRRR · ")
     assert quad.owed() == "Ann made a GRYB: remove one more of Bo's men"
     quad.undo()  # the man put back: the two are owed again
     assert quad.owed() == "Ann made a GRYB: remove 2 of Bo's men"
