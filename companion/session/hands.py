@@ -363,10 +363,10 @@ class Hands:
             game.apply(Action(PASS))
             passed = True
         self.chores = self._chores(before, pressed)
-        self.message = self._describe(action, passed, mover) + self._nothing_to_play(mover)
+        self.message = self._describe(action, passed, mover) + self._nothing_to_play()
         return Feedback(True, self.message, action=action, passed=passed)
 
-    def _nothing_to_play(self, mover: int) -> str:
+    def _nothing_to_play(self) -> str:
         """What the next player owes, or a pass offered beside moves: nothing on the board says so."""
         game = self.game
         if game.over or game.is_chance:
@@ -396,7 +396,7 @@ class Hands:
         return moves_again(me) if again and game.players > 1 else ""
 
     def _removal_owed(self, legal: list[Action], me: str, more: bool) -> str:
-        """ "Ann made a GRYB: remove one of Bo's men"."""
+        """The removal owed in words: "Ann made a GRYB: remove one of Bo's men"."""
         game = self.game
         owners = sorted({game.owner(a.target) for a in legal} - {None})
         many = game.piece_words[1]
