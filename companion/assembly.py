@@ -11,6 +11,7 @@ import stat
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from companion.games.die import Die
 from companion.rules import node as nd
@@ -25,6 +26,7 @@ log = logging.getLogger(__name__)
 
 DB_NAME = "companion.db"
 LOCK_NAME = "companion.lock"
+UNIT = Path("/etc/systemd/system/gryb-companion.service")  # where systemd/install.sh puts the service
 SELFTEST_SECONDS = 300.0  # to press every node
 LINK_WATCH_SECONDS = 0.5
 SOUNDS = {"roll": "roll", "illegal": "illegal", "gryb": "gryb", "win": "win", "draw": "ok", "undo": "ok"}
@@ -122,6 +124,7 @@ class Companion:
                 watchdog_every=self._watchdog_every,
                 settle=self._settle,
                 fresh_code=self._fresh_code,
+                stones="leds" if self.sim else "cloth",  # `run --sim` has no stones to move
             )
             self.runtime.start()
             submit = self.runtime.submit
@@ -331,8 +334,7 @@ def _hold(state) -> int:
     except BlockingIOError:
         os.close(fd)
         raise StoreUnavailable(
-            f"another GRYB Companion is running on {state}: stop it first "
-            "(sudo systemctl stop gryb-companion)"
+            f"another GRYB Companion is running on {state}: stop it first ({how_to_stop()})"
         ) from None
     return fd
 
@@ -346,6 +348,13 @@ def _keep_private(state, made: bool) -> None:
     if made or (st.st_uid == os.geteuid() and earlier and not st.st_mode & stat.S_ISVTX):
         if stat.S_IMODE(st.st_mode) & 0o077:
             os.chmod(state, stat.S_IMODE(st.st_mode) & 0o700)
+
+
+def how_to_stop(unit: Path = UNIT) -> str:
+    """How to stop the companion running: the service where it is installed, else where it was started."""
+    if unit.exists():
+        return "sudo systemctl stop gryb-companion"
+    return "Ctrl+C in the terminal it runs in"
 
 
 def settle() -> None:

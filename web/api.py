@@ -8,7 +8,7 @@ import re
 
 from flask import current_app, jsonify, request
 
-from companion.service.commands import Command
+from companion.service.commands import Command, Unconfirmed
 from companion.service.runtime import StorageError
 
 MAX_BODY = 16 * 1024
@@ -89,9 +89,11 @@ def command(cls: type[Command], **extra) -> Command:
 
 
 def call(command: Command, timeout: float = 10):
-    """Run a command and wait: 400 when refused, 503 when busy or unsaved."""
+    """Run a command and wait: 400 when refused, 409 when it needs consent, 503 when busy or unsaved."""
     try:
         return web().runtime.call(command, timeout=timeout)
+    except Unconfirmed as err:  # the page asks the player, then sends it again with consent
+        refuse(409, str(err))
     except ValueError as err:  # CommandError, IllegalAction
         refuse(400, str(err))
     except TimeoutError:

@@ -100,9 +100,8 @@ def _record(game_id: int):
     """The game's record: who played, when it began, its result."""
     row, game = _replayed(game_id)
     seats = reader().setting(f"seats:{row.id}") or [HUMAN] * row.players  # kept only once a computer plays
-    record = GameRecord.of(
-        game, row.seed, names=row.names, seats=seats, started=row.started, result=row.result
-    )
+    result = None if (row.result or {}).get("abandoned") else row.result  # never ended: no result
+    record = GameRecord.of(game, row.seed, names=row.names, seats=seats, started=row.started, result=result)
     return row, record, game.space.depth
 
 
@@ -152,7 +151,7 @@ def replay_page(game_id: int):
 @bp.get("/api/history")
 def list_history():
     limit = _whole_arg("limit", 50, 1, 500)
-    return jsonify(games=[_row_dict(r) for r in reader().finished_games(limit)])
+    return jsonify(games=[_row_dict(r) for r in reader().finished_games(limit)])  # abandoned ones too
 
 
 @bp.get("/api/history/<int:game_id>")

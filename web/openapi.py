@@ -135,7 +135,7 @@ def _errors(*codes: int) -> dict:
         403: "refused: CSRF token, origin, host or wrong pairing code",
         404: "no such thing",
         409: "not now: the record cannot be replayed; a self-test runs already, or none runs to cancel; "
-        "no broker is set for linked boards",
+        "no broker is set for linked boards; a game is under way (a new game needs abandon: true)",
         413: "body too large",
         415: "not JSON",
         429: "too many codes asked for or tried (Retry-After)",
@@ -415,6 +415,7 @@ DOCUMENT = {
             "start a game (and optionally a series)",
             {"$ref": "#/components/schemas/NewGame"},
             {"$ref": "#/components/schemas/Feedback"},
+            409,
         ),
         "/api/history": _get(
             "finished games, newest first",

@@ -1,4 +1,5 @@
-"""Settings: brightness, night mode, sounds, the die, the LED budget, colours; hardware status, self-test."""
+"""Settings: brightness, night mode, sounds, the die, the stones, the LED budget, colours; hardware status,
+self-test."""
 
 from __future__ import annotations
 

@@ -16,8 +16,8 @@ from companion.cli import board_text
 from companion.games import howto
 from companion.games.die import Die
 from companion.games.engine import Game, IllegalAction
-from companion.rules.action import CHOOSE_ROLL, PASS, ROLL, Action
-from companion.session.hands import outcome
+from companion.rules.action import CHOOSE_ROLL, MOVE, PASS, PLACE, REMOVE, ROLL, Action
+from companion.session.hands import moves_again, outcome, said
 from companion.session.seating import HUMAN, SEATS, by_player
 from companion.session.session import Session
 
@@ -315,14 +315,21 @@ class Console:
         return str(action) if said == str(action) else f"{action} ({said})"
 
     def act(self, action: Action) -> None:
-        who = self.names[self.game.to_move]
+        """Say it as the page does; with the notation typed, unless the sentence has it."""
+        mover = self.game.to_move
         if action.kind == ROLL:
             self.game.apply(action)
+            who = self.names[mover]
             self.write(f"{who} rolled {action.face}" if action.face else f"{who} chose to roll")
-        else:
-            words = self.words(action)  # before: said of the position it is played in
-            self.game.apply(action)
-            self.write(f"{who}: {words}")
+            return
+        typed = self.words(action)  # said of the position it is played in
+        self.game.apply(action)
+        sentence = said(self.game, action, self.names, mover)
+        if sentence == f"{self.names[mover]}: {self.game.say(action)}":  # the game's own words
+            sentence = f"{self.names[mover]}: {typed}"
+        elif action.kind in (PLACE, MOVE, REMOVE) and str(action) not in sentence.split():
+            sentence += f" ({action})"
+        self.write(sentence)
 
     def stop(self, stop: bool) -> None:
         """``stop``: the computer seats wait (every seat a computer's, the game holds); ``go``: on."""
@@ -383,6 +390,9 @@ class Console:
         self.write(
             f"{self.names[game.to_move]} to play{more}{die}" + (f"; scores {scores}" if scores else "") + only
         )
+        owed = self.session.hands.owed()  # as the page and the LEDs say it
+        if owed and not (more and owed == moves_again(self.names[game.to_move])):
+            self.write(owed)
 
     def say_aims(self) -> None:
         """Each seat's aim, where they differ (Grim Reaper, Connection)."""

@@ -63,6 +63,7 @@ class Game:
     viewer: int | None = None
     # Stones on the cloth kept in step; False: the LEDs alone show them (Multiverse).
     physical_stones: ClassVar[bool] = True
+    piece_words: ClassVar[tuple[str, str]] = ("stone", "stones")  # a piece in the players' words: one, many
     hand: ClassVar[str | None] = "In hand"  # the page's column head for ``in_hand``; None: no column
     # The column head for ``scores``; None: "just played win or lose" (001 "Scoring GRYB"), a win scores 1.
     score: ClassVar[str | None] = "Points"
@@ -428,6 +429,11 @@ class Game:
             if mask >> node & 1:
                 return player
         return None
+
+    def owner_before_last(self, node: Node) -> int | None:
+        """Who had a stone on ``node`` before the last action (a removal's loser)."""
+        stones = self.history[-1][1][self._BASE_FIELDS.index("stones")] if self.history else self.stones
+        return next((p for p, mask in enumerate(stones) if mask >> node & 1), None)
 
     def set_stones(self, player: int, mask: Bitboard) -> None:
         stones = list(self.stones)

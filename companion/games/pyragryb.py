@@ -54,6 +54,7 @@ class PyraGryb(Game):
     # Easy: no random moves, 2-ply playouts (docs/performance.md, "Three players (PyraGRYB)").
     computer_levels = {"easy": {"blunder": 0.0, "playout": 2}}
     name = "PyraGRYB"
+    piece_words = ("pyramid", "pyramids")
     source = "003 PyraGRYB"
     summary = (
         "Roll the colour die and enter a large pyramid on the top quadrangle, build under your own "

@@ -68,6 +68,7 @@ class MorrisGame(Game):
     options = (DEPTH, HEADLESS, STONES, BLOCKED, TURN_LIMIT)
     finds_grybs = True
     score = None  # played win or lose (docs/rules/25-mens-gryb.md)
+    piece_words = ("man", "men")
     # pieces: per player, their men's nodes, sorted (playouts pick a man without a scan).
     extra_fields = ("pieces",)
 

@@ -48,14 +48,16 @@ class Board:
         wall: Callable[[], float] = time.time,
         settle: Callable[[], None] | None = None,
         fresh_code: Callable[[], None] | None = None,
+        stones: str = "cloth",
     ):
         self.config, self.store, self.die = config, store, die or Die()
         self._fresh_code = fresh_code  # the web's: a person at the board asks for a pairing code
+        self.stones = stones  # until the players choose: the simulator has no stones
         self._beep = sound or (lambda kind: None)
         self.clock, self.wall = clock, wall
         self.effects = Effects()
         self.least_budget_ma = config.leds.least_budget_ma()  # mA
-        self.settings = Settings.load(config, self.least_budget_ma, store.setting)
+        self.settings = Settings.load(config, self.least_budget_ma, store.setting, stones)
         # Replaced whole on a change, so a page on another thread reads a whole one.
         self.library = Library(config.state.path() / FOLDER)
         self.catalogue, skipped = self.library.install(shipped())
@@ -123,6 +125,7 @@ class Board:
             order,
             people=self.config.players.names,
             physical_die=self.settings.die == "physical",
+            cloth=self.settings.stones == "cloth",
             series=series,
         )
 
@@ -319,7 +322,19 @@ class Board:
     # -- new games, settings, compositions --
 
     def _new_game(self, command: c.NewGame) -> dict:
+        """Refused while a game is under way unless ``abandon`` says to; that game is kept, abandoned."""
+        before = self.session
+        under_way = bool(before.game.history) and not before.game.over
+        if under_way and not command.abandon:
+            command.make(c.find_game(self.catalogue, command.game))  # a wrong choice is said first
+            raise c.Unconfirmed(
+                f"{before.game.name} is under way ({len(before.game.history)} actions): a new game abandons "
+                "it, and it stays in Scores, marked abandoned"
+            )
         self._start_new(command)
+        if under_way:
+            self.ledger.abandon(before)
+            log.info("game %s abandoned for game %s", before.game_id, self.session.game_id)
         return self._publish()
 
     def _start_new(
@@ -361,7 +376,20 @@ class Board:
         for key, value in checked.items():
             self.store.set_setting(key, value)
         self.session.hands.physical_die = self.settings.die == "physical"
+        if "stones" in checked:
+            self._stones_changed()
         return self._publish()
+
+    def _stones_changed(self) -> None:
+        """With the LEDs for stones nothing waits for hands: chores go, a computer's move is made."""
+        hands = self.session.hands
+        hands.cloth = self.settings.stones == "cloth"
+        if hands.cloth:
+            return
+        hands.chores = ()
+        if hands.proposal is not None:
+            action, hands.proposal, hands.picks = hands.proposal, None, ()
+            self._after(self.session.propose(action))
 
     def _show_code(self, command: c.ShowCode) -> None:
         self.effects.code = tuple(command.code) if command.code else None
@@ -460,7 +488,9 @@ class Board:
         try:
             with self.store.transaction():
                 menu = self.settings.menu
-                self.settings = Settings.load(self.config, self.least_budget_ma, self.store.setting)
+                self.settings = Settings.load(
+                    self.config, self.least_budget_ma, self.store.setting, self.stones
+                )
                 self.settings.menu = menu
                 self._restore()
             game_id, chores = before

@@ -219,6 +219,17 @@ SERIES = {
     f'{{"method": one of {", ".join(METHODS)}, "target": a whole number from 1 to 10000}}',
 }
 
+ABANDON = {
+    "type": "boolean",
+    "description": "true: start it even though the game being played is under way, which is then kept in "
+    "the history marked abandoned (without it such a request is refused, 409, and nothing changes)",
+    "x-error": "abandon is true or false",
+}
+
+
+class Unconfirmed(CommandError):
+    """A request that would lose something the players have not agreed to lose: asked again with consent."""
+
 
 @dataclass(frozen=True)
 class NewGame(Command):
@@ -230,6 +241,7 @@ class NewGame(Command):
     names: list | None = None
     series: Any = None
     seats: list | None = None
+    abandon: bool | None = None
     BODY: ClassVar[dict] = {
         "game": {
             "type": "string",
@@ -246,6 +258,7 @@ class NewGame(Command):
         "names": NAMES,
         "series": SERIES,
         "seats": SEATS_FIELD,
+        "abandon": ABANDON,
     }
     REQUIRED: ClassVar[tuple[str, ...]] = ("game",)
 
@@ -347,6 +360,7 @@ def new_game_schema(cls: type[Game], players: int) -> dict:
             "names": NAMES | {"maxItems": players, "items": {"type": "string", "maxLength": MAX_NAME}},
             "seats": SEATS_FIELD | {"minItems": players, "maxItems": players},
             "series": SERIES,
+            "abandon": ABANDON,
         },
     }
 
@@ -365,6 +379,7 @@ class ChangeSettings(Command):
     colours: list | None = KEEP
     die: str | None = KEEP
     time_scale: float | None = KEEP
+    stones: str | None = KEEP
     BODY: ClassVar[dict] = SETTINGS  # the layout's lowest budget is the runtime's to check
     SAYS: ClassVar[str] = SETTINGS_SAYS
 

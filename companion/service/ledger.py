@@ -86,6 +86,11 @@ class Ledger:
         self.store.finish_game(session.game_id, result, self.wall())
         log.info("game %s over: winners %s, scores %s", session.game_id, result["winners"], result["scores"])
 
+    def abandon(self, session: Session) -> None:
+        """A game left unfinished for a new one: kept with its record, counted in no series."""
+        result = {"winners": [], "scores": list(session.game.scores), "abandoned": True}
+        self.store.finish_game(session.game_id, result, self.wall())
+
     def reopen(self, session: Session) -> None:
         """A finished game undone: its result leaves the series and the store."""
         if session.series is not None and session.series.taken_back(session.game_id):

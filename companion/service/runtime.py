@@ -49,6 +49,7 @@ class Runtime:
         watchdog_every: float | None = None,
         settle: Callable[[], None] | None = None,
         fresh_code: Callable[[], None] | None = None,
+        stones: str = "cloth",
     ):
         self.config, self.store, self.clock = config, store, clock
         self.watchdog, self.watchdog_every = watchdog, watchdog_every
@@ -66,6 +67,7 @@ class Runtime:
             wall=wall,
             settle=settle,
             fresh_code=fresh_code,
+            stones=stones,
         )
         self._deliver()
 

@@ -14,6 +14,7 @@ log = logging.getLogger(__name__)
 TIME_SCALES = (0.1, 20.0)  # lowest, highest
 MOST_MA = 60000
 DIE_MODES = ("electronic", "physical")
+STONES = ("cloth", "leds")  # the players' own stones on the cloth, or the LEDs standing for them
 # The menu's steps down to night mode (the last: the LEDs' dimmest).
 BRIGHTNESS_STEPS = (1.0, 0.6, 0.4, 0.25)
 
@@ -52,6 +53,12 @@ SETTINGS: dict[str, dict] = {
         "description": "electronic: the companion rolls; physical: you roll a GRYB die and enter it",
         "x-error": "die is electronic (the companion rolls) or physical (you roll a GRYB die)",
     },
+    "stones": {
+        "enum": list(STONES),
+        "description": "cloth: the players move real stones, and carry out the computer's moves and UNDO's; "
+        "leds: the LEDs are the stones, so every move and UNDO is made at once",
+        "x-error": "stones is cloth (real stones on the cloth) or leds (the LEDs show the stones)",
+    },
     "time_scale": {
         "type": "number",
         "minimum": TIME_SCALES[0],
@@ -64,7 +71,8 @@ SETTINGS: dict[str, dict] = {
 }
 SAYS = (
     "settings are brightness (0 to 1), night and sounds (true or false), budget_ma (mA), colours (four "
-    f"'#RRGGBB'), die (electronic or physical) and time_scale ({TIME_SCALES[0]:g} to {TIME_SCALES[1]:g})"
+    "'#RRGGBB'), die (electronic or physical), stones (cloth or leds) and time_scale "
+    f"({TIME_SCALES[0]:g} to {TIME_SCALES[1]:g})"
 )
 
 
@@ -93,13 +101,16 @@ class Settings:
     colours: list[tuple[int, int, int]]  # player 1 first
     die: str
     time_scale: float
+    stones: str
     config: Any  # companion.service.config.Config
     least_budget_ma: int
     menu: bool = False  # the control panel's menu is open: not kept
 
     @classmethod
-    def load(cls, config, least_budget_ma: int, stored: Callable[[str], Any]) -> Settings:
-        """The config's values, or the stored ones that still pass."""
+    def load(
+        cls, config, least_budget_ma: int, stored: Callable[[str], Any], stones: str = "cloth"
+    ) -> Settings:
+        """The config's values, or the stored ones that still pass; ``stones`` until one is stored."""
         settings = cls(
             config.leds.brightness,
             config.leds.night,
@@ -108,6 +119,7 @@ class Settings:
             [config.players.rgb(i) for i in range(4)],
             "electronic",
             config.computer.time_scale,
+            stones,
             config,
             least_budget_ma,
         )
@@ -173,6 +185,7 @@ class Settings:
             "budget_ma": self.budget_ma,
             "die": self.die,
             "time_scale": self.time_scale,
+            "stones": self.stones,
             "colours": ["#{:02X}{:02X}{:02X}".format(*c) for c in self.colours],
             "menu": self.menu,
         }

@@ -50,16 +50,45 @@ def outcome(game: Game, names: list[str]) -> str:
     return " and ".join(names[w] for w in game.winners) + " won"
 
 
+def moves_again(name: str) -> str:
+    """A turn's second move ('Drangles, GRYBU's aggressive move), owed."""
+    return f"{name} moves again: the same turn"
+
+
 def said(game: Game, action: Action, names: list[str], by: int) -> str:
-    """An action just played and who played it: "Ann rolled G", "Ann: G-GR"."""
-    who = names[by] if 0 <= by < len(names) else f"Player {by + 1}"
+    """An action just played (the game's last) and who played it: "Ann rolled G", "Ann moved the stone
+    on G to GR", "Bo removed Ann's man on GY"; a game's own words where it has them."""
+
+    def name(player: int | None) -> str:
+        return names[player] if player is not None and 0 <= player < len(names) else f"Player {player + 1}"
+
+    who = name(by)
     if action.kind == ROLL:
         return f"{who} rolled {action.face}" if action.face else f"{who} chose to roll"
     if action.kind == PASS:
         return f"{who} passed"
     if action.kind == END:
         return f"{who} ended the turn"
-    return f"{who}: {game.say(action)}"
+    words = game.say(action)
+    if type(action) is not Action or words != str(action):  # Grim Reaper's births, Multiverse's conduits
+        return f"{who}: {words}"
+    one, many = game.piece_words
+    if action.kind == PLACE:
+        return f"{who} placed a {one} on {nd.name(action.target)}"
+    if action.kind == REMOVE:
+        owner = game.owner_before_last(action.target)
+        whose = "their own" if owner == by else "a" if owner is None else f"{name(owner)}'s"
+        return f"{who} removed {whose} {one} on {nd.name(action.target)}"
+    if action.kind == MOVE:
+        piece = one if len(action.sources) == 1 else many
+        return f"{who} moved the {piece} on {_listed(action.sources)} to {_listed(action.targets)}"
+    return f"{who}: {words}"
+
+
+def _listed(nodes: tuple[Node, ...]) -> str:
+    """Node names as a list in words: "G", "G and GR", "G, GR and GG"."""
+    named = [nd.name(n) for n in nodes]
+    return named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
 
 
 @dataclass
@@ -74,7 +103,8 @@ class Hands:
     # The actions the presses fit, when several (Grim Reaper's sex and life): the phone asks which.
     choices: tuple[Action, ...] = ()
     physical_die: bool = False  # the players say what their GRYB die shows
-    cloth: bool = True  # False at a terminal: no stones for hands to move, so no chores
+    # False at a terminal and with the LEDs for stones (the setting "stones"): nothing for hands to move.
+    cloth: bool = True
 
     def __post_init__(self):
         if not self.names:
@@ -278,6 +308,17 @@ class Hands:
             return self._refuse("nothing to confirm: ROLL, or select a move that needs no roll")
         return self._refuse("nothing to confirm: make your move" if legal else "the game is over")
 
+    def ok_does(self) -> bool:
+        """Whether OK would do something now (else the page dims it); at a game's end it plays again."""
+        if self.chores:
+            return False
+        if self.game.over:
+            return True
+        if self.proposal is not None:
+            return self._ok_action([self.proposal]) is not None
+        legal = self.legal()
+        return self._ok_action(legal) is not None or any(a.kind in (END, PASS) for a in legal)
+
     def undo(self) -> list[Action]:
         """Take back the last player action and the rolls and passes after it; newest first."""
         game = self.game
@@ -341,11 +382,11 @@ class Hands:
             game.apply(Action(PASS))
             passed = True
         self.chores = self._chores(before, pressed)
-        self.message = self._describe(action, passed, mover) + self._nothing_to_play(mover)
+        self.message = self._describe(action, passed, mover) + self._nothing_to_play()
         return Feedback(True, self.message, action=action, passed=passed)
 
-    def _nothing_to_play(self, mover: int) -> str:
-        """Words for a turn where OK is all there is, or passes beside moves: nothing on the board says so."""
+    def _nothing_to_play(self) -> str:
+        """What the next player owes, or a pass offered beside moves: nothing on the board says so."""
         game = self.game
         if game.over or game.is_chance:
             return ""
@@ -358,12 +399,40 @@ class Hands:
         if PASS in kinds and not kinds <= {PASS, END}:
             # PyraGRYB's pass beside moves (003: every move "may" be made): the words say OK passes.
             return " · make a move, or OK passes"
-        if not kinds or not kinds <= {PASS, END}:
+        owed = self.owed()
+        return f" · {owed}" if owed else ""
+
+    def owed(self) -> str:
+        """What the player to move must do where it is not a turn as usual (a removal, a second move of the
+        turn, a forced pass), in words; "" otherwise. The page, the terminal and the LEDs show it."""
+        game = self.game
+        if game.over or game.is_chance or not game.history:
             return ""
-        ok = "OK ends the turn" if END in kinds else "OK passes"
-        if game.to_move == mover:
-            return f" · nothing more to play: {ok}"
-        return f" · {self.names[game.to_move]} has nothing to play: {ok}"
+        legal = self.legal()
+        kinds = {a.kind for a in legal}
+        me, last = self.names[game.to_move], game.played()[-1]
+        again = last[1] == game.to_move and last[0].kind != ROLL
+        if kinds == {REMOVE}:
+            return self._removal_owed(legal, me, again and last[0].kind == REMOVE)
+        if kinds and kinds <= {PASS, END}:
+            ok = "OK ends the turn" if END in kinds else "OK passes"
+            return f"{me} has nothing {'more ' if again else ''}to play: {ok}"
+        return moves_again(me) if again and game.players > 1 else ""
+
+    def _removal_owed(self, legal: list[Action], me: str, more: bool) -> str:
+        """The removal owed in words: "Ann made a GRYB: remove one of Bo's men"."""
+        game = self.game
+        owners = sorted({game.owner(a.target) for a in legal} - {None})
+        many = game.piece_words[1]
+        whose = " or ".join("their own" if p == game.to_move else f"{self.names[p]}'s" for p in owners)
+        n = max(game.pending, 1)
+        count = f"{n} of {whose} {many}" if n > 1 else f"one {'more ' if more else ''}of {whose} {many}"
+        why = f"{me} made a GRYB: " if game.pending or game.formed() else f"{me}: "
+        return f"{why}remove {count}"
+
+    def removable(self) -> int:
+        """Bitboard of the stones the player to move may remove, when a removal is owed."""
+        return self.targets() if self.owed() and {a.kind for a in self.legal()} == {REMOVE} else 0
 
     def drop(self) -> None:
         """Forget the picks of a move that will not be made; what they moved becomes chores."""
@@ -457,6 +526,8 @@ class Hands:
                 for c in self.chores
             ],
             "message": self.message,
+            "owed": self.owed(),
+            "ok_does": self.ok_does(),
             "names": self.names,
             "proposal": None if self.proposal is None else str(self.proposal),
             "hint": None if self.hint is None else str(self.hint),

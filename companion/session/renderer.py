@@ -108,6 +108,7 @@ class _Scene:
     mover: RGB
     picks: tuple[Node, ...]
     targets: tuple[Node, ...]  # and what a computer player's move fills
+    removable: tuple[tuple[Node, RGB], ...]  # stones a removal owed may take, in their owner's colour
     lift: tuple[Node, ...]  # the stones a computer player's move still lifts
     hint: tuple[Node, ...]
     chores: tuple[tuple[Node, RGB], ...]  # in the colour of the stone to lift or put there
@@ -156,6 +157,7 @@ def _make_scene(key: tuple, game: Game, table: Hands, colours: list[RGB], code) 
         if owner is not None:
             still[landed] = colours[owner]
     lift, fill = table.proposed()
+    removable = table.removable()
     hint = () if table.hint is None else table.hint.sources + table.hint.targets
     chores = tuple((c.node, colours[c.before if c.kind == LIFT else c.after]) for c in table.chores)
     return _Scene(
@@ -163,7 +165,8 @@ def _make_scene(key: tuple, game: Game, table: Hands, colours: list[RGB], code) 
         still,
         colours[game.to_move],
         table.picks,
-        tuple(bits(table.targets() | fill)),
+        tuple(bits(table.targets() & ~removable | fill)),
+        tuple((n, colours[game.owner(n)]) for n in bits(removable)),
         tuple(bits(lift)),
         hint,
         chores,
@@ -193,6 +196,9 @@ def render(game: Game, table: Hands, colours: list[RGB], effects: Effects, now: 
     if scene.targets and not tumbling:  # a roll's targets once the die has settled
         # Dim (a fifth to a third of the colour), so 20 frames a second show it as 30 do (a test says so).
         lit.update(dict.fromkeys(scene.targets, scale(scene.mover, 0.35 * frame.pulse(1.5, 0.2, TARGET_FPS))))
+    if scene.removable:  # bright to dark and back: a target's dim pulse would hide whose stone it is
+        level = frame.pulse(1.0, 0.15)
+        lit.update((n, scale(colour, level)) for n, colour in scene.removable)
     if scene.lift:  # a computer player's stones, until lifted
         lit.update(dict.fromkeys(scene.lift, scene.mover if frame.blink(3) else OFF))
     if scene.hint:

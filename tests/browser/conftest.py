@@ -124,9 +124,14 @@ def site(tmp_path, request):
         forward(event)
 
     companion.node_input.when_event = record
+    if request.node.get_closest_marker("cloth"):  # `run --sim` has the LEDs for stones
+        from companion.service import commands as c
+
+        companion.runtime.call(c.ChangeSettings(stones="cloth"))
     yield Site(companion.runtime, companion.url, companion, pressed)
     companion.stop()
 
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "die(faces): the loaded die's faces for the site fixture")
+    config.addinivalue_line("markers", "cloth: the site fixture's stones on the cloth, as on a real board")

@@ -51,8 +51,11 @@ def test_mistakes_are_answered_and_change_nothing_then_a_move_and_the_computers_
     assert "legal: " + " ".join(str(a) for a in c.game.legal_actions()) in text
     assert "hint: " in text
     # The person's action, then both computer seats rolled and moved before the prompt came back.
-    assert f"Player 1: {seen['action']}" in text
-    assert "Player 2 (computer, easy) rolled" in text and "Player 3 (computer, easy): " in text
+    assert f"Player 1 placed a pyramid on {seen['action']}" in text
+    assert (
+        "Player 2 (computer, easy) rolled" in text
+        and "Player 3 (computer, easy) placed a pyramid on " in text
+    )
     assert seen["after"] >= seen["start"] + 5
     # Undo goes back to before the person's move; the roll before it stands.
     assert len(game.history) == seen["start"] and game.is_chance is False
@@ -95,7 +98,10 @@ def test_a_seat_changes_hands_mid_game_and_a_bad_seat_word_changes_nothing():
     move = str(game.legal_actions()[0])
     c.play(iter([move, "seat 2 easy"]))
     text = out.getvalue()
-    assert "the computer (easy) plays for Player 2 now" in text and "Player 2 (computer, easy): " in text
+    assert (
+        "the computer (easy) plays for Player 2 now" in text
+        and "Player 2 (computer, easy) placed a stone on " in text
+    )
     assert c.seats == {1: c.levels[1]} and c.levels[1].name == "easy"
     # The computer's turn was played: Player 1 to move again (or the game over).
     assert game.over or game.to_move == 0
@@ -140,7 +146,7 @@ def test_play_at_a_terminal_is_the_console_and_a_pipe_stays_json():
             proc.kill()
     assert proc.returncode == 0, err
     assert (
-        rest.startswith(b"Player 1: 0\n") and b"1" in rest.split(b"\n")[1 + 15]
+        rest.startswith(b"Player 1 placed a stone on 0\n") and b"1" in rest.split(b"\n")[1 + 15]
     )  # the stone on the head node
     assert rest.endswith(b"> ")
 
@@ -203,9 +209,10 @@ def test_undo_before_the_persons_first_move_leaves_the_computers_opening_alone()
     assert opening and c.game.to_move == 1
     text = out.getvalue()
     assert text.count("nothing to take back: no move of yours yet") == 2
-    assert [
-        line.split(": ", 1)[1] for line in text.splitlines() if line.startswith("Player 1 (computer")
-    ] == opening
+    said = [line for line in text.splitlines() if line.startswith("Player 1 (computer")]
+    assert said == [f"Player 1 (computer, easy) placed a stone on {opening[0]}"] + [
+        f"Player 1 (computer, easy) moved the stone on {a.replace('-', ' to ')} ({a})" for a in opening[1:]
+    ]
 
 
 def test_at_the_end_undo_takes_the_last_move_back_and_again_plays_the_same_game_once_more():
@@ -378,3 +385,15 @@ def test_pyragryb_roll_or_reincarnation_typed_at_the_start_of_a_turn():
     c = Console(game, LoadedDie("GG"), {}, random.Random(1), out)
     c.play(iter(["G", "xG", "quit"]))
     assert "Player 1: xG\n" in out.getvalue() and game.stash[0] == (1, 1, 1)
+
+
+def test_a_removal_owed_after_a_gryb_is_said_and_said_again_after_undo():
+    """Issue 46: the terminal says what the page says, "Player 1 made a GRYB: remove one of Player 2's men",
+    where it said only "Player 1 to play again (the same turn)"."""
+    c, out = console("25-mens-gryb", depth=3, stones=4)
+    owed = "Player 1 made a GRYB: remove one of Player 2's men\n"
+    assert c.play(iter("G GG R RR Y YY B".split())) == 0
+    assert out.getvalue().count(owed) == 1
+    c.answer("xGG")
+    c.answer("undo")  # back to the GRYB formed, Player 2's man back: the removal is owed again
+    assert out.getvalue().count(owed) == 2

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from companion import assembly as app
 from companion.assembly import Companion
 from companion.games.catalogue import find
 from companion.games.die import Die
@@ -694,7 +695,7 @@ def test_a_second_companion_on_the_same_state_directory_stops_with_one_line(tmp_
         _cannot_start(
             tmp_path,
             f"another GRYB Companion is running on {tmp_path / 'xdg' / 'gryb-companion'}: "
-            "stop it first (sudo systemctl stop gryb-companion)",
+            "stop it first (Ctrl+C in the terminal it runs in)",  # no service installed here
         )
         assert browser.get("/api/state")["state"] == rolled
     finally:
@@ -1049,3 +1050,11 @@ def test_the_status_led_blinks_slowly_while_the_pico_does_not_answer(companion):
     assert until(lambda: panel.state == "ready", timeout=10)
     companion.stop()
     assert panel.state == "off"
+
+
+def test_already_running_suggests_systemctl_only_where_the_service_is_installed(tmp_path):
+    """Issue 46: "sudo systemctl stop gryb-companion" was said on a laptop that has no such service."""
+    unit = tmp_path / "gryb-companion.service"
+    assert app.how_to_stop(unit) == "Ctrl+C in the terminal it runs in"
+    unit.write_text("[Unit]\n")
+    assert app.how_to_stop(unit) == "sudo systemctl stop gryb-companion"

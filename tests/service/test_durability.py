@@ -149,7 +149,7 @@ def test_a_command_whose_writes_fail_changes_nothing_and_the_next_one_is_stored(
     for command in [
         c.Undo(),
         c.Act("G-GG"),
-        c.NewGame("drangles", 2, {}, None, "continue", ["human", "easy"]),
+        c.NewGame("drangles", 2, {}, None, "continue", ["human", "easy"], abandon=True),
         c.ChangeSettings(brightness=0.3, night=True),
     ]:
         with pytest.raises(StorageError, match=r"could not save \(database is locked\): nothing changed"):
@@ -193,7 +193,7 @@ def test_a_command_whose_writes_fail_keeps_the_stones_still_to_be_moved(tmp_path
     for command in [
         c.ChangeSettings(brightness=0.3),
         c.Undo(),
-        c.NewGame("drangles", 2, {}, None, None, None),
+        c.NewGame("drangles", 2, {}, None, None, None, abandon=True),
     ]:
         with pytest.raises(StorageError):
             rt.call(command)

@@ -697,7 +697,7 @@ def test_a_giant_board_is_played_on_the_phone_not_the_cloth(make):
     assert (
         rt.call(c.Press("0")).ok and rt.call(c.Press("GGGGG")).ok is False
     )  # 0 selected; GGGGG is not one move
-    rt.call(c.NewGame("drangles", 2, {"depth": 3}, ["Ann", "Bo"]))
+    rt.call(c.NewGame("drangles", 2, {"depth": 3}, ["Ann", "Bo"], abandon=True))
     assert rt.snapshot()["board"] == {
         "depth": 3,
         "headless": False,

@@ -118,11 +118,11 @@ def test_what_just_happened_says_who_did_it():
     """The page shows the message under the next player's turn: it names the player who rolled or moved."""
     t = Hands(find("ez-gryb")(), names=["Ann", "Bo"])
     assert t.roll(Loaded("G")).message == "Ann rolled G"
-    assert t.press(P(t, "G")).message == "Ann: G"
+    assert t.press(P(t, "G")).message == "Ann placed a stone on G"
     assert t.roll(Loaded("G")).message == "Bo rolled G: no move, the turn passes"
     t.roll(Loaded("G"))
     t.press(P(t, "G"))
-    assert t.press(P(t, "GG")).message == "Ann: G-GG"
+    assert t.press(P(t, "GG")).message == "Ann moved the stone on G to GG"
 
 
 def test_a_capture_needs_no_chore_when_the_player_pressed_both_nodes():
@@ -782,3 +782,42 @@ def test_a_computer_offered_a_move_before_the_roll_chooses_it_and_roll_waits_for
     assert not refused.ok and refused.message.endswith("is thinking: wait for its move")
     assert session.propose(CHOOSE_ROLL).ok and game.is_chance and str(game.history[-1][0]) == "roll"
     assert session.roll(Loaded("R")).ok and str(game.history[-2][0]) == "roll:R"
+
+
+def test_every_owed_action_is_said_in_words_and_kept_after_undo():
+    """Issue 46: a removal after a GRYB, what is left of it, a second move of the turn and a forced pass are
+    said, from the position alone, so an UNDO back into one says it again."""
+    mens = find("25-mens-gryb")
+    t = Hands(mens(2, depth=3, stones=4), names=["Ann", "Bo"])
+    for name in "G GG R RR Y YY".split():
+        t.press(P(t, name))
+    assert t.owed() == ""
+    assert t.press(P(t, "B")).message == "Ann placed a man on B · Ann made a GRYB: remove one of Bo's men"
+    assert t.to_dict()["owed"] == "Ann made a GRYB: remove one of Bo's men"
+    # A level-2 GRYB removes two men: then one more.
+    quad = Hands(mens(2), names=["Ann", "Bo"])
+    for name in "BBBB RRRR BBBY RRRY GG RRRG GR YYYY GY YYYR GB".split():
+        assert quad.press(P(quad, name)).ok, quad.message
+    assert quad.owed() == "Ann made a GRYB: remove 2 of Bo's men"
+    assert quad.press(P(quad, "RRRR")).message.startswith("Ann removed Bo's man on RRRR · ")
+    assert quad.owed() == "Ann made a GRYB: remove one more of Bo's men"
+    quad.undo()  # the man put back: the two are owed again
+    assert quad.owed() == "Ann made a GRYB: remove 2 of Bo's men"
+    drangles = Hands(find("drangles")(), names=["Ann", "Bo"])
+    drangles.press(P(drangles, "0"))
+    assert drangles.owed() == "Ann moves again: the same turn"
+    ez = Hands(find("ez-gryb")(), names=["Ann", "Bo"])
+    ez.roll(Loaded("G"))
+    assert ez.owed() == ""  # a turn as usual: the roll, then the move
+
+
+def test_ok_is_said_to_do_something_only_when_it_does():
+    """Issue 46: the page dims OK where it would only refuse (EZ GRYB's tap ends the turn, and OK then
+    answered "roll first")."""
+    t = Hands(find("ez-gryb")(), names=["Ann", "Bo"])
+    assert not t.ok_does() and not t.ok().ok  # a roll is due
+    t.roll(Loaded("G"))
+    assert not t.to_dict()["ok_does"]  # a node to press: the press is the move
+    drangles = Hands(find("drangles")(), names=["Ann", "Bo"])
+    drangles.press(P(drangles, "0"))  # a stone entered: the second move of the turn is a choice
+    assert drangles.ok_does() == drangles.ok().ok

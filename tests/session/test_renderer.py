@@ -438,3 +438,15 @@ def test_a_position_reached_again_in_as_many_actions_is_drawn_anew():
     assert t.act(other, pressed=other.sources + other.targets).ok and len(t.game.history) == 2
     lit = frame(t, 0.0).nodes
     assert lit[N(t, "R")] == COLOURS[0] and N(t, "G") not in lit
+
+
+def test_the_men_a_gryb_lets_the_player_remove_pulse_in_their_owners_colour():
+    """Issue 46: after a GRYB the men that may be removed pulse, bright to dark, each in its owner's colour
+    (as targets they were a dim pulse in the mover's colour, and whose man it was could not be seen)."""
+    t = play("25-mens-gryb", "G GG R RR Y YY B", depth=3, stones=4)
+    assert t.owed() == "Player 1 made a GRYB: remove one of Player 2's men"
+    theirs = stones_of(t, 1)
+    bright, dark = frame(t, 0.25).nodes, frame(t, 0.75).nodes
+    assert [bright[n] for n in theirs] == [COLOURS[1]] * 3
+    assert [dark[n] for n in theirs] == [scale(COLOURS[1], 0.15)] * 3
+    assert {bright[n] for n in stones_of(t, 0)} == {GOLD}  # the GRYB's own men

@@ -437,7 +437,7 @@ COMPOSITION = re.sub(r'(?m)^id = ".*"$', f'id = "{PROBE}"', EXAMPLE)
 BODIES = {
     "/api/press": {"node": "G"},
     "/api/act": {"action": "G"},
-    "/api/games/new": {"game": "drangles"},
+    "/api/games/new": {"game": "drangles", "abandon": True},  # the game before is under way
     "/api/settings": {"night": True, "brightness": 0.25},
     "/api/compositions": {"text": COMPOSITION, "format": "toml"},
     "/api/seat": {"seat": 1, "kind": "easy"},
@@ -1178,7 +1178,7 @@ def test_history_replay_and_export(paired, rt):
     # Each step says who made it, in words: the first is Player 1's roll, the second their move.
     first, second = (paired.get(f"/api/history/{game_id}?ply={n}").get_json()["step"] for n in (1, 2))
     assert first == f"Player 1 rolled {record['actions'][0].removeprefix('roll:')}"
-    assert second == f"Player 1: {record['actions'][1]}"
+    assert second == f"Player 1 placed a stone on {record['actions'][1]}"  # every action in a sentence
     assert paired.get(f"/api/history/{game_id}?ply={n + 1}").status_code == 400
     text = paired.get(f"/api/history/{game_id}/record.txt")
     assert text.status_code == 200 and "attachment" in text.headers["Content-Disposition"]

@@ -622,6 +622,14 @@ def _the_example_free(world: World) -> None:
         world.rt.call(c.ForgetComposition("my-game"))
 
 
+def _no_game_under_way(world: World) -> None:
+    """A new game without abandon is refused while one is under way (409): begin this one afresh."""
+    s = world.rt.call(c.Snapshot())
+    if s["ply"] and not s["state"]["over"]:
+        series = c.GO_ON if s["series"] and not s["series"]["over"] else None
+        world.rt.call(c.NewGame(s["game"]["id"], s["players"], {}, None, series, None, abandon=True))
+
+
 ARRANGE = {  # what the world needs for a valid request to be taken (besides a paired phone)
     ("POST", "/api/hint"): _move_due,
     ("POST", "/api/act"): _move_due,
@@ -634,6 +642,7 @@ ARRANGE = {  # what the world needs for a valid request to be taken (besides a p
         world.selftest.running or world.selftest.start(SELFTEST_SECONDS)
     ),
     ("GET", "/api/series/{series_id}"): _a_series,
+    ("POST", "/api/games/new"): _no_game_under_way,
     ("POST", "/api/compositions"): _the_example_free,
     ("POST", "/api/compositions/{game_id}/delete"): _a_saved_composition,
 }

@@ -41,6 +41,7 @@ function setFor(radio) {
   series.value = radio.value === form.dataset.current && [...series.options].some((o) => o.value === "continue") ? "continue" : preset;
   custom.hidden = true;
   msg.textContent = "";
+  form.querySelector(".confirm").hidden = true;
 }
 
 // The chosen game's form opens right under its card, so a phone need not scroll past the whole list.
@@ -81,8 +82,19 @@ form.addEventListener("submit", async (e) => {
   if (choice.startsWith("preset:")) { const [, method, target] = choice.split(":"); chosen = { method, target: +target }; }
   else if (choice === "continue") chosen = "continue";
   else if (choice === "custom") chosen = { method: form.elements.method.value, target: parseInt(form.elements.target.value, 10) };
-  try {
-    await post("/api/games/new", { game: form.dataset.game, players, options, names, seats: kinds, series: chosen });
+  const start = async (abandon) => {
+    await post("/api/games/new", { game: form.dataset.game, players, options, names, seats: kinds, series: chosen, ...(abandon ? { abandon } : {}) });
     location.href = "/";
-  } catch (err) { msg.textContent = err.message; }
+  };
+  try { await start(false); } catch (err) {
+    if (err.status !== 409) { msg.textContent = err.message; return; }
+    // A game is under way: the runtime says which, and starts this one only once the player agrees.
+    confirmSays.textContent = err.message + ".";
+    confirmBox.hidden = false;
+    confirmBox.querySelector("[data-abandon]").onclick = () => start(true).catch((e) => { msg.textContent = e.message; });
+    confirmBox.querySelector("[data-abandon]").focus();
+  }
 });
+const confirmBox = form.querySelector(".confirm");
+const confirmSays = document.getElementById("confirm-says");
+form.addEventListener("input", () => { confirmBox.hidden = true; });

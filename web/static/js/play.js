@@ -27,7 +27,6 @@ async function show(s) {
 
 let shownOnce = false;
 async function render(s) {
-  const ended = s.state.over && !(snap.state.over && snap.game_id === s.game_id && shownOnce);
   const before = snap;
   snap = s;
   const depth = (s.board && s.board.depth) || 4;
@@ -55,7 +54,13 @@ async function render(s) {
   // A refusal is news once: the page as loaded shows the table's message, not a refusal made before it.
   const fb = shownOnce ? s.feedback : null;
   shownOnce = true;
-  const text = (fb && fb.message) || table.message || "";
+  // What the player to move owes (a removal, a second move, a pass), in the session's words; the message
+  // ends with it when the move just made brought it, said once here.
+  const owed = table.owed || "";
+  say($("owed"), owed);
+  $("owed").hidden = !owed;
+  let text = (fb && fb.message) || table.message || "";
+  if (owed && text.endsWith(" · " + owed)) text = text.slice(0, -(owed.length + 3));
   $("message").textContent = text === $("turn-name").textContent ? "" : text;
   $("message").classList.toggle("refused", !!(fb && !fb.ok));
   $("chores").replaceChildren(...(table.chores || []).map((c) => { const li = document.createElement("li"); li.textContent = c.text; return li; }));
@@ -79,7 +84,8 @@ async function render(s) {
   if ((state.grybs || []).length) {
     list.replaceChildren(...state.grybs.map((g) => {
       const li = document.createElement("li");
-      li.textContent = `${g.nodes.join(" ")} · ${g.points} point${g.points === 1 ? "" : "s"}`;
+      // Points only in a game that keeps them (25 Men's GRYB is played win or lose).
+      li.textContent = s.game.score ? `${g.nodes.join(" ")} · ${g.points} point${g.points === 1 ? "" : "s"}` : g.nodes.join(" ");
       return li;
     }));
   } else {
@@ -92,8 +98,12 @@ async function render(s) {
   $("game-rules").href = `/games/${encodeURIComponent(s.game.id)}/rules`;
   $("again").hidden = !state.over;
   $("again").textContent = s.series && s.series.over ? "New series" : "Play again";
-  // The game has just ended: bring Play again into view (below the board on a phone).
-  if (ended) $("again").scrollIntoView({ block: "nearest", behavior: "smooth" });
+  // At a game's end OK, under the board, plays it again and says so: scrolling down to Play again took
+  // the board, and how the game ended, out of a phone's view.
+  $("ok").textContent = state.over ? $("again").textContent : "OK";
+  // OK looks enabled only when it does something (EZ GRYB's tap ends the turn; OK would say "roll first").
+  $("ok").classList.toggle("idle", !table.ok_does);
+  $("die-note").hidden = s.game.die === "none";
   document.body.dataset.version = s.version;
 }
 

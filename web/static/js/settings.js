@@ -21,6 +21,7 @@ function show(settings) {
   f.night.checked = settings.night;
   f.sounds.checked = settings.sounds;
   f.die.value = settings.die;
+  f.stones.value = settings.stones;
   f.budget_ma.value = settings.budget_ma;
   f.time_scale.value = settings.time_scale;
   settings.colours.forEach((c, i) => { f["colour" + i].value = c.toLowerCase(); });
@@ -47,6 +48,7 @@ form.elements.brightness.addEventListener("change", () => save({ brightness: +fo
 form.elements.night.addEventListener("change", () => save({ night: form.elements.night.checked }));
 form.elements.sounds.addEventListener("change", () => save({ sounds: form.elements.sounds.checked }));
 form.elements.die.addEventListener("change", () => save({ die: form.elements.die.value }));
+form.elements.stones.addEventListener("change", () => save({ stones: form.elements.stones.value }));
 form.elements.budget_ma.addEventListener("change", () => save({ budget_ma: Math.round(+form.elements.budget_ma.value) }));
 form.elements.time_scale.addEventListener("change", () => save({ time_scale: +form.elements.time_scale.value }));
 const colours = () => [0, 1, 2, 3].map((i) => form.elements["colour" + i].value.toUpperCase());
