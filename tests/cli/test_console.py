@@ -384,7 +384,7 @@ def test_pyragryb_roll_or_reincarnation_typed_at_the_start_of_a_turn():
     out = io.StringIO()
     c = Console(game, LoadedDie("GG"), {}, random.Random(1), out)
     c.play(iter(["G", "xG", "quit"]))
-    assert "Player 1: xG\n" in out.getvalue() and game.stash[0] == (1, 1, 1)
+    assert "Player 1 removed their own pyramid on G (xG)\n" in out.getvalue() and game.stash[0] == (1, 1, 1)
 
 
 def test_a_removal_owed_after_a_gryb_is_said_and_said_again_after_undo():
