@@ -28,6 +28,7 @@ log = logging.getLogger(__name__)
 BEAT_EVERY = 1.0  # seconds between heartbeats
 LATE = 5.0  # seconds without a heartbeat: that board's link is down
 REFUSALS_KEPT = 50
+CODE_SHOWN = 600.0  # seconds the LEDs show a hosted match's code; the page shows it as long as it is open
 
 
 class LinkError(ValueError):
@@ -73,6 +74,7 @@ class Link:
         self.peers: dict[str, dict] = {}
         self.refused: deque = deque(maxlen=REFUSALS_KEPT)
         self.connected = False
+        self.shown_until: float | None = None  # the LEDs show the match code until then
         self._events: queue.Queue = queue.Queue()
         self._stopping = threading.Event()
         self._threads: list[threading.Thread] = []
@@ -168,7 +170,13 @@ class Link:
         asked.validate()
         asked.make(cls)  # its options checked before any board starts
         self._events.put(("host", code, setup))
+        self._show(code)
         return code
+
+    def _show(self, code: str | None) -> None:
+        """The match code on the LEDs (None: hidden), as the pairing code is shown."""
+        self.runtime.call(c.ShowMatchCode(code), timeout=5)
+        self.shown_until = None if code is None else self.clock() + CODE_SHOWN
 
     def join(self, code: str) -> str:
         """Join the match another board shows the code of."""
@@ -229,6 +237,8 @@ class Link:
                 log.warning("link: %s", err)
             except Exception:
                 log.exception("link: %s failed", event[0])
+            if self.shown_until is not None and self.clock() >= self.shown_until:
+                self._hide()
             if self.clock() >= next_beat:
                 self._beat()
                 next_beat = self.clock() + BEAT_EVERY
@@ -250,6 +260,7 @@ class Link:
             self._subscribe()
             self._hello()
         elif kind == "join":
+            self._hide()
             self._enter(event[1])
             self._subscribe()
             self._send(p.JOIN)
@@ -261,6 +272,13 @@ class Link:
             self.retained.clear()
             for kept in (self.pending, self.commits, self.reveals, self.peers):
                 kept.clear()
+
+    def _hide(self) -> None:
+        if self.shown_until is not None:
+            try:
+                self._show(None)
+            except TimeoutError:  # the runtime was busy: the next event hides it
+                log.warning("link: the match code stays shown a little longer")
 
     def _subscribe(self) -> None:
         if self.connected:
@@ -336,6 +354,7 @@ class Link:
         made = self.runtime.call(command)
         with self._lock:
             self.game_id, self.published = made["game_id"], 0
+        self._hide()
         log.info("match %s: game %s begins, seats %s", self.match, self.game_id, setup["seats"])
 
     # -- keeping the boards together

@@ -90,6 +90,7 @@ class Board:
             c.NewGame: self._new_game,
             c.ChangeSettings: self._change_settings,
             c.ShowCode: self._show_code,
+            c.ShowMatchCode: self._show_match_code,
             c.Compose: self._compose,
             c.ForgetComposition: self._forget_composition,
             c.StartLinked: self._start_linked,
@@ -351,7 +352,7 @@ class Board:
         session = self._begin(game, names, kinds, order)
         self.ledger.open(session, series, getattr(self, "session", None), self.die.seed)
         self.session, self._grybs_seen = session, game.grybs
-        self.effects = Effects(code=self.effects.code)  # a pairing under way stays shown
+        self.effects = self._codes()  # a pairing or a match under way stays shown
         log.info("game %s: new %s for %d players", session.game_id, game.id, game.players)
         self._warm()
 
@@ -393,6 +394,12 @@ class Board:
 
     def _show_code(self, command: c.ShowCode) -> None:
         self.effects.code = tuple(command.code) if command.code else None
+
+    def _show_match_code(self, command: c.ShowMatchCode) -> None:
+        self.effects.match_code = command.code
+
+    def _codes(self) -> Effects:
+        return Effects(code=self.effects.code, match_code=self.effects.match_code)
 
     def _compose(self, command: c.Compose) -> dict:
         try:
@@ -499,7 +506,7 @@ class Board:
         except Exception:  # unreadable: keep what is in memory
             log.exception("could not reload the game from the store")
         self.computer.thinking = None
-        self.effects = Effects(code=self.effects.code)
+        self.effects = self._codes()
         if message:
             self.session.hands.message = message
         self._publish(Feedback(False, message) if message else None)
