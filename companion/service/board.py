@@ -30,6 +30,7 @@ log = logging.getLogger(__name__)
 
 NEW_GAME_SINCE = "a new game has started since: look at the board again"
 MENU = "menu open: ROLL dims the board step by step down to night mode, OK closes, UNDO shows a pairing code"
+MENU_LINK = ", UNDO held links boards"  # with a broker set: docs/linking.md, "At the board"
 FRESH_CODE = "a fresh pairing code on the board: type it on the phone"
 MOVED_SINCE = "the game has moved on since: look at the board again"
 LINKED_ROLL = "the linked boards roll together: the die shows once every board has sent its part"
@@ -235,7 +236,8 @@ class Board:
     def _menu(self, command: c.Menu) -> Feedback:
         self.settings.menu = not self.settings.menu
         self._publish()
-        return Feedback(True, MENU if self.settings.menu else "menu closed")
+        shown = MENU + (MENU_LINK if self.config.link.url else "")
+        return Feedback(True, shown if self.settings.menu else "menu closed")
 
     def _menu_key(self, key: type) -> Feedback:
         """ROLL dims a step (kept); OK closes the menu, UNDO too, with a fresh pairing code shown."""
