@@ -161,6 +161,7 @@ class Companion:
             url=link.url,
             board=link.board_name(),
             secret=load_secret(state / "link-secret"),
+            joining=state / "link-joining",
             user=link.user,
             password=link.password(),
             ca=link.ca,

@@ -59,8 +59,10 @@ class Link:
         password: str = "",
         ca: str = "",
         clock=time.monotonic,
+        joining: Path | None = None,
     ):
         self.runtime, self.board, self.secret, self.clock = runtime, board, secret, clock
+        self.joining = joining  # the code of a match joined but not begun, kept for a restart
         self.match = self.code = ""
         self.key = b""
         self.setup: dict | None = None  # the host's hello: game, players, options, names, seats
@@ -131,6 +133,9 @@ class Link:
             self.setup = {"seats": state["link"]["seats"]}
             self.game_id = state["game_id"]
             log.info("rejoining match %s as %s at ply %d", self.match, self.board, state["ply"])
+        elif (code := self._joined_before()) is not None:
+            log.info("joining match %s again: it had not begun", p.match_id(code))
+            self._events.put(("join", code))
         self.client.connect_async(*self._address, keepalive=10)
         self.client.loop_start()
         feed = self.runtime.subscribe()
@@ -146,6 +151,25 @@ class Link:
             thread.join(5)
         self.client.disconnect()
         self.client.loop_stop()
+
+    def _joined_before(self) -> str | None:
+        try:
+            return p.normal_code(self.joining.read_text()) if self.joining is not None else None
+        except (OSError, p.Refused):
+            return None
+
+    def _keep(self, code: str | None) -> None:
+        """The match joined and not begun (None: none), in a file of mode 0600 beside the link's secret."""
+        if self.joining is None:
+            return
+        try:
+            if code is None:
+                self.joining.unlink(missing_ok=True)
+            else:
+                self.joining.touch(mode=0o600)
+                self.joining.write_text(code)
+        except OSError as err:  # the match goes on; only a restart before it begins forgets it
+            log.warning("link: cannot keep the match joined in %s: %s", self.joining, err)
 
     def _forward(self, feed: queue.Queue) -> None:
         while not self._stopping.is_set():
@@ -251,6 +275,7 @@ class Link:
         elif kind == "message":
             self._received(event[1], event[2])
         elif kind == "host":
+            self._keep(None)
             self._enter(event[1])
             with self._lock:
                 self.hosting, self.setup = (
@@ -262,6 +287,7 @@ class Link:
         elif kind == "join":
             self._hide()
             self._enter(event[1])
+            self._keep(event[1])
             self._subscribe()
             self._send(p.JOIN)
 
@@ -355,6 +381,7 @@ class Link:
         with self._lock:
             self.game_id, self.published = made["game_id"], 0
         self._hide()
+        self._keep(None)
         log.info("match %s: game %s begins, seats %s", self.match, self.game_id, setup["seats"])
 
     # -- keeping the boards together

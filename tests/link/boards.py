@@ -35,6 +35,7 @@ class Board:
             url=self.url,
             board=self.name,
             secret=self.name.encode() * 4,
+            joining=self.folder / "link-joining",
             user=self.user,
             password=self.password,
         )
