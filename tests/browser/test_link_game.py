@@ -1,7 +1,8 @@
 """A whole linked game by taps in Debian's Chromium: two `gryb-companion run --sim` processes and a real
 Mosquitto. Alba's page chooses 25 Men's GRYB with four men each and links it; Bran's page joins with the
-code; each player taps their moves on their own page and puts the other's stones on their cloth (the
-chores) by tapping them, until Alba's GRYB takes a man of Bran's and Bran is down to three."""
+code; each player taps their moves on their own page, the LEDs showing the stones (`run --sim`'s
+``stones = "leds"``: nothing to carry out on a cloth), until Alba's GRYB takes a man of Bran's and Bran
+is down to three."""
 
 import time
 
@@ -81,8 +82,10 @@ def test_two_boards_play_a_whole_game_by_taps_on_their_pages(browser, boards, ar
         pages[board.name].goto(board.url + "/")
         until(pages[board.name], "document.body.dataset.version > 0")
     assert bran.get("/api/state")["game"]["settings"]["stones"] == 4
+    assert all(board.get("/api/state")["settings"]["stones"] == "leds" for board in boards)
 
     plan = {name: list(nodes) for name, nodes in PLAN.items()}
+    chores = 0
     deadline = time.monotonic() + 40
     while True:
         states = {board.name: board.get("/api/state") for board in boards}
@@ -93,9 +96,9 @@ def test_two_boards_play_a_whole_game_by_taps_on_their_pages(browser, boards, ar
         for board in boards:
             state, page = states[board.name], pages[board.name]
             game = state["state"]
-            if state["table"]["chores"]:  # the other player's stones, put on (or lifted off) this cloth
+            if state["table"]["chores"]:  # stones on a cloth: none while the LEDs are the stones
                 tap(page, state["table"]["chores"][0]["node"])
-                tapped = True
+                tapped, chores = True, chores + 1
             elif not game["over"] and state["link"]["seats"][game["to_move"]] == board.name:
                 tap(page, plan[board.name].pop(0))
                 tapped = True
@@ -104,7 +107,7 @@ def test_two_boards_play_a_whole_game_by_taps_on_their_pages(browser, boards, ar
 
     end_a, end_b = (board.get("/api/state") for board in boards)
     assert end_a["state"] == end_b["state"] and end_a["state"]["winners"] == [0]
-    assert plan == {"alba": [], "bran": []} and "BBBB" not in end_b["state"]["stones"]
+    assert plan == {"alba": [], "bran": []} and "BBBB" not in end_b["state"]["stones"] and chores == 0
     assert alba.get("/api/link")["refused"] == bran.get("/api/link")["refused"] == 0
     b.screenshot(path=artifacts / "web-link-game.png", full_page=True)
     assert not problems, problems
