@@ -131,7 +131,7 @@ class Companion:
             self.panel.when_roll = lambda: submit(c.Roll())
             self.panel.when_ok = lambda: submit(c.Ok())
             self.panel.when_undo = lambda: submit(c.Undo())
-            self.panel.when_menu = lambda: submit(c.Menu())
+            self.panel.when_menu = self._held
             if self.node_input is None:
                 self.node_input = open_node_input(config.serial.url, load_button_layout(board_geometry()))
             self.node_input.when_event = self._node_event
@@ -161,6 +161,7 @@ class Companion:
             url=link.url,
             board=link.board_name(),
             secret=load_secret(state / "link-secret"),
+            joining=state / "link-joining",
             user=link.user,
             password=link.password(),
             ca=link.ca,
@@ -222,6 +223,28 @@ class Companion:
     def _sound(self, kind: str) -> None:
         if self.panel is not None:
             self.panel.beep(SOUNDS.get(kind, "ok"))
+
+    def _held(self) -> None:
+        """UNDO held: the menu opens; held again in the menu with a broker set: Link boards (docs/linking.md,
+        "At the board")."""
+        if self.link is not None and self.runtime.board.settings.menu:
+            threading.Thread(target=self._link_boards, name="gryb-link-host", daemon=True).start()
+        else:
+            self.runtime.submit(c.Menu())
+
+    def _link_boards(self) -> None:
+        """Open a match for the game on the board, its code on the LEDs; the menu closes."""
+        try:
+            game, players, options = self.runtime.call(
+                c.Read(lambda s: (s.game.id, s.game.players, dict(s.game.settings)))
+            )
+            self.link.host(game, players if 2 <= players <= 4 else None, options)
+            log.info("match open from the control panel: its code is on the LEDs")
+        except Exception as err:  # a game that cannot be linked: the menu closes, the buzzer says so
+            log.warning("Link boards from the control panel: %s", err)
+            self._sound("illegal")
+        if self.runtime.board.settings.menu:
+            self.runtime.submit(c.Menu())
 
     def _node_event(self, event) -> None:
         runtime = self.runtime

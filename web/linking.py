@@ -7,8 +7,8 @@ from flask import Blueprint, jsonify, render_template
 from companion.link.link import LinkError
 from companion.link.protocol import Refused
 from companion.link.requests import HostMatch, JoinMatch
-from web.api import command, refuse, web
-from web.security import paired
+from web.api import board_here, command, refuse, web
+from web.security import is_paired, paired
 
 bp = Blueprint("linking", __name__)
 OFF = "no broker is set: give [link] url in the config (docs/linking.md)"
@@ -29,7 +29,12 @@ def page():
 @bp.get("/api/link")
 def status():
     link = web().link
-    return jsonify({"enabled": False, "message": OFF} if link is None else {"enabled": True} | link.status())
+    if link is None:
+        return jsonify({"enabled": False, "message": OFF})
+    shown = link.status()
+    if not (is_paired() or board_here()):  # a guest watches the match but never reads its code
+        shown["code"] = None
+    return jsonify({"enabled": True} | shown)
 
 
 @bp.post("/api/link/host")

@@ -115,7 +115,10 @@ LINK_STATUS = {
         "board": {"type": "string"},
         "connected": {"type": "boolean"},
         "match": {"type": ["string", "null"]},
-        "code": {"type": ["string", "null"]},
+        "code": {
+            "type": ["string", "null"],
+            "description": "the match code: to a paired phone and the simulator's own page, else null",
+        },
         "seats": {"type": "array", "items": {"type": ["string", "null"]}},
         "boards": {"type": "array", "items": {"type": "object"}},
         "refused": {"type": "integer", "description": "messages refused (logged) so far"},

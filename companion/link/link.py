@@ -28,6 +28,7 @@ log = logging.getLogger(__name__)
 BEAT_EVERY = 1.0  # seconds between heartbeats
 LATE = 5.0  # seconds without a heartbeat: that board's link is down
 REFUSALS_KEPT = 50
+CODE_SHOWN = 600.0  # seconds the LEDs show a hosted match's code; the page shows it as long as it is open
 
 
 class LinkError(ValueError):
@@ -58,8 +59,10 @@ class Link:
         password: str = "",
         ca: str = "",
         clock=time.monotonic,
+        joining: Path | None = None,
     ):
         self.runtime, self.board, self.secret, self.clock = runtime, board, secret, clock
+        self.joining = joining  # the code of a match joined but not begun, kept for a restart
         self.match = self.code = ""
         self.key = b""
         self.setup: dict | None = None  # the host's hello: game, players, options, names, seats
@@ -73,6 +76,7 @@ class Link:
         self.peers: dict[str, dict] = {}
         self.refused: deque = deque(maxlen=REFUSALS_KEPT)
         self.connected = False
+        self.shown_until: float | None = None  # the LEDs show the match code until then
         self._events: queue.Queue = queue.Queue()
         self._stopping = threading.Event()
         self._threads: list[threading.Thread] = []
@@ -129,6 +133,9 @@ class Link:
             self.setup = {"seats": state["link"]["seats"]}
             self.game_id = state["game_id"]
             log.info("rejoining match %s as %s at ply %d", self.match, self.board, state["ply"])
+        elif (code := self._joined_before()) is not None:
+            log.info("joining match %s again: it had not begun", p.match_id(code))
+            self._events.put(("join", code))
         self.client.connect_async(*self._address, keepalive=10)
         self.client.loop_start()
         feed = self.runtime.subscribe()
@@ -144,6 +151,25 @@ class Link:
             thread.join(5)
         self.client.disconnect()
         self.client.loop_stop()
+
+    def _joined_before(self) -> str | None:
+        try:
+            return p.normal_code(self.joining.read_text()) if self.joining is not None else None
+        except (OSError, p.Refused):
+            return None
+
+    def _keep(self, code: str | None) -> None:
+        """The match joined and not begun (None: none), in a file of mode 0600 beside the link's secret."""
+        if self.joining is None:
+            return
+        try:
+            if code is None:
+                self.joining.unlink(missing_ok=True)
+            else:
+                self.joining.touch(mode=0o600)
+                self.joining.write_text(code)
+        except OSError as err:  # the match goes on; only a restart before it begins forgets it
+            log.warning("link: cannot keep the match joined in %s: %s", self.joining, err)
 
     def _forward(self, feed: queue.Queue) -> None:
         while not self._stopping.is_set():
@@ -168,7 +194,13 @@ class Link:
         asked.validate()
         asked.make(cls)  # its options checked before any board starts
         self._events.put(("host", code, setup))
+        self._show(code)
         return code
+
+    def _show(self, code: str | None) -> None:
+        """The match code on the LEDs (None: hidden), as the pairing code is shown."""
+        self.runtime.call(c.ShowMatchCode(code), timeout=5)
+        self.shown_until = None if code is None else self.clock() + CODE_SHOWN
 
     def join(self, code: str) -> str:
         """Join the match another board shows the code of."""
@@ -229,6 +261,8 @@ class Link:
                 log.warning("link: %s", err)
             except Exception:
                 log.exception("link: %s failed", event[0])
+            if self.shown_until is not None and self.clock() >= self.shown_until:
+                self._hide()
             if self.clock() >= next_beat:
                 self._beat()
                 next_beat = self.clock() + BEAT_EVERY
@@ -241,6 +275,7 @@ class Link:
         elif kind == "message":
             self._received(event[1], event[2])
         elif kind == "host":
+            self._keep(None)
             self._enter(event[1])
             with self._lock:
                 self.hosting, self.setup = (
@@ -250,7 +285,9 @@ class Link:
             self._subscribe()
             self._hello()
         elif kind == "join":
+            self._hide()
             self._enter(event[1])
+            self._keep(event[1])
             self._subscribe()
             self._send(p.JOIN)
 
@@ -261,6 +298,13 @@ class Link:
             self.retained.clear()
             for kept in (self.pending, self.commits, self.reveals, self.peers):
                 kept.clear()
+
+    def _hide(self) -> None:
+        if self.shown_until is not None:
+            try:
+                self._show(None)
+            except TimeoutError:  # the runtime was busy: the next event hides it
+                log.warning("link: the match code stays shown a little longer")
 
     def _subscribe(self) -> None:
         if self.connected:
@@ -336,6 +380,8 @@ class Link:
         made = self.runtime.call(command)
         with self._lock:
             self.game_id, self.published = made["game_id"], 0
+        self._hide()
+        self._keep(None)
         log.info("match %s: game %s begins, seats %s", self.match, self.game_id, setup["seats"])
 
     # -- keeping the boards together

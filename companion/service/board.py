@@ -30,6 +30,7 @@ log = logging.getLogger(__name__)
 
 NEW_GAME_SINCE = "a new game has started since: look at the board again"
 MENU = "menu open: ROLL dims the board step by step down to night mode, OK closes, UNDO shows a pairing code"
+MENU_LINK = ", UNDO held links boards"  # with a broker set: docs/linking.md, "At the board"
 FRESH_CODE = "a fresh pairing code on the board: type it on the phone"
 MOVED_SINCE = "the game has moved on since: look at the board again"
 LINKED_ROLL = "the linked boards roll together: the die shows once every board has sent its part"
@@ -90,6 +91,7 @@ class Board:
             c.NewGame: self._new_game,
             c.ChangeSettings: self._change_settings,
             c.ShowCode: self._show_code,
+            c.ShowMatchCode: self._show_match_code,
             c.Compose: self._compose,
             c.ForgetComposition: self._forget_composition,
             c.StartLinked: self._start_linked,
@@ -234,7 +236,8 @@ class Board:
     def _menu(self, command: c.Menu) -> Feedback:
         self.settings.menu = not self.settings.menu
         self._publish()
-        return Feedback(True, MENU if self.settings.menu else "menu closed")
+        shown = MENU + (MENU_LINK if self.config.link.url else "")
+        return Feedback(True, shown if self.settings.menu else "menu closed")
 
     def _menu_key(self, key: type) -> Feedback:
         """ROLL dims a step (kept); OK closes the menu, UNDO too, with a fresh pairing code shown."""
@@ -351,7 +354,7 @@ class Board:
         session = self._begin(game, names, kinds, order)
         self.ledger.open(session, series, getattr(self, "session", None), self.die.seed)
         self.session, self._grybs_seen = session, game.grybs
-        self.effects = Effects(code=self.effects.code)  # a pairing under way stays shown
+        self.effects = self._codes()  # a pairing or a match under way stays shown
         log.info("game %s: new %s for %d players", session.game_id, game.id, game.players)
         self._warm()
 
@@ -393,6 +396,12 @@ class Board:
 
     def _show_code(self, command: c.ShowCode) -> None:
         self.effects.code = tuple(command.code) if command.code else None
+
+    def _show_match_code(self, command: c.ShowMatchCode) -> None:
+        self.effects.match_code = command.code
+
+    def _codes(self) -> Effects:
+        return Effects(code=self.effects.code, match_code=self.effects.match_code)
 
     def _compose(self, command: c.Compose) -> dict:
         try:
@@ -499,7 +508,7 @@ class Board:
         except Exception:  # unreadable: keep what is in memory
             log.exception("could not reload the game from the store")
         self.computer.thinking = None
-        self.effects = Effects(code=self.effects.code)
+        self.effects = self._codes()
         if message:
             self.session.hands.message = message
         self._publish(Feedback(False, message) if message else None)

@@ -476,6 +476,13 @@ class HintReady(Command):
 
 
 @dataclass(frozen=True)
+class ShowMatchCode(Command):
+    """Show a linked match's code on the LEDs (None hides it); never in the change feed."""
+
+    code: str | None
+
+
+@dataclass(frozen=True)
 class Linked(Command):
     """A linked board's action for a seat it plays, checked by the link's signature first
     (docs/linking.md): refused unless at ``ply``, legal, and leading to the position ``digest`` names."""

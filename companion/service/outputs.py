@@ -46,7 +46,7 @@ def snapshot(
         "legal": [str(a) for a in islice(session.hands.legal(), LEGAL_SHOWN)],
         "seats": session.seats,
         "order": session.order,
-        "link": session.link,
+        "link": None if session.link is None else {k: v for k, v in session.link.items() if k != "code"},
         "series": session.series_dict(elapsed),
         "settings": settings.to_dict(),
         "colours": [

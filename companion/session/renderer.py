@@ -9,6 +9,7 @@ from companion.games.engine import Game
 from companion.rules import node as nd
 from companion.rules.node import Node
 from companion.rules.space import bits
+from companion.session import match_code
 from companion.session.hands import LIFT, Hands
 from companion.session.palette import BOARD_COLOURS
 
@@ -38,12 +39,13 @@ class Effects:
     ended: float | None = None
     night: bool = False
     code: tuple[str, ...] | None = None  # a pairing code: one colour per top-level node
+    match_code: str | None = None  # a linked match's code, drawn on the bottom two levels
 
 
 @dataclass
 class Picture:
     nodes: dict[Node, RGB] = field(default_factory=dict)
-    code: dict[Node, RGB] = field(default_factory=dict)  # lit on a Giant game too
+    code: dict[Node, RGB] = field(default_factory=dict)  # lit on a Giant game too (pairing and match codes)
     # The nodes as they would be without the code, for whoever may not see it (None: no code shown).
     plain: dict[Node, RGB] | None = None
     status: list[RGB] = field(default_factory=lambda: [OFF] * STATUS_PIXELS)
@@ -112,7 +114,7 @@ class _Scene:
     lift: tuple[Node, ...]  # the stones a computer player's move still lifts
     hint: tuple[Node, ...]
     chores: tuple[tuple[Node, RGB], ...]  # in the colour of the stone to lift or put there
-    code: dict[Node, RGB]
+    code: dict[Node, RGB]  # the match code's, then the pairing code's over it
 
 
 # The last scene, one for the process, read and replaced whole: a second runtime drawing (the tests start
@@ -120,7 +122,7 @@ class _Scene:
 _kept: _Scene | None = None
 
 
-def _scene(game: Game, table: Hands, colours: list[RGB], code: tuple[str, ...] | None) -> _Scene:
+def _scene(game: Game, table: Hands, colours: list[RGB], code: tuple, match: str | None) -> _Scene:
     global _kept
     # state_key() stands for the position and so for its legal actions too.
     key = (
@@ -132,14 +134,15 @@ def _scene(game: Game, table: Hands, colours: list[RGB], code: tuple[str, ...] |
         table.chores,
         tuple(colours),
         code,
+        match,
     )
     kept = _kept
     if kept is None or kept.key != key:
-        kept = _kept = _make_scene(key, game, table, colours, code)
+        kept = _kept = _make_scene(key, game, table, colours, code, match)
     return kept
 
 
-def _make_scene(key: tuple, game: Game, table: Hands, colours: list[RGB], code) -> _Scene:
+def _make_scene(key: tuple, game: Game, table: Hands, colours: list[RGB], code, match) -> _Scene:
     still: dict[Node, RGB] = {}
     for n in bits(game.markers()):
         still[n] = MARKER
@@ -170,12 +173,12 @@ def _make_scene(key: tuple, game: Game, table: Hands, colours: list[RGB], code) 
         tuple(bits(lift)),
         hint,
         chores,
-        code_picture(code) if code else {},
+        (match_code.picture(match) if match else {}) | (code_picture(code) if code else {}),
     )
 
 
 def render(game: Game, table: Hands, colours: list[RGB], effects: Effects, now: float) -> Picture:
-    scene = _scene(game, table, colours, effects.code)
+    scene = _scene(game, table, colours, effects.code, effects.match_code)
     frame = _Frame(now)
     picture = Picture(nodes=dict(scene.still))
     lit = picture.nodes

@@ -9,11 +9,14 @@ from pathlib import Path
 
 from companion.games.die import Die
 from companion.link.link import Link
+from companion.rules import node as nd
 from companion.service import commands as c
 from companion.service.commands import CommandError
 from companion.service.config import Config, State
 from companion.service.runtime import Runtime
 from companion.service.store import Store
+from companion.session import match_code
+from companion.session.renderer import OFF
 
 
 class Board:
@@ -24,17 +27,34 @@ class Board:
 
     def up(self) -> None:
         config = Config(state=State(dir=str(self.folder)))
-        self.runtime = Runtime(config, Store(self.folder / "gryb.db"), die=Die(1))
+        self.frames, self.picture = 0, None
+        self.runtime = Runtime(config, Store(self.folder / "gryb.db"), die=Die(1), frame_sink=self._shown)
         self.runtime.start()
         self.link = Link(
             self.runtime,
             url=self.url,
             board=self.name,
             secret=self.name.encode() * 4,
+            joining=self.folder / "link-joining",
             user=self.user,
             password=self.password,
         )
         self.link.start()
+
+    def _shown(self, picture) -> None:
+        self.frames, self.picture = self.frames + 1, picture
+
+    def leds(self, board: bool = False) -> dict:
+        """The frame drawn last as the web app is told it: ``board``, as the LEDs show it; else as a guest
+        may see it, without a pairing or match code (``leds=`` and ``board_leds=`` of the web app)."""
+        picture = self.picture
+        nodes = picture.nodes if board or picture.plain is None else picture.plain
+        return {
+            "frames": self.frames,
+            "limited": False,
+            "nodes": {nd.name(n): colour for n, colour in nodes.items()},
+            "status": picture.status,
+        }
 
     def down(self) -> None:
         self.link.stop()
@@ -119,3 +139,22 @@ def play(boards: list[Board], seed: int, plies: int | None = None, between=None)
 def _moved(boards: list[Board], plies: list[int]) -> bool:
     states = [b.state() for b in boards]
     return [s["ply"] for s in states] != plies or any(s["table"]["chores"] for s in states)
+
+
+def read_code(nodes: dict) -> str:
+    """The code a person reads off the frame's bottom level: three rows of four 3 x 5 characters."""
+    by_dots = {glyph: char for char, glyph in match_code.FONT.items()}
+    groups = []
+    for row in range(3):
+        chars = []
+        for column in range(4):
+            dots = tuple(
+                "".join(
+                    "#" if nodes.get(match_code.CELLS[(4 * column + dx, 5 * row + dy)], OFF) != OFF else "."
+                    for dx in range(3)
+                )
+                for dy in range(5)
+            )
+            chars.append(by_dots[dots])
+        groups.append("".join(chars))
+    return "-".join(groups)

@@ -150,3 +150,21 @@ def test_a_move_stored_but_never_sent_goes_out_when_its_board_comes_back(boards)
     b.up()
     wait(lambda: history(a) == history(b), what="alba has bran's move")
     assert history(a)[1] == sent
+
+
+def test_a_joining_board_restarted_before_the_game_begins_joins_again_by_itself(boards, tmp_path, broker):
+    a, b = boards
+    c_ = Board("carl", tmp_path / "carl", broker.url)
+    try:
+        code = a.link.host("exodus", 3)
+        b.link.join(code)
+        wait(lambda: a.link.status()["seats"] == ["alba", "bran", None], what="bran seated")
+        b.down()
+        b.up()  # no game stored yet: only the code it joined with, kept in its state directory
+        wait(lambda: b.link.status()["match"] == a.link.status()["match"], what="bran back in the match")
+        c_.link.join(code)
+        wait(lambda: all(x.link.game_id is not None for x in (a, b, c_)), what="the game begins on all three")
+        assert b.state()["link"]["seats"] == ["alba", "bran", "carl"]
+        assert not (tmp_path / "bran" / "link-joining").exists()
+    finally:
+        c_.down()

@@ -24,15 +24,29 @@ async function refresh() {
     : "the link is down: the game waits until it is back";
 }
 
+// The game on this board: the form offers it, and links it with its options (chosen on the Games page).
+let here = null;
+async function onBoard() {
+  try { here = (await get("/api/state")).game; } catch { return; }
+  const game = document.querySelector("#host [name=game]");
+  if (!game) return;
+  if (game.value === game.defaultValue) game.value = here.id;  // not over what was typed
+  const set = Object.entries(here.settings || {}).map(([k, v]) => `${k.replace(/_/g, " ")} ${v}`).join(", ");
+  document.getElementById("options").textContent = set ? `With the options of the game on this board: ${set}` : "";
+}
+
 for (const [id, path] of [["host", "/api/link/host"], ["join", "/api/link/join"]]) {
   const form = document.getElementById(id);
+  if (!form) continue;
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     const data = Object.fromEntries(new FormData(form));
     if (data.players) data.players = Number(data.players);
+    if (id === "host" && here && data.game === here.id) data.options = here.settings || {};
     try { said.textContent = (await post(path, data)).message; } catch (e) { said.textContent = e.message; }
     refresh();
   });
 }
+onBoard();
 refresh();
 setInterval(refresh, 2000);
