@@ -1,6 +1,6 @@
 """Two checkouts of the companion, the same seeded random games in each, CPU seconds compared. Prints a table.
 
-    python bench/bench_checkouts.py BEFORE AFTER [--games N] [--rounds R]
+    python bench/bench_checkouts.py BEFORE AFTER [--games N] [--rounds R] [--only GAME ...]
 
 Each round runs every game of the catalogue N times from seed 1 in BEFORE, then in AFTER (the order swaps
 every round), each in its own process. CPU time (process_time), not wall time, so that other load on the
@@ -26,6 +26,8 @@ except ImportError:  # the layout before the redesign
     from companion.engine import catalogue
 out = {}
 for cls in sorted(catalogue(), key=lambda c: c.id):
+    if sys.argv[3:] and cls.id not in sys.argv[3:]:
+        continue
     for players in sorted({cls.min_players, min(cls.max_players, max(cls.min_players, 3))}):
         rng, plies, start = random.Random(1), 0, time.process_time()
         for _ in range(int(sys.argv[2])):
@@ -38,10 +40,11 @@ print(json.dumps(out))
 """
 
 
-def run(checkout: str, games: int) -> dict:
-    done = subprocess.run(
-        [sys.executable, "-c", _CHILD, checkout, str(games)], capture_output=True, text=True, check=True
-    )
+def run(checkout: str, games: int, only: list[str]) -> dict:
+    # -S: no site-packages, so an editable install of another checkout cannot fill in a module this
+    # checkout lacks (the games need nothing outside the standard library).
+    command = [sys.executable, "-S", "-c", _CHILD, checkout, str(games), *only]
+    done = subprocess.run(command, capture_output=True, text=True, check=True)
     return json.loads(done.stdout)
 
 
@@ -51,12 +54,13 @@ def main() -> None:
     parser.add_argument("after")
     parser.add_argument("--games", type=int, default=20, help="seeded random games per row (default 20)")
     parser.add_argument("--rounds", type=int, default=4, help="rounds, the order swapped each (default 4)")
+    parser.add_argument("--only", nargs="*", default=[], help="these game ids alone")
     args = parser.parse_args()
     before, after = [], []
     for round_ in range(args.rounds):
         pair = [(before, args.before), (after, args.after)]
         for into, checkout in pair if round_ % 2 == 0 else reversed(pair):
-            into.append(run(checkout, args.games))
+            into.append(run(checkout, args.games, args.only))
     print(f"{'game':<24} {'plies':>7} {'before ms':>10} {'after ms':>9} {'after/before':>12}  same plies")
     print(f"{'-' * 24} {'-' * 7} {'-' * 10} {'-' * 9} {'-' * 12}  ----------")
     ratios = []
