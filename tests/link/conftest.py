@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from boards import Board
 from broker import MOSQUITTO, Broker
 
 
@@ -16,3 +17,12 @@ def broker(tmp_path):
     made.start()
     yield made
     made.stop()
+
+
+@pytest.fixture
+def boards(tmp_path, broker):
+    """Two boards, Alba and Bran, on the broker; taken down after the test."""
+    made = [Board("alba", tmp_path / "alba", broker.url), Board("bran", tmp_path / "bran", broker.url)]
+    yield made
+    for board in made:
+        board.down()

@@ -7,14 +7,6 @@ from boards import Board, history, link, move, play, wait
 from companion.service import commands as c
 
 
-@pytest.fixture
-def boards(tmp_path, broker):
-    made = [Board("alba", tmp_path / "alba", broker.url), Board("bran", tmp_path / "bran", broker.url)]
-    yield made
-    for board in made:
-        board.down()
-
-
 def same(a: Board, b: Board) -> list[str]:
     wait(lambda: history(a) == history(b), what="the same history on both boards")
     return history(a)

@@ -3,18 +3,10 @@ position, malformed. Each is refused and logged; nothing changes on the board; p
 
 import paho.mqtt.client as mqtt
 import pytest
-from boards import Board, history, link, move, wait
+from boards import history, link, move, wait
 
 from companion.link import protocol as p
 from companion.service import commands as c
-
-
-@pytest.fixture
-def boards(tmp_path, broker):
-    made = [Board("alba", tmp_path / "alba", broker.url), Board("bran", tmp_path / "bran", broker.url)]
-    yield made
-    for board in made:
-        board.down()
 
 
 @pytest.fixture

@@ -1,20 +1,11 @@
 """The Link boards page's API: open a match on one board, join it from another by its code, see the
 match's boards, seats and health; refusals are 400s that change nothing."""
 
-import pytest
 from boards import Board, wait
 
 from companion.service import commands as c
 from web import create_app
 from web.testing import pair
-
-
-@pytest.fixture
-def boards(tmp_path, broker):
-    made = [Board("alba", tmp_path / "alba", broker.url), Board("bran", tmp_path / "bran", broker.url)]
-    yield made
-    for board in made:
-        board.down()
 
 
 def phone(board: Board, tmp_path):
