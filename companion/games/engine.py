@@ -343,10 +343,10 @@ class Game:
             return COLOUR_NAMES[action.colour]
         return str(action)
 
-    def played(self) -> list[tuple[Action, int]]:
-        """The history as (action, the player who played it), oldest first."""
+    def played(self, start: int = 0) -> list[tuple[Action, int]]:
+        """The history from ply ``start`` as (action, the player who played it), oldest first."""
         at = self._BASE_FIELDS.index("to_move")
-        return [(action, snapshot[at]) for action, snapshot in self.history]
+        return [(action, snapshot[at]) for action, snapshot in self.history[start:]]
 
     def state_key(self) -> tuple:
         """Everything that defines the position."""

@@ -387,11 +387,11 @@ class Link:
     # -- keeping the boards together
 
     def _look(self) -> dict:
-        published = self.published
+        published, older = self.published, list(self.pending)
 
         def look(session) -> dict:
             game = session.game
-            history = game.played()[published:]
+            history = game.played(published)
             return {
                 "game_id": session.game_id,
                 "link": session.link,
@@ -400,7 +400,8 @@ class Link:
                 "over": game.over,
                 "new": [(str(a), seat, a.kind == ROLL) for a, seat in history],
                 "digests": digests(game, published) if history else [],
-                "history": [str(a) for a, _ in game.history],
+                # only the plies of messages waiting here: the whole history, as text, cost O(plies) a look
+                "history": {k: str(game.history[k][0]) for k in older if k < len(game.history)},
             }
 
         return self.runtime.call(c.Read(look))
