@@ -59,3 +59,26 @@ def test_undo_held_twice_shows_a_match_code_on_the_leds_that_another_board_joins
         finally:
             if bran is not None:
                 bran.down()
+
+
+def test_the_status_led_blinks_slowly_while_the_broker_is_away_in_a_linked_game(tmp_path, broker):
+    """Issue 47: while the link is down the LEDs say so: the status LED, steady in a linked game, blinks
+    slowly while the broker is gone and is steady again once the board is back on it."""
+    config = config_mod.load(None, sim=True)
+    config = replace(
+        config,
+        state=replace(config.state, dir=str(tmp_path / "alba")),
+        link=replace(config.link, url=broker.url, board="alba"),
+    )
+    bran = Board("bran", tmp_path / "bran", broker.url)
+    try:
+        with Companion(config, sim=True, port=0) as alba:
+            bran.link.join(alba.link.host("ez-gryb", 2, None))
+            wait(lambda: alba.link.game_id is not None and bran.link.game_id is not None, what="both began")
+            wait(lambda: alba.panel.state == "ready", what="steady in the linked game")
+            broker.stop(kill=True)
+            wait(lambda: alba.panel.state == "link-down", what="a slow blink while the broker is away")
+            broker.start()
+            wait(lambda: alba.panel.state == "ready", seconds=20, what="steady again with the broker back")
+    finally:
+        bran.down()
