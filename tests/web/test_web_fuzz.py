@@ -180,7 +180,7 @@ def _compositions_forgotten(request):
             rt.call(c.ForgetComposition(saved))
 
 
-SEARCHES = ("gryb-hint_ready", "gryb-computer")  # the runtime's search threads (Runtime._think)
+SEARCHES = ("gryb-hint", "gryb-computer")  # the search threads (companion/service/computer.py)
 
 
 def quiet(rt):
