@@ -134,7 +134,7 @@ class Finger:
 def pick_up_and_put_down(finger: Finger, presses: int) -> Samples:
     """'Drangles: a stone on the head node, pressed again and again (selected, put down): nothing stored."""
     samples = Samples()
-    finger.runtime.call(c.NewGame("drangles", 2, {}))
+    finger.runtime.call(c.NewGame("drangles", 2, {}, abandon=True))
     finger.press("0")
     for i in range(presses):
         # a quick player's pace, landing at different points of the animation
@@ -145,13 +145,13 @@ def pick_up_and_put_down(finger: Finger, presses: int) -> Samples:
 def placements(finger: Finger, count: int, rng: random.Random) -> Samples:
     """25 Men's GRYB: a placement on a free node, each stored; a GRYB's removal pressed, not timed."""
     samples = Samples()
-    finger.runtime.call(c.NewGame("25-mens-gryb", 2, {}))
+    finger.runtime.call(c.NewGame("25-mens-gryb", 2, {}, abandon=True))
     while len(samples.frame) < count:
         snapshot = finger.chores()
         legal = snapshot["legal"]
         places = [a for a in legal if "-" not in a and not a.startswith("x") and a != "pass"]
         if snapshot["state"].get("over") or not legal or (not places and not legal[0].startswith("x")):
-            finger.runtime.call(c.NewGame("25-mens-gryb", 2, {}))  # every man placed: a new game
+            finger.runtime.call(c.NewGame("25-mens-gryb", 2, {}, abandon=True))  # all placed: a new game
         elif not places:
             finger.press(legal[0][1:])  # a removal the GRYB just formed asks for
         else:
@@ -162,12 +162,12 @@ def placements(finger: Finger, count: int, rng: random.Random) -> Samples:
 def moves_after_a_roll(finger: Finger, count: int, rng: random.Random) -> Samples:
     """EZ GRYB: ROLL, then a move onto the colour rolled: its stone pressed, then its target (timed)."""
     samples = Samples()
-    finger.runtime.call(c.NewGame("ez-gryb", 2, {}))
+    finger.runtime.call(c.NewGame("ez-gryb", 2, {}, abandon=True))
     while len(samples.frame) < count:
         snapshot = finger.chores()
         legal = snapshot["legal"]
         if snapshot["state"].get("over") or not legal:
-            finger.runtime.call(c.NewGame("ez-gryb", 2, {}))
+            finger.runtime.call(c.NewGame("ez-gryb", 2, {}, abandon=True))
         elif legal[0].startswith("roll:"):
             finger.runtime.call(c.Roll())
             time.sleep(DIE_SECONDS + 0.05)  # the player reads the colour once the die has settled
