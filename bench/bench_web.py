@@ -10,9 +10,7 @@ figures: docs/performance.md, "Web page".
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import socket
 import statistics
 import sys
 import tempfile
@@ -27,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from companion.assembly import Companion
 from companion.service import commands as c
 from companion.service import config as config_mod
-from web.testing import WEIGHT_LIMIT, LoadedDie, every_page_weight, page_weight
+from web.testing import WEIGHT_LIMIT, Feed, LoadedDie, every_page_weight, page_weight
 
 
 def fetcher(base: str):
@@ -40,46 +38,19 @@ def fetcher(base: str):
     return fetch
 
 
-class Feed:
-    def __init__(self, port: int):
-        self.sock = socket.create_connection(("127.0.0.1", port), timeout=10)
-        self.sock.sendall(b"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-        self.buf = b""
-        self._until(b"\r\n\r\n")
-
-    def _until(self, sep: bytes) -> bytes:
-        while sep not in self.buf:
-            chunk = self.sock.recv(65536)
-            if not chunk:
-                raise EOFError
-            self.buf += chunk
-        part, self.buf = self.buf.split(sep, 1)
-        return part
-
-    def next_snapshot(self) -> dict:
-        while True:
-            size = int(self._until(b"\r\n"), 16)
-            while len(self.buf) < size + 2:
-                self.buf += self.sock.recv(65536)
-            chunk, self.buf = self.buf[:size].decode(), self.buf[size + 2 :]
-            for line in chunk.splitlines():
-                if line.startswith("data: "):
-                    return json.loads(line[6:])
-
-
 def sse_latency(runtime, port: int, changes: int, press) -> list[float]:
     """Ms from ``press("0")`` to the event of the change it makes on the feed, ``changes`` times."""
     feed = Feed(port)
-    feed.next_snapshot()
-    runtime.call(c.NewGame("drangles", 2, {"stones": 400, "turn_limit": 100000}))
-    while feed.next_snapshot()["game"]["id"] != "drangles":
+    feed.snapshot(timeout=10)
+    runtime.call(c.NewGame("drangles", 2, {"stones": 400, "turn_limit": 100000}, abandon=True))
+    while feed.snapshot(timeout=10)["game"]["id"] != "drangles":
         pass
     times = []
     for _ in range(changes):
         version = runtime.snapshot()["version"]
         t0 = time.perf_counter()
         press("0")  # enter / select / put down: every press publishes a change
-        while feed.next_snapshot()["version"] <= version:
+        while feed.snapshot(timeout=10)["version"] <= version:
             pass
         times.append((time.perf_counter() - t0) * 1000)
         time.sleep(0.02)  # the Pico's debounce sees a release before the next press

@@ -232,6 +232,7 @@ class Feed:
         self.buf = b""
         self.head = self._until(b"\r\n\r\n")
         self.status = int(self.head.split(b" ", 2)[1])
+        assert self.status != 200 or b"text/event-stream" in self.head
 
     def _until(self, sep):
         while sep not in self.buf:
@@ -242,15 +243,21 @@ class Feed:
         part, self.buf = self.buf.split(sep, 1)
         return part
 
-    def snapshot(self, timeout=5.0):
-        """The next state the feed sends (heartbeats skipped); TimeoutError if none comes in time."""
+    def block(self, timeout=5.0) -> str:
+        """The next event block, a heartbeat included (chunked framing stripped)."""
         self.sock.settimeout(timeout)
-        while True:
+        text = b""
+        while b"\n\n" not in text:
             size = int(self._until(b"\r\n"), 16)
             while len(self.buf) < size + 2:
                 self.buf += self.sock.recv(65536)
-            chunk, self.buf = self.buf[:size], self.buf[size + 2 :]
-            for line in chunk.decode().splitlines():
+            text, self.buf = text + self.buf[:size], self.buf[size + 2 :]
+        return text.decode()
+
+    def snapshot(self, timeout=5.0):
+        """The next state the feed sends (heartbeats skipped); TimeoutError if none comes in time."""
+        while True:
+            for line in self.block(timeout).splitlines():
                 if line.startswith("data: "):
                     return json.loads(line[6:])
 

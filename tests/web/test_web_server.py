@@ -17,7 +17,7 @@ from companion.service.store import Store
 from web import create_app
 from web.security import BACKSTOP, MAX_BODY
 from web.server import serve
-from web.testing import LoadedDie, Slowloris
+from web.testing import Feed, LoadedDie, Slowloris
 
 
 @pytest.fixture
@@ -27,48 +27,6 @@ def rt(tmp_path):
     yield runtime
     runtime.stop()
     runtime.store.close()
-
-
-class Feed:
-    """A minimal SSE client on a raw socket."""
-
-    def __init__(self, port, source="127.0.0.1"):  # any 127.x.y.z is this machine, as another address
-        self.sock = socket.create_connection(("127.0.0.1", port), timeout=5, source_address=(source, 0))
-        self.sock.sendall(b"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n")
-        self.buf = b""
-        self.head = self._until(b"\r\n\r\n")
-        self.status = int(self.head.split(b" ", 2)[1])
-        assert self.status != 200 or b"text/event-stream" in self.head
-
-    def _until(self, sep):
-        while sep not in self.buf:
-            chunk = self.sock.recv(65536)
-            if not chunk:
-                raise EOFError
-            self.buf += chunk
-        part, self.buf = self.buf.split(sep, 1)
-        return part
-
-    def block(self):
-        """The next event block (chunked transfer framing stripped)."""
-        text = b""
-        while b"\n\n" not in text:
-            size = int(self._until(b"\r\n"), 16)
-            while len(self.buf) < size + 2:
-                self.buf += self.sock.recv(65536)
-            text += self.buf[:size]
-            self.buf = self.buf[size + 2 :]
-        return text.decode()
-
-    def snapshot(self):
-        while True:
-            block = self.block()
-            for line in block.splitlines():
-                if line.startswith("data: "):
-                    return json.loads(line[6:])
-
-    def close(self):
-        self.sock.close()
 
 
 def test_serves_on_port_zero_and_streams_changes(rt, tmp_path):
